@@ -1,0 +1,165 @@
+"""DC motors from datasheet values, and a catalogue of FRC and FTC motors.
+
+The steady-state brushed/brushless-DC model WPILib's ``DCMotor`` uses, with the
+constants derived from the four datasheet numbers the same way:
+
+* winding resistance ``R = V_nominal / I_stall`` (ohm),
+* torque constant ``Kt = T_stall / I_stall`` (N·m/A),
+* velocity constant ``Kv = w_free / (V_nominal - R * I_free)`` (rad/s per V).
+
+Stator current at rotor speed ``w`` (rad/s) and applied voltage ``V`` is
+``I = (V - w / Kv) / R``: it is non-zero at 0 V while the shaft turns (back-EMF
+drives it through the shorted windings in brake mode). Torque is ``Kt * I``.
+
+``gearbox(n)`` gives the combined motor of ``n`` identical motors on one shaft:
+stall torque, stall current and free current times ``n`` (so R/n, Kt and Kv
+unchanged), as WPILib does.
+
+The catalogue values are those of ``shared/REFERENCE.md`` section 1 (WPILib's
+``DCMotor`` factory methods for FRC motors; gm0's motor table for the bare FTC
+motors), at 12 V.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from simcore.errors import ConfigError
+from simcore.units import to_si
+
+__all__ = ["DCMotor", "rpm_to_rad_per_s",
+           "CIM", "MINI_CIM", "BAG", "VEX_775PRO", "ANDYMARK_9015", "BANEBOTS_RS550", "BANEBOTS_RS775",
+           "RS775_125", "NEO", "NEO_550", "NEO_VORTEX", "FALCON_500", "FALCON_500_FOC", "KRAKEN_X60",
+           "KRAKEN_X60_FOC", "KRAKEN_X44", "KRAKEN_X44_FOC", "MINION", "GOBILDA_BARE", "REV_HD_HEX_BARE",
+           "NEVEREST_BARE", "REV_CORE_HEX", "CATALOGUE"]
+
+
+def rpm_to_rad_per_s(rpm: float) -> float:
+    """Convert revolutions per minute to rad/s."""
+    return rpm * 2.0 * math.pi / 60.0
+
+
+@dataclass(frozen=True)
+class DCMotor:
+    """A DC motor (or several on one gearbox) described by its datasheet.
+
+    Parameters
+    ----------
+    nominal_voltage : float or Quantity
+        Voltage the datasheet values are given at, V.
+    stall_torque : float or Quantity
+        Torque at zero speed and nominal voltage, N·m.
+    stall_current : float or Quantity
+        Current at zero speed and nominal voltage, A.
+    free_current : float or Quantity
+        Current at free speed (no load), A.
+    free_speed : float or Quantity
+        Speed with no load at nominal voltage, rad/s (a Quantity in rpm is
+        converted).
+    name : str
+        Label for plots and reprs.
+    """
+
+    nominal_voltage: float
+    stall_torque: float
+    stall_current: float
+    free_current: float
+    free_speed: float
+    name: str = ""
+
+    def __post_init__(self):
+        conv = {
+            "nominal_voltage": "V", "stall_torque": "N*m", "stall_current": "A",
+            "free_current": "A", "free_speed": "rad/s",
+        }
+        for field, unit in conv.items():
+            v = to_si(field, getattr(self, field), unit)
+            object.__setattr__(self, field, v)
+        for field in ("nominal_voltage", "stall_torque", "stall_current", "free_speed"):
+            if not getattr(self, field) > 0:
+                raise ConfigError(field, getattr(self, field), "a positive number")
+        if not 0 <= self.free_current < self.stall_current:
+            raise ConfigError("free_current", self.free_current,
+                              f"a number in [0, stall_current={self.stall_current})")
+        if not isinstance(self.name, str):
+            raise ConfigError("name", self.name, "a string")
+
+    # -- derived constants (WPILib's DCMotor) -------------------------------------------------
+    @property
+    def R(self) -> float:
+        """Winding resistance, ohm."""
+        return self.nominal_voltage / self.stall_current
+
+    @property
+    def Kt(self) -> float:
+        """Torque constant, N·m/A."""
+        return self.stall_torque / self.stall_current
+
+    @property
+    def Kv(self) -> float:
+        """Velocity constant, rad/s per V of back-EMF."""
+        return self.free_speed / (self.nominal_voltage - self.R * self.free_current)
+
+    # -- steady-state relations ---------------------------------------------------------------
+    def current(self, speed, voltage):
+        """Stator current, A, at rotor ``speed`` (rad/s) and applied ``voltage`` (V)."""
+        return (voltage - speed / self.Kv) / self.R
+
+    def torque(self, current):
+        """Torque, N·m, produced by stator ``current`` (A)."""
+        return self.Kt * current
+
+    def voltage(self, torque, speed):
+        """Voltage, V, that produces ``torque`` (N·m) at rotor ``speed`` (rad/s)."""
+        return torque / self.Kt * self.R + speed / self.Kv
+
+    def speed(self, torque, voltage):
+        """Rotor speed, rad/s, at which ``voltage`` (V) yields ``torque`` (N·m)."""
+        return voltage * self.Kv - torque * self.R * self.Kv / self.Kt
+
+    def gearbox(self, n: int) -> "DCMotor":
+        """``n`` identical motors driving one shaft, as one motor."""
+        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+            raise ConfigError("n", n, "a whole number of motors >= 1")
+        return DCMotor(self.nominal_voltage, self.stall_torque * n, self.stall_current * n,
+                       self.free_current * n, self.free_speed, f"{n}x {self.name}" if n > 1 else self.name)
+
+    def __repr__(self):
+        return (f"DCMotor({self.name!r}: {self.stall_torque} N·m, {self.stall_current} A stall, "
+                f"{self.free_current} A free, {self.free_speed / (2 * math.pi) * 60:.6g} rpm at "
+                f"{self.nominal_voltage} V)")
+
+
+def _motor(name, stall_torque, stall_current, free_current, free_rpm):
+    return DCMotor(12.0, stall_torque, stall_current, free_current, rpm_to_rad_per_s(free_rpm), name)
+
+
+# FRC motors: WPILib DCMotor factory values (REFERENCE.md section 1).
+CIM = _motor("CIM", 2.42, 133, 2.7, 5310)
+MINI_CIM = _motor("MiniCIM", 1.41, 89, 3.0, 5840)
+BAG = _motor("Bag", 0.43, 53, 1.8, 13180)
+VEX_775PRO = _motor("775Pro", 0.71, 134, 0.7, 18730)
+ANDYMARK_9015 = _motor("AndyMark 9015", 0.36, 71, 3.7, 14270)
+BANEBOTS_RS550 = _motor("BaneBots RS550", 0.38, 84, 0.4, 19000)
+BANEBOTS_RS775 = _motor("BaneBots RS775", 0.72, 97, 2.7, 13050)
+RS775_125 = _motor("RS775-125", 0.28, 18, 1.6, 5800)
+NEO = _motor("NEO", 2.6, 105, 1.8, 5676)
+NEO_550 = _motor("NEO 550", 0.97, 100, 1.4, 11000)
+NEO_VORTEX = _motor("NEO Vortex", 3.60, 211, 3.6, 6784)
+FALCON_500 = _motor("Falcon 500", 4.69, 257, 1.5, 6380)
+FALCON_500_FOC = _motor("Falcon 500 FOC", 5.84, 304, 1.5, 6080)
+KRAKEN_X60 = _motor("Kraken X60", 7.09, 366, 2.0, 6000)
+KRAKEN_X60_FOC = _motor("Kraken X60 FOC", 9.37, 483, 2.0, 5800)
+KRAKEN_X44 = _motor("Kraken X44", 4.11, 279, 2.0, 7758)
+KRAKEN_X44_FOC = _motor("Kraken X44 FOC", 5.01, 329, 2.0, 7368)
+MINION = _motor("Minion", 3.17, 211, 2.0, 7704)
+
+# FTC bare motors: gm0 motor table (REFERENCE.md section 1).
+GOBILDA_BARE = _motor("goBILDA Yellow Jacket bare", 0.19, 11, 0.3, 5900)
+NEVEREST_BARE = _motor("NeveRest bare", 0.17, 9.8, 0.4, 5500)
+REV_HD_HEX_BARE = _motor("REV HD Hex bare", 0.18, 11, 0.3, 6000)
+#: REV Core Hex, datasheet values at its 72:1 output shaft (it is sold only geared).
+REV_CORE_HEX = _motor("REV Core Hex (72:1 output)", 3.2, 4.4, 0.2, 125)
+
+#: Every catalogued motor by its module-constant name.
+CATALOGUE = {n: globals()[n] for n in __all__ if isinstance(globals().get(n), DCMotor)}

@@ -1,0 +1,71 @@
+"""Periodic digital controllers as zero-order holds.
+
+A :class:`PeriodicController` is a function called at ``t0 + offset + k*period``
+(integer nanoseconds, see :mod:`simcore.clock`). It reads every signal of every
+system at the tick (states as they are just before any update at that instant,
+outputs, and held inputs) and returns the inputs it writes; those are held
+constant until a controller writes them again. Controllers due at the same instant
+run in the order they were given to the simulation, each seeing the inputs written
+by those before it.
+"""
+from __future__ import annotations
+
+from typing import Callable, Mapping
+
+from .clock import to_ns
+from .errors import ConfigError, ConfigTypeError
+
+__all__ = ["PeriodicController"]
+
+
+class PeriodicController:
+    """A function run at a fixed rate whose outputs are held between ticks.
+
+    Parameters
+    ----------
+    period : float or Quantity
+        Time between ticks, s (resolved to whole nanoseconds).
+    fn : callable ``fn(t, signals) -> mapping or None``
+        ``t`` is the tick time in s; ``signals`` maps ``"system.signal"`` to a
+        float. Return ``{"system.input": value}`` for the inputs to write (or
+        ``None`` to write nothing).
+    name : str, optional
+        Used in tick logs and error messages; defaults to ``fn``'s name.
+    offset : float or Quantity
+        Delay of the first tick after the run's start time, s (>= 0).
+
+    Examples
+    --------
+    >>> pc = PeriodicController(0.01, lambda t, s: {"flywheel.voltage": 12.0}, name="open_loop")
+    """
+
+    def __init__(self, period, fn: Callable[[float, Mapping[str, float]], Mapping[str, float] | None], *,
+                 name: str | None = None, offset=0.0):
+        if not callable(fn):
+            raise ConfigTypeError("fn", fn, "a callable fn(t, signals) -> {'system.input': value}")
+        self.period_ns = to_ns("period", period, positive=True)
+        self.offset_ns = to_ns("offset", offset, nonnegative=True)
+        self.fn = fn
+        if name is None:
+            name = getattr(fn, "__name__", None) or type(fn).__name__
+            if name == "<lambda>":
+                name = "controller"
+        if not isinstance(name, str) or not name:
+            raise ConfigError("name", name, "a non-empty string")
+        self.name = name
+
+    @property
+    def period(self) -> float:
+        """Period in seconds."""
+        return self.period_ns / 1e9
+
+    @property
+    def offset(self) -> float:
+        """Offset in seconds."""
+        return self.offset_ns / 1e9
+
+    def __call__(self, t: float, signals: Mapping[str, float]):
+        return self.fn(t, signals)
+
+    def __repr__(self):
+        return f"PeriodicController({self.name!r}, period={self.period!r} s, offset={self.offset!r} s)"

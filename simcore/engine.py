@@ -1,0 +1,698 @@
+"""The integration loop: continuous systems, periodic zero-order-hold controllers, state events.
+
+Engine loop (what :class:`Simulator` does; ``simulate`` runs it to ``t_end``)::
+
+    t = t0; x = x0; u = initial inputs
+    loop:
+        run every controller due at t (in the order given), each seeing x(t-)
+            and the inputs written by those before it; update the held u
+        fire the events whose guards changed sign across that update of u
+        t_next = min(next tick, t_end)
+        integrate (t, t_next] with u held:
+            after each accepted solver step, evaluate every guard; on a sign
+            change locate the earliest root on the dense output (Brent, 1e-13 s),
+            record the state before, apply reset and mode switch, record the
+            state after, restart the solver there (a terminal event ends the run)
+        t = t_next
+        stop after the ticks at t_end
+
+Tick times are integer nanoseconds (:mod:`simcore.clock`); every integration
+interval ends exactly on the next tick, so the solver never steps across one and
+the held input is a true step. The solver is a scipy ``OdeSolver`` (RK45 by
+default; DOP853, RK23, LSODA, Radau, BDF) driven step by step, restarted at
+each tick with the step size it last proposed (no initial-step search), which is
+cheaper than calling ``solve_ivp`` once per tick (``bench/engine.py``).
+
+Recorded rows (see :class:`~simcore.result.Result`): every accepted step; at each
+tick the row before the controllers ran (old inputs) and the row after; at each
+event the row before and the row after the reset.
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Iterable, Sequence
+
+import numpy as np
+from scipy.integrate import DOP853, LSODA, RK23, RK45, BDF, Radau
+from scipy.optimize import brentq
+
+from .clock import NS_PER_S, to_ns
+from .controller import PeriodicController
+from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError, SimError
+from .events import EVENT_TIME_TOLERANCE, KEEP_MODE, EventRecord
+from .result import Result
+from .system import System
+
+__all__ = ["Simulator", "simulate", "METHODS"]
+
+#: Selectable integration methods (scipy OdeSolver classes).
+METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "LSODA": LSODA, "Radau": Radau, "BDF": BDF}
+
+#: Relative time within which a just-fired event's own root is ignored after the restart.
+_RESTART_TOLERANCE = 1e-12
+
+#: Interior points of each step at which guards are also sampled (besides the step ends).
+EVENT_INTERIOR_POINTS = 3
+
+#: Events allowed at one instant before the run is declared Zeno.
+MAX_EVENTS_AT_ONE_INSTANT = 100
+
+_STIFF_HINT = " If the system is stiff (very fast electrical or contact dynamics), try method='Radau' or 'BDF'."
+
+
+class Signals(Mapping):
+    """Live read-only view of every signal at the simulator's current instant.
+
+    ``signals["arm.angle"]`` reads the state, held input or output of a system at
+    the current time. The same object is handed to every controller call and is
+    returned by :attr:`Simulator.signals`, so code that keeps a reference to it
+    (an FTC hub, robot code between ``advance`` calls) always reads the present.
+    """
+
+    def __init__(self, sim: "Simulator"):
+        self._sim = sim
+
+    def __getitem__(self, name: str) -> float:
+        return self._sim._read_signal(name)
+
+    def __iter__(self):
+        return iter(self._sim._signal_index)
+
+    def __len__(self) -> int:
+        return len(self._sim._signal_index)
+
+    @property
+    def t(self) -> float:
+        """Current simulation time, s."""
+        return self._sim.t
+
+    def __repr__(self):
+        return f"<Signals at t={self._sim.t!r} s: {len(self)} signals>"
+
+
+class Simulator:
+    """A simulation that can be advanced from outside.
+
+    Parameters
+    ----------
+    systems : System or sequence of System
+        The mechanisms simulated together; names must be unique.
+    controllers : sequence of PeriodicController
+        Run at their ticks in this order.
+    t0 : float or Quantity
+        Start time, s (resolved to whole nanoseconds).
+    x0 : mapping of str to float, optional
+        Initial states by ``"system.state"``, overriding ``initial_state()``.
+    inputs : mapping of str to float, optional
+        Initial held inputs by ``"system.input"``, overriding ``initial_inputs()``.
+    method : str
+        One of :data:`METHODS`.
+    rtol, atol : float
+        Solver tolerances (relative, and absolute in each state's SI unit).
+    max_step : float, optional
+        Largest solver step, s.
+
+    Notes
+    -----
+    ``advance(dt)`` integrates to ``t + dt`` and runs every controller due in
+    ``(t, t + dt]`` (and those at ``t0`` on the first call), so advancing in
+    chunks that end on ticks gives bit-identically the trajectory of one
+    :func:`simulate` call. The engine owns each system's ``mode`` while it runs.
+    """
+
+    def __init__(self, systems, controllers: Sequence[PeriodicController] = (), *, t0=0.0,
+                 x0: Mapping | None = None, inputs: Mapping | None = None, method: str = "RK45",
+                 rtol: float = 1e-8, atol: float = 1e-10, max_step=None):
+        if isinstance(systems, System):
+            systems = [systems]
+        try:
+            systems = list(systems)
+        except TypeError:
+            raise ConfigTypeError("systems", systems, "a System or a sequence of System") from None
+        if not systems:
+            raise ConfigError("systems", systems, "at least one System")
+        for s in systems:
+            if not isinstance(s, System):
+                raise ConfigTypeError("systems", s, "System instances")
+        names = [s.name for s in systems]
+        if len(set(names)) != len(names):
+            raise ConfigError("systems", names, "systems with distinct names")
+        controllers = list(controllers)
+        for c in controllers:
+            if not isinstance(c, PeriodicController):
+                raise ConfigTypeError("controllers", c, "PeriodicController instances")
+        if method not in METHODS:
+            raise ConfigError("method", method, f"one of {', '.join(METHODS)}")
+        for pname, v in (("rtol", rtol), ("atol", atol)):
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0 and math.isfinite(v)):
+                raise ConfigError(pname, v, "a positive finite number")
+        if max_step is None:
+            max_step = np.inf
+        elif isinstance(max_step, bool) or not isinstance(max_step, (int, float)) or not max_step > 0:
+            raise ConfigError("max_step", max_step, "None or a positive number of seconds")
+
+        self.systems = systems
+        self.controllers = controllers
+        self.method = method
+        self._solver_cls = METHODS[method]
+        self.rtol = float(rtol)
+        self.atol = float(atol)
+        self.max_step = float(max_step)
+        self._t0_ns = to_ns("t0", t0)
+
+        # Layout of the stacked state vector and the per-system input arrays.
+        self._slices = []
+        offset = 0
+        for s in systems:
+            n = len(s.state_names)
+            self._slices.append(slice(offset, offset + n))
+            offset += n
+        self._n_states = offset
+        self._signal_index: dict[str, tuple[str, int, int]] = {}
+        for k, s in enumerate(systems):
+            for i, n in enumerate(s.state_names):
+                self._signal_index[f"{s.name}.{n}"] = ("x", k, self._slices[k].start + i)
+            for i, n in enumerate(s.input_names):
+                self._signal_index[f"{s.name}.{n}"] = ("u", k, i)
+            for i, n in enumerate(s.output_names):
+                self._signal_index[f"{s.name}.{n}"] = ("y", k, i)
+        self._input_names = [f"{s.name}.{n}" for s in systems for n in s.input_names]
+
+        self._couplings = []
+        coupled = {}
+        for s in systems:
+            for c in s.couplings(systems):
+                for target in c.targets:
+                    if self._signal_index.get(target, ("?",))[0] != "u":
+                        raise ConfigError("coupling target", target, "an input of a simulated system")
+                    coupled[target] = s.name
+                self._couplings.append(c)
+        self._coupled = coupled
+
+        self._t_ns = self._t0_ns
+        self.t = self._t0_ns / NS_PER_S
+
+        # Initial state and inputs.
+        X = np.empty(self._n_states)
+        self._U = []
+        for k, s in enumerate(systems):
+            x = np.asarray(s.initial_state(), dtype=float).reshape(-1)
+            if x.shape != (len(s.state_names),):
+                raise ConfigError(f"{s.name}.initial_state()", x, f"{len(s.state_names)} values")
+            X[self._slices[k]] = x
+            u = np.array(s.initial_inputs(), dtype=float).reshape(-1)
+            if u.shape != (len(s.input_names),):
+                raise ConfigError(f"{s.name}.initial_inputs()", u, f"{len(s.input_names)} values")
+            self._U.append(u)
+        for name, value in (x0 or {}).items():
+            kind = self._signal_index.get(name, ("?",))
+            if kind[0] != "x":
+                raise ConfigError("x0", name, "a state name, one of " + ", ".join(
+                    n for n, v in self._signal_index.items() if v[0] == "x"))
+            X[kind[2]] = self._finite("x0", name, value)
+        for name, value in (inputs or {}).items():
+            self._write_input(name, value, "inputs")
+        self._X = X
+
+        # Controllers' next tick index; the ticks at t0 run on the first advance.
+        self._next_k = [0] * len(controllers)
+        self._started = False
+        self._terminated = False
+        self._events_cache: dict[int, tuple] = {}
+        self._y_cache: dict[int, tuple] = {}
+        self._h_next = None
+        self._signals = Signals(self)
+
+        # Records.
+        self._rec_t: list[float] = []
+        self._rec_x: list[np.ndarray] = []
+        self._rec_u: list[np.ndarray] = []
+        self._rec_y: list[np.ndarray] = []
+        self._rec_modes: list[tuple] = []
+        self._ticks = {c.name: [] for c in controllers}
+        self._tick_log = {c.name: [] for c in controllers}
+        self._events: list[EventRecord] = []
+        self._stats = {"nfev": 0, "njev": 0, "nlu": 0, "n_steps": 0, "n_segments": 0, "n_ticks": 0,
+                       "n_events": 0}
+        self._rhs = self._make_rhs()
+
+    # -- signals -------------------------------------------------------------------------------
+    @property
+    def signals(self) -> Signals:
+        """Live mapping of every ``"system.signal"`` at the current time."""
+        return self._signals
+
+    @property
+    def terminated(self) -> bool:
+        """True once a terminal event has ended the run."""
+        return self._terminated
+
+    def _read_signal(self, name: str) -> float:
+        try:
+            kind, k, i = self._signal_index[name]
+        except KeyError:
+            raise KeyError(f"no signal {name!r}; signals: {', '.join(self._signal_index)}") from None
+        if kind == "x":
+            return float(self._X[i])
+        if kind == "u":
+            if self._couplings:
+                self._apply_couplings(self.t, self._X)
+            return float(self._U[k][i])
+        return float(self._outputs_of(k)[i])
+
+    def _outputs_of(self, k: int) -> np.ndarray:
+        # Outputs are cached until the state, an input, or the time changes.
+        key = (self.t, self._X.tobytes(), b"".join(u.tobytes() for u in self._U), self.systems[k].mode)
+        hit = self._y_cache.get(k)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        if self._couplings:
+            self._apply_couplings(self.t, self._X)
+        y = self._eval_outputs(k, self.t, self._X)
+        self._y_cache[k] = (key, y)
+        return y
+
+    def _eval_outputs(self, k: int, t: float, X: np.ndarray) -> np.ndarray:
+        s = self.systems[k]
+        y = np.asarray(s.outputs(t, X[self._slices[k]], self._U[k]), dtype=float).reshape(-1)
+        if y.shape != (len(s.output_names),):
+            raise ConfigError(f"{s.name}.outputs()", y, f"{len(s.output_names)} values ordered as output_names")
+        if not np.all(np.isfinite(y)):
+            i = int(np.flatnonzero(~np.isfinite(y))[0])
+            raise NonFiniteError("output", f"{s.name}.{s.output_names[i]}", y[i], t)
+        return y
+
+    def set_inputs(self, mapping: Mapping[str, float]) -> None:
+        """Write held inputs from outside the loop (held until written again)."""
+        for name, value in mapping.items():
+            self._write_input(name, value, "set_inputs")
+
+    @staticmethod
+    def _finite(parameter, name, value) -> float:
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ConfigTypeError(f"{parameter}[{name!r}]", value, "a real number") from None
+        return v
+
+    def _write_input(self, name: str, value, who: str) -> None:
+        kind = self._signal_index.get(name)
+        if kind is None or kind[0] != "u":
+            what = "a state" if kind and kind[0] == "x" else "an output" if kind else "unknown"
+            raise ConfigError(f"{who} signal", name,
+                              f"an input ({what} given); valid inputs: {', '.join(self._input_names)}")
+        if name in getattr(self, "_coupled", {}):
+            raise ConfigError(f"{who} signal", name,
+                              f"an input not driven by {self._coupled[name]!r} (it is solved continuously)")
+        try:
+            v = float(value)
+        except (TypeError, ValueError):
+            raise ConfigTypeError(f"{who}[{name!r}]", value, "a real number") from None
+        if not math.isfinite(v):
+            raise NonFiniteError("input", name, value, self.t)
+        self._U[kind[1]][kind[2]] = v
+
+    # -- right-hand side ---------------------------------------------------------------------
+    def _apply_couplings(self, t: float, X: np.ndarray) -> None:
+        xs = [X[sl] for sl in self._slices]
+        for c in self._couplings:
+            c.apply(t, xs, self._U)
+
+    def _make_rhs(self):
+        systems, slices, U = self.systems, self._slices, self._U
+        stats = self._stats
+
+        def nonfinite(t, d):
+            i = int(np.flatnonzero(~np.isfinite(d))[0])
+            for k, sl in enumerate(slices):
+                if sl.start <= i < sl.stop:
+                    s = systems[k]
+                    raise NonFiniteError("derivative of", f"{s.name}.{s.state_names[i - sl.start]}", d[i], t)
+
+        if len(systems) == 1 and not self._couplings:
+            s0, u0 = systems[0], U[0]
+            deriv = s0.derivatives
+
+            def rhs(t, X):
+                d = np.asarray(deriv(t, X, u0), dtype=float)
+                if not np.isfinite(d).all():
+                    nonfinite(t, d)
+                return d
+            return rhs
+
+        def rhs(t, X):
+            if self._couplings:
+                self._apply_couplings(t, X)
+            d = np.empty_like(X)
+            for k, s in enumerate(systems):
+                sl = slices[k]
+                d[sl] = s.derivatives(t, X[sl], U[k])
+            if not np.isfinite(d).all():
+                nonfinite(t, d)
+            return d
+        return rhs
+
+    # -- events ------------------------------------------------------------------------------
+    def _active_events(self):
+        """[(system index, event)] for the current modes, cached per mode."""
+        out = []
+        for k, s in enumerate(self.systems):
+            key = (k, s.mode)
+            try:
+                evs = self._events_cache[key]
+            except (KeyError, TypeError):
+                evs = tuple(s.events())
+                try:
+                    self._events_cache[key] = evs
+                except TypeError:  # an unhashable mode: no caching
+                    pass
+            out.extend((k, e) for e in evs)
+        return out
+
+    def _guards(self, active, t, X):
+        if not active:
+            return []
+        if self._couplings:
+            self._apply_couplings(t, X)
+        vals = []
+        for k, e in active:
+            g = float(e.guard(t, X[self._slices[k]], self._U[k]))
+            if not math.isfinite(g):
+                raise NonFiniteError("guard", f"{self.systems[k].name}:{e.name}", g, t)
+            vals.append(g)
+        return vals
+
+    def _fire(self, k, event, t, X, at_tick=False) -> np.ndarray:
+        """Apply ``event`` of system ``k`` at ``t``: record before/after, return the new stacked state."""
+        s = self.systems[k]
+        sl = self._slices[k]
+        self._record(t, X)
+        x_before = X[sl].copy()
+        mode_before = s.mode
+        if self._couplings:
+            self._apply_couplings(t, X)
+        X = X.copy()
+        if event.reset is not None:
+            xn = np.asarray(event.reset(t, x_before.copy(), self._U[k]), dtype=float).reshape(-1)
+            if xn.shape != x_before.shape:
+                raise ConfigError(f"{s.name}:{event.name} reset", xn, f"{x_before.size} state values")
+            if not np.all(np.isfinite(xn)):
+                raise NonFiniteError("reset state of", f"{s.name}:{event.name}", xn, t)
+            X[sl] = xn
+        if event.mode is not KEEP_MODE:
+            s.mode = event.mode(t, X[sl], self._U[k]) if callable(event.mode) else event.mode
+        self._events.append(EventRecord(t, event.name, s.name, x_before, X[sl].copy(), mode_before, s.mode,
+                                        at_tick))
+        self._stats["n_events"] += 1
+        self._record(t, X)
+        if event.terminal:
+            self._terminated = True
+        return X
+
+    # -- recording ---------------------------------------------------------------------------
+    def _record(self, t: float, X: np.ndarray) -> None:
+        if self._couplings:
+            self._apply_couplings(t, X)
+        ys = [self._eval_outputs(k, t, X) for k in range(len(self.systems))]
+        self._rec_t.append(t)
+        self._rec_x.append(X.copy())
+        self._rec_u.append(np.concatenate(self._U) if self._U else np.empty(0))
+        self._rec_y.append(np.concatenate(ys) if ys else np.empty(0))
+        self._rec_modes.append(tuple(s.mode for s in self.systems))
+
+    # -- ticks -------------------------------------------------------------------------------
+    def _tick_ns(self, i: int) -> int:
+        c = self.controllers[i]
+        return self._t0_ns + c.offset_ns + self._next_k[i] * c.period_ns
+
+    def _next_tick_ns(self):
+        if not self.controllers:
+            return None
+        return min(self._tick_ns(i) for i in range(len(self.controllers)))
+
+    def _run_ticks(self, t_ns: int, *, initial: bool = False) -> None:
+        """Run every controller due at ``t_ns`` (in order), then the events the input jump triggers.
+
+        With ``initial`` (the ticks at t0) no event is checked and nothing is
+        recorded: the caller settles the initial modes, then records.
+        """
+        t = t_ns / NS_PER_S
+        active = [] if initial else self._active_events()
+        g_before = self._guards(active, t, self._X)
+        ran = False
+        for i, c in enumerate(self.controllers):
+            if self._tick_ns(i) != t_ns:
+                continue
+            ran = True
+            self._next_k[i] += 1
+            self._stats["n_ticks"] += 1
+            try:
+                written = c.fn(t, self._signals)
+            except Exception as exc:
+                # Robot code's own exception type is kept; it learns when it happened.
+                exc.sim_time = t
+                if hasattr(exc, "add_note"):
+                    exc.add_note(f"raised by controller {c.name!r} at simulation time t={t!r} s")
+                raise
+            self._ticks[c.name].append(t)
+            if written is None:
+                written = {}
+            if not isinstance(written, Mapping):
+                raise ConfigTypeError(f"controller {c.name!r} return value", written,
+                                      "a mapping {'system.input': value} or None")
+            for name, value in written.items():
+                self._write_input(name, value, f"controller {c.name!r}")
+            self._tick_log[c.name].append((t, dict(written)))
+        if not ran or initial:
+            return
+        if active:
+            # A guard that changed sign because an input jumped fires at the tick (one per system).
+            g_after = self._guards(active, t, self._X)
+            fired_systems = set()
+            for (k, e), ga, gb in zip(active, g_before, g_after):
+                if k not in fired_systems and e.crosses(ga, gb):
+                    self._X = self._fire(k, e, t, self._X, at_tick=True)
+                    fired_systems.add(k)
+                    if self._terminated:
+                        return
+        self._record(t, self._X)
+
+    # -- integration -------------------------------------------------------------------------
+    def _settle_modes(self) -> None:
+        if self._couplings:
+            self._apply_couplings(self.t, self._X)
+        for k, s in enumerate(self.systems):
+            s.mode = s.initial_mode(self.t, self._X[self._slices[k]].copy(), self._U[k].copy())
+
+    def _start(self) -> None:
+        """Record the initial row, run the controllers due at t0, settle the modes, record again."""
+        self._started = True
+        self._settle_modes()
+        self._record(self.t, self._X)
+        if self._next_tick_ns() == self._t_ns:
+            self._run_ticks(self._t_ns, initial=True)
+            self._settle_modes()
+            self._record(self.t, self._X)
+
+    def _integrate(self, t_end: float) -> None:
+        """Integrate from self.t to t_end with the inputs held, handling state events."""
+        fired_here = None  # (system index, event name) just fired: not tested on the first step
+        events_at_instant = 0
+        last_event_t = None
+        while self.t < t_end and not self._terminated:
+            X = self._X
+            t = self.t
+            h0 = self._h_next
+            span = t_end - t
+            first_step = min(h0, span, self.max_step) if h0 else None
+            try:
+                solver = self._solver_cls(self._rhs, t, X, t_end, rtol=self.rtol, atol=self.atol,
+                                          max_step=self.max_step, first_step=first_step)
+            except SimError:
+                raise
+            except ValueError as exc:
+                raise IntegrationError(f"could not start the {self.method} solver: {exc}", t) from exc
+            self._stats["n_segments"] += 1
+            active = self._active_events()
+            g_prev = self._guards(active, t, X)
+            just_fired, fired_here = fired_here, None
+            event_hit = False
+            while solver.status == "running":
+                t_old = solver.t
+                msg = solver.step()
+                if solver.status == "failed":
+                    self._collect(solver)
+                    raise IntegrationError(f"{self.method} solver failed: {msg}." + _STIFF_HINT, solver.t)
+                t_new = solver.t
+                y_new = solver.y
+                if not np.all(np.isfinite(y_new)):
+                    self._collect(solver)
+                    raise IntegrationError("the state became non-finite", t_new)
+                self._stats["n_steps"] += 1
+                if active:
+                    g_new = self._guards(active, t_new, y_new)
+                    sol = solver.dense_output()
+                    found = None
+                    for j, bracket in self._brackets(active, g_prev, g_new, sol, t_old, t_new):
+                        te = self._locate(active[j], *bracket, sol)
+                        k, e = active[j]
+                        # Half-open restart: the event that just fired does not fire again at
+                        # (round-off distance from) its own root.
+                        if (k, e.name) == just_fired and te - t <= _RESTART_TOLERANCE * max(1.0, abs(t)):
+                            continue
+                        if found is None or te < found[0]:
+                            found = (te, j)
+                    if found is not None:
+                        te, j = found
+                        k, e = active[j]
+                        x_e = sol(te) if te < t_new else y_new
+                        self._collect(solver)
+                        self._h_next = getattr(solver, "h_abs", None) or solver.step_size
+                        if last_event_t == te:
+                            events_at_instant += 1
+                            if events_at_instant > MAX_EVENTS_AT_ONE_INSTANT:
+                                raise IntegrationError(
+                                    f"more than {MAX_EVENTS_AT_ONE_INSTANT} events at one instant (Zeno); "
+                                    f"last: {self.systems[k].name}:{e.name}", te)
+                        else:
+                            events_at_instant, last_event_t = 1, te
+                        self._X = self._fire(k, e, te, np.asarray(x_e, dtype=float))
+                        self.t = te
+                        fired_here = (k, e.name)
+                        event_hit = True
+                        break
+                    g_prev = g_new
+                self._record(t_new, y_new)
+            if not event_hit:
+                self._collect(solver)
+                self._X = solver.y.copy()
+                self.t = t_end  # the solver lands exactly on t_bound
+                h = getattr(solver, "h_abs", None)
+                self._h_next = h if h else solver.step_size
+        if self._h_next is not None and not (self._h_next > 0 and math.isfinite(self._h_next)):
+            self._h_next = None
+
+    def _collect(self, solver) -> None:
+        for key in ("nfev", "njev", "nlu"):
+            self._stats[key] += int(getattr(solver, key, 0))
+
+    def _brackets(self, active, g_prev, g_new, sol, t_old, t_new):
+        """Yield (event index, (t_a, g_a, t_b, g_b)): the first sub-interval of the step where each guard crosses.
+
+        Guards are sampled at the step ends and at :data:`EVENT_INTERIOR_POINTS`
+        interior points of the dense output, so a guard that crosses twice within
+        one step (a ball's whole bounce arc in one large step) is still caught.
+        """
+        n = EVENT_INTERIOR_POINTS
+        ts = [t_old + (t_new - t_old) * (i + 1) / (n + 1) for i in range(n)]
+        interior = [self._guards(active, ti, sol(ti)) for ti in ts]
+        times = [t_old] + ts + [t_new]
+        for j, (_, e) in enumerate(active):
+            samples = [g_prev[j]] + [row[j] for row in interior] + [g_new[j]]
+            for i in range(n + 1):
+                if e.crosses(samples[i], samples[i + 1]):
+                    yield j, (times[i], samples[i], times[i + 1], samples[i + 1])
+                    break
+
+    def _locate(self, item, t_a, g_a, t_b, g_b, sol) -> float:
+        """Instant in (t_a, t_b] where the guard of ``item`` = (system, event) crosses zero."""
+        if g_b == 0.0:
+            return t_b
+        k, e = item
+        sl, u = self._slices[k], self._U[k]
+
+        def g(s):
+            if s == t_a:
+                return g_a  # the recorded value: the interpolant may differ by round-off
+            if s == t_b:
+                return g_b
+            x = sol(s)
+            if self._couplings:
+                self._apply_couplings(s, x)
+            return float(e.guard(s, x[sl], u))
+
+        return brentq(g, t_a, t_b, xtol=EVENT_TIME_TOLERANCE, rtol=4 * np.finfo(float).eps)
+
+    def _run_until_ns(self, target_ns: int) -> None:
+        if not self._started:
+            self._start()
+        if self._terminated:
+            raise IntegrationError("the run ended at a terminal event; it cannot be advanced", self.t)
+        if target_ns < self._t_ns:
+            raise ConfigError("t_end", target_ns / NS_PER_S, f"a time not before the current time {self.t!r} s")
+        while not self._terminated:
+            nxt = self._next_tick_ns()
+            seg_end_ns = target_ns if nxt is None else min(nxt, target_ns)
+            if seg_end_ns > self._t_ns:
+                self._integrate(seg_end_ns / NS_PER_S)
+                if self._terminated:
+                    return
+                self._t_ns = seg_end_ns
+                self.t = seg_end_ns / NS_PER_S
+            if nxt is not None and nxt == seg_end_ns:
+                self._run_ticks(seg_end_ns)
+                if self._terminated:
+                    return
+            if seg_end_ns >= target_ns:
+                return
+
+    def advance(self, dt) -> "Simulator":
+        """Integrate ``dt`` seconds further, running the controllers due in ``(t, t + dt]``.
+
+        On the first call the controllers due at ``t0`` run first.
+        """
+        dt_ns = to_ns("dt", dt, nonnegative=True)
+        self._run_until_ns(self._t_ns + dt_ns)
+        return self
+
+    def run_until(self, t_end) -> "Simulator":
+        """Integrate to the absolute time ``t_end`` (s), running the ticks up to and at ``t_end``."""
+        self._run_until_ns(to_ns("t_end", t_end))
+        return self
+
+    # -- results -----------------------------------------------------------------------------
+    def result(self) -> Result:
+        """Everything recorded so far, as a :class:`~simcore.result.Result`."""
+        if not self._started:
+            self._start()
+        n = len(self._rec_t)
+        xs = np.array(self._rec_x).reshape(n, self._n_states)
+        us = np.array(self._rec_u).reshape(n, -1)
+        ys = np.array(self._rec_y).reshape(n, -1)
+        data, units = {}, {}
+        ucol = ycol = 0
+        for k, s in enumerate(self.systems):
+            for i, name in enumerate(s.state_names):
+                data[f"{s.name}.{name}"] = xs[:, self._slices[k].start + i]
+            for name in s.input_names:
+                data[f"{s.name}.{name}"] = us[:, ucol]
+                ucol += 1
+            for name in s.output_names:
+                data[f"{s.name}.{name}"] = ys[:, ycol]
+                ycol += 1
+            for name, unit in s.units.items():
+                units[f"{s.name}.{name}"] = unit
+        modes = {s.name: [m[k] for m in self._rec_modes] for k, s in enumerate(self.systems)}
+        return Result(np.array(self._rec_t), data, units=units, input_names=self._input_names,
+                      ticks={k: np.array(v) for k, v in self._ticks.items()},
+                      tick_log={k: list(v) for k, v in self._tick_log.items()},
+                      events=self._events, stats=dict(self._stats, method=self.method), modes=modes)
+
+
+def simulate(systems, t_end, controllers: Iterable[PeriodicController] = (), *, t0=0.0,
+             x0: Mapping | None = None, inputs: Mapping | None = None, method: str = "RK45",
+             rtol: float = 1e-8, atol: float = 1e-10, max_step=None) -> Result:
+    """Simulate ``systems`` from ``t0`` to ``t_end`` under periodic controllers.
+
+    Parameters are those of :class:`Simulator`; ``t_end`` is the final time, s.
+    Controllers tick at every ``t0 + offset + k * period <= t_end``, the end
+    included. Returns the recorded :class:`~simcore.result.Result`.
+    """
+    sim = Simulator(systems, list(controllers), t0=t0, x0=x0, inputs=inputs, method=method, rtol=rtol,
+                    atol=atol, max_step=max_step)
+    t_end_ns = to_ns("t_end", t_end)
+    if t_end_ns < sim._t0_ns:
+        raise ConfigError("t_end", t_end, f"a time >= t0={sim.t!r} s")
+    sim._run_until_ns(t_end_ns)
+    return sim.result()

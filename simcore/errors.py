@@ -1,0 +1,100 @@
+"""The project's exception hierarchy.
+
+Every error the simulator raises on purpose derives from :class:`SimError`, so a
+notebook can catch the simulator's complaints without catching everything.
+Configuration mistakes are also ``ValueError`` (or ``TypeError``) so that code
+written against the standard library's conventions keeps working.
+"""
+from __future__ import annotations
+
+__all__ = ["SimError", "ConfigError", "ConfigTypeError", "IntegrationError",
+           "NonFiniteError", "ControllerError", "check_finite", "require"]
+
+import math
+
+
+class SimError(Exception):
+    """Base class of every error raised by simcore, models and controllers."""
+
+
+class ConfigError(SimError, ValueError):
+    """A parameter has a bad value.
+
+    The message names the parameter, the value given and what was expected.
+
+    Parameters
+    ----------
+    parameter : str
+        Name of the offending parameter, as the user wrote it.
+    value : object
+        The value that was given.
+    expected : str
+        What would have been accepted, in words ("a positive number", ...).
+    """
+
+    def __init__(self, parameter: str, value, expected: str):
+        self.parameter = parameter
+        self.value = value
+        self.expected = expected
+        super().__init__(f"{parameter}={value!r}: expected {expected}")
+
+
+class ConfigTypeError(ConfigError, TypeError):
+    """A parameter has the wrong type (also a ``TypeError``)."""
+
+
+class IntegrationError(SimError, RuntimeError):
+    """The integration could not proceed.
+
+    Parameters
+    ----------
+    message : str
+        What went wrong (the solver's own message where there is one).
+    t : float
+        Simulation time reached, s.
+    """
+
+    def __init__(self, message: str, t: float):
+        self.t = t
+        super().__init__(f"at t={t!r} s: {message}")
+
+
+class NonFiniteError(IntegrationError):
+    """A derivative, input or output became NaN or infinite."""
+
+    def __init__(self, kind: str, signal: str, value, t: float):
+        self.kind = kind
+        self.signal = signal
+        self.value = value
+        super().__init__(f"{kind} {signal!r} is {value!r} (not finite)", t)
+
+
+class ControllerError(SimError):
+    """A controller (or robot code run as one) raised; carries the simulation time.
+
+    The original exception is chained as ``__cause__`` and kept in ``original``.
+    """
+
+    def __init__(self, controller: str, t: float, original: BaseException):
+        self.controller = controller
+        self.t = t
+        self.original = original
+        super().__init__(f"controller {controller!r} raised at t={t!r} s: "
+                         f"{type(original).__name__}: {original}")
+
+
+def require(condition: bool, parameter: str, value, expected: str) -> None:
+    """Raise :class:`ConfigError` unless ``condition`` holds."""
+    if not condition:
+        raise ConfigError(parameter, value, expected)
+
+
+def check_finite(parameter: str, value) -> float:
+    """Return ``value`` as a float, or raise ConfigError if it is not a finite real number."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ConfigTypeError(parameter, value, "a real number") from None
+    if not math.isfinite(v):
+        raise ConfigError(parameter, value, "a finite number")
+    return v
