@@ -1,0 +1,15 @@
+"""Physical mechanisms: motors, the motor drive, battery, flywheel, arm, elevator, hub motor, drivetrains.
+
+Every mechanism is a :class:`simcore.System`; constructors take SI floats or pint
+Quantities. ``models`` never imports ``controllers``.
+"""
+from . import motors
+from .arm import Arm
+from .battery import Battery
+from .drive import MotorDrive
+from .elevator import Elevator
+from .flywheel import Flywheel
+from .mechanism import GearedMechanism
+from .motors import DCMotor
+
+__all__ = ["motors", "DCMotor", "MotorDrive", "GearedMechanism", "Flywheel", "Arm", "Elevator", "Battery"]

@@ -1,0 +1,84 @@
+"""An elevator: a carriage lifted by a cable drum through a gearbox, with hard stops.
+
+``position`` is the carriage height, m, positive up. Gravity pulls the carriage
+down with ``carriage_mass * g``; an optional counterweight (mass on the other side
+of the drum) pulls up and adds inertia; an optional constant-force spring adds a
+constant upward force. ``Elevator.from_wpilib`` takes ``ElevatorSim``'s
+constructor arguments (gravity 9.8 m/s², as WPILib).
+"""
+from __future__ import annotations
+
+from simcore.errors import ConfigError
+from simcore.units import to_si
+
+from .arm import STANDARD_GRAVITY, WPILIB_GRAVITY, _gravity
+from .drive import MotorDrive
+from .flywheel import split_drive_options
+from .mechanism import GearedMechanism
+
+__all__ = ["Elevator"]
+
+
+class Elevator(GearedMechanism):
+    """A motor-driven elevator.
+
+    Parameters
+    ----------
+    motor : DCMotor
+    gearing : float
+        Motor turns per drum turn.
+    carriage_mass : float or Quantity
+        kg.
+    drum_radius : float or Quantity
+        m.
+    min_height, max_height : float or Quantity
+        Hard stops, m.
+    gravity : bool
+    start_height : float or Quantity
+        m, within the stops.
+    constant_force : float or Quantity
+        Upward force of a constant-force spring, N (default 0).
+    counterweight_mass : float or Quantity
+        kg (default 0).
+    g : float
+        m/s².
+    name : str
+    **options
+        Drive options (see :class:`~models.flywheel.Flywheel`).
+    """
+
+    def __init__(self, motor, gearing, *, carriage_mass, drum_radius, min_height, max_height,
+                 gravity: bool = True, start_height=0.0, name: str = "elevator", constant_force=0.0,
+                 counterweight_mass=0.0, g=STANDARD_GRAVITY, start_velocity=0.0, **options):
+        drive_opts, mech_opts = split_drive_options(dict(options))
+        self.carriage_mass = to_si("carriage_mass", carriage_mass, "kg")
+        if not self.carriage_mass > 0:
+            raise ConfigError("carriage_mass", carriage_mass, "a positive mass in kg")
+        self.counterweight_mass = to_si("counterweight_mass", counterweight_mass, "kg")
+        if not self.counterweight_mass >= 0:
+            raise ConfigError("counterweight_mass", counterweight_mass, "a non-negative mass in kg")
+        self.constant_force = to_si("constant_force", constant_force, "N")
+        self.g = _gravity("gravity", gravity, g)
+        self._weight = (self.carriage_mass - self.counterweight_mass) * self.g
+        super().__init__(name, MotorDrive(motor, gearing, **drive_opts),
+                         mass=self.carriage_mass + self.counterweight_mass, linear=True,
+                         drum_radius=drum_radius, position_name="position", min_position=min_height,
+                         max_position=max_height, start_position=start_height, start_velocity=start_velocity,
+                         parameter_names={"min_position": "min_height", "max_position": "max_height",
+                                          "start_position": "start_height", "mass": "carriage_mass"}, **mech_opts)
+
+    @classmethod
+    def from_wpilib(cls, gearbox, gearing, carriage_mass, drum_radius, min_height, max_height,
+                    simulate_gravity=True, starting_height=0.0, *, name: str = "elevator",
+                    **options) -> "Elevator":
+        """The elevator WPILib's ``ElevatorSim(gearbox, gearing, carriageMassKg, drumRadiusMeters,
+        minHeightMeters, maxHeightMeters, simulateGravity, startingHeightMeters)`` simulates."""
+        return cls(gearbox, gearing, carriage_mass=carriage_mass, drum_radius=drum_radius, min_height=min_height,
+                   max_height=max_height, gravity=bool(simulate_gravity), start_height=starting_height, name=name,
+                   g=WPILIB_GRAVITY, **options)
+
+    def load_force(self, q):
+        return self.constant_force - self._weight
+
+    def potential_energy(self, q):
+        return (self._weight - self.constant_force) * q

@@ -1,0 +1,55 @@
+"""A flywheel: a geared inertia driven by a motor, with no load but friction.
+
+States ``angle`` (rad) and ``velocity`` (rad/s) of the output shaft. With no
+friction and the default ideal bus, the velocity obeys WPILib's
+``LinearSystemId.createFlywheelSystem`` plant exactly:
+``dw/dt = -G² Kt / (Kv R J) w + G Kt / (R J) V``.
+"""
+from __future__ import annotations
+
+from simcore.errors import ConfigError
+from simcore.units import to_si
+
+from .drive import MotorDrive
+from .mechanism import GearedMechanism
+
+__all__ = ["Flywheel"]
+
+_DRIVE_KEYS = ("n_motors", "efficiency", "neutral_mode", "stator_current_limit", "supply_current_limit",
+               "command", "nominal_bus_voltage")
+
+
+def split_drive_options(options: dict):
+    """Split keyword options into MotorDrive options and mechanism options."""
+    drive = {k: options.pop(k) for k in list(options) if k in _DRIVE_KEYS}
+    return drive, options
+
+
+class Flywheel(GearedMechanism):
+    """A motor-driven inertia.
+
+    Parameters
+    ----------
+    motor : DCMotor
+        The motor (use ``n_motors=`` for several on the gearbox).
+    gearing : float
+        Motor turns per flywheel turn.
+    moi : float or Quantity
+        Moment of inertia of the flywheel, kg·m².
+    name : str
+        System name (default ``"flywheel"``).
+    **options
+        Drive options: ``n_motors, efficiency, neutral_mode, stator_current_limit,
+        supply_current_limit, command, nominal_bus_voltage, viscous_friction,
+        static_friction, kinetic_friction, rotor_inertia, track_energy``.
+    """
+
+    def __init__(self, motor, gearing, moi, *, name: str = "flywheel", start_velocity=0.0, **options):
+        drive_opts, mech_opts = split_drive_options(dict(options))
+        moi_si = to_si("moi", moi, "kg*m**2")
+        if not moi_si > 0:
+            raise ConfigError("moi", moi, "a positive moment of inertia in kg*m**2")
+        self.moi = moi_si
+        super().__init__(name, MotorDrive(motor, gearing, **drive_opts), mass=moi_si, linear=False,
+                         position_name="angle", start_velocity=start_velocity,
+                         parameter_names={"mass": "moi"}, **mech_opts)
