@@ -49,6 +49,8 @@ __all__ = ["Simulator", "simulate", "METHODS"]
 #: Selectable integration methods (scipy OdeSolver classes).
 METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "LSODA": LSODA, "Radau": Radau, "BDF": BDF}
 
+_TINY = 5e-324  # the smallest positive float: "just on this side of zero"
+
 #: Relative time within which a just-fired event's own root is ignored after the restart.
 _RESTART_TOLERANCE = 1e-12
 
@@ -517,6 +519,14 @@ class Simulator:
             active = self._active_events()
             g_prev = self._guards(active, t, X)
             just_fired, fired_here = fired_here, None
+            if just_fired is not None:
+                # A reset that leaves the guard at its root (a bounce) leaves it at +-round-off.
+                # Treat it as on the side it came from, so the next crossing in the event's
+                # direction is caught even inside one long step; a root at the restart itself
+                # is filtered below (half-open interval).
+                for j, (k, e) in enumerate(active):
+                    if (k, e.name) == just_fired and e.direction != 0 and e.direction * g_prev[j] >= 0:
+                        g_prev[j] = -e.direction * _TINY
             event_hit = False
             while solver.status == "running":
                 t_old = solver.t

@@ -8,7 +8,7 @@ written against the standard library's conventions keeps working.
 from __future__ import annotations
 
 __all__ = ["SimError", "ConfigError", "ConfigTypeError", "IntegrationError",
-           "NonFiniteError", "ControllerError", "check_finite", "require"]
+           "NonFiniteError", "check_finite", "require"]
 
 import math
 
@@ -38,6 +38,10 @@ class ConfigError(SimError, ValueError):
         self.expected = expected
         super().__init__(f"{parameter}={value!r}: expected {expected}")
 
+    def __reduce__(self):
+        # Rebuild from the constructor's arguments so the error survives a process pool.
+        return (type(self), (self.parameter, self.value, self.expected))
+
 
 class ConfigTypeError(ConfigError, TypeError):
     """A parameter has the wrong type (also a ``TypeError``)."""
@@ -56,7 +60,11 @@ class IntegrationError(SimError, RuntimeError):
 
     def __init__(self, message: str, t: float):
         self.t = t
+        self.message = message
         super().__init__(f"at t={t!r} s: {message}")
+
+    def __reduce__(self):
+        return (type(self), (self.message, self.t))
 
 
 class NonFiniteError(IntegrationError):
@@ -68,19 +76,8 @@ class NonFiniteError(IntegrationError):
         self.value = value
         super().__init__(f"{kind} {signal!r} is {value!r} (not finite)", t)
 
-
-class ControllerError(SimError):
-    """A controller (or robot code run as one) raised; carries the simulation time.
-
-    The original exception is chained as ``__cause__`` and kept in ``original``.
-    """
-
-    def __init__(self, controller: str, t: float, original: BaseException):
-        self.controller = controller
-        self.t = t
-        self.original = original
-        super().__init__(f"controller {controller!r} raised at t={t!r} s: "
-                         f"{type(original).__name__}: {original}")
+    def __reduce__(self):
+        return (type(self), (self.kind, self.signal, self.value, self.t))
 
 
 def require(condition: bool, parameter: str, value, expected: str) -> None:

@@ -1,0 +1,472 @@
+"""Parameter sweeps: run a simulation at every point of a grid and tabulate metrics.
+
+The contract
+------------
+``sweep(make_result, grid, metrics)`` evaluates, for every parameter point
+``p`` of ``grid`` (in grid order)::
+
+    result = make_result(**p)
+    row = {**p, **{name: float(metric(result)) for name, metric in metrics.items()}}
+
+Both the simulation and the metrics run in the worker, so only the floats of
+``row`` travel back from a process. Rows come back in grid order whatever the
+order in which the workers finish.
+
+Grids
+    A mapping ``{"kp": [..], "kd": [..]}`` is the cartesian product, the first
+    key varying slowest (``itertools.product`` order); a sequence of dicts
+    (all with the same keys) is taken as the list of points.
+
+Executors
+    Default: a :class:`concurrent.futures.ProcessPoolExecutor` with
+    ``os.cpu_count()`` workers (at most one per point), created and shut down by
+    the sweep. ``make_result`` and the metrics are sent to the workers by
+    pickling, so they must be picklable: functions defined at the top level of
+    an importable module (not lambdas, not nested functions). Under the "spawn"
+    or "forkserver" start methods (macOS, Windows, Python >= 3.14 on Linux)
+    that module must also be importable by the worker, which a function defined
+    in a notebook or ``__main__`` is not; use ``executor="serial"`` there, or
+    move the function to a module. Any :class:`concurrent.futures.Executor`
+    may be passed (it is not shut down), e.g. a ``ThreadPoolExecutor`` for
+    simulations that release the GIL. ``executor="serial"`` runs in this
+    process, in order.
+
+Progress
+    ``progress=None`` (default) shows a tqdm bar when tqdm is importable and the
+    sweep has more than 20 points; ``progress=True`` always reports (tqdm, or a
+    plain ``sweep: k/n`` line on stderr without it); ``progress=False`` never.
+
+Table
+    A :class:`pandas.DataFrame` when pandas is importable, else a
+    :class:`SweepTable` (columns: the parameters, then the metrics).
+    :func:`pivot` turns either into the ``(index values, column values, 2-D
+    array)`` of a heat map.
+"""
+from __future__ import annotations
+
+import csv
+import itertools
+import math
+import os
+import pickle
+import sys
+from collections.abc import Mapping, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+
+import numpy as np
+
+from .errors import ConfigError, ConfigTypeError, SimError
+
+__all__ = ["sweep", "SweepTable", "pivot", "grid_points", "SweepPointError"]
+
+_AUTO_PROGRESS_POINTS = 20
+
+
+# ---------------------------------------------------------------------------------------------
+# grid and metrics validation
+# ---------------------------------------------------------------------------------------------
+def _is_sequence(v) -> bool:
+    return (isinstance(v, (Sequence, np.ndarray, range)) and not isinstance(v, (str, bytes))) \
+        and not (isinstance(v, np.ndarray) and v.ndim != 1)
+
+
+def grid_points(grid) -> list[dict]:
+    """The parameter points of ``grid``, as a list of dicts in sweep order.
+
+    Parameters
+    ----------
+    grid : mapping of str to sequence, or sequence of mappings
+        Cartesian product (first key varies slowest) or explicit points.
+
+    Raises
+    ------
+    ConfigError
+        Naming ``grid`` when it is empty, not a mapping or sequence of
+        mappings, a value is not a non-empty sequence, or points have different
+        keys.
+    """
+    if isinstance(grid, Mapping):
+        if not grid:
+            raise ConfigError("grid", grid, "a non-empty mapping parameter -> sequence of values")
+        keys = list(grid)
+        values = []
+        for k in keys:
+            if not isinstance(k, str) or not k.isidentifier():
+                raise ConfigError("grid", k, "parameter names that are valid Python identifiers "
+                                             "(they are passed as keyword arguments)")
+            v = grid[k]
+            if not _is_sequence(v):
+                raise ConfigError(f"grid[{k!r}]", v, "a sequence of values (list, tuple, 1-D array, range)")
+            v = list(v.tolist() if isinstance(v, np.ndarray) else v)
+            if not v:
+                raise ConfigError(f"grid[{k!r}]", v, "at least one value")
+            values.append(v)
+        return [dict(zip(keys, combo)) for combo in itertools.product(*values)]
+    if _is_sequence(grid) and not isinstance(grid, np.ndarray):
+        points = list(grid)
+        if not points:
+            raise ConfigError("grid", grid, "at least one point (a non-empty sequence of dicts)")
+        keys = None
+        out = []
+        for i, p in enumerate(points):
+            if not isinstance(p, Mapping):
+                raise ConfigError("grid", p, f"a dict of parameters at point {i} (grid is a sequence of dicts)")
+            if keys is None:
+                keys = list(p)
+                for k in keys:
+                    if not isinstance(k, str) or not k.isidentifier():
+                        raise ConfigError("grid", k, "parameter names that are valid Python identifiers")
+            elif set(p) != set(keys):
+                raise ConfigError("grid", p, f"every point with the same keys as the first one {keys} "
+                                             f"(point {i} differs)")
+            out.append({k: p[k] for k in keys})
+        return out
+    raise ConfigTypeError("grid", grid, "a mapping parameter -> sequence of values, or a sequence of dicts")
+
+
+def _check_metrics(metrics, params: list[str]) -> dict:
+    if not isinstance(metrics, Mapping) or not metrics:
+        raise ConfigError("metrics", metrics, "a non-empty mapping name -> callable(result) -> float")
+    for name, fn in metrics.items():
+        if not isinstance(name, str):
+            raise ConfigTypeError("metrics", name, "metric names that are strings")
+        if not callable(fn):
+            raise ConfigTypeError(f"metrics[{name!r}]", fn, "a callable(result) -> float")
+        if name in params:
+            raise ConfigError("metrics", name, f"metric names distinct from the parameters {params}")
+    return dict(metrics)
+
+
+# ---------------------------------------------------------------------------------------------
+# the worker (top level, so that it pickles by reference under every start method)
+# ---------------------------------------------------------------------------------------------
+def _evaluate(make_result, metrics: dict, params: dict) -> list[float]:
+    """Run one point: ``make_result(**params)`` then every metric; return the floats."""
+    result = make_result(**params)
+    out = []
+    for name, fn in metrics.items():
+        value = fn(result)
+        try:
+            out.append(float(value))
+        except (TypeError, ValueError):
+            raise ConfigTypeError(f"metrics[{name!r}]", value,
+                                  "a callable returning a real number (a float)") from None
+    return out
+
+
+class SweepPointError(SimError, RuntimeError):
+    """An exception raised in a worker process that could not travel back as itself.
+
+    Exceptions whose constructor takes several arguments do not survive pickling
+    unless they define ``__reduce__`` (the project's own errors do); the worker
+    converts the others to this one, whose message holds the original type,
+    message and traceback.
+    """
+
+
+def _evaluate_remote(make_result, metrics: dict, params: dict) -> list[float]:
+    """:func:`_evaluate` for a worker process: exceptions are made picklable."""
+    try:
+        return _evaluate(make_result, metrics, params)
+    except Exception as exc:
+        try:
+            pickle.loads(pickle.dumps(exc))
+        except Exception:
+            import traceback
+
+            tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            raise SweepPointError(f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}\n"
+                                  f"worker traceback:\n{tb}") from None
+        raise
+
+
+def _check_picklable(make_result, metrics: dict) -> None:
+    hint = ("; pass executor='serial' to run in this process, or define it at the top level of an "
+            "importable module (not a lambda, a nested function, or a notebook cell under spawn)")
+    try:
+        pickle.dumps(make_result)
+    except Exception as exc:
+        raise ConfigError("make_result", make_result,
+                          f"a picklable callable for a process pool ({type(exc).__name__}: {exc})" + hint) from None
+    for name, fn in metrics.items():
+        try:
+            pickle.dumps(fn)
+        except Exception as exc:
+            raise ConfigError(f"metrics[{name!r}]", fn,
+                              f"a picklable callable for a process pool ({type(exc).__name__}: {exc})"
+                              + hint) from None
+
+
+def _annotate(exc: BaseException, params: dict) -> BaseException:
+    if hasattr(exc, "add_note"):
+        exc.add_note(f"while evaluating sweep point {params!r}")
+    return exc
+
+
+# ---------------------------------------------------------------------------------------------
+# progress
+# ---------------------------------------------------------------------------------------------
+class _Progress:
+    def __init__(self, total: int, progress):
+        self.total = total
+        self.done = 0
+        self._bar = None
+        self._text = False
+        if progress is False:
+            return
+        try:
+            if progress is True or (progress is None and total > _AUTO_PROGRESS_POINTS):
+                from tqdm.auto import tqdm  # optional
+
+                self._bar = tqdm(total=total, desc="sweep", unit="pt")
+        except ImportError:
+            self._text = progress is True
+
+    def update(self):
+        self.done += 1
+        if self._bar is not None:
+            self._bar.update(1)
+        elif self._text:
+            sys.stderr.write(f"\rsweep: {self.done}/{self.total} points")
+            sys.stderr.flush()
+
+    def close(self):
+        if self._bar is not None:
+            self._bar.close()
+        elif self._text:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+
+
+# ---------------------------------------------------------------------------------------------
+# sweep
+# ---------------------------------------------------------------------------------------------
+def sweep(make_result, grid, metrics, *, executor=None, progress=None):
+    """Simulate every point of ``grid`` and tabulate ``metrics`` of each result.
+
+    Parameters
+    ----------
+    make_result : callable
+        ``make_result(**params) -> Result`` (any object the metrics accept).
+        Must be picklable for a process pool (see the module docstring).
+    grid : mapping of str to sequence, or sequence of dicts
+        Parameter values: cartesian product with the first key varying
+        slowest, or the explicit list of points. Parameters carry whatever unit
+        ``make_result`` expects (SI by the project's convention).
+    metrics : mapping of str to callable
+        ``name -> metric(result) -> float``; e.g.
+        ``{"settle": settle_time}`` with a top-level ``settle_time(result)``.
+    executor : concurrent.futures.Executor, "serial" or None, optional
+        Where the points run. None: a new ``ProcessPoolExecutor`` with
+        ``os.cpu_count()`` workers (shut down afterwards); "serial": in this
+        process; an Executor: used as given (not shut down).
+    progress : bool or None, optional
+        None: a tqdm bar for more than 20 points when tqdm is installed; True:
+        always (tqdm, else a line on stderr); False: never.
+
+    Returns
+    -------
+    pandas.DataFrame or SweepTable
+        One row per point, in grid order; columns: parameters then metrics.
+
+    Raises
+    ------
+    ConfigError
+        Bad ``grid``, ``metrics`` or ``executor``, an unpicklable callable with
+        a process pool, or a metric returning something that is not a number.
+    SweepPointError
+        In a worker process, an exception that cannot be pickled back as
+        itself (the project's ``ConfigError`` among them), with the original
+        type, message and traceback in its message.
+
+    Any other exception raised by ``make_result`` or a metric propagates with
+    a note naming the sweep point (``exc.__notes__``).
+    """
+    if not callable(make_result):
+        raise ConfigTypeError("make_result", make_result, "a callable make_result(**params) -> Result")
+    points = grid_points(grid)
+    params = list(points[0])
+    metrics = _check_metrics(metrics, params)
+    if not (executor is None or executor == "serial" or isinstance(executor, Executor)):
+        raise ConfigError("executor", executor, "None (process pool), 'serial', or a concurrent.futures.Executor")
+
+    values: list = [None] * len(points)
+    bar = _Progress(len(points), progress)
+    try:
+        if executor == "serial":
+            for i, p in enumerate(points):
+                try:
+                    values[i] = _evaluate(make_result, metrics, p)
+                except Exception as exc:
+                    raise _annotate(exc, p)
+                bar.update()
+        else:
+            own = executor is None
+            if own or isinstance(executor, ProcessPoolExecutor):
+                _check_picklable(make_result, metrics)
+            pool = ProcessPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(points)))) \
+                if own else executor
+            try:
+                futures = {pool.submit(_evaluate_remote, make_result, metrics, p): i for i, p in enumerate(points)}
+                try:
+                    for fut in as_completed(futures):
+                        i = futures[fut]
+                        try:
+                            values[i] = fut.result()
+                        except Exception as exc:
+                            raise _annotate(exc, points[i])
+                        bar.update()
+                except BaseException:
+                    for fut in futures:
+                        fut.cancel()
+                    raise
+            finally:
+                if own:
+                    pool.shutdown(wait=True, cancel_futures=True)
+    finally:
+        bar.close()
+
+    names = list(metrics)
+    rows = [{**p, **dict(zip(names, v))} for p, v in zip(points, values)]
+    columns = params + names
+    pd = _import_pandas()
+    if pd is not None:
+        return pd.DataFrame(rows, columns=columns)
+    return SweepTable(columns, rows)
+
+
+def _import_pandas():
+    """pandas if importable, else None (pandas is optional)."""
+    try:
+        import pandas
+    except ImportError:
+        return None
+    return pandas
+
+
+# ---------------------------------------------------------------------------------------------
+# the table without pandas
+# ---------------------------------------------------------------------------------------------
+class SweepTable:
+    """Rows of a sweep when pandas is not installed.
+
+    Parameters
+    ----------
+    columns : list of str
+        Parameter names then metric names.
+    rows : list of dict
+        One dict per point, in grid order.
+
+    Examples
+    --------
+    >>> table["kp"]                      # doctest: +SKIP
+    array([1., 1., 2., 2.])
+    >>> kps, kds, z = table.pivot("kp", "kd", "settle")   # doctest: +SKIP
+    """
+
+    def __init__(self, columns, rows):
+        self.columns = list(columns)
+        self.rows = [dict(r) for r in rows]
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def __iter__(self):
+        return iter(self.rows)
+
+    def __getitem__(self, column: str) -> np.ndarray:
+        """The column as a numpy array (float when every value is a number)."""
+        if column not in self.columns:
+            raise KeyError(f"no column {column!r}; columns: {', '.join(self.columns)}")
+        vals = [r[column] for r in self.rows]
+        try:
+            return np.array(vals, dtype=float)
+        except (TypeError, ValueError):
+            return np.array(vals, dtype=object)
+
+    def to_csv(self, path) -> None:
+        """Write the table as CSV (header row of column names; floats as ``repr``)."""
+        with open(path, "w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(self.columns)
+            for r in self.rows:
+                w.writerow([repr(v) if isinstance(v, float) else v for v in (r[c] for c in self.columns)])
+
+    def pivot(self, index: str, columns: str, values: str):
+        """Heat-map arrays: see :func:`pivot`."""
+        return pivot(self, index, columns, values)
+
+    def __repr__(self) -> str:
+        head = f"<SweepTable {len(self.rows)} rows x {len(self.columns)} columns>"
+        if not self.rows:
+            return head
+
+        def fmt(v):
+            return f"{v:.6g}" if isinstance(v, (float, np.floating)) else str(v)
+
+        shown = self.rows if len(self.rows) <= 20 else self.rows[:10] + [None] + self.rows[-5:]
+        cells = [[fmt(r[c]) for c in self.columns] if r is not None else ["..."] * len(self.columns)
+                 for r in shown]
+        widths = [max(len(c), *(len(row[k]) for row in cells)) for k, c in enumerate(self.columns)]
+        lines = [head, "  ".join(c.rjust(w) for c, w in zip(self.columns, widths))]
+        lines += ["  ".join(v.rjust(w) for v, w in zip(row, widths)) for row in cells]
+        return "\n".join(lines)
+
+
+def _column(table, name: str) -> np.ndarray:
+    if isinstance(table, SweepTable):
+        return table[name]
+    try:
+        col = table[name]
+    except KeyError:
+        raise ConfigError("column", name, f"a column of the table: {list(getattr(table, 'columns', []))}") from None
+    return np.asarray(col.to_numpy() if hasattr(col, "to_numpy") else col)
+
+
+def pivot(table, index: str, columns: str, values: str):
+    """Arrange one metric on a 2-D grid of two parameters (for heat maps).
+
+    Parameters
+    ----------
+    table : SweepTable or pandas.DataFrame
+        A :func:`sweep` result.
+    index, columns : str
+        Parameters along the rows and the columns of the output.
+    values : str
+        The metric (or any column) to place.
+
+    Returns
+    -------
+    index_values : numpy.ndarray
+        Sorted distinct values of ``index`` (rows of ``z``).
+    column_values : numpy.ndarray
+        Sorted distinct values of ``columns`` (columns of ``z``).
+    z : numpy.ndarray of float, shape (len(index_values), len(column_values))
+        ``z[i, j]`` is ``values`` where ``index == index_values[i]`` and
+        ``columns == column_values[j]``; NaN where the sweep has no such point.
+
+    Raises
+    ------
+    ConfigError
+        A column is missing, or two rows share an (index, columns) pair (the
+        sweep varied a third parameter: select a slice first).
+    """
+    for parameter, name in (("index", index), ("columns", columns), ("values", values)):
+        cols = list(getattr(table, "columns", []))
+        if name not in cols:
+            raise ConfigError(parameter, name, f"a column of the table: {cols}")
+    iv, jv, zv = _column(table, index), _column(table, columns), _column(table, values)
+    ivals = np.unique(iv)
+    jvals = np.unique(jv)
+    z = np.full((ivals.size, jvals.size), np.nan)
+    seen = np.zeros(z.shape, dtype=bool)
+    ii = np.searchsorted(ivals, iv)
+    jj = np.searchsorted(jvals, jv)
+    for a, b, v in zip(ii, jj, zv):
+        if seen[a, b]:
+            raise ConfigError("index", index, f"(index, columns) pairs that are unique; ({ivals[a]!r}, "
+                                              f"{jvals[b]!r}) appears twice: the sweep varies another "
+                                              f"parameter too, select one slice first")
+        seen[a, b] = True
+        z[a, b] = float(v)
+    return ivals, jvals, z
