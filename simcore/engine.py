@@ -49,6 +49,9 @@ __all__ = ["Simulator", "simulate", "METHODS"]
 #: Selectable integration methods (scipy OdeSolver classes).
 METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "LSODA": LSODA, "Radau": Radau, "BDF": BDF}
 
+#: Solvers whose object is moved from interval to interval (see Simulator._solver_at).
+_REUSABLE = (RK45, RK23, DOP853)
+
 _TINY = 5e-324  # the smallest positive float: "just on this side of zero"
 
 #: Relative time within which a just-fired event's own root is ignored after the restart.
@@ -224,13 +227,13 @@ class Simulator:
         self._events_cache: dict[int, tuple] = {}
         self._y_cache: dict[int, tuple] = {}
         self._h_next = None
+        self._solver = None
         self._signals = Signals(self)
 
         # Records.
         self._rec_t: list[float] = []
         self._rec_x: list[np.ndarray] = []
         self._rec_u: list[np.ndarray] = []
-        self._rec_y: list[np.ndarray] = []
         self._rec_modes: list[tuple] = []
         self._ticks = {c.name: [] for c in controllers}
         self._tick_log = {c.name: [] for c in controllers}
@@ -337,6 +340,7 @@ class Simulator:
             deriv = s0.derivatives
 
             def rhs(t, X):
+                stats["nfev"] += 1
                 d = np.asarray(deriv(t, X, u0), dtype=float)
                 if not np.isfinite(d).all():
                     nonfinite(t, d)
@@ -344,6 +348,7 @@ class Simulator:
             return rhs
 
         def rhs(t, X):
+            stats["nfev"] += 1
             if self._couplings:
                 self._apply_couplings(t, X)
             d = np.empty_like(X)
@@ -414,13 +419,12 @@ class Simulator:
 
     # -- recording ---------------------------------------------------------------------------
     def _record(self, t: float, X: np.ndarray) -> None:
+        # Outputs are not evaluated here: the Result computes them from (t, x, u, mode) on demand.
         if self._couplings:
             self._apply_couplings(t, X)
-        ys = [self._eval_outputs(k, t, X) for k in range(len(self.systems))]
         self._rec_t.append(t)
         self._rec_x.append(X.copy())
         self._rec_u.append(np.concatenate(self._U) if self._U else np.empty(0))
-        self._rec_y.append(np.concatenate(ys) if ys else np.empty(0))
         self._rec_modes.append(tuple(s.mode for s in self.systems))
 
     # -- ticks -------------------------------------------------------------------------------
@@ -508,13 +512,7 @@ class Simulator:
             h0 = self._h_next
             span = t_end - t
             first_step = min(h0, span, self.max_step) if h0 else None
-            try:
-                solver = self._solver_cls(self._rhs, t, X, t_end, rtol=self.rtol, atol=self.atol,
-                                          max_step=self.max_step, first_step=first_step)
-            except SimError:
-                raise
-            except ValueError as exc:
-                raise IntegrationError(f"could not start the {self.method} solver: {exc}", t) from exc
+            solver = self._solver_at(t, X, t_end, first_step)
             self._stats["n_segments"] += 1
             active = self._active_events()
             g_prev = self._guards(active, t, X)
@@ -583,9 +581,44 @@ class Simulator:
         if self._h_next is not None and not (self._h_next > 0 and math.isfinite(self._h_next)):
             self._h_next = None
 
+    def _solver_at(self, t: float, X: np.ndarray, t_end: float, first_step):
+        """A solver positioned at (t, X), bounded by t_end.
+
+        Explicit Runge-Kutta solvers carry only (t, y, f, h) from step to step, so
+        the one solver object is moved to the new interval instead of being built
+        again (which re-validates tolerances and costs a call each tick). The
+        derivative at the start is re-evaluated: the held input has just changed.
+        Implicit and multistep methods keep a history that an input jump makes
+        invalid, so they start afresh.
+        """
+        solver = self._solver
+        if solver is not None and first_step is not None:
+            solver.t = t
+            solver.y = np.array(X, dtype=float)
+            solver.t_bound = t_end
+            solver.t_old = None
+            solver.y_old = None
+            solver.h_previous = None
+            solver.f = solver.fun(t, solver.y)
+            solver.h_abs = first_step
+            solver.status = "running"
+            return solver
+        try:
+            solver = self._solver_cls(self._rhs, t, X, t_end, rtol=self.rtol, atol=self.atol,
+                                      max_step=self.max_step, first_step=first_step)
+        except SimError:
+            raise
+        except ValueError as exc:
+            raise IntegrationError(f"could not start the {self.method} solver: {exc}", t) from exc
+        if self._solver_cls in _REUSABLE:
+            self._solver = solver
+        return solver
+
     def _collect(self, solver) -> None:
-        for key in ("nfev", "njev", "nlu"):
-            self._stats[key] += int(getattr(solver, key, 0))
+        # nfev is counted by the right-hand side itself (a reused solver's own count runs on).
+        if self._solver_cls not in _REUSABLE:
+            for key in ("njev", "nlu"):
+                self._stats[key] += int(getattr(solver, key, 0))
 
     def _brackets(self, active, g_prev, g_new, sol, t_old, t_new):
         """Yield (event index, (t_a, g_a, t_b, g_b)): the first sub-interval of the step where each guard crosses.
@@ -663,31 +696,61 @@ class Simulator:
 
     # -- results -----------------------------------------------------------------------------
     def result(self) -> Result:
-        """Everything recorded so far, as a :class:`~simcore.result.Result`."""
+        """Everything recorded so far, as a :class:`~simcore.result.Result`.
+
+        States and inputs are copied in; each system's outputs are computed from the
+        recorded rows when one of them is first read.
+        """
         if not self._started:
             self._start()
         n = len(self._rec_t)
+        t = np.array(self._rec_t)
         xs = np.array(self._rec_x).reshape(n, self._n_states)
         us = np.array(self._rec_u).reshape(n, -1)
-        ys = np.array(self._rec_y).reshape(n, -1)
-        data, units = {}, {}
-        ucol = ycol = 0
+        data, units, lazy = {}, {}, {}
+        ucol = 0
         for k, s in enumerate(self.systems):
             for i, name in enumerate(s.state_names):
                 data[f"{s.name}.{name}"] = xs[:, self._slices[k].start + i]
-            for name in s.input_names:
-                data[f"{s.name}.{name}"] = us[:, ucol]
-                ucol += 1
-            for name in s.output_names:
-                data[f"{s.name}.{name}"] = ys[:, ycol]
-                ycol += 1
+            ucols = slice(ucol, ucol + len(s.input_names))
+            for i, name in enumerate(s.input_names):
+                data[f"{s.name}.{name}"] = us[:, ucol + i]
+            ucol = ucols.stop
+            if s.output_names:
+                modes_k = [m[k] for m in self._rec_modes]
+                compute = _OutputColumns(s, t, xs[:, self._slices[k]], us[:, ucols], modes_k)
+                for name in s.output_names:
+                    lazy[f"{s.name}.{name}"] = compute
             for name, unit in s.units.items():
                 units[f"{s.name}.{name}"] = unit
         modes = {s.name: [m[k] for m in self._rec_modes] for k, s in enumerate(self.systems)}
-        return Result(np.array(self._rec_t), data, units=units, input_names=self._input_names,
+        return Result(t, data, units=units, input_names=self._input_names, lazy=lazy,
                       ticks={k: np.array(v) for k, v in self._ticks.items()},
                       tick_log={k: list(v) for k, v in self._tick_log.items()},
                       events=self._events, stats=dict(self._stats, method=self.method), modes=modes)
+
+
+class _OutputColumns:
+    """Computes every output column of one system from its recorded rows, once."""
+
+    def __init__(self, system, t, x, u, modes):
+        self.system, self.t, self.x, self.u, self.modes = system, t, x, u, modes
+
+    def __call__(self) -> dict:
+        s = self.system
+        saved = s.mode
+        y = np.empty((len(self.t), len(s.output_names)))
+        try:
+            for i in range(len(self.t)):
+                s.mode = self.modes[i]
+                y[i] = s.outputs(self.t[i], self.x[i], self.u[i])
+        finally:
+            s.mode = saved
+        bad = ~np.isfinite(y)
+        if bad.any():
+            i, j = np.argwhere(bad)[0]
+            raise NonFiniteError("output", f"{s.name}.{s.output_names[j]}", y[i, j], float(self.t[i]))
+        return {f"{s.name}.{n}": y[:, j] for j, n in enumerate(s.output_names)}
 
 
 def simulate(systems, t_end, controllers: Iterable[PeriodicController] = (), *, t0=0.0,

@@ -17,6 +17,13 @@ class SimError(Exception):
     """Base class of every error raised by simcore, models and controllers."""
 
 
+def _plain(value):
+    """A numpy scalar as the Python number it holds, so messages read ``0.5`` not ``np.float64(0.5)``."""
+    if type(value).__module__ == "numpy" and getattr(value, "ndim", None) == 0:
+        return value.item()
+    return value
+
+
 class ConfigError(SimError, ValueError):
     """A parameter has a bad value.
 
@@ -34,7 +41,7 @@ class ConfigError(SimError, ValueError):
 
     def __init__(self, parameter: str, value, expected: str):
         self.parameter = parameter
-        self.value = value
+        self.value = value = _plain(value)
         self.expected = expected
         super().__init__(f"{parameter}={value!r}: expected {expected}")
 
@@ -59,7 +66,7 @@ class IntegrationError(SimError, RuntimeError):
     """
 
     def __init__(self, message: str, t: float):
-        self.t = t
+        self.t = t = _plain(t)
         self.message = message
         super().__init__(f"at t={t!r} s: {message}")
 
@@ -73,7 +80,7 @@ class NonFiniteError(IntegrationError):
     def __init__(self, kind: str, signal: str, value, t: float):
         self.kind = kind
         self.signal = signal
-        self.value = value
+        self.value = value = _plain(value)
         super().__init__(f"{kind} {signal!r} is {value!r} (not finite)", t)
 
     def __reduce__(self):

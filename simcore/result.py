@@ -47,8 +47,11 @@ class Result:
     def __init__(self, t, data: Mapping[str, np.ndarray], *, units: Mapping[str, str] | None = None,
                  input_names: Iterable[str] = (), ticks: Mapping[str, np.ndarray] | None = None,
                  events: Sequence | None = None, stats: Mapping | None = None,
-                 modes: Mapping[str, list] | None = None, tick_log: Mapping[str, list] | None = None):
+                 modes: Mapping[str, list] | None = None, tick_log: Mapping[str, list] | None = None,
+                 lazy: Mapping[str, object] | None = None):
         self.t = np.asarray(t, dtype=float)
+        # name -> callable returning {name: column} for a group of signals computed on first access.
+        self._lazy = dict(lazy or {})
         self._data = {}
         for k, v in data.items():
             arr = np.asarray(v, dtype=float)
@@ -73,16 +76,29 @@ class Result:
     @property
     def names(self) -> list[str]:
         """Every recorded signal name, ``"system.signal"``."""
-        return list(self._data)
+        return list(self._data) + [n for n in self._lazy if n not in self._data]
 
     def __getitem__(self, name: str) -> np.ndarray:
         try:
             return self._data[name]
         except KeyError:
-            raise KeyError(f"no signal {name!r}; recorded signals: {', '.join(self._data)}") from None
+            pass
+        compute = self._lazy.get(name)
+        if compute is None:
+            raise KeyError(f"no signal {name!r}; recorded signals: {', '.join(self.names)}") from None
+        for key, column in compute().items():
+            self._data[key] = column
+            self._lazy.pop(key, None)
+        return self._data[name]
 
     def __contains__(self, name) -> bool:
-        return name in self._data
+        return name in self._data or name in self._lazy
+
+    def __getstate__(self):
+        # Materialize computed-on-demand columns so a pickled Result stands alone.
+        for name in list(self._lazy):
+            self[name]
+        return self.__dict__
 
     def __len__(self) -> int:
         return self.t.shape[0]
