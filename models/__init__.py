@@ -9,7 +9,10 @@ from .battery import Battery
 from .drive import MotorDrive
 from .elevator import Elevator
 from .flywheel import Flywheel
+from . import hub_motor
+from .hub_motor import HubMotor
 from .mechanism import GearedMechanism
 from .motors import DCMotor
 
-__all__ = ["motors", "DCMotor", "MotorDrive", "GearedMechanism", "Flywheel", "Arm", "Elevator", "Battery"]
+__all__ = ["motors", "DCMotor", "MotorDrive", "GearedMechanism", "Flywheel", "Arm", "Elevator", "Battery",
+           "hub_motor", "HubMotor"]

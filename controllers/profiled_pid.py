@@ -1,0 +1,210 @@
+"""PID controller that follows a trapezoidal profile to its goal, WPILib semantics.
+
+Follows WPILib's ``ProfiledPIDController`` (``edu/wpi/first/math/controller``,
+v2025.3.2). Each :meth:`ProfiledPIDController.calculate` call:
+
+1. with continuous input enabled, moves the goal and the current setpoint to the
+   copies nearest the measurement (``measurement + input_modulus(p - measurement,
+   -half, half)``), so the profile takes the short way round;
+2. advances the setpoint one ``period`` along a :class:`TrapezoidProfile` re-planned
+   from the previous setpoint to the goal;
+3. returns the inner :class:`PIDController`'s output for the new setpoint position
+   (the profile's velocity is for a feedforward: read :attr:`setpoint`).
+
+:meth:`~ProfiledPIDController.at_goal` is ``at_setpoint()`` and the setpoint equal
+to the goal. :meth:`~ProfiledPIDController.reset` clears the PID and restarts the
+profile from a measured state -- call it when enabling, as WPILib requires, or the
+profile starts from position 0.
+"""
+from __future__ import annotations
+
+__all__ = ["ProfiledPIDController"]
+
+import math
+
+from simcore.errors import check_finite
+
+from .pid import PIDController, input_modulus
+from .profile import Constraints, State, TrapezoidProfile, _state
+
+
+class ProfiledPIDController:
+    """PID on the position of a trapezoidal profile advanced one period per call.
+
+    Parameters
+    ----------
+    kp, ki, kd : float
+        PID gains, as for :class:`PIDController` (output units per m or rad, per
+        m*s, per m/s). Non-negative.
+    max_velocity : float
+        Profile velocity limit, m/s (or rad/s). Positive.
+    max_acceleration : float
+        Profile acceleration limit, m/s^2 (or rad/s^2). Positive.
+    period : float, optional
+        Time between calls of :meth:`calculate`, s (default 0.02).
+
+    Raises
+    ------
+    ConfigError
+        A gain, limit or the period is out of range.
+    """
+
+    def __init__(self, kp, ki, kd, max_velocity: float, max_acceleration: float,
+                 *, period: float = 0.02):
+        self._pid = PIDController(kp, ki, kd, period=period)
+        self._profile = TrapezoidProfile(max_velocity, max_acceleration)
+        self._goal = State()
+        self._setpoint = State()
+        self._min_input = 0.0
+        self._max_input = 0.0
+
+    # ------------------------------------------------------------- plumbing
+    @property
+    def pid(self) -> PIDController:
+        """The inner PID controller (its setpoint is the profile's position)."""
+        return self._pid
+
+    @property
+    def period(self) -> float:
+        """Time between calls of :meth:`calculate`, s."""
+        return self._pid.period
+
+    def set_pid(self, kp, ki, kd) -> None:
+        """Set the inner controller's gains."""
+        self._pid.set_pid(kp, ki, kd)
+
+    kp = property(lambda self: self._pid.kp, lambda self, v: setattr(self._pid, "kp", v),
+                  doc="Proportional gain.")
+    ki = property(lambda self: self._pid.ki, lambda self, v: setattr(self._pid, "ki", v),
+                  doc="Integral gain.")
+    kd = property(lambda self: self._pid.kd, lambda self, v: setattr(self._pid, "kd", v),
+                  doc="Derivative gain.")
+
+    def set_i_zone(self, i_zone: float) -> None:
+        """See :meth:`PIDController.set_i_zone`."""
+        self._pid.set_i_zone(i_zone)
+
+    def set_integrator_range(self, minimum_integral: float, maximum_integral: float) -> None:
+        """See :meth:`PIDController.set_integrator_range`."""
+        self._pid.set_integrator_range(minimum_integral, maximum_integral)
+
+    @property
+    def constraints(self) -> Constraints:
+        """The profile's limits."""
+        return self._profile.constraints
+
+    def set_constraints(self, max_velocity: float, max_acceleration: float) -> None:
+        """Replace the profile's limits (m/s and m/s^2, or rad/s and rad/s^2)."""
+        self._profile = TrapezoidProfile(max_velocity, max_acceleration)
+
+    # --------------------------------------------------------------- goal
+    @property
+    def goal(self) -> State:
+        """The goal state (position and velocity)."""
+        return self._goal
+
+    @goal.setter
+    def goal(self, value) -> None:
+        self.set_goal(value)
+
+    def set_goal(self, goal) -> None:
+        """Set the goal: a position (velocity 0), a :class:`State` or a pair."""
+        if isinstance(goal, State) or hasattr(goal, "__len__"):
+            self._goal = _state("goal", goal)
+        else:
+            self._goal = State(check_finite("goal", goal), 0.0)
+
+    def at_goal(self) -> bool:
+        """True when :meth:`at_setpoint` and the profile has reached the goal."""
+        return self.at_setpoint() and self._goal == self._setpoint
+
+    @property
+    def setpoint(self) -> State:
+        """The profile state the PID is currently tracking."""
+        return self._setpoint
+
+    def at_setpoint(self) -> bool:
+        """The inner PID's :meth:`PIDController.at_setpoint`."""
+        return self._pid.at_setpoint()
+
+    # ------------------------------------------------------------ tolerance
+    def set_tolerance(self, position_tolerance: float,
+                      velocity_tolerance: float = math.inf) -> None:
+        """Tolerances for :meth:`at_setpoint` (m or rad; m/s or rad/s)."""
+        self._pid.set_tolerance(position_tolerance, velocity_tolerance)
+
+    @property
+    def position_error(self) -> float:
+        """Setpoint position minus measurement at the last call (m or rad)."""
+        return self._pid.error
+
+    @property
+    def velocity_error(self) -> float:
+        """Finite-difference derivative of :attr:`position_error` (m/s or rad/s)."""
+        return self._pid.error_derivative
+
+    def get_position_error(self) -> float:
+        """Return :attr:`position_error`."""
+        return self._pid.error
+
+    def get_velocity_error(self) -> float:
+        """Return :attr:`velocity_error`."""
+        return self._pid.error_derivative
+
+    # ------------------------------------------------------ continuous input
+    def enable_continuous_input(self, minimum_input: float, maximum_input: float) -> None:
+        """Treat the measurement as periodic (see :meth:`PIDController.enable_continuous_input`)."""
+        self._pid.enable_continuous_input(minimum_input, maximum_input)
+        self._min_input, self._max_input = float(minimum_input), float(maximum_input)
+
+    def disable_continuous_input(self) -> None:
+        """Stop wrapping."""
+        self._pid.disable_continuous_input()
+
+    # ------------------------------------------------------------- calculate
+    def calculate(self, measurement: float, goal=None) -> float:
+        """Advance the profile one period and return the PID output.
+
+        Parameters
+        ----------
+        measurement : float
+            Measured position (m or rad).
+        goal : float, State or (float, float), optional
+            New goal (see :meth:`set_goal`); if omitted the current one is kept.
+
+        Returns
+        -------
+        float
+            The PID output (output units, e.g. V), without feedforward.
+        """
+        if goal is not None:
+            self.set_goal(goal)
+        if self._pid.is_continuous_input_enabled():
+            half = (self._max_input - self._min_input) / 2.0
+            # Re-express goal and setpoint as the copies nearest the measurement.
+            self._goal = State(
+                measurement + input_modulus(self._goal.position - measurement, -half, half),
+                self._goal.velocity)
+            self._setpoint = State(
+                measurement + input_modulus(self._setpoint.position - measurement, -half, half),
+                self._setpoint.velocity)
+        self._setpoint = self._profile.calculate(self.period, self._setpoint, self._goal)
+        return self._pid.calculate(measurement, self._setpoint.position)
+
+    def reset(self, measured_position, measured_velocity: float = 0.0) -> None:
+        """Reset the PID and restart the profile from a measured state.
+
+        Parameters
+        ----------
+        measured_position : float or State
+            Current position (m or rad), or a :class:`State` (then
+            ``measured_velocity`` is ignored).
+        measured_velocity : float, optional
+            Current velocity, m/s or rad/s (default 0).
+        """
+        self._pid.reset()
+        if isinstance(measured_position, State):
+            self._setpoint = _state("measured", measured_position)
+        else:
+            self._setpoint = State(check_finite("measured_position", measured_position),
+                                   check_finite("measured_velocity", measured_velocity))

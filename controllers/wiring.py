@@ -1,0 +1,94 @@
+"""Wiring a controller between a measured signal and a commanded input, as a periodic controller.
+
+One line in a notebook::
+
+    pid = PIDController(40.0, 0.0, 1.5, period=0.02)
+    loop = control_loop(pid, measure="arm.angle", command="arm.voltage", setpoint=1.0,
+                        feedforward=lambda t, r, s: ff.calculate(r, 0.0))
+    result = simulate(arm, 3.0, [loop])
+
+The returned :class:`simcore.PeriodicController` ticks at the controller's own
+period (``rate`` or ``period`` override it; a mismatch with a controller that
+knows its period is an error, since its derivative and integral assume it). At
+each tick it reads ``measure``, evaluates the setpoint (a constant or a function
+of time), calls ``controller.calculate(measurement, setpoint)``, adds the
+feedforward, clamps to ``output_limits`` when given, and writes ``command``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from simcore import PeriodicController
+from simcore.errors import ConfigError, ConfigTypeError
+
+__all__ = ["control_loop"]
+
+
+def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: float | None = None,
+                 period: float | None = None, feedforward: Callable | None = None,
+                 output_limits: tuple[float, float] | None = None, name: str | None = None,
+                 offset: float = 0.0) -> PeriodicController:
+    """A periodic controller that closes a loop from ``measure`` to ``command``.
+
+    Parameters
+    ----------
+    controller : object with ``calculate(measurement, setpoint)``, or callable ``f(measurement, setpoint)``
+        PIDController, ProfiledPIDController (setpoint = goal), BangBangController, ...
+    measure : str
+        Signal read each tick, ``"system.signal"``.
+    command : str
+        Input written each tick, ``"system.input"``.
+    setpoint : float or callable ``r(t)``
+        Reference, in the measured signal's unit.
+    rate : float, optional
+        Loop rate, Hz.
+    period : float, optional
+        Loop period, s (default: ``controller.period``, else 0.02 s).
+    feedforward : callable ``ff(t, setpoint, signals) -> float``, optional
+        Added to the controller's output.
+    output_limits : (float, float), optional
+        Clamp of the written command (e.g. ``(-12, 12)`` V), applied as a motor
+        controller's configured limits would be.
+    name : str, optional
+        Tick-log name (default ``"<command> loop"``).
+    offset : float
+        Delay of the first tick, s.
+    """
+    calc = getattr(controller, "calculate", None)
+    if calc is None:
+        if not callable(controller):
+            raise ConfigTypeError("controller", controller, "an object with calculate(measurement, setpoint) "
+                                                            "or a callable f(measurement, setpoint)")
+        calc = controller
+    for pname, v in (("measure", measure), ("command", command)):
+        if not isinstance(v, str) or "." not in v:
+            raise ConfigError(pname, v, "a signal name 'system.signal'")
+    own = getattr(controller, "period", None)
+    if rate is not None and period is not None:
+        raise ConfigError("rate", rate, "either rate or period, not both")
+    if rate is not None:
+        if not (isinstance(rate, (int, float)) and rate > 0 and math.isfinite(rate)):
+            raise ConfigError("rate", rate, "a positive rate in Hz")
+        period = 1.0 / rate
+    if period is None:
+        period = own if own is not None else 0.02
+    if own is not None and abs(own - period) > 1e-12 * max(1.0, own):
+        raise ConfigError("period", period, f"the controller's own period {own!r} s (its derivative and "
+                                            "integral assume it)")
+    if output_limits is not None:
+        lo, hi = output_limits
+        if not lo < hi:
+            raise ConfigError("output_limits", output_limits, "(low, high) with low < high")
+    ref = setpoint if callable(setpoint) else (lambda t, _r=float(setpoint): _r)
+
+    def tick(t, signals):
+        r = ref(t)
+        out = calc(signals[measure], r)
+        if feedforward is not None:
+            out = out + feedforward(t, r, signals)
+        if output_limits is not None:
+            out = min(max(out, output_limits[0]), output_limits[1])
+        return {command: out}
+
+    return PeriodicController(period, tick, name=name or f"{command} loop", offset=offset)

@@ -1,0 +1,95 @@
+"""The FTC hub motor: a motor type driving a load inertia, with a position-dependent external torque.
+
+The stand-alone mechanism of ``shared/seeds/hub-run-to-position.txt``: where the
+seed's FakeMotor asks robot code to set an external torque fraction every tick,
+here the torque is a function of the output-shaft angle evaluated continuously
+inside the right-hand side::
+
+    arm = HubMotor(GOBILDA_5203_312, load_inertia=0.02,
+                   external_torque=lambda angle: -0.3 * math.cos(angle))
+
+``external_torque(angle)`` returns a fraction of the motor type's stall torque at
+the output shaft (``motor.stall_torque * gear_ratio``), positive in the direction
+of increasing angle; ``angle`` is the output shaft's angle, rad, 0 at the start.
+
+The command input is ``duty`` (what the hub writes; see :mod:`controllers.hub`)
+and ``brake`` follows ZeroPowerBehavior. The encoder reads the motor shaft
+(``rotor_position``); a hub channel can equally drive an ``Arm``, ``Elevator`` or
+``Flywheel`` built with ``command="duty"``.
+
+The motor types (``GOBILDA_5203_312``, ``REV_HD_HEX_20``, ...) are defined in
+:mod:`models.ftc_motor_types` and re-exported here.
+"""
+from __future__ import annotations
+
+import math
+
+from simcore.errors import ConfigError, ConfigTypeError
+from simcore.units import to_si
+
+from .drive import MotorDrive
+from .flywheel import split_drive_options
+from .ftc_motor_types import *  # noqa: F401,F403 -- the contract names live in models.hub_motor
+from .ftc_motor_types import __all__ as _TYPES_ALL
+from .ftc_motor_types import MotorType
+from .mechanism import GearedMechanism
+
+__all__ = ["HubMotor", "UNLOADED_ACCELERATION"] + list(_TYPES_ALL)
+
+#: APPROXIMATION. Inertia of a gear motor's rotor and gearbox is not published for FTC
+#: motors. It is set so that the unloaded motor at stall torque accelerates by this many
+#: free speeds per second (a mechanical time constant of 1/12 s), the "maxAccel 12" the
+#: seed's FakeMotor uses for its velocity-step figures. Override with ``rotor_inertia=``.
+UNLOADED_ACCELERATION = 12.0  # 1/s
+
+
+class HubMotor(GearedMechanism):
+    """An FTC motor (by motor type) driving a load.
+
+    Parameters
+    ----------
+    motor_type : models.ftc_motor_types.MotorType
+        The motor type: SDK configuration and physics.
+    load_inertia : float or Quantity
+        Inertia of the load at the output shaft, kg·m² (default 0: the motor alone).
+    external_torque : callable ``f(angle) -> float``, optional
+        External torque as a fraction of the output stall torque (see module docstring).
+    rotor_inertia : float or Quantity, optional
+        Inertia of rotor and gearbox at the motor type's ``motor`` shaft, kg·m²;
+        default from :data:`UNLOADED_ACCELERATION`.
+    name : str
+    **options
+        Drive options (``neutral_mode``, current limits, ``viscous_friction``,
+        ``static_friction``, ``track_energy``, ...; ``command`` defaults to "duty").
+    """
+
+    def __init__(self, motor_type: MotorType, *, load_inertia=0.0, external_torque=None, rotor_inertia=None,
+                 name: str = "motor", start_angle=0.0, **options):
+        if not isinstance(motor_type, MotorType):
+            raise ConfigTypeError("motor_type", motor_type, "a models.hub_motor motor type, e.g. GOBILDA_5203_312")
+        if external_torque is not None and not callable(external_torque):
+            raise ConfigTypeError("external_torque", external_torque, "None or a callable f(angle) -> stall fraction")
+        self.motor_type = motor_type
+        self.external_torque = external_torque
+        motor = motor_type.motor
+        self.stall_torque_output = motor.stall_torque * motor_type.gear_ratio
+        load = to_si("load_inertia", load_inertia, "kg*m**2")
+        if not load >= 0:
+            raise ConfigError("load_inertia", load_inertia, "a non-negative inertia in kg*m**2")
+        if rotor_inertia is None:
+            rotor_inertia = motor.stall_torque / (motor.free_speed * UNLOADED_ACCELERATION)
+        options.setdefault("command", "duty")
+        drive_opts, mech_opts = split_drive_options(dict(options))
+        super().__init__(name, MotorDrive(motor, motor_type.gear_ratio, **drive_opts), mass=load, linear=False,
+                         position_name="angle", start_position=start_angle, rotor_inertia=rotor_inertia,
+                         parameter_names={"mass": "load_inertia", "start_position": "start_angle"}, **mech_opts)
+
+    def load_force(self, q):
+        if self.external_torque is None:
+            return 0.0
+        f = float(self.external_torque(q))
+        if not math.isfinite(f):
+            from simcore.errors import NonFiniteError
+
+            raise NonFiniteError("external_torque of", self.name, f, math.nan)
+        return f * self.stall_torque_output

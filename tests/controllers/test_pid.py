@@ -1,0 +1,281 @@
+"""PIDController, ProfiledPIDController and BangBangController against hand-derived
+values of WPILib's documented semantics (see controllers/pid.py's docstring)."""
+import math
+
+import numpy as np
+import pytest
+
+from controllers.bangbang import BangBangController
+from controllers.pid import PIDController, input_modulus
+from controllers.profile import State
+from controllers.profiled_pid import ProfiledPIDController
+from simcore.errors import ConfigError
+
+T = 0.02
+
+
+# --------------------------------------------------------------- input_modulus
+@pytest.mark.parametrize("value, expected", [
+    (0.0, 0.0),
+    (1.5, 1.5),
+    (3.5, -0.5),          # 3.5 - 4
+    (-2.5, 1.5),          # -2.5 + 4
+    (10.0, 2.0),          # 10 - 2 * 4
+    (-2.0, 2.0),          # the low end maps to the high end: (lo, hi]
+    (2.0, 2.0),
+])
+def test_input_modulus_half_open(value, expected):
+    assert input_modulus(value, -2.0, 2.0) == pytest.approx(expected, abs=1e-15)
+
+
+def test_input_modulus_array_matches_scalar_rule():
+    values = np.array([0.0, 3.5, -2.5, 10.0, -2.0])
+    assert np.allclose(input_modulus(values, -2.0, 2.0), [0.0, -0.5, 1.5, 2.0, 2.0])
+
+
+# ------------------------------------------------------------------ proportional
+def test_proportional_only():
+    pid = PIDController(3.0, 0.0, 0.0)
+    assert pid.calculate(1.0, 2.5) == pytest.approx(4.5)
+    assert pid.error == pytest.approx(1.5)
+
+
+def test_first_call_derivative_is_zero():
+    pid = PIDController(0.0, 0.0, 0.5)
+    assert pid.calculate(1.0, 3.0) == 0.0
+    assert pid.error_derivative == 0.0
+    # The second call differences against the first error: (1.5 - 2.0) / T.
+    assert pid.calculate(1.5) == pytest.approx(0.5 * -0.5 / T)
+    pid.reset()
+    assert pid.calculate(0.0) == 0.0
+
+
+def test_derivative_kick_option_reproduces_wpilib_first_call():
+    # WPILib starts prev_error at 0 (not at the first error): a derivative kick.
+    pid = PIDController(0.0, 0.0, 0.5, derivative_kick=True)
+    out = pid.calculate(1.0, 3.0)
+    assert pid.error_derivative == pytest.approx(2.0 / T)
+    assert out == pytest.approx(0.5 * 2.0 / T)
+    # Second call with the same error: derivative zero.
+    assert pid.calculate(1.0) == pytest.approx(0.0)
+
+
+def test_derivative_is_finite_difference_of_error():
+    pid = PIDController(0.0, 0.0, 2.0, period=0.1)
+    pid.calculate(0.0, 1.0)            # error 1
+    out = pid.calculate(0.25)          # error 0.75
+    assert pid.error_derivative == pytest.approx(-2.5)
+    assert out == pytest.approx(-5.0)
+
+
+def test_reset_restarts_derivative_from_zero_previous_error():
+    pid = PIDController(0.0, 0.0, 1.0, derivative_kick=True)
+    pid.calculate(0.0, 1.0)
+    pid.calculate(0.0)
+    pid.reset()
+    assert pid.calculate(0.5) == pytest.approx(0.5 / T)
+
+
+# -------------------------------------------------------------------- integrator
+def test_integral_accumulates_error_times_period():
+    pid = PIDController(0.0, 2.0, 0.0)
+    pid.set_integrator_range(-100.0, 100.0)
+    out = [pid.calculate(0.0, 1.0) for _ in range(3)]
+    # total = k * 1 * 0.02, output 2 * total
+    assert out == pytest.approx([0.04, 0.08, 0.12])
+
+
+def test_integrator_clamps_integral_term_to_range():
+    pid = PIDController(0.0, 4.0, 0.0, period=0.5)
+    pid.set_integrator_range(-1.0, 1.5)
+    # total after n calls with error 1: min(0.5 n, 1.5 / 4 = 0.375)
+    assert pid.calculate(0.0, 1.0) == pytest.approx(1.5)  # 4 * min(0.5, 0.375)
+    assert pid.accumulated_error == pytest.approx(0.375)
+    # A negative error unwinds from the clamp, not from the unclamped sum.
+    assert pid.calculate(1.25) == pytest.approx(4.0 * (0.375 - 0.125))
+
+
+def test_default_integrator_range_is_plus_minus_one():
+    pid = PIDController(0.0, 1.0, 0.0, period=1.0)
+    assert pid.calculate(0.0, 5.0) == pytest.approx(1.0)
+    assert pid.calculate(0.0, -50.0) == pytest.approx(-1.0)
+
+
+def test_i_zone_resets_integrator_outside_zone():
+    pid = PIDController(0.0, 1.0, 0.0, period=0.1)
+    pid.set_i_zone(0.5)
+    pid.calculate(0.0, 0.4)            # inside: total 0.04
+    assert pid.accumulated_error == pytest.approx(0.04)
+    pid.calculate(-0.2)                # error 0.6 > 0.5: reset
+    assert pid.accumulated_error == 0.0
+    assert pid.calculate(0.0) == pytest.approx(0.04)
+
+
+def test_zero_ki_leaves_accumulator_alone():
+    pid = PIDController(1.0, 0.0, 0.0)
+    pid.calculate(0.0, 1.0)
+    assert pid.accumulated_error == 0.0
+
+
+# ------------------------------------------------------------ continuous input
+def test_continuous_input_wraps_the_short_way():
+    pid = PIDController(1.0, 0.0, 0.0)
+    pid.enable_continuous_input(-math.pi, math.pi)
+    sp, meas = math.radians(179.0), math.radians(-179.0)
+    assert pid.calculate(meas, sp) == pytest.approx(math.radians(-2.0))
+    pid.calculate(math.radians(170.0), math.radians(-170.0))
+    assert pid.error == pytest.approx(math.radians(20.0))
+
+
+def test_continuous_input_half_turn_error_is_positive():
+    pid = PIDController(1.0, 0.0, 0.0)
+    pid.enable_continuous_input(0.0, 360.0)
+    # setpoint - measurement = -180 degrees, exactly half a turn: mapped to +180.
+    assert pid.calculate(270.0, 90.0) == pytest.approx(180.0)
+
+
+def test_disable_continuous_input():
+    pid = PIDController(1.0, 0.0, 0.0)
+    pid.enable_continuous_input(-math.pi, math.pi)
+    pid.disable_continuous_input()
+    assert pid.calculate(-3.0, 3.0) == pytest.approx(6.0)
+
+
+# -------------------------------------------------------------------- tolerance
+def test_at_setpoint_needs_setpoint_and_measurement():
+    pid = PIDController(1.0, 0.0, 0.0)
+    assert not pid.at_setpoint()
+    pid.calculate(0.0)                 # no setpoint given yet: error 0 but not at setpoint
+    assert not pid.at_setpoint()
+    pid.setpoint = 0.01
+    assert pid.at_setpoint()           # default tolerance 0.05
+
+
+def test_tolerance_gates_at_setpoint_strictly():
+    pid = PIDController(1.0, 0.0, 0.0)
+    pid.set_tolerance(0.1, 1.0)
+    pid.calculate(-0.25, 0.05)         # error 0.3: outside the position tolerance
+    assert not pid.at_setpoint()
+    pid.calculate(0.0)                 # error 0.05 but derivative (0.05 - 0.3) / 0.02 = -12.5
+    assert not pid.at_setpoint()
+    pid.calculate(0.0)                 # derivative 0
+    assert pid.at_setpoint()
+    pid.calculate(-0.05)               # error 0.1: not < 0.1; derivative 2.5
+    assert not pid.at_setpoint()
+    pid.set_tolerance(0.2)             # velocity tolerance back to inf
+    assert pid.at_setpoint()
+
+
+def test_reset_clears_measurement_flag():
+    pid = PIDController(1.0, 0.0, 0.0)
+    pid.calculate(0.0, 0.0)
+    assert pid.at_setpoint()
+    pid.reset()
+    assert not pid.at_setpoint()
+
+
+def test_set_setpoint_recomputes_error_against_last_measurement():
+    pid = PIDController(1.0, 0.0, 1.0)
+    pid.calculate(2.0, 2.0)            # error 0
+    pid.set_setpoint(3.0)
+    assert pid.error == pytest.approx(1.0)
+    assert pid.error_derivative == pytest.approx(1.0 / T)
+    # ... and the next calculate uses that error as its previous error.
+    pid.calculate(2.0)
+    assert pid.error_derivative == pytest.approx(0.0)
+
+
+# ---------------------------------------------------------------------- batches
+def test_array_gains_match_scalar_controllers():
+    kp = np.array([0.5, 1.0, 2.0])
+    ki = np.array([0.0, 3.0, 10.0])
+    batch = PIDController(kp, ki, 0.1)
+    singles = [PIDController(p, i, 0.1) for p, i in zip(kp, ki)]
+    for meas in (0.0, 0.3, 0.9, 1.4):
+        out = batch.calculate(np.full(3, meas), 1.0)
+        expected = [c.calculate(meas, 1.0) for c in singles]
+        assert np.allclose(out, expected, rtol=0, atol=1e-12)
+
+
+# ------------------------------------------------------------------- validation
+@pytest.mark.parametrize("args, name", [
+    ((-1.0, 0.0, 0.0), "kp"), ((0.0, -1.0, 0.0), "ki"), ((0.0, 0.0, -1.0), "kd"),
+    ((math.nan, 0.0, 0.0), "kp"), ((0.0, math.inf, 0.0), "ki"),
+])
+def test_bad_gains_raise(args, name):
+    with pytest.raises(ConfigError) as info:
+        PIDController(*args)
+    assert info.value.parameter == name
+
+
+def test_bad_period_and_ranges_raise():
+    with pytest.raises(ConfigError):
+        PIDController(1.0, 0.0, 0.0, period=0.0)
+    pid = PIDController(1.0, 0.0, 0.0)
+    with pytest.raises(ConfigError):
+        pid.enable_continuous_input(1.0, 1.0)
+    with pytest.raises(ConfigError):
+        pid.set_integrator_range(1.0, -1.0)
+    with pytest.raises(ConfigError):
+        pid.set_tolerance(-0.1)
+    with pytest.raises(ConfigError):
+        pid.set_i_zone(-1.0)
+    with pytest.raises(ConfigError):
+        pid.kp = -2.0
+
+
+# ------------------------------------------------------------ profiled PID
+def test_profiled_pid_advances_setpoint_one_period_per_call():
+    # vmax 1, amax 2: from rest the setpoint follows x = t^2 during acceleration.
+    c = ProfiledPIDController(1.0, 0.0, 0.0, 1.0, 2.0, period=0.1)
+    c.reset(0.0)
+    out = c.calculate(0.0, 5.0)
+    assert c.setpoint.position == pytest.approx(0.01, abs=1e-12)
+    assert c.setpoint.velocity == pytest.approx(0.2, abs=1e-12)
+    assert out == pytest.approx(0.01)          # kp * (setpoint - measurement)
+    c.calculate(0.0)
+    assert c.setpoint.position == pytest.approx(0.04, abs=1e-12)
+    assert c.goal == State(5.0, 0.0)
+
+
+def test_profiled_pid_reaches_goal_and_at_goal():
+    c = ProfiledPIDController(1.0, 0.0, 0.0, 1.0, 2.0)
+    c.reset(0.0)
+    assert not c.at_goal()
+    for _ in range(300):                       # 6 s > the 3.5 s profile
+        c.calculate(c.setpoint.position, 3.0)  # perfect tracking
+    assert c.setpoint == State(3.0, 0.0)
+    assert c.at_goal()
+
+
+def test_profiled_pid_reset_uses_measured_velocity():
+    c = ProfiledPIDController(1.0, 0.0, 0.0, 2.0, 1.0, period=0.1)
+    c.reset(1.0, 0.5)
+    c.calculate(1.0, 100.0)
+    # accelerating at 1 from v=0.5 for 0.1 s
+    assert c.setpoint.position == pytest.approx(1.0 + 0.05 + 0.005, abs=1e-12)
+    assert c.setpoint.velocity == pytest.approx(0.6, abs=1e-12)
+
+
+def test_profiled_pid_continuous_goes_the_short_way():
+    c = ProfiledPIDController(1.0, 0.0, 0.0, 10.0, 10.0, period=0.1)
+    c.enable_continuous_input(-math.pi, math.pi)
+    c.reset(3.0)
+    c.calculate(3.0, -3.0)
+    # The goal -3 is re-expressed as 2*pi - 3 ~ 3.28 > 3: the setpoint moves up.
+    assert c.goal.position == pytest.approx(2 * math.pi - 3.0)
+    assert c.setpoint.position > 3.0
+
+
+# ------------------------------------------------------------------- bang-bang
+def test_bang_bang_output_and_tolerance():
+    b = BangBangController(tolerance=0.5)
+    assert b.calculate(1.0, 2.0) == 1.0
+    assert not b.at_setpoint()
+    assert b.calculate(2.0) == 0.0              # equal: not below
+    assert b.at_setpoint()
+    assert b.calculate(2.4) == 0.0
+    assert b.error == pytest.approx(-0.4)
+    assert np.array_equal(b.calculate(np.array([1.0, 3.0])), [1.0, 0.0])
+    with pytest.raises(ConfigError):
+        BangBangController(-1.0)
