@@ -140,4 +140,4 @@ class _BusCoupling(Coupling):
             hi *= 2.0
             if hi > 1e6 * voc:
                 raise ConfigError("battery", voc, "a bus voltage the consumers' currents allow (none found)")
-        return brentq(phi, 0.0, hi, xtol=1e-14, rtol=4e-16)
+        return brentq(phi, 0.0, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)

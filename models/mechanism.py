@@ -31,10 +31,19 @@ where ``F_drive = k / G * T_out`` is the drive force (see :mod:`models.drive`),
 Impacts on a stop are perfectly plastic (the velocity becomes zero; the kinetic
 energy lost is accounted in ``impact_loss`` when energy tracking is on).
 
-With ``track_energy=True`` four extra states integrate the energy flows, J:
+With ``track_energy=True`` extra states integrate the energy flows, J:
 ``energy_in`` (drawn from the bus, ``∫ V_bus I_supply dt``), ``copper_loss``
-(``∫ I² R dt``), ``gear_loss`` and ``friction_loss``, plus ``impact_loss``; so
-``energy_in = ΔKE + ΔPE + copper_loss + gear_loss + friction_loss + impact_loss``.
+(``∫ I² R dt``), ``gear_loss``, ``friction_loss``, ``impact_loss`` and
+``conversion_loss``, so that
+
+    energy_in = ΔKE + ΔPE + copper_loss + gear_loss + friction_loss + impact_loss + conversion_loss.
+
+``conversion_loss = ∫ (E - Kt ω) I dt = ∫ I ω (1/Kv - Kt) dt`` is the electrical power
+the back-EMF absorbs minus the shaft power the motor produces. It is zero for an
+energy-consistent motor (``Kt · Kv = 1`` in SI units). Motor constants derived from a
+datasheet the way WPILib does are not consistent: a NEO has ``Kt · Kv = 1.25``, so
+this model (like WPILib's) makes 25 % more shaft power than it converts, and the term
+is negative. It is kept so the ledger closes and the mismatch is visible.
 """
 from __future__ import annotations
 
@@ -56,7 +65,7 @@ DRIVE_OPTIONS = ("n_motors", "efficiency", "neutral_mode", "stator_current_limit
                  "command", "nominal_bus_voltage", "viscous_friction", "static_friction", "kinetic_friction",
                  "rotor_inertia", "track_energy")
 
-ENERGY_STATES = ("energy_in", "copper_loss", "gear_loss", "friction_loss", "impact_loss")
+ENERGY_STATES = ("energy_in", "copper_loss", "gear_loss", "friction_loss", "impact_loss", "conversion_loss")
 
 _ROTARY_UNITS = {"q": "rad", "v": "rad/s", "a": "rad/s**2", "force": "N*m", "mass": "kg*m**2",
                  "viscous": "N*m*s/rad"}
@@ -226,13 +235,15 @@ class GearedMechanism(System):
                 return np.zeros(2)
             f = self._drive(q, 0.0, u)
             i = f[2]
-            return np.array([0.0, 0.0, u[2] * f[3], i * i * self.drive.R, 0.0, 0.0, 0.0])
+            return np.array([0.0, 0.0, u[2] * f[3], i * i * self.drive.R, 0.0, 0.0, 0.0, 0.0])
         a, f, fric = self._accel(q, v, u, mode)
         if not self.track_energy:
             return np.array([v, a])
         i = f[2]
         tm, w = f[4], self.k * v
-        return np.array([v, a, u[2] * f[3], i * i * self.drive.R, tm * w - f[0] * v, fric * v, 0.0])
+        d = self.drive
+        return np.array([v, a, u[2] * f[3], i * i * d.R, tm * w - f[0] * v, fric * v, 0.0,
+                         i * w * (1.0 / d.Kv - d.Kt)])
 
     def outputs(self, t, x, u):
         q, v = x[0], x[1]

@@ -1,0 +1,354 @@
+"""The hub's firmware: channel registers and the PIDF / RUN_TO_POSITION loop.
+
+The REV Control Hub / Expansion Hub firmware is closed source. Everything in this
+module that is not a register the SDK reads or writes is an APPROXIMATION, and
+every number is a field of :class:`FirmwareConstants`, the one place to change it
+(per hub: ``Hub(firmware=FirmwareConstants(...))``). The "real-hub check"
+(:mod:`controllers.hub_check`) lists what to measure to confirm or replace each.
+
+The loop (one pass per channel every ``loop_period``)
+------------------------------------------------------
+Units (APPROXIMATION, "Gain units" row): output ``32767`` = full duty; velocity
+in encoder ticks/s; position in ticks. Per pass, for an enabled channel::
+
+    RUN_WITHOUT_ENCODER:  out = constant_power                  # (int)(p*32767), sent by the SDK
+    RUN_USING_ENCODER:    v_sp = velocity_target                # ticks/s, sent by the SDK
+    RUN_TO_POSITION:      e_p  = target - count                 # ticks
+                          I_p  = clamp(I_p + Ip*e_p, +-position_i_clamp)
+                          v_sp = Pp*e_p + I_p + Dp*(e_p - e_p_prev) (+ Fp*0)
+                          v_sp = clamp(v_sp, +-abs(velocity_target))   # the speed cap
+    (both encoder modes)  e_v  = v_sp - v_meas                  # ticks/s
+                          I_v  = clamp(I_v + Iv*e_v, +-i_clamp)
+                          out  = clamp(Pv*e_v + I_v + Dv*(e_v - e_v_prev) + Fv*v_sp, +-32767)
+    duty written to the mechanism = raw_sign * out / 32767
+
+"The position loop feeds the velocity loop" (the Structure row) is exact; the
+arithmetic above is not published. ``v_meas`` is the modelled shaft speed exactly
+(the real hub counts over a window, with lag and noise). The I terms add once per
+pass (not per second); D acts on the change of error over one pass. Both
+integrators (and the D memories) are cleared on every change of the channel's
+mode, when the channel is disabled, and on an encoder reset. LegacyPID and PIDF
+run the same arithmetic here.
+
+A disabled channel writes duty 0 with the bridge open (brake 0). An enabled one
+writes brake = 1 for ZeroPowerBehavior.BRAKE, 0 for FLOAT (the mechanism shorts
+the windings only at zero duty).
+
+Registers (exact as the SDK sees them)
+--------------------------------------
+mode (RUN_WITHOUT_ENCODER / RUN_USING_ENCODER / RUN_TO_POSITION: the hub has no
+STOP_AND_RESET_ENCODER mode, the SDK sends a reset command instead), enable,
+constant power, velocity target, target position + tolerance, zero-power
+behaviour, PIDF gains per mode (16.16 fixed point), encoder count (32-bit),
+velocity (reported as a 16-bit int). A channel powers up in RUN_WITHOUT_ENCODER,
+FLOAT, enabled, power 0 (what the SDK's ``LynxDcMotorController.initializeHardware``
+leaves), with no target, and its encoder count is 0 at power-up (the first
+signals the hub sees).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Mapping, Optional
+
+from simcore.errors import ConfigError, ConfigTypeError
+
+from .sdk import (MotorControlAlgorithm, RunMode, TargetPositionNotSetException, ZeroPowerBehavior,
+                  internal_coefficient_from_external)
+
+__all__ = ["FirmwareConstants", "DEFAULT_FIRMWARE", "FULL_SCALE", "round_half_away"]
+
+#: Output full scale of the hub's motor commands (constant power and loop output).
+FULL_SCALE = 32767
+
+
+def round_half_away(x: float) -> int:
+    """Round to the nearest integer, halves away from zero (odd-symmetric)."""
+    return int(math.floor(abs(x) + 0.5)) * (1 if x >= 0 else -1)
+
+
+@dataclass(frozen=True)
+class FirmwareConstants:
+    """Every number of the firmware model, each an APPROXIMATION unless marked otherwise.
+
+    Parameters
+    ----------
+    default_velocity_pidf : tuple (p, i, d, f)
+        APPROXIMATION: gains of RUN_USING_ENCODER at power-up, (10, 3, 0, 0). What
+        teams read back from ``getPIDFCoefficients(RUN_USING_ENCODER)``; goBILDA
+        types in the SDK declare none, so these come from the firmware.
+    default_velocity_algorithm : MotorControlAlgorithm
+        APPROXIMATION: algorithm reported with the default velocity gains (PIDF).
+    default_position_pidf : tuple (p, i, d, f)
+        APPROXIMATION: gains of RUN_TO_POSITION at power-up, (10, 0, 0, 0). The
+        SDK's Core Hex type declares position P = 10; unconfirmed for other motors.
+    default_position_algorithm : MotorControlAlgorithm
+        APPROXIMATION: PIDF.
+    loop_period : float
+        APPROXIMATION: one loop pass every 10 ms (100 Hz), s. Not published; chosen
+        so that the default gains settle a velocity step in a few hundred ms with
+        light overshoot.
+    i_clamp : float
+        APPROXIMATION: bound of the velocity loop's integral term, output units
+        (full scale, 32767).
+    position_i_clamp : float
+        APPROXIMATION: bound of the position loop's integral term (only non-zero
+        gains under LegacyPID reach it), ticks/s.
+    at_target_inclusive : bool
+        APPROXIMATION: the at-target test is ``abs(target - count) <= tolerance``
+        (True) or ``< tolerance`` (False); position only, no speed condition.
+    forget_target_on_reset : bool
+        APPROXIMATION: False, a target once sent is kept across mode changes and
+        encoder resets. True makes an encoder reset forget it (then entering
+        RUN_TO_POSITION again throws TargetPositionNotSetException).
+    mode_change_disables : bool
+        APPROXIMATION: a change of the channel's mode leaves it disabled until the
+        next enable (the SDK always sends one right after, through the power it
+        re-sends); this is how "the hub refuses the channel enable that follows the
+        mode change" leaves the channel off.
+    velocity_report_bits : int
+        APPROXIMATION (from FtcRobotController issue #965): the velocity the hub
+        reports wraps as a signed integer of this many bits (16: above 32767
+        ticks/s it overflows). 0 disables the wrap.
+    current_signal : str
+        APPROXIMATION: which mechanism current ``getCurrent`` reports (absolute
+        value): ``"supply_current"`` (default: the H-bridge's supply-side current,
+        duty x stator current, what a sense resistor in the bridge's supply leg
+        averages to) or ``"stator_current"``.
+    """
+
+    default_velocity_pidf: tuple = (10.0, 3.0, 0.0, 0.0)
+    default_velocity_algorithm: MotorControlAlgorithm = MotorControlAlgorithm.PIDF
+    default_position_pidf: tuple = (10.0, 0.0, 0.0, 0.0)
+    default_position_algorithm: MotorControlAlgorithm = MotorControlAlgorithm.PIDF
+    loop_period: float = 0.010
+    i_clamp: float = float(FULL_SCALE)
+    position_i_clamp: float = float(FULL_SCALE)
+    at_target_inclusive: bool = True
+    forget_target_on_reset: bool = False
+    mode_change_disables: bool = True
+    velocity_report_bits: int = 16
+    current_signal: str = "supply_current"
+
+    def __post_init__(self):
+        for name in ("default_velocity_pidf", "default_position_pidf"):
+            v = getattr(self, name)
+            if not (isinstance(v, tuple) and len(v) == 4 and all(isinstance(c, (int, float)) and
+                                                                  not isinstance(c, bool) and math.isfinite(c)
+                                                                  for c in v)):
+                raise ConfigError(name, v, "a tuple of four finite numbers (p, i, d, f)")
+        for name in ("default_velocity_algorithm", "default_position_algorithm"):
+            if not isinstance(getattr(self, name), MotorControlAlgorithm):
+                raise ConfigTypeError(name, getattr(self, name), "a MotorControlAlgorithm")
+        if not (isinstance(self.loop_period, (int, float)) and self.loop_period > 0):
+            raise ConfigError("loop_period", self.loop_period, "a positive time in s")
+        for name in ("i_clamp", "position_i_clamp"):
+            v = getattr(self, name)
+            if not (isinstance(v, (int, float)) and v >= 0):
+                raise ConfigError(name, v, "a non-negative number")
+        for name in ("at_target_inclusive", "forget_target_on_reset", "mode_change_disables"):
+            if not isinstance(getattr(self, name), bool):
+                raise ConfigTypeError(name, getattr(self, name), "True or False")
+        if self.velocity_report_bits not in (0, 16, 32):
+            raise ConfigError("velocity_report_bits", self.velocity_report_bits, "0, 16 or 32")
+        if self.current_signal not in ("supply_current", "stator_current"):
+            raise ConfigError("current_signal", self.current_signal, "'supply_current' or 'stator_current'")
+
+    def replace(self, **changes) -> "FirmwareConstants":
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+
+#: The firmware model's defaults.
+DEFAULT_FIRMWARE = FirmwareConstants()
+
+
+@dataclass
+class _Gains:
+    """One mode's gains as the hub stores them (16.16 fixed point)."""
+
+    p: int
+    i: int
+    d: int
+    f: int
+    algorithm: MotorControlAlgorithm
+
+    @classmethod
+    def from_external(cls, p, i, d, f, algorithm):
+        q = internal_coefficient_from_external
+        return cls(q(p), q(i), q(d), q(f), algorithm)
+
+    def floats(self):
+        return self.p / 65536.0, self.i / 65536.0, self.d / 65536.0, self.f / 65536.0
+
+
+class Channel:
+    """One motor channel of the hub: its registers, encoder and loop state.
+
+    Methods named ``cmd_*`` are the commands the SDK sends; ``read_*`` are the
+    queries; :meth:`step` is one pass of the firmware loop. Internal: robot code
+    uses :class:`~controllers.hub.motor.DcMotorEx`.
+    """
+
+    def __init__(self, port: int, mechanism_name: str, counts_per_motor_rev: float, raw_sign: int,
+                 default_gains: dict, firmware: FirmwareConstants, hub):
+        self.port = port
+        self.mech = mechanism_name
+        self.counts_per_rad = counts_per_motor_rev / (2 * math.pi)
+        self.raw_sign = raw_sign
+        self.fw = firmware
+        self.hub = hub
+        self.keys = {s: f"{mechanism_name}.{s}" for s in
+                     ("rotor_position", "rotor_velocity", "stator_current", "supply_current", "supply_voltage")}
+        self.duty_key = f"{mechanism_name}.duty"
+        self.brake_key = f"{mechanism_name}.brake"
+        # registers
+        self.mode = RunMode.RUN_WITHOUT_ENCODER
+        self.enabled = True
+        self.zero_power = ZeroPowerBehavior.FLOAT
+        self.constant_power = 0
+        self.velocity_target = 0
+        self.target = 0
+        self.target_set = False
+        self.tolerance = 5
+        self.gains = {m: _Gains(g.p, g.i, g.d, g.f, g.algorithm) for m, g in default_gains.items()}
+        # encoder
+        self.offset: Optional[int] = None  # absolute raw count at power-up / last reset
+        # loop state
+        self.output = 0.0  # last loop output, -32767..32767 (raw frame)
+        self._clear_loop()
+
+    # -- encoder --------------------------------------------------------------------------------
+    def _abs_count(self, signals) -> int:
+        return round_half_away(self.raw_sign * float(signals[self.keys["rotor_position"]]) * self.counts_per_rad)
+
+    def _sync_offset(self, signals) -> None:
+        if signals is not None and self.offset is None:
+            self.offset = self._abs_count(signals)
+
+    def read_count(self) -> int:
+        """The hub's encoder count register (raw direction), counts."""
+        signals = self.hub.signals
+        if signals is None:
+            return 0
+        self._sync_offset(signals)
+        return self._abs_count(signals) - self.offset
+
+    def raw_velocity(self) -> float:
+        """Modelled shaft speed in raw counts/s (what the loop sees)."""
+        signals = self.hub.signals
+        if signals is None:
+            return 0.0
+        return self.raw_sign * float(signals[self.keys["rotor_velocity"]]) * self.counts_per_rad
+
+    def read_velocity(self) -> int:
+        """The velocity the hub reports: nearest whole tick/s (halves away from zero), wrapped to its width."""
+        v = round_half_away(self.raw_velocity())
+        bits = self.fw.velocity_report_bits
+        if bits:
+            half = 1 << (bits - 1)
+            v = (v + half) % (1 << bits) - half
+        return v
+
+    def read_current(self) -> float:
+        """Motor current the hub senses, A (absolute value of ``firmware.current_signal``)."""
+        signals = self.hub.signals
+        if signals is None:
+            return 0.0
+        return abs(float(signals[self.keys[self.fw.current_signal]]))
+
+    def at_target(self) -> bool:
+        """The hub's at-target answer for the target and tolerance it was sent."""
+        err = abs(self.target - self.read_count())
+        return err <= self.tolerance if self.fw.at_target_inclusive else err < self.tolerance
+
+    # -- commands ---------------------------------------------------------------------------------
+    def _clear_loop(self):
+        self.i_vel = 0.0
+        self.i_pos = 0.0
+        self.prev_ev = None
+        self.prev_ep = None
+
+    def cmd_mode(self, mode: RunMode, zero_power: ZeroPowerBehavior) -> None:
+        """LynxSetMotorChannelModeCommand: channel mode and zero-power behaviour."""
+        if zero_power is not ZeroPowerBehavior.UNKNOWN:
+            self.zero_power = zero_power
+        if mode is not self.mode:
+            self.mode = mode
+            self._clear_loop()
+            if self.fw.mode_change_disables:
+                self.enabled = False
+
+    def cmd_constant_power(self, power: int) -> None:
+        """LynxSetMotorConstantPowerCommand, -32767..32767."""
+        self.constant_power = int(power)
+
+    def cmd_velocity_target(self, ticks_per_second: int) -> None:
+        """LynxSetMotorTargetVelocityCommand, -32767..32767 ticks/s."""
+        self.velocity_target = int(ticks_per_second)
+
+    def cmd_target_position(self, target: int, tolerance: int) -> None:
+        """LynxSetMotorTargetPositionCommand (tolerance already validated by the SDK)."""
+        self.target = int(target)
+        self.tolerance = int(tolerance)
+        self.target_set = True
+
+    def cmd_enable(self, enable: bool) -> None:
+        """LynxSetMotorChannelEnableCommand; NACKed (TargetPositionNotSetException) in
+        RUN_TO_POSITION before any target."""
+        if enable:
+            if self.mode is RunMode.RUN_TO_POSITION and not self.target_set:
+                raise TargetPositionNotSetException()
+            self.enabled = True
+        else:
+            if self.enabled:
+                self._clear_loop()
+            self.enabled = False
+
+    def cmd_reset_encoder(self) -> None:
+        """LynxResetMotorEncoderCommand: the count becomes 0 now."""
+        signals = self.hub.signals
+        if signals is None:
+            self.offset = None
+        else:
+            self.offset = self._abs_count(signals)
+        self._clear_loop()
+        if self.fw.forget_target_on_reset:
+            self.target_set = False
+
+    def cmd_pidf(self, mode: RunMode, gains: _Gains) -> None:
+        """LynxSetMotorPIDFControlLoopCoefficientsCommand."""
+        self.gains[mode] = gains
+
+    # -- the loop ---------------------------------------------------------------------------------
+    def step(self, signals: Mapping[str, float]) -> dict:
+        """One firmware pass; returns this channel's ``{duty, brake}`` inputs."""
+        self._sync_offset(signals)
+        if not self.enabled:
+            self.output = 0.0
+            return {self.duty_key: 0.0, self.brake_key: 0.0}
+        brake = 1.0 if self.zero_power is ZeroPowerBehavior.BRAKE else 0.0
+        if self.mode is RunMode.RUN_WITHOUT_ENCODER:
+            out = float(self.constant_power)
+        else:
+            if self.mode is RunMode.RUN_TO_POSITION:
+                pp, pi, pd, pf = self.gains[RunMode.RUN_TO_POSITION].floats()
+                cap = abs(self.velocity_target)
+                ep = self.target - (self._abs_count(signals) - self.offset)
+                lim = self.fw.position_i_clamp
+                self.i_pos = min(max(self.i_pos + pi * ep, -lim), lim)
+                dp = pd * (ep - self.prev_ep) if self.prev_ep is not None else 0.0
+                self.prev_ep = ep
+                v_sp = min(max(pp * ep + self.i_pos + dp, -cap), cap)
+            else:
+                v_sp = float(self.velocity_target)
+            vp, vi, vd, vf = self.gains[RunMode.RUN_USING_ENCODER].floats()
+            ev = v_sp - self.raw_velocity()
+            lim = self.fw.i_clamp
+            self.i_vel = min(max(self.i_vel + vi * ev, -lim), lim)
+            dv = vd * (ev - self.prev_ev) if self.prev_ev is not None else 0.0
+            self.prev_ev = ev
+            out = vp * ev + self.i_vel + dv + vf * v_sp
+            out = min(max(out, -FULL_SCALE), FULL_SCALE)
+        self.output = out
+        return {self.duty_key: self.raw_sign * out / FULL_SCALE, self.brake_key: brake}

@@ -1,0 +1,330 @@
+"""The hub firmware model (the seed's "Approximation" table) and the hub's configuration.
+
+Part 1 drives the firmware function with hand-made signals (no engine): the
+arithmetic the Approximation table states (gain units, I once per pass, clamp,
+clearing, at-target boundary, target memory) and that each FirmwareConstants
+field, changed, changes behaviour. Part 2 runs the engine on an unloaded motor
+(maxAccel 12 free speeds per second, the seed's reference case): the velocity
+step, the feedforward-units check and RUN_TO_POSITION at power 1.0 and 0.3,
+with headroom, as the seed asks of firmware tests.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import models
+from controllers.hub import (CurrentUnit, FirmwareConstants, Hub, RunMode,
+                             TargetPositionNotSetException, ZeroPowerBehavior, linear_opmode)
+from models.ftc_motor_types import GOBILDA_5203_312, NEVEREST_20
+from simcore.errors import ConfigError
+
+from test_hub_exact import FakeMech, NR20_MAX_TPS, Sig
+
+
+def make(firmware=None, motor_type=NEVEREST_20):
+    hub = Hub(firmware=firmware)
+    m = hub.motor(0, FakeMech("m", motor_type))
+    sig = Sig("m", 28.0, 1)
+    hub.firmware_step(0.0, sig)
+    return hub, m, sig
+
+
+def step(hub, sig):
+    out = hub.firmware_step(0.0, sig)
+    return out["m.duty"], out["m.brake"]
+
+
+# ================================================================================================
+# Part 1: firmware arithmetic, no engine
+# ================================================================================================
+def test_open_loop_writes_truncated_power_and_brake_follows_zero_power_behavior():
+    hub, m, sig = make()
+    assert m.getZeroPowerBehavior() is ZeroPowerBehavior.FLOAT  # as the SDK's initializeHardware leaves it
+    m.setPower(0.123456)
+    assert step(hub, sig) == (int(0.123456 * 32767) / 32767, 0.0)
+    m.setZeroPowerBehavior(ZeroPowerBehavior.BRAKE)
+    assert step(hub, sig)[1] == 1.0
+    m.setMotorDisable()  # disabled: bridge off
+    assert step(hub, sig) == (0.0, 0.0)
+    assert m.getAppliedPhysicalPower() == 0.0
+    m.setPower(-0.25)  # re-enables
+    assert step(hub, sig) == (int(-0.25 * 32767) / 32767, 1.0)
+    assert m.getAppliedPhysicalPower() == int(-0.25 * 32767) / 32767
+
+
+def test_i_term_adds_once_per_pass_and_is_clamped_to_full_scale():
+    hub, m, sig = make()
+    m.setVelocityPIDFCoefficients(0, 1, 0, 0)
+    m.setVelocity(100)  # measured 0: error 100 ticks/s
+    assert [step(hub, sig)[0] * 32767 for _ in range(3)] == pytest.approx([100, 200, 300])
+    m.setVelocityPIDFCoefficients(0, 1000, 0, 0)
+    for _ in range(5):
+        d, _ = step(hub, sig)
+    assert d == 1.0  # clamped at full scale...
+    sig.set(tps=110)  # error -10: one pass removes 1000 * 10 from the clamped integral
+    assert step(hub, sig)[0] * 32767 == pytest.approx(32767 - 10_000)
+
+
+def test_gain_units_p_d_f():
+    hub, m, sig = make()
+    m.setVelocityPIDFCoefficients(2, 0, 0, 0)
+    m.setVelocity(1000)
+    sig.set(tps=400)
+    assert step(hub, sig)[0] * 32767 == pytest.approx(2 * 600)  # output per tick/s of error
+    m.setVelocityPIDFCoefficients(0, 0, 1, 0)
+    sig.set(tps=0)
+    step(hub, sig)  # first pass: no D history
+    sig.set(tps=300)
+    assert step(hub, sig)[0] * 32767 == pytest.approx(-300)  # D: change of error over one pass
+    f = 32767 / NR20_MAX_TPS
+    m.setVelocityPIDFCoefficients(0, 0, 0, f)
+    m.setVelocity(1000)
+    assert step(hub, sig)[0] == pytest.approx(1000 / NR20_MAX_TPS, rel=1e-4)  # F * target, 32767 = full
+    # position P: ticks/s of velocity target per tick of error (velocity loop made a pure gain of 1)
+    m.setVelocityPIDFCoefficients(1, 0, 0, 0)
+    m.setPositionPIDFCoefficients(3)
+    m.setTargetPosition(50)
+    m.setMode(RunMode.RUN_TO_POSITION)
+    m.setPower(1.0)
+    sig.set(ticks=0, tps=0)
+    assert step(hub, sig)[0] * 32767 == pytest.approx(3 * 50)
+
+
+def test_integrator_cleared_on_mode_change_disable_and_encoder_reset():
+    def fresh():
+        hub, m, sig = make()
+        m.setVelocityPIDFCoefficients(0, 1, 0, 0)
+        m.setVelocity(100)
+        for _ in range(4):
+            step(hub, sig)
+        return hub, m, sig
+
+    hub, m, sig = fresh()
+    assert step(hub, sig)[0] * 32767 == pytest.approx(500)  # accumulating
+    hub, m, sig = fresh()
+    m.setMotorDisable()
+    step(hub, sig)
+    m.setVelocity(100)  # enables again
+    assert step(hub, sig)[0] * 32767 == pytest.approx(100)
+    hub, m, sig = fresh()
+    m.setMode(RunMode.STOP_AND_RESET_ENCODER)
+    m.setMode(RunMode.RUN_USING_ENCODER)
+    m.setVelocity(100)
+    assert step(hub, sig)[0] * 32767 == pytest.approx(100)
+    hub, m, sig = fresh()
+    m.setTargetPosition(0)
+    m.setMode(RunMode.RUN_TO_POSITION)  # a change of the channel's mode
+    m.setMode(RunMode.RUN_USING_ENCODER)
+    m.setVelocity(100)
+    assert step(hub, sig)[0] * 32767 == pytest.approx(100)
+
+
+def test_at_target_boundary_inclusive_by_default_and_overridable():
+    for inclusive, busy_at_boundary in ((True, False), (False, True)):
+        hub, m, sig = make(FirmwareConstants(at_target_inclusive=inclusive))
+        m.setTargetPosition(100)
+        m.setMode(RunMode.RUN_TO_POSITION)
+        m.setPower(0.0)
+        sig.set(ticks=95)  # exactly the tolerance 5 away
+        assert m.isBusy() is busy_at_boundary
+        sig.set(ticks=96)
+        assert m.isBusy() is False
+
+
+def test_at_target_has_no_speed_condition():
+    hub, m, sig = make()
+    m.setTargetPosition(100)
+    m.setMode(RunMode.RUN_TO_POSITION)
+    m.setPower(1.0)
+    sig.set(ticks=100, tps=2000)  # passing through the target at speed
+    assert m.isBusy() is False
+
+
+def test_target_memory_kept_across_reset_unless_overridden():
+    hub, m, sig = make()
+    m.setTargetPosition(300)
+    m.setMode(RunMode.RUN_TO_POSITION)
+    m.setPower(0.5)
+    sig.set(ticks=300)
+    m.setMode(RunMode.STOP_AND_RESET_ENCODER)
+    m.setMode(RunMode.RUN_TO_POSITION)  # no new target: the old one is kept
+    assert m.getCurrentPosition() == 0 and m.isBusy() is True
+    assert step(hub, sig)[0] > 0  # drives to 300 in the new frame
+    hub, m, sig = make(FirmwareConstants(forget_target_on_reset=True))
+    m.setTargetPosition(300)
+    m.setMode(RunMode.RUN_TO_POSITION)
+    m.setPower(0.5)
+    m.setMode(RunMode.STOP_AND_RESET_ENCODER)
+    with pytest.raises(TargetPositionNotSetException):
+        m.setMode(RunMode.RUN_TO_POSITION)
+
+
+def test_firmware_constants_change_defaults_period_velocity_wrap_and_current_signal():
+    fw = FirmwareConstants(default_velocity_pidf=(20.0, 1.0, 0.0, 5.0), default_position_pidf=(4.0, 0.0, 0.0, 0.0),
+                           loop_period=0.002, velocity_report_bits=16, current_signal="stator_current")
+    hub, m, sig = make(fw)
+    v = m.getPIDFCoefficients(RunMode.RUN_USING_ENCODER)
+    assert (v.p, v.i, v.d, v.f) == (20, 1, 0, 5)
+    assert m.getPIDFCoefficients(RunMode.RUN_TO_POSITION).p == 4
+    assert hub.controllers()[0].period == 0.002
+    assert Hub(loop_period=0.005).controllers()[0].period == 0.005
+    sig.set(tps=40000)
+    assert m.getVelocity() == 40000 - 65536  # 16-bit report overflows
+    hub2, m2, sig2 = make(FirmwareConstants(velocity_report_bits=0))
+    sig2.set(tps=40000)
+    assert m2.getVelocity() == 40000
+    sig["m.stator_current"], sig["m.supply_current"] = -3.0, -1.2
+    assert m.getCurrent(CurrentUnit.AMPS) == 3.0
+    sig2["m.stator_current"], sig2["m.supply_current"] = -3.0, -1.2
+    assert m2.getCurrent(CurrentUnit.AMPS) == 1.2  # default: |supply current|
+    assert m2.getCurrent(CurrentUnit.MILLIAMPS) == pytest.approx(1200.0)
+    with pytest.raises(ConfigError):
+        FirmwareConstants(current_signal="bus")
+    with pytest.raises(ConfigError):
+        FirmwareConstants(loop_period=0)
+
+
+def test_encoder_zero_at_power_up_and_reads_before_any_signals():
+    hub = Hub()
+    m = hub.motor(0, FakeMech("m", NEVEREST_20))
+    assert m.getCurrentPosition() == 0 and m.getVelocity() == 0.0 and m.getCurrent(CurrentUnit.AMPS) == 0.0
+    sig = Sig("m", 28.0)
+    sig.set(ticks=1234.4)
+    hub.firmware_step(0.0, sig)  # power-up: the count starts at 0 wherever the shaft is
+    assert m.getCurrentPosition() == 0
+    sig.set(ticks=1244.4)
+    assert m.getCurrentPosition() == 10  # nearest whole count now, minus the count at power-up (1234)
+    sig.set(ticks=1244.6)
+    assert m.getCurrentPosition() == 11
+
+
+def test_hub_configuration_errors():
+    hub = Hub()
+    hub.motor(0, FakeMech("a", NEVEREST_20))
+    with pytest.raises(ConfigError):
+        hub.motor(0, FakeMech("b", NEVEREST_20))  # port used
+    with pytest.raises(ConfigError):
+        hub.motor(1, FakeMech("a", NEVEREST_20))  # mechanism already driven
+    with pytest.raises(ConfigError):
+        hub.motor(4, FakeMech("c", NEVEREST_20))
+    no_type = FakeMech("d", None)
+    del no_type.motor_type
+    with pytest.raises(ConfigError, match="motor_type"):
+        hub.motor(2, no_type)
+    hub.motor(2, no_type, NEVEREST_20)  # given explicitly: fine
+    lacking = FakeMech("e", NEVEREST_20)
+    lacking.input_names = ("voltage", "brake")
+    with pytest.raises(ConfigError, match="duty"):
+        hub.motor(3, lacking)
+    assert isinstance(ConfigError("x", 1, "y"), ValueError)
+
+
+# ================================================================================================
+# Part 2: with the engine, on an unloaded motor
+# ================================================================================================
+import simcore  # noqa: E402
+
+T = GOBILDA_5203_312
+MAX_ACCEL = 12.0  # free speeds per second, the seed's reference case
+CPR = 28.0
+
+
+def unloaded(name="m"):
+    """An unloaded 312 rpm goBILDA accelerating by MAX_ACCEL free speeds per second at stall."""
+    return models.HubMotor(T, rotor_inertia=T.motor.stall_torque / (T.motor.free_speed * MAX_ACCEL), name=name)
+
+
+def free_tps():
+    """No-load speed of the modelled motor at 12 V in hub counts/s: V * Kv (the datasheet free
+    current loads nothing in the model, so this is 2.8 % above the datasheet's 5900 rpm)."""
+    return T.motor.nominal_voltage * T.motor.Kv / (2 * math.pi) * CPR
+
+
+def run(code, t_end, firmware=None, period=0.01):
+    mech = unloaded()
+    hub = Hub(firmware=firmware)
+    m = hub.motor(0, mech, T)
+    res = simcore.simulate([mech], t_end, controllers=[linear_opmode(lambda: code(m), period=period, hubs=[hub]),
+                                                       *hub.controllers()])
+    return res, m
+
+
+def ticks_per_s(res):  # speed in FORWARD-motor ticks/s (mechanism frame)
+    return res["m.rotor_velocity"] / (2 * math.pi) * CPR
+
+
+def velocity_step(firmware=None):
+    target = free_tps() / 2
+
+    def code(m):
+        m.setVelocity(target)
+        while True:
+            yield
+
+    res, m = run(code, 1.5, firmware)
+    w = ticks_per_s(res)
+    t98 = res.t[np.argmax(w >= 0.98 * target)]
+    overshoot = w.max() / target - 1
+    steady = abs(res.sample("m.rotor_velocity", [1.4])[0] / (2 * math.pi) * CPR - target)
+    return t98, overshoot, steady
+
+
+def test_velocity_step_to_half_free_speed_under_default_gains():
+    t98, overshoot, steady = velocity_step()
+    # the seed: "reaches 98% in about 0.3 s with about 10% overshoot for maxAccel 12"
+    assert 0.03 < t98 < 0.4
+    assert 0.02 < overshoot < 0.25
+    assert steady < 1.0  # ticks/s: the integral removes the error (target rounded to a whole tick/s)
+
+
+def test_loop_period_constant_changes_the_velocity_step():
+    t98_10ms, over_10ms, _ = velocity_step()
+    t98_30ms, over_30ms, _ = velocity_step(FirmwareConstants(loop_period=0.030))
+    # I adds once per pass: a slower loop has a third of the integral action per second,
+    # so the step overshoots much less and reaches 98 % later
+    assert over_30ms < over_10ms - 0.05
+    assert t98_30ms > 1.5 * t98_10ms
+
+
+def test_feedforward_units_f_equals_full_scale_over_free_speed_gives_half_speed():
+    target = free_tps() / 2
+
+    def code(m):
+        m.setVelocityPIDFCoefficients(0, 0, 0, 32767 / free_tps())
+        m.setVelocity(target)
+        while True:
+            yield
+
+    res, m = run(code, 1.0)
+    assert res.sample("m.rotor_velocity", [0.95])[0] / (2 * math.pi) * CPR == pytest.approx(target, rel=0.01)
+
+
+@pytest.mark.parametrize("power", [1.0, 0.3])
+def test_run_to_position_2000_ticks(power):
+    log = {}
+
+    def code(m):
+        m.setTargetPosition(2000)
+        m.setMode(RunMode.RUN_TO_POSITION)
+        m.setPower(power)
+        t = 0.0
+        while m.isBusy():
+            t = yield
+        log["not_busy"] = (t, m.getCurrentPosition())
+        while True:
+            yield
+
+    cap = power * T.getAchieveableMaxTicksPerSecondRounded()
+    res, m = run(code, 1.5 / power + 1.5)
+    pos = res["m.rotor_position"] / (2 * math.pi) * CPR
+    w = ticks_per_s(res)
+    t_nb, p_nb = log["not_busy"]
+    assert abs(p_nb - 2000) <= 5
+    assert 2000 / cap < t_nb < 2000 / cap + 0.6  # cruise at the cap, plus accelerating and settling
+    assert 0 <= pos.max() - 2000 < 60  # peak overshoot, ticks
+    assert abs(pos[-1] - 2000) <= 5
+    # the speed cap: cruise speed at the cap (the velocity loop's step overshoot shows in the peak)
+    cruise = (res.t > 0.4) & (pos < 1500)
+    assert np.mean(w[cruise]) == pytest.approx(cap, rel=0.02)
+    assert cap * 0.98 < w.max() < cap * 1.15
