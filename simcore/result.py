@@ -114,6 +114,11 @@ class Result:
 
         return Q_(self[name], self.unit(name) or "dimensionless")
 
+    @property
+    def controller_names(self) -> list[str]:
+        """Names of the controllers whose ticks were recorded, in the order given."""
+        return list(self._ticks)
+
     def ticks(self, controller_name: str) -> np.ndarray:
         """Tick times (s) of the named controller."""
         try:

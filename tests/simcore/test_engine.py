@@ -110,6 +110,7 @@ def test_multirate_ticks_coincide_exactly_and_in_order():
     r = simulate(TwoStatePlant(), 5.0, [slow, fast])
     assert len(r.ticks("fast")) == 501
     assert len(r.ticks("slow")) == 167
+    assert r.controller_names == ["slow", "fast"]
     common = set(r.ticks("fast")) & set(r.ticks("slow"))
     assert len(common) == 167  # every slow tick is bit-identical to a fast one
     for i, (name, t) in enumerate(order):
