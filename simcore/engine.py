@@ -147,6 +147,9 @@ class Simulator:
         for c in controllers:
             if not isinstance(c, PeriodicController):
                 raise ConfigTypeError("controllers", c, "PeriodicController instances")
+        cnames = [c.name for c in controllers]
+        if len(set(cnames)) != len(cnames):
+            raise ConfigError("controllers", cnames, "controllers with distinct names (tick logs are kept by name)")
         if method not in METHODS:
             raise ConfigError("method", method, f"one of {', '.join(METHODS)}")
         for pname, v in (("rtol", rtol), ("atol", atol)):
@@ -482,6 +485,8 @@ class Simulator:
                     fired_systems.add(k)
                     if self._terminated:
                         return
+            if fired_systems:
+                return  # the event's after-row is the row after the tick
         self._record(t, self._X)
 
     # -- integration -------------------------------------------------------------------------

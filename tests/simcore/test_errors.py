@@ -109,6 +109,13 @@ def test_robot_code_exception_keeps_type_and_reports_time():
     assert any("t=0.2 s" in n for n in ei.value.__notes__)
 
 
+def test_controllers_need_distinct_names():
+    a = PeriodicController(0.1, lambda t, s: None, name="loop")
+    b = PeriodicController(0.05, lambda t, s: None, name="loop")
+    with pytest.raises(ConfigError, match="distinct names"):
+        simulate(Scalar(), 1.0, [a, b])
+
+
 def test_bad_system_definitions():
     with pytest.raises(ConfigError, match="distinct names"):
         simulate([Scalar(), Scalar()], 1.0)
