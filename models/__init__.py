@@ -12,7 +12,11 @@ from .flywheel import Flywheel
 from . import hub_motor
 from .hub_motor import HubMotor
 from .mechanism import GearedMechanism
+from .mecanum import MecanumDrive
+from .swerve import SwerveDrive
+from .tank import CharacterizedTankDrive, TankDrive, rectangle_moi
 from .motors import DCMotor
 
 __all__ = ["motors", "DCMotor", "MotorDrive", "GearedMechanism", "Flywheel", "Arm", "Elevator", "Battery",
-           "hub_motor", "HubMotor"]
+           "hub_motor", "HubMotor", "TankDrive", "CharacterizedTankDrive", "rectangle_moi", "SwerveDrive",
+           "MecanumDrive"]

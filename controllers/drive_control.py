@@ -1,0 +1,249 @@
+"""Drivetrain control loops as periodic controllers (zero-order holds).
+
+**Swerve** (:func:`swerve_module_controllers`): the structure of an FRC swerve
+drive. A chassis loop (default 50 Hz, the roboRIO's loop) asks ``command_fn`` for
+chassis speeds, turns them into module states with
+:class:`~controllers.kinematics.SwerveKinematics` and optionally desaturates them.
+Each module's motor-controller loop (default 1 kHz, a Talon FX's) then:
+
+* optimizes the module target against the *current* steer angle
+  (:meth:`SwerveModuleState.optimize`: never more than a 90-degree turn; the wheel
+  reverses instead), optionally scales the speed by the cosine of the steer error;
+* steers with a PD on the wrapped angle error: ``V = kp e - kd rate``;
+* drives with a velocity feedforward plus P: ``V = kV v* + kP (v* - v)``, where
+  ``kV = G / (r Kv)`` (the voltage at which the motor turns the wheel at ``v*``
+  with no load) unless given.
+
+The targets each module loop uses are kept in ``controllers[0].targets`` (a list of
+:class:`SwerveModuleState` after optimization, updated at every module tick) for
+inspection.
+
+**Tank** (:func:`tank_drive_controller`): chassis speeds to side voltages through
+:class:`~controllers.kinematics.DifferentialKinematics`: ``V = kV v* + kP (v* -
+v)`` per side, ``kV`` from the motor (physical drive) or the characterized
+``kv_linear``/``kv_angular`` (then ``V = kv_lin v + kv_ang omega`` exactly, as
+SysId feedforward, plus ``ks`` toward the motion).
+"""
+from __future__ import annotations
+
+__all__ = ["swerve_module_controllers", "tank_drive_controller", "tank_voltages", "SwerveCommand"]
+
+import math
+from typing import Callable
+
+from simcore.controller import PeriodicController
+from simcore.errors import ConfigError, ConfigTypeError, check_finite
+
+from .geometry import wrap_angle
+from .kinematics import ChassisSpeeds, DifferentialKinematics, SwerveKinematics, SwerveModuleState
+
+
+def _speeds(value) -> ChassisSpeeds:
+    if isinstance(value, ChassisSpeeds):
+        return value
+    try:
+        vx, vy, om = value
+    except (TypeError, ValueError):
+        raise ConfigTypeError("command_fn()", value, "ChassisSpeeds or a (vx, vy, omega) triple") from None
+    return ChassisSpeeds(float(vx), float(vy), float(om))
+
+
+class SwerveCommand:
+    """Shared state between the chassis loop and the module loops.
+
+    Attributes
+    ----------
+    requested : list of SwerveModuleState
+        What the chassis loop last asked of each module (before optimization).
+    targets : list of SwerveModuleState
+        What each module loop last drove to (after optimization).
+    speeds : ChassisSpeeds
+        Last chassis speeds from ``command_fn``.
+    """
+
+    def __init__(self, n):
+        self.requested = [SwerveModuleState(0.0, 0.0) for _ in range(n)]
+        self.targets = list(self.requested)
+        self.speeds = ChassisSpeeds()
+
+
+def swerve_module_controllers(swerve, kinematics: SwerveKinematics, command_fn: Callable, *, rate=1000.0,
+                              chassis_rate=50.0, steer_kp=None, steer_kd=None, drive_kp=None, drive_kv=None,
+                              max_speed=None, optimize=True, cosine_scale=False,
+                              field_relative=False) -> list:
+    """The chassis loop and one loop per module for a :class:`models.SwerveDrive`.
+
+    Parameters
+    ----------
+    swerve : models.SwerveDrive
+        The drivetrain (its name addresses the signals; its motors give defaults).
+    kinematics : SwerveKinematics
+        Module positions as the robot code knows them.
+    command_fn : callable ``command_fn(t, signals) -> ChassisSpeeds or (vx, vy, omega)``
+        Robot-relative speeds (field-relative with ``field_relative=True``), m/s, rad/s.
+    rate : float
+        Module loop rate, Hz (default 1000).
+    chassis_rate : float
+        Chassis loop rate, Hz (default 50).
+    steer_kp : float, optional
+        V per rad of steer error (default: see Notes).
+    steer_kd : float, optional
+        V per rad/s of steer rate (default: see Notes).
+    drive_kp : float, optional
+        V per m/s of wheel speed error (default ``2 * drive_kv``).
+    drive_kv : float, optional
+        V per m/s of wheel speed (default from the drive motor: ``G / (r Kv)``).
+    max_speed : float, optional
+        Desaturate module speeds to this, m/s.
+    optimize : bool
+        Apply :meth:`SwerveModuleState.optimize` (default True).
+    cosine_scale : bool
+        Scale each speed by the cosine of its steer error.
+    field_relative : bool
+        ``command_fn`` returns field-relative speeds (converted with the true heading).
+
+    Returns
+    -------
+    list of PeriodicController
+        The chassis loop first (its ``command`` attribute is the shared
+        :class:`SwerveCommand`), then one loop per module.
+
+    Notes
+    -----
+    Steer gains by default place the steer loop (steer motor, gearing and the
+    swerve's ``steer_moi``) at a critically damped pair with time constant
+    ``tau = 10 ms``: with ``g = Kt G / R`` (N·m per V at rest) and the motor's own
+    back-EMF damping ``b = Kt G^2 / (R Kv)``, ``kp = J_s / (g tau^2)`` and ``kd =
+    max(0, (2 J_s / tau - b) / g)``. With ``command="duty"`` motors the voltages
+    are divided by the nominal bus voltage.
+    """
+    if not isinstance(kinematics, SwerveKinematics):
+        raise ConfigTypeError("kinematics", kinematics, "a controllers.kinematics.SwerveKinematics")
+    n = kinematics.n_modules
+    if getattr(swerve, "n_modules", None) != n:
+        raise ConfigError("kinematics", kinematics, f"{getattr(swerve, 'n_modules', '?')} modules, as the swerve")
+    rate = check_finite("rate", rate)
+    chassis_rate = check_finite("chassis_rate", chassis_rate)
+    if rate <= 0 or chassis_rate <= 0:
+        raise ConfigError("rate", (rate, chassis_rate), "positive rates in Hz")
+    dr, st = swerve.drive, swerve.steer
+    if drive_kv is None:
+        drive_kv = dr.gearing / (swerve.wheel_radius * dr.Kv)
+    if drive_kp is None:
+        drive_kp = 2.0 * drive_kv
+    tau = 0.01
+    gain = st.Kt * st.gearing / st.R  # N·m per V at standstill
+    if steer_kp is None:
+        steer_kp = swerve.steer_moi / (gain * tau * tau)
+    if steer_kd is None:
+        emf_damping = st.Kt * st.gearing * st.gearing / (st.R * st.Kv)  # N·m per rad/s
+        steer_kd = max(0.0, (2.0 * swerve.steer_moi / tau - emf_damping) / gain)
+    if st.command == "duty" or dr.command == "duty":
+        scale_s = 1.0 / st.nominal_bus_voltage if st.command == "duty" else 1.0
+        scale_d = 1.0 / dr.nominal_bus_voltage if dr.command == "duty" else 1.0
+    else:
+        scale_s = scale_d = 1.0
+    name = swerve.name
+    cmd = SwerveCommand(n)
+    heading_key = f"{name}.heading"
+
+    def chassis(t, signals):
+        speeds = _speeds(command_fn(t, signals))
+        if field_relative:
+            speeds = ChassisSpeeds.from_field_relative(*speeds, signals[heading_key])
+        cmd.speeds = speeds
+        states = kinematics.to_module_states(speeds)
+        if max_speed is not None:
+            states = SwerveKinematics.desaturate(states, max_speed)
+        cmd.requested = list(states)
+        return None
+
+    chassis_loop = PeriodicController(1.0 / chassis_rate, chassis, name=f"{name}_chassis")
+    chassis_loop.command = cmd
+    chassis_loop.targets = cmd.targets
+    loops = [chassis_loop]
+    for i in range(n):
+        angle_key = f"{name}.steer_angle_{i}"
+        rate_key = f"{name}.steer_rate_{i}"
+        speed_key = f"{name}.wheel_speed_{i}"
+        drive_in = f"{name}.{swerve.drive_input_names[i]}"
+        steer_in = f"{name}.{swerve.steer_input_names[i]}"
+
+        def module(t, signals, i=i, angle_key=angle_key, rate_key=rate_key, speed_key=speed_key,
+                   drive_in=drive_in, steer_in=steer_in):
+            angle = signals[angle_key]
+            target = cmd.requested[i]
+            if optimize:
+                target = target.optimize(angle)
+            error = wrap_angle(target.angle - angle)
+            speed = target.speed * math.cos(error) if cosine_scale else target.speed
+            cmd.targets[i] = SwerveModuleState(speed, target.angle)
+            v_steer = steer_kp * error - steer_kd * signals[rate_key]
+            v_drive = drive_kv * speed + drive_kp * (speed - signals[speed_key])
+            return {drive_in: v_drive * scale_d, steer_in: v_steer * scale_s}
+
+        loops.append(PeriodicController(1.0 / rate, module, name=f"{name}_module_{i}"))
+    return loops
+
+
+def tank_voltages(drive, speeds, *, measured=None, kp=0.0):
+    """Side voltages for chassis speeds on a tank drive (feedforward, optional P).
+
+    Parameters
+    ----------
+    drive : models.TankDrive or CharacterizedTankDrive
+    speeds : ChassisSpeeds or (vx, vy, omega)
+        ``vy`` is ignored.
+    measured : (left, right), optional
+        Measured side speeds, m/s, for the P term.
+    kp : float
+        V per m/s of side speed error.
+
+    Returns
+    -------
+    (left_voltage, right_voltage) : tuple of float
+    """
+    vx, _, om = _speeds(speeds)
+    kin = DifferentialKinematics(drive.track_width)
+    left, right = kin.to_wheel_speeds(ChassisSpeeds(vx, 0.0, om))
+    if hasattr(drive, "kv_linear"):
+        ff_lin = drive.kv_linear * vx
+        ff_ang = drive.kv_angular * om
+        vl, vr = ff_lin - ff_ang, ff_lin + ff_ang
+        if drive.ks:
+            vl += math.copysign(drive.ks, vl) if vl else 0.0
+            vr += math.copysign(drive.ks, vr) if vr else 0.0
+    else:
+        kv = drive.gearing / (drive.wheel_radius * drive.drive.Kv)
+        vl, vr = kv * left, kv * right
+    if measured is not None and kp:
+        vl += kp * (left - measured[0])
+        vr += kp * (right - measured[1])
+    return vl, vr
+
+
+def tank_drive_controller(drive, command_fn: Callable, *, rate=50.0, kp=0.0) -> PeriodicController:
+    """A periodic controller driving a tank drive at the chassis speeds ``command_fn(t, signals)`` asks.
+
+    Parameters
+    ----------
+    drive : models.TankDrive or CharacterizedTankDrive
+    command_fn : callable ``(t, signals) -> ChassisSpeeds or (vx, vy, omega)``
+    rate : float
+        Hz (default 50).
+    kp : float
+        V per m/s of side-speed error (default 0: feedforward only).
+    """
+    rate = check_finite("rate", rate)
+    if rate <= 0:
+        raise ConfigError("rate", rate, "a positive rate in Hz")
+    name = drive.name
+    cmd = getattr(getattr(drive, "drive", None), "command", "voltage")
+    bus_scale = 1.0 / drive.drive.nominal_bus_voltage if cmd == "duty" else 1.0
+    lk, rk = f"{name}.left_velocity", f"{name}.right_velocity"
+
+    def tank(t, signals):
+        vl, vr = tank_voltages(drive, command_fn(t, signals), measured=(signals[lk], signals[rk]), kp=kp)
+        return {f"{name}.left_{cmd}": vl * bus_scale, f"{name}.right_{cmd}": vr * bus_scale}
+
+    return PeriodicController(1.0 / rate, tank, name=f"{name}_tank")

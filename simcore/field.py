@@ -1,0 +1,109 @@
+"""Field view of a drivetrain run: the path, the robot outline at intervals, swerve module vectors.
+
+Reads the pose signals ``<drive>.x``, ``<drive>.y``, ``<drive>.heading`` (field
+frame, m and rad) from a :class:`~simcore.result.Result`. The drive object is only
+asked, by duck typing, for its ``name``, its ``outline()`` (robot-frame polygon,
+m) and, for a swerve drive, ``module_positions`` together with the recorded
+``steer_angle_<i>`` and ``wheel_speed_<i>`` signals (``simcore`` imports no model).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .errors import ConfigError
+
+__all__ = ["plot_field", "FRC_FIELD", "FTC_FIELD"]
+
+#: FRC field (2024-2026 style), length x width, m.
+FRC_FIELD = (16.54, 8.07)
+#: FTC field, 12 ft x 12 ft, m.
+FTC_FIELD = (3.6576, 3.6576)
+
+
+def _rotate(points, x, y, heading):
+    c, s = math.cos(heading), math.sin(heading)
+    return [(x + c * px - s * py, y + s * px + c * py) for px, py in points]
+
+
+def plot_field(result, drive, *, every=0.5, ax=None, field=None, vector_scale=None):
+    """Plot a drivetrain's path on the field and return the Figure.
+
+    Parameters
+    ----------
+    result : Result
+        A run containing ``<name>.x``, ``<name>.y``, ``<name>.heading``.
+    drive : System
+        The drivetrain (``name``; optional ``outline()`` and ``module_positions``).
+    every : float
+        Interval between drawn robot outlines, s (> 0).
+    ax : matplotlib Axes, optional
+        Draw into these axes (their figure is returned).
+    field : (length, width), optional
+        Draw the field boundary from (0, 0), m (e.g. :data:`FRC_FIELD`).
+    vector_scale : float, optional
+        Length of a module vector per m/s of wheel speed, s (default: the
+        fastest wheel draws as long as half the robot).
+    """
+    import matplotlib.pyplot as plt
+
+    if not (isinstance(every, (int, float)) and not isinstance(every, bool) and every > 0 and math.isfinite(every)):
+        raise ConfigError("every", every, "a positive interval in s")
+    name = getattr(drive, "name", drive)
+    keys = [f"{name}.{s}" for s in ("x", "y", "heading")]
+    for k in keys:
+        if k not in result:
+            raise ConfigError("result", k, f"a result recording {k!r}")
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7, 6))
+    else:
+        fig = ax.figure
+    x, y, h = (result[k] for k in keys)
+    ax.plot(x, y, color="C0", linewidth=1.2, label="path")
+    ax.plot(x[:1], y[:1], "o", color="C2", label="start")
+    ax.plot(x[-1:], y[-1:], "s", color="C3", label="end")
+
+    outline = list(drive.outline()) if hasattr(drive, "outline") else [(0.3, 0.3), (-0.3, 0.3), (-0.3, -0.3),
+                                                                        (0.3, -0.3)]
+    size = max(max(abs(px), abs(py)) for px, py in outline)
+    t0, t1 = float(result.t[0]), float(result.t[-1])
+    times = t0 + every * np.arange(int(math.floor((t1 - t0) / every + 1e-9)) + 1)
+    xs, ys, hs = (result.sample(k, times) for k in keys)
+
+    positions = getattr(drive, "module_positions", None)
+    has_modules = positions is not None and f"{name}.steer_angle_0" in result
+    if has_modules:
+        n = len(positions)
+        angles = [result.sample(f"{name}.steer_angle_{i}", times) for i in range(n)]
+        speeds = [result.sample(f"{name}.wheel_speed_{i}", times) for i in range(n)]
+        if vector_scale is None:
+            fastest = max(float(np.max(np.abs(s))) for s in speeds) if len(times) else 0.0
+            vector_scale = 0.5 * size / fastest if fastest > 0 else 0.0
+
+    for k, (xk, yk, hk) in enumerate(zip(xs, ys, hs)):
+        poly = _rotate(outline, xk, yk, hk)
+        ax.add_patch(plt.Polygon(poly, closed=True, fill=False, edgecolor="0.35", linewidth=0.8,
+                                 label="robot" if k == 0 else None))
+        # heading tick: centre to the front edge
+        ax.plot([xk, xk + size * math.cos(hk)], [yk, yk + size * math.sin(hk)], color="0.35", linewidth=0.8)
+        if has_modules:
+            for i, p in enumerate(positions):
+                (mx, my), = _rotate([p], xk, yk, hk)
+                a = hk + angles[i][k]
+                length = vector_scale * speeds[i][k]
+                ax.annotate("", xy=(mx + length * math.cos(a), my + length * math.sin(a)), xytext=(mx, my),
+                            arrowprops=dict(arrowstyle="->", color="C1", linewidth=0.9))
+    if has_modules:
+        ax.plot([], [], color="C1", label="module vectors")
+    if field is not None:
+        L, W = field
+        ax.add_patch(plt.Rectangle((0.0, 0.0), L, W, fill=False, edgecolor="k", linewidth=1.5))
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_xlabel("field x [m]")
+    ax.set_ylabel("field y [m]")
+    ax.grid(True, alpha=0.3)
+    ax.legend(loc="best", fontsize="small")
+    ax.set_title(f"{name}: path, robot every {every:g} s")
+    ax.autoscale_view()
+    return fig
