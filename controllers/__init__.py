@@ -6,6 +6,7 @@ between a measured signal and a commanded input. ``controllers.hub`` models the
 REV hub's firmware and the FTC SDK's DcMotorEx.
 """
 from .bangbang import BangBangController
+from .drive_control import SwerveCommand, swerve_module_controllers, tank_drive_controller, tank_voltages
 from .feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward
 from .geometry import Pose2d, Twist2d, wrap_angle
 from .kinematics import (ChassisSpeeds, DifferentialKinematics, DifferentialWheelSpeeds, MecanumKinematics,
@@ -22,4 +23,5 @@ __all__ = ["PIDController", "input_modulus", "TrapezoidProfile", "State", "Const
            "discretize", "bryson", "LinearQuadraticRegulator", "ChassisSpeeds", "DifferentialKinematics",
            "DifferentialWheelSpeeds", "MecanumKinematics", "MecanumWheelSpeeds", "SwerveKinematics",
            "SwerveModuleState", "SwerveModulePosition", "DifferentialOdometry", "MecanumOdometry", "SwerveOdometry",
-           "Pose2d", "Twist2d", "wrap_angle", "control_loop"]
+           "Pose2d", "Twist2d", "wrap_angle", "control_loop", "swerve_module_controllers",
+           "tank_drive_controller", "tank_voltages", "SwerveCommand"]
