@@ -328,3 +328,22 @@ def test_run_to_position_2000_ticks(power):
     cruise = (res.t > 0.4) & (pos < 1500)
     assert np.mean(w[cruise]) == pytest.approx(cap, rel=0.02)
     assert cap * 0.98 < w.max() < cap * 1.15
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "Issue 4 asks for the peak speed at power 0.3 within 5 % of 0.3 of the achievable max. Under the seed's "
+    "default velocity gains (P 10, I 3 per 10 ms pass) the velocity loop overshoots a step by about 10 % "
+    "(the seed itself: 'about 10% overshoot for maxAccel 12'), and RUN_TO_POSITION's capped velocity target "
+    "is such a step, so the peak is ~1.10x the cap while the cruise speed is at the cap (tested above). "
+    "Kept as a visible, strict expectation until the approximation or the criterion is revised."))
+def test_issue_criterion_peak_speed_at_power_0_3_within_5_percent_of_cap():
+    def code(m):
+        m.setTargetPosition(2000)
+        m.setMode(RunMode.RUN_TO_POSITION)
+        m.setPower(0.3)
+        while True:
+            yield
+
+    cap = 0.3 * T.getAchieveableMaxTicksPerSecondRounded()
+    res, m = run(code, 3.0)
+    assert ticks_per_s(res).max() == pytest.approx(cap, rel=0.05)
