@@ -267,21 +267,19 @@ class PIDController:
         return self._total_error
 
     # ------------------------------------------------------------- tolerance
-    def set_tolerance(self, error_tolerance: float,
-                      error_derivative_tolerance: float = math.inf) -> None:
-        """Set the tolerances used by :meth:`at_setpoint`.
+    def set_tolerance(self, pos: float, vel: float = math.inf) -> None:
+        """Set the tolerances used by :meth:`at_setpoint` (WPILib's ``setTolerance``).
 
         Parameters
         ----------
-        error_tolerance : float
+        pos : float
             Largest ``|error|`` counted as at the setpoint (measurement units).
-        error_derivative_tolerance : float, optional
+        vel : float, optional
             Largest ``|error_derivative|`` counted as at the setpoint (measurement
             units per s); default infinity (not checked).
         """
-        self._error_tolerance = _checks.tolerance("error_tolerance", error_tolerance)
-        self._error_derivative_tolerance = _checks.tolerance(
-            "error_derivative_tolerance", error_derivative_tolerance)
+        self._error_tolerance = _checks.tolerance("pos", pos)
+        self._error_derivative_tolerance = _checks.tolerance("vel", vel)
 
     @property
     def error_tolerance(self) -> float:

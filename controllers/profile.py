@@ -135,18 +135,18 @@ class TrapezoidProfile:
         return self._amax
 
     # ------------------------------------------------------------------ API
-    def calculate(self, t: float, current, goal) -> State:
-        """State of the profile ``t`` seconds after ``current``, heading for ``goal``.
+    def calculate(self, t: float, initial_state, goal_state) -> State:
+        """State of the profile ``t`` seconds after ``initial_state``, heading for ``goal_state``.
 
         The plan is kept for :meth:`total_time` and :meth:`time_left_until`.
 
         Parameters
         ----------
         t : float
-            Time since the profile starts at ``current``, s. Non-negative.
-        current : State or (float, float)
+            Time since the profile starts at ``initial_state``, s. Non-negative.
+        initial_state : State or (float, float)
             The starting position and velocity (m, m/s or rad, rad/s).
-        goal : State or (float, float)
+        goal_state : State or (float, float)
             The final position and velocity; a velocity beyond ``max_velocity`` is
             clamped to it.
 
@@ -159,9 +159,9 @@ class TrapezoidProfile:
         t = check_finite("t", t)
         if t < 0.0:
             raise ConfigError("t", t, "a non-negative time in s")
-        start = _state("current", current)
+        start = _state("initial_state", initial_state)
         self._start = start
-        self._goal, self._segments = self._plan(start, _state("goal", goal))
+        self._goal, self._segments = self._plan(start, _state("goal_state", goal_state))
         return self._evaluate(t)
 
     def total_time(self) -> float:

@@ -14,18 +14,10 @@ from .events import EventRecord, StateEvent
 from .result import Result
 from .system import System
 from .units import Q_, ureg
-
-
-def __getattr__(name):
-    # The sweep pulls in concurrent.futures machinery; load it on first use.
-    if name == "sweep":
-        from .sweep import sweep
-
-        return sweep
-    raise AttributeError(f"module 'simcore' has no attribute {name!r}")
+from .sweeping import SweepTable, pivot, sweep
 
 
 __all__ = ["System", "StateEvent", "EventRecord", "PeriodicController", "Coupling", "simulate", "Simulator",
            "Result", "METHODS", "ureg", "Q_", "SimError", "ConfigError", "IntegrationError", "NonFiniteError",
-           "sweep"]
+           "sweep", "pivot", "SweepTable"]
 __version__ = "0.1.0"

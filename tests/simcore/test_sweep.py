@@ -1,4 +1,4 @@
-"""simcore.sweep: process pool vs serial, grid order, grids, fallbacks, errors."""
+"""simcore.sweep (module simcore.sweeping): process pool vs serial, grid order, grids, fallbacks, errors."""
 import math
 import multiprocessing
 import time
@@ -7,10 +7,10 @@ from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 import numpy as np
 import pytest
 
-import simcore.sweep as sweep_mod
+import simcore.sweeping as sweep_mod
 from simcore.errors import ConfigError
 from simcore.result import Result
-from simcore.sweep import SweepPointError, SweepTable, grid_points, pivot, sweep
+from simcore.sweeping import SweepPointError, SweepTable, grid_points, pivot, sweep
 from simcore.testing import step_info
 
 # -- top-level (picklable) simulation and metrics -----------------------------------------------
