@@ -10,7 +10,8 @@ inside the right-hand side::
 
 ``external_torque(angle)`` returns a fraction of the motor type's stall torque at
 the output shaft (``motor.stall_torque * gear_ratio``), positive in the direction
-of increasing angle; ``angle`` is the output shaft's angle, rad, 0 at the start.
+of increasing angle; ``angle`` is the output shaft's angle, rad (``start_angle`` at the
+start, 0 by default). The encoder count starts at 0 whatever the start angle.
 
 The command input is ``duty`` (what the hub writes; see :mod:`controllers.hub`)
 and ``brake`` follows ZeroPowerBehavior. The encoder reads the motor shaft

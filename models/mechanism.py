@@ -67,6 +67,12 @@ DRIVE_OPTIONS = ("n_motors", "efficiency", "neutral_mode", "stator_current_limit
 
 ENERGY_STATES = ("energy_in", "copper_loss", "gear_loss", "friction_loss", "impact_loss", "conversion_loss")
 
+#: Relative margin above static friction at which a body at rest breaks away. A drive that
+#: converges on the breakaway force from above would otherwise make round-off flip the sign of
+#: a ~1e-24 velocity and fire velocity-zero events forever; within this margin (far below any
+#: integration tolerance) the body rests. The same threshold decides rest and release.
+BREAKAWAY_MARGIN = 1e-8
+
 _ROTARY_UNITS = {"q": "rad", "v": "rad/s", "a": "rad/s**2", "force": "N*m", "mass": "kg*m**2",
                  "viscous": "N*m*s/rad"}
 _LINEAR_UNITS = {"q": "m", "v": "m/s", "a": "m/s**2", "force": "N", "mass": "kg", "viscous": "N*s/m"}
@@ -158,6 +164,7 @@ class GearedMechanism(System):
                                  else self._friction_force("kinetic_friction", kinetic_friction, u["force"]))
         self.track_energy = bool(track_energy)
         self._has_coulomb = self.static_friction > 0 or self.kinetic_friction > 0
+        self._breakaway = self.static_friction * (1.0 + BREAKAWAY_MARGIN) + (1e-12 if self._has_coulomb else 0.0)
         self._cmd = drive.command
         states = [position_name, "velocity"] + (list(ENERGY_STATES) if self.track_energy else [])
         inputs = [drive.command, "brake", "bus_voltage"]
@@ -264,7 +271,7 @@ class GearedMechanism(System):
     def _rest_mode(self, q, u):
         """The mode of the body at rest at ``q`` under input ``u``."""
         f = self.applied_force(q, u)
-        fs = self.static_friction
+        fs = self._breakaway
         if q <= self.min_position and f <= fs:
             return "lower_stop"
         if q >= self.max_position and f >= -fs:
@@ -301,7 +308,7 @@ class GearedMechanism(System):
                                                     mode=to_rest, name="velocity_zero"),)
         ev["reverse"] = tuple(moving) + (StateEvent(lambda t, x, u: x[1], direction=+1, reset=zero_v,
                                                     mode=to_rest, name="velocity_zero"),)
-        fs = self.static_friction
+        fs = self._breakaway
         ev["stuck"] = (
             StateEvent(lambda t, x, u: self.applied_force(x[0], u) - fs, direction=+1, mode="forward",
                        name="breakaway_forward"),

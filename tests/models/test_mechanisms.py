@@ -7,6 +7,7 @@ from scipy.integrate import solve_ivp
 
 import models
 from controllers import PIDController, control_loop
+from models.mechanism import BREAKAWAY_MARGIN
 from models.motors import FALCON_500, KRAKEN_X60, NEO, VEX_775PRO
 from simcore import ConfigError, PeriodicController, Q_, simulate
 
@@ -228,9 +229,26 @@ def test_breakaway_located_between_ticks_as_the_bus_recovers():
     assert 0 < te < 1.0 and abs(te / 0.02 - round(te / 0.02)) > 1e-6  # not on a tick
     row = np.flatnonzero(r.t == te)[0]
     v_bus = r["battery.voltage"][row]
-    assert duty * v_bus == pytest.approx(vb, rel=1e-9)  # the guard's root: drive torque = breakaway torque
+    # The guard's root: drive torque = breakaway torque, static friction plus the documented margin.
+    R, Kt, _ = datasheet(*PRO775_DS)
+    v_break = (0.3 * (1 + BREAKAWAY_MARGIN) + 1e-12) * R / (Kt * 10.0)
+    assert duty * v_bus == pytest.approx(v_break, rel=1e-9)
     assert np.all(r["flywheel.velocity"][r.t < te] == 0.0)
     assert np.all(r["flywheel.velocity"][r.t > te + 1e-9] > 0.0)
+
+
+def test_drive_converging_on_breakaway_comes_to_rest_without_event_chatter():
+    # A P-only loop with a feedforward lowers the drive towards static friction from above: the
+    # carriage creeps to a stop. It must stop once, not re-fire velocity-zero at round-off speeds.
+    el = models.Elevator(KRAKEN_X60, 8.0, n_motors=2, carriage_mass=8.0, drum_radius=0.025, min_height=0.0,
+                         max_height=1.2, static_friction=Q_(0.4, "V"))
+    loop = control_loop(PIDController(120.0, 0.0, 0.0, period=0.02), measure="elevator.position",
+                        command="elevator.voltage", setpoint=0.8, feedforward=lambda t, r, s: 0.2075,
+                        output_limits=(-12, 12))
+    r = simulate(el, 2.0, [loop])
+    stops = [e for e in r.events if e.name == "velocity_zero"]
+    assert len(stops) == 1 and stops[0].mode_after == "stuck"
+    assert r.final("elevator.velocity") == 0.0
 
 
 @pytest.mark.parametrize("reverse_factor, sticks", [(0.5, True), (2.0, False)])
