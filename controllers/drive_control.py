@@ -26,7 +26,7 @@ SysId feedforward, plus ``ks`` toward the motion).
 """
 from __future__ import annotations
 
-__all__ = ["swerve_module_controllers", "tank_drive_controller", "tank_voltages", "SwerveCommand"]
+__all__ = ["swerve_module_controllers", "steer_gains", "tank_drive_controller", "tank_voltages", "SwerveCommand"]
 
 import math
 from typing import Callable
@@ -65,6 +65,33 @@ class SwerveCommand:
         self.requested = [SwerveModuleState(0.0, 0.0) for _ in range(n)]
         self.targets = list(self.requested)
         self.speeds = ChassisSpeeds()
+
+
+def steer_gains(swerve, tau: float = 0.01) -> tuple[float, float]:
+    """Default steer PD gains ``(kp V/rad, kd V·s/rad)`` placing the slowest steer pole at ``-1/tau``.
+
+    The steer loop is ``J phi'' = g V - b phi'`` with ``g = Kt G / R`` (N·m per V at
+    rest), the motor's own back-EMF damping ``b = Kt G² / (R Kv)`` (N·m per rad/s)
+    and ``J`` the swerve's ``steer_moi``; ``V = kp e - kd phi'`` closes it to
+    ``J s² + (b + g kd) s + g kp``. When ``b <= 2 J / tau`` the pair is placed
+    critically damped at ``-1/tau``: ``kp = J / (g tau²)``, ``kd = (2 J / tau - b) / g``.
+    When the back-EMF alone damps more than that, ``kd = 0`` and
+    ``kp = (b / tau - J / tau²) / g`` puts the slow pole at ``-1/tau`` (the other
+    is faster), so the response is still ``tau``.
+
+    Parameters
+    ----------
+    swerve : models.SwerveDrive
+    tau : float
+        Time constant of the slowest steer pole, s.
+    """
+    st = swerve.steer
+    J = swerve.steer_moi
+    g = st.Kt * st.gearing / st.R
+    b = st.Kt * st.gearing * st.gearing / (st.R * st.Kv)
+    if b <= 2.0 * J / tau:
+        return J / (g * tau * tau), (2.0 * J / tau - b) / g
+    return (b / tau - J / (tau * tau)) / g, 0.0
 
 
 def swerve_module_controllers(swerve, kinematics: SwerveKinematics, command_fn: Callable, *, rate=1000.0,
@@ -110,12 +137,9 @@ def swerve_module_controllers(swerve, kinematics: SwerveKinematics, command_fn: 
 
     Notes
     -----
-    Steer gains by default place the steer loop (steer motor, gearing and the
-    swerve's ``steer_moi``) at a critically damped pair with time constant
-    ``tau = 10 ms``: with ``g = Kt G / R`` (N·m per V at rest) and the motor's own
-    back-EMF damping ``b = Kt G^2 / (R Kv)``, ``kp = J_s / (g tau^2)`` and ``kd =
-    max(0, (2 J_s / tau - b) / g)``. With ``command="duty"`` motors the voltages
-    are divided by the nominal bus voltage.
+    Steer gains by default come from :func:`steer_gains`: the steer loop's
+    slowest pole at ``-1 / tau`` with ``tau = 10 ms``. With ``command="duty"``
+    motors the voltages are divided by the nominal bus voltage.
     """
     if not isinstance(kinematics, SwerveKinematics):
         raise ConfigTypeError("kinematics", kinematics, "a controllers.kinematics.SwerveKinematics")
@@ -131,13 +155,9 @@ def swerve_module_controllers(swerve, kinematics: SwerveKinematics, command_fn: 
         drive_kv = dr.gearing / (swerve.wheel_radius * dr.Kv)
     if drive_kp is None:
         drive_kp = 2.0 * drive_kv
-    tau = 0.01
-    gain = st.Kt * st.gearing / st.R  # N·m per V at standstill
-    if steer_kp is None:
-        steer_kp = swerve.steer_moi / (gain * tau * tau)
-    if steer_kd is None:
-        emf_damping = st.Kt * st.gearing * st.gearing / (st.R * st.Kv)  # N·m per rad/s
-        steer_kd = max(0.0, (2.0 * swerve.steer_moi / tau - emf_damping) / gain)
+    default_kp, default_kd = steer_gains(swerve)
+    steer_kp = default_kp if steer_kp is None else steer_kp
+    steer_kd = default_kd if steer_kd is None else steer_kd
     if st.command == "duty" or dr.command == "duty":
         scale_s = 1.0 / st.nominal_bus_voltage if st.command == "duty" else 1.0
         scale_d = 1.0 / dr.nominal_bus_voltage if dr.command == "duty" else 1.0

@@ -37,7 +37,7 @@ from typing import Optional
 
 import numpy as np
 
-from .errors import ConfigError, ConfigTypeError
+from .errors import ConfigError, ConfigTypeError, check_finite
 
 __all__ = [
     "StepInfo", "step_info",
@@ -72,13 +72,7 @@ def _number(parameter: str, value, unit: str = "") -> float:
         except Exception as exc:  # pint.DimensionalityError and unparsable units alike
             raise ConfigError(parameter, value, f"a quantity convertible to {unit or 'dimensionless'!r}"
                               f" ({exc})") from None
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ConfigTypeError(parameter, value, "a real number") from None
-    if not math.isfinite(v):
-        raise ConfigError(parameter, value, "a finite number")
-    return v
+    return check_finite(parameter, value)
 
 
 def _trapezoid(t: np.ndarray, f: np.ndarray) -> float:

@@ -207,3 +207,18 @@ def test_signal_names():
         assert f"slip_speed_{i}" in sw.output_names
     assert sw.state_names[:6] == ("x", "y", "heading", "vx", "vy", "omega")
     assert "bus_voltage" in sw.input_names
+
+
+@pytest.mark.parametrize("steer_moi", [0.005, 0.5])
+def test_default_steer_gains_put_the_slowest_steer_pole_at_one_over_tau(steer_moi):
+    from controllers.drive_control import steer_gains
+
+    sw = make(steer_inertia=steer_moi)
+    G = sw.steer.gearing
+    R, Kt = 12.0 / 257.0, 4.69 / 257.0  # Falcon 500 datasheet
+    Kv = 6380 * 2 * math.pi / 60 / (12.0 - R * 1.5)
+    g, b = Kt * G / R, Kt * G * G / (R * Kv)
+    kp, kd = steer_gains(sw, tau=0.01)
+    poles = np.roots([steer_moi, b + g * kd, g * kp])
+    assert np.all(poles.real < 0)
+    assert max(poles.real) == pytest.approx(-100.0, rel=1e-9)
