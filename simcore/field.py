@@ -99,7 +99,8 @@ def plot_field(result, drive, *, every=0.5, ax=None, field=None, vector_scale=No
     if field is not None:
         L, W = field
         ax.add_patch(plt.Rectangle((0.0, 0.0), L, W, fill=False, edgecolor="k", linewidth=1.5))
-    ax.set_aspect("equal", adjustable="datalim")
+    # "box" keeps equal scales by shaping the axes, so limits a user sets afterwards are honoured.
+    ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("field x [m]")
     ax.set_ylabel("field y [m]")
     ax.grid(True, alpha=0.3)
