@@ -292,9 +292,24 @@ class Simulator:
         return y
 
     def set_inputs(self, mapping: Mapping[str, float]) -> None:
-        """Write held inputs from outside the loop (held until written again)."""
+        """Write held inputs from outside the loop (held until written again).
+
+        Like a controller's write at a tick: a guard that changes sign because of it
+        fires at the current time (a block resting on a stop is released when the
+        push reverses), and the result gets a row before and after the write.
+        """
+        if not self._started or self._terminated:
+            for name, value in mapping.items():
+                self._write_input(name, value, "set_inputs")
+            return
+        active = self._active_events()
+        g_before = self._guards(active, self.t, self._X)
+        if not (self._rec_t and self._rec_t[-1] == self.t):
+            self._record(self.t, self._X)  # the row before the write (usually the interval's last)
         for name, value in mapping.items():
             self._write_input(name, value, "set_inputs")
+        if not self._fire_input_jump_events(active, g_before, self.t):
+            self._record(self.t, self._X)
 
     @staticmethod
     def _finite(parameter, name, value) -> float:
@@ -475,19 +490,26 @@ class Simulator:
             self._tick_log[c.name].append((t, dict(written)))
         if not ran or initial:
             return
-        if active:
-            # A guard that changed sign because an input jumped fires at the tick (one per system).
-            g_after = self._guards(active, t, self._X)
-            fired_systems = set()
-            for (k, e), ga, gb in zip(active, g_before, g_after):
-                if k not in fired_systems and e.crosses(ga, gb):
-                    self._X = self._fire(k, e, t, self._X, at_tick=True)
-                    fired_systems.add(k)
-                    if self._terminated:
-                        return
-            if fired_systems:
-                return  # the event's after-row is the row after the tick
-        self._record(t, self._X)
+        if not self._fire_input_jump_events(active, g_before, t):
+            self._record(t, self._X)
+
+    def _fire_input_jump_events(self, active, g_before, t) -> bool:
+        """Fire the events whose guards changed sign because held inputs were just written.
+
+        At most one per system (its mode may change, and with it its events). Returns
+        True when one fired: its after-row is then the row after the write.
+        """
+        if not active:
+            return False
+        g_after = self._guards(active, t, self._X)
+        fired_systems = set()
+        for (k, e), ga, gb in zip(active, g_before, g_after):
+            if k not in fired_systems and e.crosses(ga, gb):
+                self._X = self._fire(k, e, t, self._X, at_tick=True)
+                fired_systems.add(k)
+                if self._terminated:
+                    break
+        return bool(fired_systems)
 
     # -- integration -------------------------------------------------------------------------
     def _settle_modes(self) -> None:

@@ -332,3 +332,19 @@ def test_inputs_plot_as_steps():
     fig = r.plot("plant.u")
     line = fig.axes[0].get_lines()[0]
     assert line.get_drawstyle() == "steps-post"
+
+
+def test_set_inputs_between_advances_fires_input_jump_events():
+    sim = Simulator(Block(), rtol=1e-10, atol=1e-12)
+    sim.set_inputs({"block.force": 2.0})
+    sim.advance(2.0)  # x = t^2 hits the wall at t = 1 and rests there
+    assert [e.name for e in sim.result().events] == ["hit"]
+    sim.set_inputs({"block.force": -1.0})  # the push reverses between advances, at t = 2
+    sim.advance(1.0)
+    r = sim.result()
+    release = r.events[-1]
+    assert release.name == "release" and release.t == 2.0 and release.at_tick
+    assert r.final("block.x") == pytest.approx(1.0 - 0.5 * 1.0 ** 2, abs=1e-9)
+    # The write shows as two rows at t = 2: the old input, then the new.
+    rows = np.flatnonzero(r.t == 2.0)
+    assert r["block.force"][rows[0]] == 2.0 and r["block.force"][rows[-1]] == -1.0
