@@ -8,8 +8,9 @@ every number is a field of :class:`FirmwareConstants`, the one place to change i
 
 The loop (one pass per channel every ``loop_period``)
 ------------------------------------------------------
-Units (APPROXIMATION, "Gain units" row): output ``32767`` = full duty; velocity
-in encoder ticks/s; position in ticks. Per pass, for an enabled channel::
+Units (APPROXIMATION, "Gain units" row): loop output ``loop_output_full_scale``
+(32767) = full duty; velocity in encoder ticks/s; position in ticks. Per pass,
+for an enabled channel::
 
     RUN_WITHOUT_ENCODER:  out = constant_power                  # (int)(p*32767), sent by the SDK
     RUN_USING_ENCODER:    v_sp = velocity_target                # ticks/s, sent by the SDK
@@ -19,8 +20,9 @@ in encoder ticks/s; position in ticks. Per pass, for an enabled channel::
                           v_sp = clamp(v_sp, +-abs(velocity_target))   # the speed cap
     (both encoder modes)  e_v  = v_sp - v_meas                  # ticks/s
                           I_v  = clamp(I_v + Iv*e_v, +-i_clamp)
-                          out  = clamp(Pv*e_v + I_v + Dv*(e_v - e_v_prev) + Fv*v_sp, +-32767)
-    duty written to the mechanism = raw_sign * out / 32767
+                          out  = clamp(Pv*e_v + I_v + Dv*(e_v - e_v_prev) + Fv*v_sp, +-FS)
+    duty written to the mechanism = raw_sign * out / FS     (encoder modes, FS = loop_output_full_scale)
+                                    raw_sign * out / 32767  (RUN_WITHOUT_ENCODER: the SDK's exact scale)
 
 "The position loop feeds the velocity loop" (the Structure row) is exact; the
 arithmetic above is not published. ``v_meas`` is the modelled shaft speed exactly
@@ -30,7 +32,11 @@ integrators (and the D memories) are cleared on every change of the channel's
 mode, when the channel is disabled, and on an encoder reset. LegacyPID and PIDF
 run the same arithmetic here.
 
-A disabled channel writes duty 0 with the bridge open (brake 0). An enabled one
+A disabled channel writes duty 0 with the bridge open (brake 0). An enable the
+hub refuses (RUN_TO_POSITION with no target: TargetPositionNotSetException)
+leaves the channel disabled, whatever the approximations below say, so that the
+seed's exact "Missing target" row (the channel is off) holds for every
+FirmwareConstants. An enabled one
 writes brake = 1 for ZeroPowerBehavior.BRAKE, 0 for FLOAT (the mechanism shorts
 the windings only at zero duty).
 
@@ -84,13 +90,18 @@ class FirmwareConstants:
         SDK's Core Hex type declares position P = 10; unconfirmed for other motors.
     default_position_algorithm : MotorControlAlgorithm
         APPROXIMATION: PIDF.
+    loop_output_full_scale : float
+        APPROXIMATION ("Gain units" row): the loop output that means full duty in
+        RUN_USING_ENCODER / RUN_TO_POSITION, 32767 (the scale of the SDK's own
+        constant-power command, which stays exact at 32767 in RUN_WITHOUT_ENCODER).
+        The FTC tuning rule F = 32767 / maxTicksPerSecond works only with 32767.
     loop_period : float
         APPROXIMATION: one loop pass every 10 ms (100 Hz), s. Not published; chosen
         so that the default gains settle a velocity step in a few hundred ms with
         light overshoot.
     i_clamp : float
-        APPROXIMATION: bound of the velocity loop's integral term, output units
-        (full scale, 32767).
+        APPROXIMATION: bound of the velocity loop's integral term, loop output units
+        (32767: full scale at the default ``loop_output_full_scale``).
     position_i_clamp : float
         APPROXIMATION: bound of the position loop's integral term (only non-zero
         gains under LegacyPID reach it), ticks/s.
@@ -121,6 +132,7 @@ class FirmwareConstants:
     default_velocity_algorithm: MotorControlAlgorithm = MotorControlAlgorithm.PIDF
     default_position_pidf: tuple = (10.0, 0.0, 0.0, 0.0)
     default_position_algorithm: MotorControlAlgorithm = MotorControlAlgorithm.PIDF
+    loop_output_full_scale: float = float(FULL_SCALE)
     loop_period: float = 0.010
     i_clamp: float = float(FULL_SCALE)
     position_i_clamp: float = float(FULL_SCALE)
@@ -140,6 +152,9 @@ class FirmwareConstants:
         for name in ("default_velocity_algorithm", "default_position_algorithm"):
             if not isinstance(getattr(self, name), MotorControlAlgorithm):
                 raise ConfigTypeError(name, getattr(self, name), "a MotorControlAlgorithm")
+        fs = self.loop_output_full_scale
+        if isinstance(fs, bool) or not isinstance(fs, (int, float)) or not (math.isfinite(fs) and fs > 0):
+            raise ConfigError("loop_output_full_scale", self.loop_output_full_scale, "a positive finite number")
         if not (isinstance(self.loop_period, (int, float)) and self.loop_period > 0):
             raise ConfigError("loop_period", self.loop_period, "a positive time in s")
         for name in ("i_clamp", "position_i_clamp"):
@@ -215,7 +230,8 @@ class Channel:
         # encoder
         self.offset: Optional[int] = None  # absolute raw count at power-up / last reset
         # loop state
-        self.output = 0.0  # last loop output, -32767..32767 (raw frame)
+        self.output = 0.0  # last output: constant power (RUN_WITHOUT_ENCODER) or loop output, raw frame
+        self.applied = 0.0  # last duty written, raw frame, [-1, 1]
         self._clear_loop()
 
     # -- encoder --------------------------------------------------------------------------------
@@ -298,6 +314,11 @@ class Channel:
         RUN_TO_POSITION before any target."""
         if enable:
             if self.mode is RunMode.RUN_TO_POSITION and not self.target_set:
+                # Refused: the channel is off afterwards (the seed's "Missing target" row), also where an
+                # approximation (mode_change_disables=False, forget_target_on_reset=True) left it enabled.
+                if self.enabled:
+                    self._clear_loop()
+                self.enabled = False
                 raise TargetPositionNotSetException()
             self.enabled = True
         else:
@@ -326,10 +347,12 @@ class Channel:
         self._sync_offset(signals)
         if not self.enabled:
             self.output = 0.0
+            self.applied = 0.0
             return {self.duty_key: 0.0, self.brake_key: 0.0}
         brake = 1.0 if self.zero_power is ZeroPowerBehavior.BRAKE else 0.0
         if self.mode is RunMode.RUN_WITHOUT_ENCODER:
             out = float(self.constant_power)
+            duty = out / FULL_SCALE
         else:
             if self.mode is RunMode.RUN_TO_POSITION:
                 pp, pi, pd, pf = self.gains[RunMode.RUN_TO_POSITION].floats()
@@ -349,6 +372,9 @@ class Channel:
             dv = vd * (ev - self.prev_ev) if self.prev_ev is not None else 0.0
             self.prev_ev = ev
             out = vp * ev + self.i_vel + dv + vf * v_sp
-            out = min(max(out, -FULL_SCALE), FULL_SCALE)
+            fs = self.fw.loop_output_full_scale
+            out = min(max(out, -fs), fs)
+            duty = out / fs
         self.output = out
-        return {self.duty_key: self.raw_sign * out / FULL_SCALE, self.brake_key: brake}
+        self.applied = duty
+        return {self.duty_key: self.raw_sign * duty, self.brake_key: brake}

@@ -72,8 +72,20 @@ def _clip(x, lo, hi):
     return lo if x < lo else hi if x > hi else x
 
 
+def _java_int(x: float) -> int:
+    """Java's ``(int)`` cast of a double: toward zero, NaN -> 0, saturating at the int range."""
+    if math.isnan(x):
+        return 0
+    if x >= 2147483647:
+        return 2147483647
+    if x <= -2147483648:
+        return -2147483648
+    return int(x)
+
+
 def _java_signum(x: float) -> float:
-    return 1.0 if x > 0 else -1.0 if x < 0 else 0.0
+    """Java's ``Math.signum``: NaN stays NaN (and ``(int)`` of the product is then 0)."""
+    return 1.0 if x > 0 else -1.0 if x < 0 else x
 
 
 def _int_arg(name: str, value) -> int:
@@ -195,7 +207,8 @@ class Hub:
         STOP_AND_RESET_ENCODER mode), ``enabled``, ``zero_power``,
         ``constant_power`` (-32767..32767), ``velocity_target`` (ticks/s, raw
         direction), ``target_position`` (raw), ``target_set``, ``tolerance``,
-        ``output`` (last loop output, -32767..32767, raw direction).
+        ``output`` (last output, raw direction: the constant power in
+        RUN_WITHOUT_ENCODER, else the loop output, +-``firmware.loop_output_full_scale``).
         """
         ch = self._motors[port]._channel
         return {"mode": ch.mode, "enabled": ch.enabled, "zero_power": ch.zero_power,
@@ -279,9 +292,9 @@ class DcMotorEx:
         mode = self._last_mode
         ch = self._channel
         if mode in (RunMode.RUN_TO_POSITION, RunMode.RUN_USING_ENCODER):
-            ch.cmd_velocity_target(int(_java_signum(power) * (abs(power) * self._max_tps())))
+            ch.cmd_velocity_target(_java_int(_java_signum(power) * (abs(power) * self._max_tps())))
         elif mode is RunMode.RUN_WITHOUT_ENCODER:
-            ch.cmd_constant_power(int(power * FULL_SCALE))
+            ch.cmd_constant_power(_java_int(power * FULL_SCALE))
         else:  # STOP_AND_RESET_ENCODER: nothing is sent
             return
         ch.cmd_enable(True)
@@ -539,7 +552,7 @@ class DcMotorEx:
     # -- simulator extras (names from the seed's FakeMotor) ---------------------------------------
     def getAppliedPhysicalPower(self) -> float:
         """Duty the firmware is putting on the windings, in the raw (physical encoder) direction, [-1, 1]."""
-        return self._channel.output / FULL_SCALE if self._channel.enabled else 0.0
+        return self._channel.applied if self._channel.enabled else 0.0
 
     def getPhysicalPositionTicks(self) -> int:
         """The hub's count register in the raw (physical encoder) direction: no Direction applied, ticks."""

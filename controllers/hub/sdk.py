@@ -20,6 +20,7 @@ is the SDK's ``LynxSetMotorPIDControlLoopCoefficientsCommand`` conversion.
 """
 from __future__ import annotations
 
+import decimal
 import enum
 import math
 
@@ -206,9 +207,26 @@ class DcMotor(DcMotorSimple):
 # ------------------------------------------------------------------------------------------------
 # Coefficients
 # ------------------------------------------------------------------------------------------------
+_JAVA_F_CONTEXT = decimal.Context(prec=1000)
+_SIX_DECIMALS = decimal.Decimal("0.000001")
+
+
 def java_format_f(x: float) -> str:
-    """Java's ``%f`` (six decimals)."""
-    return f"{x:.6f}"
+    """Java's ``String.format("%f", x)`` (six decimals), to the character.
+
+    ``java.util.Formatter`` rounds the digits of ``Double.toString(x)`` (the
+    shortest decimal that reads back as ``x``, Python's ``repr``) *half up*, where
+    Python's ``%f`` rounds the exact binary value half to even: Java prints
+    0.0078125 as ``0.007813`` and 5e-7 as ``0.000001`` (Python: ``0.007812``,
+    ``0.000000``). Non-finite values print as ``NaN`` / ``Infinity`` / ``-Infinity``.
+    """
+    x = float(x)
+    if math.isnan(x):
+        return "NaN"
+    if math.isinf(x):
+        return "Infinity" if x > 0 else "-Infinity"
+    d = decimal.Decimal(repr(x)).quantize(_SIX_DECIMALS, rounding=decimal.ROUND_HALF_UP, context=_JAVA_F_CONTEXT)
+    return format(d, "f")
 
 
 class PIDFCoefficients:
@@ -286,8 +304,8 @@ def internal_coefficient_from_external(c: float) -> int:
     c = float(c)
     if math.isnan(c):
         return 0
-    mag = math.floor(abs(c) * 65536.0 + 0.5)
-    mag = min(int(mag), _INT_MAX)
+    scaled = abs(c) * 65536.0 + 0.5
+    mag = _INT_MAX if scaled >= _INT_MAX else int(math.floor(scaled))
     return mag * (1 if c > 0 else -1 if c < 0 else 0)
 
 

@@ -439,3 +439,98 @@ def test_namespaces_read_like_java():
     assert DcMotor.Direction.REVERSE.inverted() is Direction.FORWARD
     assert RunMode.RESET_ENCODERS.migrate() is RunMode.STOP_AND_RESET_ENCODER
     assert CurrentUnit.AMPS.convert(1500.0, CurrentUnit.MILLIAMPS) == 1.5
+
+
+# -- Review additions ------------------------------------------------------------------------------------
+from controllers.hub import FirmwareConstants  # noqa: E402
+
+
+def _make_with(firmware):
+    hub = Hub(firmware=firmware)
+    m = hub.motor(0, FakeMech("m", NEVEREST_20))
+    sig = Sig("m", NR20_CPR, 1)
+    hub.firmware_step(0.0, sig)
+    return hub, m, sig
+
+
+def test_missing_target_leaves_channel_off_whatever_the_firmware_approximations():
+    """Missing-target row: "with the channel off" is exact, so it must not depend on the APPROXIMATION
+    constants. With mode_change_disables=False the channel stayed enabled in RUN_TO_POSITION (driving
+    to the stale target register); with forget_target_on_reset=True a re-entered RUN_TO_POSITION kept
+    driving to the forgotten target."""
+    hub, m, sig = _make_with(FirmwareConstants(mode_change_disables=False))
+    m.setPower(0.5)
+    sig.set(ticks=-400)  # away from the (never sent) target register 0
+    with pytest.raises(TargetPositionNotSetException, match="^" + MSG + "$"):
+        m.setMode(RunMode.RUN_TO_POSITION)
+    assert m.getMode() is RunMode.RUN_TO_POSITION
+    assert m.isMotorEnabled() is False
+    assert duty(hub, sig) == 0.0
+    m.setTargetPosition(0)
+    m.setPower(0.5)
+    assert m.isMotorEnabled() is True and duty(hub, sig) > 0
+
+    hub, m, sig = _make_with(FirmwareConstants(forget_target_on_reset=True))
+    m.setTargetPosition(300)
+    m.setMode(RunMode.RUN_TO_POSITION)
+    m.setPower(0.5)
+    m.setMode(RunMode.STOP_AND_RESET_ENCODER)
+    with pytest.raises(TargetPositionNotSetException):
+        m.setMode(RunMode.RUN_TO_POSITION)
+    assert m.isMotorEnabled() is False
+    assert duty(hub, sig) == 0.0  # not driving towards the forgotten 300
+    for call in (lambda: m.setPower(0.3), lambda: m.setVelocity(100), m.setMotorEnable):
+        with pytest.raises(TargetPositionNotSetException):
+            call()
+        assert m.isMotorEnabled() is False and duty(hub, sig) == 0.0
+
+
+def test_unsupported_pidf_message_formats_numbers_as_java_does():
+    """The message is the SDK's to the character, and PIDFCoefficients.toString() is Java's "%f":
+    the digits of Double.toString rounded half up (0.0078125 -> 0.007813, 5e-7 -> 0.000001), NaN and
+    Infinity spelled as Java spells them. Python's "%.6f" gave 0.007812 and 0.000000."""
+    hub, m, sig = make()
+    with pytest.raises(UnsupportedOperationException) as e:
+        m.setPIDFCoefficients(RunMode.RUN_TO_POSITION, PIDFCoefficients(0.0078125, 5e-7, 0, 0))
+    assert str(e.value) == ("setting of pidf coefficents not supported: motor=0 mode=RUN_TO_POSITION "
+                            "pidf=PIDFCoefficients(p=0.007813 i=0.000001 d=0.000000 f=0.000000 alg=PIDF)")
+    assert PIDFCoefficients(float("nan"), float("inf"), -float("inf"), -0.0).toString() == \
+        "PIDFCoefficients(p=NaN i=Infinity d=-Infinity f=-0.000000 alg=PIDF)"
+
+
+def test_pidf_quantization_saturates_as_java_int_cast():
+    """(int)(abs(c) * 65536 + 0.5) * (int)signum(c): Java's cast saturates at Integer.MAX_VALUE, also for
+    an infinite gain (the code raised OverflowError)."""
+    hub, m, sig = make()
+    m.setVelocityPIDFCoefficients(float("inf"), -float("inf"), 1e12, float("nan"))
+    got = m.getPIDFCoefficients(RunMode.RUN_USING_ENCODER)
+    assert (got.p, got.i, got.d, got.f) == ((2 ** 31 - 1) / 65536, -(2 ** 31 - 1) / 65536, (2 ** 31 - 1) / 65536, 0.0)
+
+
+def test_nan_power_sends_zero_as_java_int_cast():
+    """Power row: the SDK sends (int)(p * 32767) / (int)(signum(p) * abs(p) * max); Java's (int) of NaN
+    is 0, so a NaN power stops the motor instead of crashing the op mode (the code raised ValueError)."""
+    hub, m, sig = make()
+    m.setPower(0.5)
+    m.setPower(float("nan"))
+    assert reg(hub, "constant_power") == 0 and duty(hub, sig) == 0.0
+    m.setMode(RunMode.RUN_USING_ENCODER)
+    m.setPower(float("nan"))
+    assert reg(hub, "velocity_target") == 0
+    assert math.isnan(m.getPower())  # the cached power reads back as sent
+
+
+def test_power_scale_follows_the_configured_type_not_the_physical_one():
+    """Power row: maxTicksPerSecond is the *configured* type's getAchieveableMaxTicksPerSecondRounded(),
+    also after setMotorType; the direction keeps the orientation of the type the handle was built with
+    (DcMotorImpl.motorType). The other power tests configure the physical type, so could not tell."""
+    hub = Hub()
+    m = hub.motor(0, FakeMech("g", GOBILDA_5203_312), GOBILDA_5202_SDK)  # SDK's goBILDA type on a 312 rpm motor
+    sdk_max = math.floor(2786 * 60 * 0.85 / 60 + 0.5)  # 2368; the 312 rpm type would give 2377
+    m.setMode(RunMode.RUN_USING_ENCODER)
+    m.setPower(1.0)
+    assert hub.registers(0)["velocity_target"] == -sdk_max  # CCW type: FORWARD is raw-negative
+    m.setMotorType(NEVEREST_20)  # a CW type with another speed
+    m.setPower(1.0)
+    assert hub.registers(0)["velocity_target"] == -NR20_MAX_TPS  # new scale, direction still the CCW handle's
+    assert m.getMotorType() is NEVEREST_20

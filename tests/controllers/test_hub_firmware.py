@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import models
-from controllers.hub import (CurrentUnit, FirmwareConstants, Hub, RunMode,
+from controllers.hub import (CurrentUnit, FirmwareConstants, Hub, MotorControlAlgorithm, PIDFCoefficients, RunMode,
                              TargetPositionNotSetException, ZeroPowerBehavior, linear_opmode)
 from models.ftc_motor_types import GOBILDA_5203_312, NEVEREST_20
 from simcore.errors import ConfigError
@@ -347,3 +347,50 @@ def test_issue_criterion_peak_speed_at_power_0_3_within_5_percent_of_cap():
     cap = 0.3 * T.getAchieveableMaxTicksPerSecondRounded()
     res, m = run(code, 3.0)
     assert ticks_per_s(res).max() == pytest.approx(cap, rel=0.05)
+
+
+# ================================================================================================
+# Review additions: every Approximation row's constant, changed, changes behaviour
+# ================================================================================================
+def test_gain_units_loop_output_full_scale_is_an_overridable_constant():
+    """Gain units row: "Output 32767 = full power" is an APPROXIMATION, so it is a FirmwareConstants
+    field; changing it rescales the closed-loop output but not RUN_WITHOUT_ENCODER's constant power
+    (the SDK's own exact (int)(p*32767) command)."""
+    assert FirmwareConstants().loop_output_full_scale == 32767
+    for fs in (32767.0, 65534.0):
+        hub, m, sig = make(FirmwareConstants(loop_output_full_scale=fs))
+        m.setVelocityPIDFCoefficients(2, 0, 0, 0)
+        m.setVelocity(1000)
+        sig.set(tps=400)
+        d, _ = step(hub, sig)
+        assert d == pytest.approx(2 * 600 / fs)
+        assert m.getAppliedPhysicalPower() == pytest.approx(2 * 600 / fs)
+        m.setVelocityPIDFCoefficients(1000, 0, 0, 0)
+        assert step(hub, sig)[0] == 1.0  # clamped at full duty
+        m.setMode(RunMode.RUN_WITHOUT_ENCODER)
+        m.setPower(0.5)
+        assert step(hub, sig)[0] == int(0.5 * 32767) / 32767
+    with pytest.raises(ConfigError):
+        FirmwareConstants(loop_output_full_scale=0)
+
+
+def test_integral_windup_clamps_are_overridable():
+    """Integral wind-up row: the clamps are FirmwareConstants fields; changed, the I term stops there."""
+    for clamp in (32767.0, 1000.0):
+        hub, m, sig = make(FirmwareConstants(i_clamp=clamp))
+        m.setVelocityPIDFCoefficients(0, 300, 0, 0)
+        m.setVelocity(1)  # error 1 tick/s: I grows by 300 per pass
+        for _ in range(10):
+            d, _ = step(hub, sig)
+        assert d * 32767 == pytest.approx(min(3000, clamp))
+    # the position loop's integrator (reachable under LegacyPID): bounded by position_i_clamp, ticks/s
+    for clamp in (32767.0, 50.0):
+        hub, m, sig = make(FirmwareConstants(position_i_clamp=clamp))
+        m.setVelocityPIDFCoefficients(1, 0, 0, 0)
+        m.setPIDFCoefficients(RunMode.RUN_TO_POSITION, PIDFCoefficients(0, 10, 0, 0, MotorControlAlgorithm.LegacyPID))
+        m.setTargetPosition(2)
+        m.setMode(RunMode.RUN_TO_POSITION)
+        m.setPower(1.0)
+        for _ in range(5):
+            d, _ = step(hub, sig)
+        assert d * 32767 == pytest.approx(min(100, clamp))  # I adds 10 * 2 per pass
