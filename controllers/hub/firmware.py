@@ -112,11 +112,6 @@ class FirmwareConstants:
         APPROXIMATION: False, a target once sent is kept across mode changes and
         encoder resets. True makes an encoder reset forget it (then entering
         RUN_TO_POSITION again throws TargetPositionNotSetException).
-    mode_change_disables : bool
-        APPROXIMATION: a change of the channel's mode leaves it disabled until the
-        next enable (the SDK always sends one right after, through the power it
-        re-sends); this is how "the hub refuses the channel enable that follows the
-        mode change" leaves the channel off.
     velocity_report_bits : int
         APPROXIMATION (from FtcRobotController issue #965): the velocity the hub
         reports wraps as a signed integer of this many bits (16: above 32767
@@ -138,7 +133,6 @@ class FirmwareConstants:
     position_i_clamp: float = float(FULL_SCALE)
     at_target_inclusive: bool = True
     forget_target_on_reset: bool = False
-    mode_change_disables: bool = True
     velocity_report_bits: int = 16
     current_signal: str = "supply_current"
 
@@ -161,7 +155,7 @@ class FirmwareConstants:
             v = getattr(self, name)
             if not (isinstance(v, (int, float)) and v >= 0):
                 raise ConfigError(name, v, "a non-negative number")
-        for name in ("at_target_inclusive", "forget_target_on_reset", "mode_change_disables"):
+        for name in ("at_target_inclusive", "forget_target_on_reset"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigTypeError(name, getattr(self, name), "True or False")
         if self.velocity_report_bits not in (0, 16, 32):
@@ -292,8 +286,6 @@ class Channel:
         if mode is not self.mode:
             self.mode = mode
             self._clear_loop()
-            if self.fw.mode_change_disables:
-                self.enabled = False
 
     def cmd_constant_power(self, power: int) -> None:
         """LynxSetMotorConstantPowerCommand, -32767..32767."""
@@ -314,8 +306,8 @@ class Channel:
         RUN_TO_POSITION before any target."""
         if enable:
             if self.mode is RunMode.RUN_TO_POSITION and not self.target_set:
-                # Refused: the channel is off afterwards (the seed's "Missing target" row), also where an
-                # approximation (mode_change_disables=False, forget_target_on_reset=True) left it enabled.
+                # Refused: the channel is off afterwards (the seed's "Missing target" row), also where
+                # it was enabled before (re-entering RUN_TO_POSITION with forget_target_on_reset=True).
                 if self.enabled:
                     self._clear_loop()
                 self.enabled = False

@@ -455,10 +455,10 @@ def _make_with(firmware):
 
 def test_missing_target_leaves_channel_off_whatever_the_firmware_approximations():
     """Missing-target row: "with the channel off" is exact, so it must not depend on the APPROXIMATION
-    constants. With mode_change_disables=False the channel stayed enabled in RUN_TO_POSITION (driving
-    to the stale target register); with forget_target_on_reset=True a re-entered RUN_TO_POSITION kept
-    driving to the forgotten target."""
-    hub, m, sig = _make_with(FirmwareConstants(mode_change_disables=False))
+    constants: the refused enable itself switches the channel off (an earlier version relied on a
+    mode-change constant for it), and with forget_target_on_reset=True a re-entered RUN_TO_POSITION
+    must not keep driving to the forgotten target."""
+    hub, m, sig = _make_with(FirmwareConstants())
     m.setPower(0.5)
     sig.set(ticks=-400)  # away from the (never sent) target register 0
     with pytest.raises(TargetPositionNotSetException, match="^" + MSG + "$"):
