@@ -530,7 +530,7 @@ class Simulator:
 
     def _integrate(self, t_end: float) -> None:
         """Integrate from self.t to t_end with the inputs held, handling state events."""
-        fired_here = None  # (system index, event name) just fired: not tested on the first step
+        fired_here = None  # (system index, event name) just fired: restarts on its pre-crossing side
         events_at_instant = 0
         last_event_t = None
         while self.t < t_end and not self._terminated:
