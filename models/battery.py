@@ -6,7 +6,12 @@ voltage is
     V_bus = V_oc - R * sum(supply currents)
 
 where each mechanism's supply current itself depends on ``V_bus`` (duty cycle,
-saturation, current limits). The relation is solved inside every evaluation of
+saturation, current limits). When no bus voltage >= 0 satisfies the loads (motors
+driven hard against their own back-EMF, as when an unlimited drivetrain reverses at
+speed), the bus collapses to 0 V and the battery is shorted through the bridges: its
+current is then ``V_oc / R`` (and ``brownout`` is 1). The loads' supply currents,
+computed at the 0 V bus, no longer sum to it; the difference recirculates through the
+bridges' diodes. The relation is solved inside every evaluation of
 the right-hand side, outputs and guards (no lag): a closed-form first guess
 (power balance ``V_bus**2 - V_oc V_bus + R P = 0`` when no controller saturates)
 refined by the secant method to 1e-13 V, with Brent's method as a fallback.
@@ -101,6 +106,7 @@ class _BusCoupling(Coupling):
 
     def apply(self, t, xs, us):
         voc, r = self.battery.open_circuit_voltage, self.battery.resistance
+        collapsed = False
         if r == 0.0 or not self.consumers:
             v = voc
         else:
@@ -114,11 +120,15 @@ class _BusCoupling(Coupling):
                 disc = voc * voc - 4.0 * r * p
                 v1 = 0.5 * (voc + math.sqrt(disc)) if disc >= 0 else 0.5 * voc
                 v = self._secant(phi, voc, f0, v1, voc)
+                if v is None:
+                    # No bus voltage >= 0 satisfies the loads (motors plugged against a big back-EMF):
+                    # the bus collapses and the battery is shorted through the bridges.
+                    v, collapsed = 0.0, True
         for k, s, i in self.consumers:
             us[k][i] = v
         ub = us[self.index]
         ub[0] = v
-        ub[1] = self._total(xs, us, v)
+        ub[1] = voc / r if collapsed else self._total(xs, us, v)
 
     @staticmethod
     def _secant(phi, a, fa, b, voc):
@@ -134,10 +144,17 @@ class _BusCoupling(Coupling):
             b = None
         if b is not None and math.isfinite(b) and abs(fb) <= 10 * tol and b >= 0:
             return b
-        # Fallback: bracket the root between a dead bus and the larger of V_oc and a regenerating bus.
+        # Fallback: the physical bus voltage is the largest root. Bracket it from above: grow an upper
+        # bound past a regenerating bus, then walk down a grid to the first sign change.
         hi = voc
         while phi(hi) < 0:
             hi *= 2.0
             if hi > 1e6 * voc:
                 raise ConfigError("battery", voc, "a bus voltage the consumers' currents allow (none found)")
-        return brentq(phi, 0.0, hi, xtol=1e-14, rtol=4 * np.finfo(float).eps)
+        grid = np.linspace(hi, 0.0, 257)
+        upper = hi
+        for lower in grid[1:]:
+            if phi(lower) < 0.0:
+                return brentq(phi, lower, upper, xtol=1e-14, rtol=4 * np.finfo(float).eps)
+            upper = lower
+        return None  # no root on a live bus: collapsed

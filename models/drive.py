@@ -16,14 +16,20 @@ neutral mode and the bus voltage, it returns what the windings see:
   comes from ``neutral_mode``.
 * **Current limits** as a motor controller enforces them, by reducing the applied
   voltage: stator ``|I| <= stator_current_limit`` and supply
-  ``|duty * I| <= supply_current_limit``, in both directions. A limited sample
-  shows ``current_limited = 1``. Limits act while driving, not in neutral.
+  ``|duty * I| <= supply_current_limit``, in both directions (regeneration
+  included): the requested voltage is projected onto the voltages the bus and both
+  limits allow. A limited sample shows ``current_limited = 1``. Limits act while
+  driving, not in neutral; each of ``n_motors`` motors has its own controller.
 * **Supply current** ``= duty * I_stator = V_applied * I_stator / V_bus`` (an ideal
   bridge conserves power), the current the battery sees.
 * **Gearbox** of ratio ``gearing`` (motor turns per output turn) and efficiency
   ``efficiency``: the output torque is ``G * eta * T_motor`` when the motor drives
   the load and ``G * T_motor / eta`` when the load back-drives the motor, so the
-  gearbox always dissipates ``T_motor * w_rotor * (1 - eta**±1) >= 0``.
+  gearbox always dissipates ``T_motor * w_rotor * (1 - eta**±1) >= 0``. Which
+  applies depends on the direction of motion: mechanisms with direction modes pass
+  it (:meth:`MotorDrive.output_torque_directed`, which keeps the gear's
+  self-locking band at rest); wheel drives blend it smoothly through zero speed
+  (:meth:`MotorDrive.output_torque`).
 
 Everything here is plain float arithmetic: it runs inside right-hand sides.
 """
@@ -36,7 +42,11 @@ from simcore.units import to_si
 
 from .motors import DCMotor
 
-__all__ = ["MotorDrive", "NEUTRAL_MODES", "COMMANDS"]
+__all__ = ["MotorDrive", "NEUTRAL_MODES", "COMMANDS", "EFFICIENCY_SPEED_EPSILON"]
+
+#: Rotor speed, rad/s, below which :meth:`MotorDrive.output_torque` blends the gearbox efficiency
+#: between its motoring and back-driven values (about 10 rpm: far below any working speed).
+EFFICIENCY_SPEED_EPSILON = 1.0
 
 NEUTRAL_MODES = ("brake", "coast")
 COMMANDS = ("voltage", "duty")
@@ -67,8 +77,10 @@ class MotorDrive:
     neutral_mode : {"brake", "coast"}
         Behaviour at zero command (default "brake").
     stator_current_limit, supply_current_limit : float or Quantity, optional
-        Per motor-controller limits, A (None: no limit). With ``n_motors`` they
-        apply to the group's total current.
+        The limit configured on each motor's controller, A (None: no limit). With
+        ``n_motors`` motors, each on its own controller, the group's total current
+        is limited to ``n_motors`` times it. Currents reported by mechanisms are the
+        group's totals.
     command : {"voltage", "duty"}
         What the mechanism's command input means (default "voltage").
     nominal_bus_voltage : float
@@ -97,8 +109,9 @@ class MotorDrive:
         self.group = motor.gearbox(n_motors)
         self.neutral_mode = neutral_mode
         self.command = command
-        self.stator_current_limit = _optional_positive("stator_current_limit", stator_current_limit, "A")
-        self.supply_current_limit = _optional_positive("supply_current_limit", supply_current_limit, "A")
+        # Limits of the group: each of the n motors has its own controller with the configured limit.
+        self.stator_current_limit = n_motors * _optional_positive("stator_current_limit", stator_current_limit, "A")
+        self.supply_current_limit = n_motors * _optional_positive("supply_current_limit", supply_current_limit, "A")
         self.nominal_bus_voltage = (motor.nominal_voltage if nominal_bus_voltage is None
                                     else to_si("nominal_bus_voltage", nominal_bus_voltage, "V"))
         if not self.nominal_bus_voltage > 0:
@@ -139,53 +152,98 @@ class MotorDrive:
         if command == 0.0:
             if brake >= 0.5:
                 return 0.0, -emf / R, 0.0, 0.0, 0.0
-            # Coast: open bridge; the body diodes conduct only when |E| exceeds the bus.
+            # Coast: open bridge; the body diodes conduct only when |E| exceeds the bus, and then
+            # connect the winding across the bus (duty +-1).
             if emf > vb:
                 i = (vb - emf) / R
-                return vb, i, (i if vb > 0.0 else 0.0), 0.0, 0.0
+                return vb, i, i, 0.0, 0.0
             if emf < -vb:
                 i = (-vb - emf) / R
-                return -vb, i, (-i if vb > 0.0 else 0.0), 0.0, 0.0
+                return -vb, i, -i, 0.0, 0.0
             return emf, 0.0, 0.0, 0.0, 0.0
-        v = command * vb if self.command == "duty" else command
-        saturated = 0.0
-        if v > vb:
-            v, saturated = vb, 1.0
-        elif v < -vb:
-            v, saturated = -vb, 1.0
-        limited = 0.0
+        v_req = command * vb if self.command == "duty" else command
+        saturated = 1.0 if (v_req > vb or v_req < -vb) else 0.0
+        v = self._limited_voltage(v_req, emf, vb)
+        limited = 1.0 if v != min(max(v_req, -vb), vb) else 0.0
+        i = (v - emf) / R
+        # Duty = v / V_bus; on a dead bus a saturated bridge is fully on (duty +-1), which keeps the
+        # supply current continuous as the bus voltage goes to zero.
+        duty = v / vb if vb > 0.0 else (1.0 if v_req > 0 else -1.0)
+        return v, i, duty * i, saturated, limited
+
+    def _limited_voltage(self, v_req: float, emf: float, vb: float) -> float:
+        """The applied voltage nearest the request that the bus and the current limits allow.
+
+        The bus allows ``[-V_bus, V_bus]``; the stator limit ``|v - E| <= I_s R``; the
+        supply limit ``|v (v - E)| <= I_p R V_bus``, one interval, or two when
+        regeneration could exceed it. The request is projected onto their
+        intersection. If the stator window lies outside the bus (back-EMF beyond
+        what the bus can counter) the nearest bus edge is used; if the supply limit
+        cannot also be met, it gives way to the bus and stator limits.
+        """
+        R = self.R
+        lo, hi = -vb, vb
         ls = self.stator_current_limit
         if ls != math.inf:
-            hi = emf + ls * R
-            lo = emf - ls * R
-            if v > hi:
-                v, limited = (hi if hi >= -vb else -vb), 1.0
-            elif v < lo:
-                v, limited = (lo if lo <= vb else vb), 1.0
+            wlo, whi = emf - ls * R, emf + ls * R
+            if wlo <= hi and whi >= lo:
+                lo, hi = max(lo, wlo), min(hi, whi)
+            else:
+                lo = hi = (hi if wlo > hi else lo)
+        intervals = ((lo, hi),)
         lp = self.supply_current_limit
         if lp != math.inf and vb > 0.0:
-            c = lp * R * vb  # |v (v - E)| <= c  <=>  |supply current| <= limit
-            p = v * (v - emf)
-            if p > c:
-                root = math.sqrt(emf * emf + 4.0 * c)
-                v = (emf + root) / 2.0 if v > emf / 2.0 else (emf - root) / 2.0
-                limited = 1.0
-            elif p < -c:
-                root = math.sqrt(emf * emf - 4.0 * c)  # p < -c implies E^2 > 4c
-                s1, s2 = (emf - root) / 2.0, (emf + root) / 2.0
-                v = s1 if abs(v - s1) <= abs(v - s2) else s2
-                limited = 1.0
-        i = (v - emf) / R
-        return v, i, (v * i / vb if vb > 0.0 else 0.0), saturated, limited
+            c = lp * R * vb
+            root = math.sqrt(emf * emf + 4.0 * c)
+            r1, r2 = (emf - root) / 2.0, (emf + root) / 2.0
+            if emf * emf > 4.0 * c:  # regeneration past the limit is possible around v = E/2
+                gap = math.sqrt(emf * emf - 4.0 * c)
+                supply = ((r1, (emf - gap) / 2.0), ((emf + gap) / 2.0, r2))
+            else:
+                supply = ((r1, r2),)
+            both = tuple((max(a, lo), min(b, hi)) for a, b in supply if max(a, lo) <= min(b, hi))
+            if both:
+                intervals = both
+        best = None
+        for a, b in intervals:
+            p = min(max(v_req, a), b)
+            if best is None or abs(p - v_req) < abs(best - v_req):
+                best = p
+        return best
 
-    def output_torque(self, motor_torque: float, rotor_speed: float) -> float:
-        """Torque at the gearbox output, N·m, with the efficiency applied in the power-flow direction."""
+    def output_torque_directed(self, motor_torque: float, direction: float) -> float:
+        """Torque at the gearbox output, N·m, for motion in ``direction`` (+1, -1; 0 at rest).
+
+        The gearbox loses ``1 - eta`` of the power flowing through it: ``G eta T`` when
+        the motor drives the motion (``T * direction > 0``), ``G T / eta`` when the load
+        back-drives the motor. At rest (``direction = 0``) the motoring value is
+        returned (the torque reported while stuck). Used by mechanisms whose
+        direction of motion is a mode, so the torque is continuous within a mode.
+        """
         eta = self.efficiency
         if eta == 1.0:
             return self.gearing * motor_torque
-        if motor_torque * rotor_speed >= 0.0:  # the motor drives the load
+        if motor_torque * direction >= 0.0:
             return self.gearing * eta * motor_torque
         return self.gearing * motor_torque / eta
+
+    def output_torque(self, motor_torque: float, rotor_speed: float) -> float:
+        """Torque at the gearbox output, N·m, at rotor speed ``rotor_speed`` (rad/s).
+
+        The efficiency factor ``eta ** (sign(T) * s(w))`` with the smooth sign
+        ``s(w) = w / sqrt(w² + w_eps²)``, ``w_eps`` = :data:`EFFICIENCY_SPEED_EPSILON`:
+        ``G eta T`` when motoring and ``G T / eta`` when back-driven away from zero
+        speed, blended continuously through it, so a wheel passing through zero
+        speed under load does not meet a jump the solver cannot step over. The
+        gearbox loss ``T w (1 - eta ** (sign(T) s(w)))`` is never negative. Below
+        ``w_eps`` the gear's self-locking band is not represented (mechanisms with
+        direction modes use :meth:`output_torque_directed` and keep it).
+        """
+        eta = self.efficiency
+        if eta == 1.0 or motor_torque == 0.0:
+            return self.gearing * motor_torque
+        s = rotor_speed / math.sqrt(rotor_speed * rotor_speed + EFFICIENCY_SPEED_EPSILON ** 2)
+        return self.gearing * motor_torque * eta ** (s if motor_torque > 0.0 else -s)
 
     def __repr__(self):
         return (f"MotorDrive({self.n_motors}x {self.motor.name!r}, gearing={self.gearing}, "

@@ -94,3 +94,16 @@ class HubMotor(GearedMechanism):
 
             raise NonFiniteError("external_torque of", self.name, f, math.nan)
         return f * self.stall_torque_output
+
+    def potential_energy(self, q):
+        """Potential energy of the external torque, J, zero at angle 0: ``-∫₀^q torque``.
+
+        Computed by adaptive quadrature (for energy audits, not in the right-hand side);
+        meaningful when the external torque depends on the angle only, as it does here.
+        """
+        if self.external_torque is None:
+            return 0.0
+        from scipy.integrate import quad
+
+        value, _ = quad(self.load_force, 0.0, float(q), epsabs=1e-13, epsrel=1e-12, limit=200)
+        return -value

@@ -73,6 +73,9 @@ ENERGY_STATES = ("energy_in", "copper_loss", "gear_loss", "friction_loss", "impa
 #: integration tolerance) the body rests. The same threshold decides rest and release.
 BREAKAWAY_MARGIN = 1e-8
 
+#: Direction of motion of each moving mode (the gearbox efficiency's side).
+_DIRECTION = {"forward": 1.0, "reverse": -1.0}
+
 _ROTARY_UNITS = {"q": "rad", "v": "rad/s", "a": "rad/s**2", "force": "N*m", "mass": "kg*m**2",
                  "viscous": "N*m*s/rad"}
 _LINEAR_UNITS = {"q": "m", "v": "m/s", "a": "m/s**2", "force": "N", "mass": "kg", "viscous": "N*s/m"}
@@ -163,8 +166,18 @@ class GearedMechanism(System):
         self.kinetic_friction = (self.static_friction if kinetic_friction is None
                                  else self._friction_force("kinetic_friction", kinetic_friction, u["force"]))
         self.track_energy = bool(track_energy)
-        self._has_coulomb = self.static_friction > 0 or self.kinetic_friction > 0
-        self._breakaway = self.static_friction * (1.0 + BREAKAWAY_MARGIN) + (1e-12 if self._has_coulomb else 0.0)
+        # The direction of motion is a mode when it changes the forces: Coulomb friction's sign, and
+        # which way power flows through a lossy gearbox (G eta T or G T / eta).
+        self._directional = (self.static_friction > 0 or self.kinetic_friction > 0 or drive.efficiency < 1.0)
+        # Breakaway needs the larger of static and kinetic friction: were kinetic larger, a body that
+        # just broke away would be pushed backwards by friction (energy from nowhere).
+        self._breakaway = (max(self.static_friction, self.kinetic_friction) * (1.0 + BREAKAWAY_MARGIN)
+                           + (1e-12 if self._directional else 0.0))
+        if self.start_velocity != 0.0 and (
+                (self.start_position <= self.min_position and self.start_velocity < 0)
+                or (self.start_position >= self.max_position and self.start_velocity > 0)):
+            raise ConfigError("start_velocity", start_velocity, "no velocity into the hard stop the mechanism "
+                                                                "starts on")
         self._cmd = drive.command
         states = [position_name, "velocity"] + (list(ENERGY_STATES) if self.track_energy else [])
         inputs = [drive.command, "brake", "bus_voltage"]
@@ -211,21 +224,29 @@ class GearedMechanism(System):
         return np.array([0.0, 1.0 if self.drive.neutral_mode == "brake" else 0.0,
                          self.drive.nominal_bus_voltage])
 
-    def _drive(self, q, v, u):
-        """(F_drive at the mechanism, applied V, stator I, supply I, motor torque, saturated, limited)."""
+    def _drive(self, q, v, u, direction=0.0):
+        """(F_drive at the mechanism, applied V, stator I, supply I, motor torque, saturated, limited).
+
+        ``direction`` (+1, -1, or 0 at rest) chooses the gearbox efficiency's side.
+        """
         d = self.drive
         w = self.k * v
         va, i, isup, sat, lim = d.electrical(w, u[0], u[1], u[2])
         tm = d.Kt * i
-        f = d.output_torque(tm, w) * (self.k / d.gearing)
+        f = d.output_torque_directed(tm, direction) * (self.k / d.gearing)
         return f, va, i, isup, tm, sat, lim
 
-    def applied_force(self, q: float, u) -> float:
-        """Drive plus load force with the mechanism at rest at ``q``, N·m or N."""
-        return self._drive(q, 0.0, u)[0] + self.load_force(q)
+    def applied_force(self, q: float, u, direction: float = 1.0) -> float:
+        """Drive plus load force at rest at ``q``, N·m or N, for motion starting in ``direction``.
+
+        With a lossy gearbox the drive force depends on which way the body would move
+        (``G eta T`` motoring, ``G T / eta`` back-driven); with ``efficiency=1`` both are
+        the same.
+        """
+        return self._drive(q, 0.0, u, direction)[0] + self.load_force(q)
 
     def _accel(self, q, v, u, mode):
-        f = self._drive(q, v, u)
+        f = self._drive(q, v, u, _DIRECTION.get(mode, 0.0))
         if mode == "forward":
             fric = self.viscous_friction * v + self.kinetic_friction
         elif mode == "reverse":
@@ -269,26 +290,41 @@ class GearedMechanism(System):
 
     # -- modes and events -----------------------------------------------------------------------
     def _rest_mode(self, q, u):
-        """The mode of the body at rest at ``q`` under input ``u``."""
-        f = self.applied_force(q, u)
-        fs = self._breakaway
-        if q <= self.min_position and f <= fs:
+        """The mode of the body at rest at ``q`` under input ``u``.
+
+        It moves forward when the force for forward motion exceeds breakaway, back
+        when the force for backward motion is below minus breakaway, and otherwise
+        stays (stuck, or on a stop). The forward force never exceeds the backward
+        one (a lossy gearbox only ever resists), so the two cannot both hold: the
+        band between them is the gear's self-locking plus static friction.
+        """
+        fb = self._breakaway
+        f_fwd = self.applied_force(q, u, +1.0)
+        f_rev = self.applied_force(q, u, -1.0) if self.drive.efficiency < 1.0 else f_fwd
+        if q <= self.min_position and f_fwd <= fb:
             return "lower_stop"
-        if q >= self.max_position and f >= -fs:
+        if q >= self.max_position and f_rev >= -fb:
             return "upper_stop"
-        if not self._has_coulomb:
+        if not self._directional:
             return "moving"
-        if abs(f) <= fs:
-            return "stuck"
-        return "forward" if f > 0 else "reverse"
+        if f_fwd > fb:
+            return "forward"
+        if f_rev < -fb:
+            return "reverse"
+        return "stuck"
 
     def initial_mode(self, t, x, u):
-        v = x[1]
+        q, v = x[0], x[1]
+        if q < self.min_position or q > self.max_position:
+            raise ConfigError(f"{self.name} position", q, f"a value within the stops [{self.min_position}, "
+                                                          f"{self.max_position}]")
+        if (q <= self.min_position and v < 0) or (q >= self.max_position and v > 0):
+            raise ConfigError(f"{self.name} velocity", v, "no velocity into the hard stop it starts on")
         if v > 0:
-            return "forward" if self._has_coulomb else "moving"
+            return "forward" if self._directional else "moving"
         if v < 0:
-            return "reverse" if self._has_coulomb else "moving"
-        return self._rest_mode(x[0], u)
+            return "reverse" if self._directional else "moving"
+        return self._rest_mode(q, u)
 
     def _build_events(self):
         ev = {}
@@ -308,19 +344,17 @@ class GearedMechanism(System):
                                                     mode=to_rest, name="velocity_zero"),)
         ev["reverse"] = tuple(moving) + (StateEvent(lambda t, x, u: x[1], direction=+1, reset=zero_v,
                                                     mode=to_rest, name="velocity_zero"),)
-        fs = self._breakaway
+        fb = self._breakaway
+        forward_push = lambda t, x, u: self.applied_force(x[0], u, +1.0) - fb  # noqa: E731
+        backward_push = lambda t, x, u: -self.applied_force(x[0], u, -1.0) - fb  # noqa: E731
         ev["stuck"] = (
-            StateEvent(lambda t, x, u: self.applied_force(x[0], u) - fs, direction=+1, mode="forward",
-                       name="breakaway_forward"),
-            StateEvent(lambda t, x, u: -self.applied_force(x[0], u) - fs, direction=+1, mode="reverse",
-                       name="breakaway_reverse"),
+            StateEvent(forward_push, direction=+1, mode="forward", name="breakaway_forward"),
+            StateEvent(backward_push, direction=+1, mode="reverse", name="breakaway_reverse"),
         )
-        leave = "forward" if self._has_coulomb else "moving"
-        leave_rev = "reverse" if self._has_coulomb else "moving"
-        ev["lower_stop"] = (StateEvent(lambda t, x, u: self.applied_force(x[0], u) - fs, direction=+1,
-                                       mode=leave, name="leave_lower_stop"),)
-        ev["upper_stop"] = (StateEvent(lambda t, x, u: -self.applied_force(x[0], u) - fs, direction=+1,
-                                       mode=leave_rev, name="leave_upper_stop"),)
+        leave = "forward" if self._directional else "moving"
+        leave_rev = "reverse" if self._directional else "moving"
+        ev["lower_stop"] = (StateEvent(forward_push, direction=+1, mode=leave, name="leave_lower_stop"),)
+        ev["upper_stop"] = (StateEvent(backward_push, direction=+1, mode=leave_rev, name="leave_upper_stop"),)
         return ev
 
     def _halt(self, x):

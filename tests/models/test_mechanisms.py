@@ -398,3 +398,126 @@ def test_quantities_accepted_at_the_boundary():
     assert el.drum_radius == pytest.approx(0.0254) and el.max_position == pytest.approx(48 * 0.0254)
     with pytest.raises(ConfigError, match="drum_radius"):
         models.Elevator(NEO, 10, carriage_mass=5.0, drum_radius=Q_(1.0, "kg"), min_height=0, max_height=1)
+
+
+# -- found in the independent physics review ---------------------------------------------------------------
+def _feasible(d, v, emf, vb):
+    R = d.R
+    i = (v - emf) / R
+    ok_bus = -vb - 1e-9 <= v <= vb + 1e-9
+    ok_stator = abs(i) <= d.stator_current_limit * (1 + 1e-9) + 1e-9
+    ok_supply = abs(v * i / vb) <= d.supply_current_limit * (1 + 1e-9) + 1e-9
+    return ok_bus, ok_stator, ok_supply
+
+
+def test_limits_project_the_request_onto_the_allowed_voltages_regeneration_included():
+    # Brute force: over a dense grid of terminal voltages, the allowed one nearest the request.
+    rng = np.random.default_rng(7)
+    d = models.MotorDrive(FALCON_500, 1.0, stator_current_limit=120.0, supply_current_limit=40.0)
+    R, Kv = d.R, d.Kv
+    for _ in range(2000):
+        vb = rng.uniform(6.0, 13.0)
+        emf = rng.uniform(-16.0, 16.0)
+        v_req = rng.uniform(-14.0, 14.0)
+        v, i, isup, sat, lim = d.electrical(emf * Kv, v_req, 1.0, vb)
+        grid = np.linspace(-vb, vb, 40001)
+        cur = (grid - emf) / R
+        allowed = (np.abs(cur) <= 120.0) & (np.abs(grid * cur / vb) <= 40.0)
+        if allowed.any():
+            assert all(_feasible(d, v, emf, vb)), (vb, emf, v_req, v)
+            best = grid[allowed][np.argmin(np.abs(grid[allowed] - v_req))]
+            assert abs(abs(v - v_req) - abs(best - v_req)) <= 2 * (2 * vb / 40000), (vb, emf, v_req, v, best)
+        else:
+            # Supply limit unreachable: the bus and stator limits still hold where they can.
+            ok_bus, ok_stator, _ = _feasible(d, v, emf, vb)
+            assert ok_bus
+
+
+def test_plugging_with_both_limits_respects_the_stator_limit():
+    fw = models.Flywheel(FALCON_500, 1.0, 0.01, stator_current_limit=150.0, supply_current_limit=30.0,
+                         start_velocity=0.95 * FALCON_500.free_speed)
+    r = simulate(fw, 0.3, [held(lambda t: -12.0, "flywheel.voltage")], rtol=1e-9, atol=1e-9)
+    driven = r["flywheel.voltage"] != 0.0  # the t0 row before the first write is neutral (brake, unlimited)
+    assert np.abs(r["flywheel.stator_current"][driven]).max() <= 150.0 + 1e-6
+    assert np.abs(r["flywheel.supply_current"][driven]).max() <= 30.0 + 1e-6
+    assert np.all(np.abs(r["flywheel.applied_voltage"]) <= 12.0 + 1e-12)
+
+
+def test_current_limits_are_per_motor_controller():
+    # Two Falcons, each controller limited to 40 A: the pair draws at most 80 A in total.
+    fw = models.Flywheel(FALCON_500, 1.0, 0.05, n_motors=2, stator_current_limit=40.0)
+    r = simulate(fw, 0.2, [held(lambda t: 12.0, "flywheel.voltage")])
+    assert r["flywheel.stator_current"].max() == pytest.approx(80.0, abs=1e-9)
+
+
+def test_lossy_gearbox_holds_a_load_in_its_self_locking_band():
+    # Between eta and 1/eta times the holding torque the gears hold the carriage: it must stay
+    # exactly still (stuck), and the run must finish in a handful of steps.
+    m, r_d, G, eta = 8.0, 0.025, 8.0, 0.9
+    el = models.Elevator(KRAKEN_X60, G, n_motors=2, carriage_mass=m, drum_radius=r_d, min_height=0.0,
+                         max_height=1.2, start_height=0.5, efficiency=eta)
+    R, Kt = 12.0 / (2 * 366), 7.09 / 366
+    v_hold = m * 9.80665 * r_d / G * R / Kt  # holding voltage of an ideal gearbox
+    r = simulate(el, 1.0, [held(lambda t: v_hold, "elevator.voltage")])
+    assert np.all(r["elevator.position"] == 0.5)
+    assert set(r.modes["elevator"][1:]) == {"stuck"}  # from the first write on (row 0 has no command yet)
+    assert r.stats["n_steps"] < 300
+    # Outside the band it moves: below eta * hold it sinks, above hold / eta it rises.
+    for factor, sign in ((0.95 * eta, -1), (1.05 / eta, +1)):
+        el = models.Elevator(KRAKEN_X60, G, n_motors=2, carriage_mass=m, drum_radius=r_d, min_height=0.0,
+                             max_height=1.2, start_height=0.5, efficiency=eta)
+        r = simulate(el, 0.5, [held(lambda t, f=factor: f * v_hold, "elevator.voltage")])
+        assert sign * (r.final("elevator.position") - 0.5) > 1e-4
+
+
+def test_lossy_gearbox_energy_audit_through_zero_speed():
+    m, d, J = 2.0, 0.25, 0.15
+    arm = models.Arm(NEO, 40.0, mass=m, com_distance=d, moi=J, min_angle=None, max_angle=None, efficiency=0.7,
+                     track_energy=True)
+    r = simulate(arm, 2.0, [held(lambda t: 6.0 * math.sin(4.0 * t), "arm.voltage")], rtol=1e-10, atol=1e-12)
+    e = {k: r.final(f"arm.{k}") for k in ("energy_in", "copper_loss", "gear_loss", "friction_loss",
+                                           "impact_loss", "conversion_loss")}
+    assert e["gear_loss"] > 0
+    ke = 0.5 * J * r.final("arm.velocity") ** 2
+    pe = m * 9.80665 * d * math.sin(r.final("arm.angle"))
+    total = ke + pe + sum(e[k] for k in e if k != "energy_in")
+    assert abs(e["energy_in"] - total) <= 1e-6 * max(abs(e["energy_in"]), e["copper_loss"])
+
+
+def test_kinetic_friction_alone_never_drives_the_body_backwards():
+    fw = models.Flywheel(VEX_775PRO, 10.0, 0.01, kinetic_friction=0.3)
+    R, Kt, _ = datasheet(*PRO775_DS)
+    V = 0.1 * R / (Kt * 10.0)  # +0.1 N*m at the flywheel, below the 0.3 N*m Coulomb friction
+    r = simulate(fw, 0.5, inputs={"flywheel.voltage": V})
+    assert np.all(r["flywheel.velocity"] == 0.0)
+    V = 0.5 * R / (Kt * 10.0)  # above it: moves forward, never backwards
+    r = simulate(models.Flywheel(VEX_775PRO, 10.0, 0.01, kinetic_friction=0.3), 0.5,
+                 inputs={"flywheel.voltage": V})
+    assert r["flywheel.velocity"].min() >= 0.0 and r.final("flywheel.velocity") > 0
+
+
+def test_starting_on_a_stop_moving_into_it_is_rejected():
+    with pytest.raises(ConfigError) as ei:
+        models.Arm(NEO, 50.0, mass=2.0, com_distance=0.3, min_angle=-0.5, max_angle=1.5, start_angle=-0.5,
+                   start_velocity=-1.0)
+    assert ei.value.parameter == "start_velocity"
+    el = models.Elevator(NEO, 10.0, carriage_mass=5.0, drum_radius=0.02, min_height=0.0, max_height=1.0)
+    with pytest.raises(ConfigError, match="elevator velocity"):
+        simulate(el, 0.1, x0={"elevator.position": 1.0, "elevator.velocity": 0.5})
+    with pytest.raises(ConfigError, match="elevator position"):
+        simulate(el, 0.1, x0={"elevator.position": 1.2})
+
+
+def test_battery_equation_holds_when_plugging_collapses_the_bus():
+    fws = [models.Flywheel(KRAKEN_X60, 1.0, 0.05, name=f"f{k}", start_velocity=-0.95 * KRAKEN_X60.free_speed)
+           for k in range(4)]
+    r = simulate([models.Battery(resistance=0.02)] + fws, 0.02,
+                 [PeriodicController(0.01, lambda t, s: {f"f{k}.voltage": 12.0 for k in range(4)}, name="d")])
+    np.testing.assert_allclose(12.0 - 0.02 * r["battery.current"], r["battery.voltage"], atol=1e-9)
+    assert r["battery.brownout"][-1] == 1.0
+
+
+def test_hub_motor_potential_energy_of_its_external_torque():
+    hm = models.HubMotor(models.hub_motor.GOBILDA_5203_312, external_torque=lambda a: -0.3 * math.cos(a))
+    # F = -dPE/dq with F = -0.3 T cos(q)  =>  PE = 0.3 T sin(q)
+    assert hm.potential_energy(1.0) == pytest.approx(0.3 * hm.stall_torque_output * math.sin(1.0), rel=1e-12)

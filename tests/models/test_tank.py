@@ -211,7 +211,8 @@ def test_high_friction_terminal_speed_matches_no_slip():
 
 
 def test_energy_audit_no_slip_with_battery_and_losses():
-    drive = make(track_energy=True, efficiency=0.8, rotor_inertia=5e-5, stator_current_limit=80.0)
+    # 40 A on each motor's controller: N motors per side share an 80 A side limit.
+    drive = make(track_energy=True, efficiency=0.8, rotor_inertia=5e-5, stator_current_limit=40.0)
     batt = Battery()
 
     def cmd(t, s):
@@ -222,7 +223,8 @@ def test_energy_audit_no_slip_with_battery_and_losses():
     np.testing.assert_allclose(res["battery.current"], res["drive.supply_current"], rtol=1e-12, atol=1e-12)
     assert res.final("drive.friction_loss") == 0.0
     assert abs(energy_residual(res, "drive")) < 1e-6
-    assert res["drive.left_stator_current"].max() <= 80.0 + 1e-9
+    assert res["drive.left_stator_current"].max() <= N * 40.0 + 1e-9
+    assert res["drive.left_stator_current"].max() == pytest.approx(N * 40.0, abs=1e-9)  # the limit engaged
 
 
 def test_consistent_motor_has_no_conversion_loss():
@@ -292,3 +294,19 @@ def test_traction_needs_rotating_inertia():
     with pytest.raises(ConfigError) as info:
         make(friction_coefficient=1.0, wheel_inertia=0.0)
     assert info.value.parameter == "wheel_inertia"
+
+
+def test_lossy_gearbox_with_traction_passes_through_zero_wheel_speed():
+    # Reviewed defect: the traction tank stalled the solver at a wheel's zero speed with efficiency < 1.
+    def cmd(t, s):
+        return {"drive.left_voltage": 12.0 if t < 0.6 else (0.0 if t < 1.0 else -12.0),
+                "drive.right_voltage": 6.0 if t < 0.6 else (-12.0 if t < 1.0 else 3.0),
+                "drive.brake": 1.0 if t < 0.8 else 0.0}
+
+    tk = TankDrive(CIM, 8.0, n_motors_per_side=2, wheel_radius=0.0762, track_width=0.6, mass=50.0, moi=5.0,
+                   friction_coefficient=0.8, efficiency=0.85, rotor_inertia=1e-4, stator_current_limit=120.0,
+                   supply_current_limit=60.0)
+    r = simcore.simulate([tk, Battery(resistance=0.03)], 1.5, [PeriodicController(0.02, cmd, name="c")],
+                         method="LSODA")
+    assert r.t[-1] == 1.5 and r.stats["n_steps"] < 20000
+    assert r["drive.right_velocity"].min() < 0 < r["drive.right_velocity"].max()
