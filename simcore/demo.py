@@ -1,7 +1,7 @@
 """Demo: a closed-loop flywheel spin-up on a battery, plotted and written to CSV.
 
 ``python -m simcore.demo [--out DIR]`` simulates a shooter flywheel (two NEOs,
-1.5:1, 0.005 kg·m², 40 A stator limit) spun up to 3000 rpm by a 50 Hz velocity
+1.5:1, 0.005 kg·m², 40 A stator limit on each motor's controller) spun up to 3000 rpm by a 50 Hz velocity
 PID plus feedforward, fed by a 12 V / 20 mOhm battery, and writes
 ``DIR/flywheel_spinup.png`` (speed, voltage, currents, bus voltage) and
 ``DIR/flywheel_spinup.csv``, then prints a one-line summary.
@@ -42,7 +42,7 @@ def run(out_dir: Path) -> str:
     result = simulate([battery, flywheel], 3.0, [loop])
     fig = result.plot("flywheel.velocity", "flywheel.voltage", "flywheel.applied_voltage", "battery.voltage",
                       "flywheel.stator_current", "flywheel.supply_current",
-                      title="Flywheel spin-up: 2x NEO, 40 A stator limit, 50 Hz PID + feedforward")
+                      title="Flywheel spin-up: 2x NEO, 40 A stator limit per motor, 50 Hz PID + feedforward")
     png = out_dir / "flywheel_spinup.png"
     fig.savefig(png, dpi=110)
     csv = out_dir / "flywheel_spinup.csv"
