@@ -39,7 +39,7 @@ from scipy.optimize import brentq
 
 from .clock import NS_PER_S, to_ns
 from .controller import PeriodicController
-from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError, SimError
+from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError, SimError, check_finite
 from .events import EVENT_TIME_TOLERANCE, KEEP_MODE, EventRecord
 from .result import Result
 from .system import System
@@ -218,7 +218,7 @@ class Simulator:
             if kind[0] != "x":
                 raise ConfigError("x0", name, "a state name, one of " + ", ".join(
                     n for n, v in self._signal_index.items() if v[0] == "x"))
-            X[kind[2]] = self._finite("x0", name, value)
+            X[kind[2]] = check_finite(f"x0[{name!r}]", value)
         for name, value in (inputs or {}).items():
             self._write_input(name, value, "inputs")
         self._X = X
@@ -310,14 +310,6 @@ class Simulator:
             self._write_input(name, value, "set_inputs")
         if not self._fire_input_jump_events(active, g_before, self.t):
             self._record(self.t, self._X)
-
-    @staticmethod
-    def _finite(parameter, name, value) -> float:
-        try:
-            v = float(value)
-        except (TypeError, ValueError):
-            raise ConfigTypeError(f"{parameter}[{name!r}]", value, "a real number") from None
-        return v
 
     def _write_input(self, name: str, value, who: str) -> None:
         kind = self._signal_index.get(name)

@@ -51,6 +51,8 @@ def test_bad_controller_period_and_unknown_x0():
         simulate(Scalar(), 1.0, x0={"s.nope": 1.0})
     with pytest.raises(ConfigError, match="t_end"):
         simulate(Scalar(), -1.0)
+    with pytest.raises(ConfigError, match=r"x0\['s\.x'\]=nan: expected a finite number"):
+        simulate(Scalar(), 1.0, x0={"s.x": math.nan})
 
 
 def test_writing_unknown_signal_lists_valid_inputs():
