@@ -20,8 +20,7 @@ import math
 from simcore.errors import ConfigError, ConfigTypeError
 from simcore.units import to_si
 
-from .drive import MotorDrive
-from .flywheel import split_drive_options
+from .drive import MotorDrive, split_drive_options
 from .mechanism import GearedMechanism
 
 __all__ = ["Arm", "STANDARD_GRAVITY", "WPILIB_GRAVITY"]
@@ -71,7 +70,7 @@ class Arm(GearedMechanism):
     def __init__(self, motor, gearing, *, mass, com_distance, moi=None, min_angle, max_angle,
                  gravity: bool = True, start_angle=0.0, name: str = "arm", gravity_direction=-math.pi / 2,
                  g=STANDARD_GRAVITY, start_velocity=0.0, **options):
-        drive_opts, mech_opts = split_drive_options(dict(options))
+        drive_opts, mech_opts = split_drive_options(options)
         self.mass = to_si("mass", mass, "kg")
         if not self.mass > 0:
             raise ConfigError("mass", mass, "a positive mass in kg")

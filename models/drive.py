@@ -42,7 +42,12 @@ from simcore.units import to_si
 
 from .motors import DCMotor
 
-__all__ = ["MotorDrive", "NEUTRAL_MODES", "COMMANDS", "EFFICIENCY_SPEED_EPSILON"]
+__all__ = ["MotorDrive", "NEUTRAL_MODES", "COMMANDS", "EFFICIENCY_SPEED_EPSILON", "MOTOR_DRIVE_KEYS",
+           "split_drive_options"]
+
+#: MotorDrive's keyword options, as mechanisms accept them alongside their own.
+MOTOR_DRIVE_KEYS = ("n_motors", "efficiency", "neutral_mode", "stator_current_limit", "supply_current_limit",
+                    "command", "nominal_bus_voltage")
 
 #: Rotor speed, rad/s, below which :meth:`MotorDrive.output_torque` blends the gearbox efficiency
 #: between its motoring and back-driven values (about 10 rpm: far below any working speed).
@@ -59,6 +64,13 @@ def _optional_positive(parameter, value, unit):
     if not v > 0:
         raise ConfigError(parameter, value, f"None or a positive current in {unit}")
     return v
+
+
+def split_drive_options(options: dict) -> tuple[dict, dict]:
+    """Split a mechanism's keyword options into MotorDrive options and the rest."""
+    drive = {k: v for k, v in options.items() if k in MOTOR_DRIVE_KEYS}
+    rest = {k: v for k, v in options.items() if k not in MOTOR_DRIVE_KEYS}
+    return drive, rest
 
 
 class MotorDrive:

@@ -10,20 +10,10 @@ from __future__ import annotations
 from simcore.errors import ConfigError
 from simcore.units import to_si
 
-from .drive import MotorDrive
+from .drive import MotorDrive, split_drive_options
 from .mechanism import GearedMechanism
 
 __all__ = ["Flywheel"]
-
-_DRIVE_KEYS = ("n_motors", "efficiency", "neutral_mode", "stator_current_limit", "supply_current_limit",
-               "command", "nominal_bus_voltage")
-
-
-def split_drive_options(options: dict):
-    """Split keyword options into MotorDrive options and mechanism options."""
-    drive = {k: options.pop(k) for k in list(options) if k in _DRIVE_KEYS}
-    return drive, options
-
 
 class Flywheel(GearedMechanism):
     """A motor-driven inertia.
@@ -45,7 +35,7 @@ class Flywheel(GearedMechanism):
     """
 
     def __init__(self, motor, gearing, moi, *, name: str = "flywheel", start_velocity=0.0, **options):
-        drive_opts, mech_opts = split_drive_options(dict(options))
+        drive_opts, mech_opts = split_drive_options(options)
         moi_si = to_si("moi", moi, "kg*m**2")
         if not moi_si > 0:
             raise ConfigError("moi", moi, "a positive moment of inertia in kg*m**2")

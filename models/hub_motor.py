@@ -28,8 +28,7 @@ import math
 from simcore.errors import ConfigError, ConfigTypeError
 from simcore.units import to_si
 
-from .drive import MotorDrive
-from .flywheel import split_drive_options
+from .drive import MotorDrive, split_drive_options
 from .ftc_motor_types import *  # noqa: F401,F403 -- the contract names live in models.hub_motor
 from .ftc_motor_types import __all__ as _TYPES_ALL
 from .ftc_motor_types import MotorType
@@ -80,7 +79,7 @@ class HubMotor(GearedMechanism):
         if rotor_inertia is None:
             rotor_inertia = motor.stall_torque / (motor.free_speed * UNLOADED_ACCELERATION)
         options.setdefault("command", "duty")
-        drive_opts, mech_opts = split_drive_options(dict(options))
+        drive_opts, mech_opts = split_drive_options(options)
         super().__init__(name, MotorDrive(motor, motor_type.gear_ratio, **drive_opts), mass=load, linear=False,
                          position_name="angle", start_position=start_angle, rotor_inertia=rotor_inertia,
                          parameter_names={"mass": "load_inertia", "start_position": "start_angle"}, **mech_opts)

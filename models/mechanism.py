@@ -56,14 +56,13 @@ from simcore.events import StateEvent
 from simcore.system import System
 from simcore.units import to_si
 
-from .drive import MotorDrive
+from .drive import MOTOR_DRIVE_KEYS, MotorDrive
 
 __all__ = ["GearedMechanism", "DRIVE_OPTIONS", "ENERGY_STATES"]
 
 #: Keyword options every motor-driven mechanism accepts (see MotorDrive and GearedMechanism).
-DRIVE_OPTIONS = ("n_motors", "efficiency", "neutral_mode", "stator_current_limit", "supply_current_limit",
-                 "command", "nominal_bus_voltage", "viscous_friction", "static_friction", "kinetic_friction",
-                 "rotor_inertia", "track_energy")
+DRIVE_OPTIONS = MOTOR_DRIVE_KEYS + ("viscous_friction", "static_friction", "kinetic_friction", "rotor_inertia",
+                                    "track_energy")
 
 ENERGY_STATES = ("energy_in", "copper_loss", "gear_loss", "friction_loss", "impact_loss", "conversion_loss")
 

@@ -53,7 +53,7 @@ from simcore.errors import ConfigError, ConfigTypeError, check_finite
 from simcore.system import System
 from simcore.units import to_si
 
-from .drive import MotorDrive
+from .drive import MOTOR_DRIVE_KEYS, MotorDrive
 from .motors import DCMotor
 from .tank import STANDARD_GRAVITY, _nonnegative, _pose, _positive
 
@@ -63,8 +63,6 @@ __all__ = ["SwerveDrive", "ENERGY_STATES", "MOTOR_DRIVE_KEYS", "module_layout"]
 ENERGY_STATES = ("energy_in", "copper_loss", "conversion_loss", "gear_loss", "friction_loss")
 
 #: Keys accepted in ``drive_options`` / ``steer_options`` (MotorDrive's keywords).
-MOTOR_DRIVE_KEYS = ("n_motors", "efficiency", "neutral_mode", "stator_current_limit", "supply_current_limit",
-                    "command", "nominal_bus_voltage")
 
 #: Distance below which two modules coincide, m.
 _COINCIDENT = 1e-9
