@@ -31,12 +31,15 @@ def to_ns(parameter: str, seconds, *, positive: bool = False, nonnegative: bool 
     s = to_si(parameter, seconds, "s")
     ns_float = s * NS_PER_S
     ns = int(round(ns_float))
+    # Rounding to the nanosecond may move a time by at most 1e-6 of itself (1/3 s is
+    # fine); 1.4e-9 s or 1e-12 s would be changed by 30 % or to zero, so they raise.
+    # The 1e-9 ns floor absorbs the float error of s * 1e9 for exact nanoseconds.
+    if abs(ns - ns_float) > 1e-6 * abs(ns_float) + 1e-9:
+        raise ConfigError(parameter, seconds, "a time representable in whole nanoseconds (within 1e-6 of itself)")
     if positive and ns <= 0:
         raise ConfigError(parameter, seconds, "a positive time of at least 1 ns")
     if nonnegative and ns < 0:
         raise ConfigError(parameter, seconds, "a non-negative time")
-    if ns != 0 and abs(ns - ns_float) > 1e-6 * abs(ns_float) + 0.5:
-        raise ConfigError(parameter, seconds, "a time representable in whole nanoseconds")
     return ns
 
 

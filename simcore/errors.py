@@ -8,9 +8,11 @@ written against the standard library's conventions keeps working.
 from __future__ import annotations
 
 __all__ = ["SimError", "ConfigError", "ConfigTypeError", "IntegrationError",
-           "NonFiniteError", "check_finite", "require"]
+           "NonFiniteError", "check_finite", "check_bool", "require"]
 
 import math
+
+import numpy as np
 
 
 class SimError(Exception):
@@ -94,7 +96,12 @@ def require(condition: bool, parameter: str, value, expected: str) -> None:
 
 
 def check_finite(parameter: str, value) -> float:
-    """Return ``value`` as a float, or raise ConfigError if it is not a finite real number."""
+    """Return ``value`` as a float, or raise ConfigError if it is not a finite real number.
+
+    Strings are refused even when ``float()`` would parse them (``"5"`` is a typo, not a number).
+    """
+    if isinstance(value, (str, bytes, bytearray)):
+        raise ConfigTypeError(parameter, value, "a real number")
     try:
         v = float(value)
     except (TypeError, ValueError):
@@ -102,3 +109,13 @@ def check_finite(parameter: str, value) -> float:
     if not math.isfinite(v):
         raise ConfigError(parameter, value, "a finite number")
     return v
+
+
+def check_bool(parameter: str, value) -> bool:
+    """Return ``value`` as a bool, or raise ConfigTypeError if it is not True or False.
+
+    ``bool("no")`` is True, so flags are not converted with ``bool()``.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ConfigTypeError(parameter, value, "True or False")

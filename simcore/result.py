@@ -17,7 +17,7 @@ from typing import Iterable, Mapping, Sequence
 
 import numpy as np
 
-from .errors import ConfigError
+from .errors import ConfigError, ConfigTypeError
 
 __all__ = ["Result"]
 
@@ -142,7 +142,12 @@ class Result:
         tick or event) the later row is taken (right-continuous). Times outside
         the grid raise.
         """
-        times = np.asarray(times, dtype=float)
+        try:
+            times = np.asarray(times, dtype=float)
+        except (TypeError, ValueError):
+            raise ConfigTypeError("times", times, "times in s (numbers)") from None
+        if not np.all(np.isfinite(times)):
+            raise ConfigError("times", times, "finite times in s")
         if times.size and (times.min() < self.t[0] or times.max() > self.t[-1]):
             raise ConfigError("times", f"[{times.min()}, {times.max()}]",
                               f"times within the result's span [{self.t[0]}, {self.t[-1]}]")

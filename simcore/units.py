@@ -84,7 +84,8 @@ def to_si(parameter: str, value, unit: str, *, allow_array: bool = False):
         if not np.all(np.isfinite(arr)):
             raise ConfigError(parameter, value, "finite numbers")
         return arr
-    if isinstance(mag, bool):
+    # bool is an int and "2.0" converts with float(): neither is a number a user meant.
+    if isinstance(mag, (bool, str, bytes, bytearray)):
         raise ConfigTypeError(parameter, value, f"a number in {unit or 'dimensionless'}")
     try:
         f = float(mag)

@@ -137,3 +137,85 @@ def test_terminated_run_cannot_advance():
     assert sim.terminated and sim.t == pytest.approx(math.log(2.0), abs=1e-9)
     with pytest.raises(IntegrationError, match="terminal"):
         sim.advance(0.1)
+
+
+@pytest.mark.parametrize("make, parameter", [
+    (lambda: models.Flywheel(NEO, 2.0, "0.01"), "moi"),
+    (lambda: simulate(Scalar(), "2"), "t_end"),
+    (lambda: PeriodicController("0.02", lambda t, s: None), "period"),
+    (lambda: simulate(Scalar(), 0.1, x0={"s.x": "0.5"}), "x0['s.x']"),
+    (lambda: models.Flywheel(NEO, 2.0, 0.01, track_energy="no"), "track_energy"),
+])
+def test_number_like_strings_and_non_bools_are_refused(make, parameter):
+    with pytest.raises(ConfigError) as ei:  # ConfigTypeError is a ConfigError
+        make()
+    assert ei.value.parameter == parameter
+
+
+def test_a_controller_writing_a_string_is_refused():
+    pc = PeriodicController(0.1, lambda t, s: {"s.u": "5"}, name="c")
+    with pytest.raises(ConfigError, match=r"controller 'c'\['s.u'\]='5': expected a real number"):
+        simulate(Scalar(), 0.2, [pc])
+
+
+@pytest.mark.parametrize("seconds", [1.4e-9, 2.5e-9, 1e-10, 1e-12])
+def test_times_that_whole_nanoseconds_would_change_raise(seconds):
+    # Rounding would move these by 29 %, 20 % or to zero; 1/3 s (off by 1e-9 relative) is fine.
+    with pytest.raises(ConfigError, match="whole nanoseconds"):
+        PeriodicController(seconds, lambda t, s: None)
+    with pytest.raises(ConfigError, match="whole nanoseconds"):
+        simulate(Scalar(), seconds)
+    assert PeriodicController(1 / 3, lambda t, s: None).period_ns == 333_333_333
+
+
+def test_numpy_scalars_are_numbers():
+    r = simulate(Scalar(), np.float64(0.5), rtol=np.float32(1e-6), atol=np.float64(1e-9))
+    assert r.t[-1] == 0.5
+    assert models.Flywheel(NEO, 2.0, 0.01, n_motors=np.int64(2)).drive.n_motors == 2
+
+
+def test_one_controller_or_none_is_accepted_like_one_system():
+    pc = PeriodicController(0.1, lambda t, s: {"s.u": 1.0}, name="c")
+    a, b = simulate(Scalar(), 0.3, pc), simulate(Scalar(), 0.3, [pc])
+    np.testing.assert_array_equal(a["s.x"], b["s.x"])
+    assert simulate(Scalar(), 0.3, controllers=None).controller_names == []
+    with pytest.raises(ConfigError, match="controllers"):
+        simulate(Scalar(), 0.3, 5)
+
+
+def test_sample_refuses_non_finite_times():
+    r = simulate(Scalar(), 0.3)
+    with pytest.raises(ConfigError, match="times"):
+        r.sample("s.x", [0.1, math.nan])
+
+
+def test_infinite_friction_in_volts_is_refused():
+    from simcore import Q_
+    with pytest.raises(ConfigError, match="static_friction"):
+        models.Arm(NEO, 100, mass=2.0, com_distance=0.3, min_angle=-1.5, max_angle=2.0,
+                   static_friction=Q_(math.inf, "V"))
+
+
+def test_pid_refuses_nan_instead_of_poisoning_its_integrator():
+    from controllers import PIDController
+    pid = PIDController(1.0, 1.0, 0.0)
+    with pytest.raises(ConfigError, match="measurement=nan"):
+        pid.calculate(math.nan, 1.0)
+    assert pid.calculate(0.0, 1.0) == pytest.approx(1.0 + 1.0 * 0.02)  # untouched by the refused call
+    for call, parameter in ((lambda: pid.set_setpoint(math.nan), "setpoint"),
+                            (lambda: pid.calculate(0.0, "a"), "setpoint"),
+                            (lambda: pid.set_integrator_range("a", 1), "minimum_integral")):
+        with pytest.raises(ConfigError) as ei:
+            call()
+        assert ei.value.parameter == parameter
+
+
+@pytest.mark.parametrize("name, value", [("arm.bus_voltage", -5.0), ("arm.brake", 2.0), ("arm.brake", -0.5)])
+def test_inputs_outside_their_physical_range_are_refused(name, value):
+    arm = models.Arm(NEO, 100, mass=2.0, com_distance=0.3, min_angle=-1.5, max_angle=2.0)
+    pc = PeriodicController(0.1, lambda t, s: {name: value}, name="c")
+    with pytest.raises(ConfigError, match=rf"controller 'c'\['{name}'\]={value}: expected a value in \["):
+        simulate(arm, 0.3, [pc])
+    with pytest.raises(ConfigError, match=name):
+        simulate(arm, 0.3, inputs={name: value})
+    simulate(arm, 0.3, inputs={"arm.bus_voltage": 0.0, "arm.brake": 1.0})  # the ends are allowed
