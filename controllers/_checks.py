@@ -47,13 +47,23 @@ def positive(parameter: str, value) -> float:
     return v
 
 
-def tolerance(parameter: str, value) -> float:
-    """Return a tolerance as a float: >= 0, ``math.inf`` allowed (means "no limit")."""
+def real(parameter: str, value) -> float:
+    """Return a scalar as a float: any real number but NaN (``+-math.inf`` allowed)."""
+    if isinstance(value, (str, bytes, bytearray)):
+        raise ConfigTypeError(parameter, value, "a real number")
     try:
         v = float(value)
     except (TypeError, ValueError):
         raise ConfigTypeError(parameter, value, "a real number") from None
-    if math.isnan(v) or v < 0.0:
+    if math.isnan(v):
+        raise ConfigError(parameter, value, "a number, not NaN")
+    return v
+
+
+def tolerance(parameter: str, value) -> float:
+    """Return a tolerance as a float: >= 0, ``math.inf`` allowed (means "no limit")."""
+    v = real(parameter, value)
+    if v < 0.0:
         raise ConfigError(parameter, value, "a non-negative number or math.inf")
     return v
 

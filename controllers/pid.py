@@ -200,6 +200,7 @@ class PIDController:
         setpoint : float or ndarray
             The desired value of the measurement (measurement units).
         """
+        setpoint = _checks.finite("setpoint", setpoint)
         self._setpoint = setpoint
         self._have_setpoint = True
         self._error = self._wrap(setpoint - self._measurement)
@@ -252,11 +253,9 @@ class PIDController:
         ConfigError
             A bound is NaN, or ``minimum_integral > maximum_integral``.
         """
-        lo = float(minimum_integral)
-        hi = float(maximum_integral)
-        if math.isnan(lo):
-            raise ConfigError("minimum_integral", minimum_integral, "a number")
-        if math.isnan(hi) or not lo <= hi:
+        lo = _checks.real("minimum_integral", minimum_integral)
+        hi = _checks.real("maximum_integral", maximum_integral)
+        if not lo <= hi:
             raise ConfigError("maximum_integral", maximum_integral,
                               f"a number >= minimum_integral={lo!r}")
         self._min_integral, self._max_integral = lo, hi
@@ -341,8 +340,10 @@ class PIDController:
             ``kp * error + ki * accumulated_error + kd * error_derivative`` (output
             units, e.g. V or duty cycle; not clamped).
         """
+        # A NaN measurement would poison the integrator for good: refuse it here.
+        measurement = _checks.finite("measurement", measurement)
         if setpoint is not None:
-            self._setpoint = setpoint
+            self._setpoint = _checks.finite("setpoint", setpoint)
             self._have_setpoint = True
         error = self._wrap(self._setpoint - measurement)
         first = not self._have_measurement

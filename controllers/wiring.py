@@ -13,6 +13,12 @@ knows its period is an error, since its derivative and integral assume it). At
 each tick it reads ``measure``, evaluates the setpoint (a constant or a function
 of time), calls ``controller.calculate(measurement, setpoint)``, adds the
 feedforward, clamps to ``output_limits`` when given, and writes ``command``.
+
+Each run starts the controller afresh, just before its first tick: a
+:class:`~controllers.PIDController` is ``reset()`` (no integral or error history
+from an earlier run) and a :class:`~controllers.ProfiledPIDController` restarts its
+profile from the measured position at rest, as robot code does in its init. So
+the same loop object gives the same result in every simulation it is passed to.
 """
 from __future__ import annotations
 
@@ -20,7 +26,11 @@ import math
 from typing import Callable
 
 from simcore import PeriodicController
-from simcore.errors import ConfigError, ConfigTypeError
+from simcore.errors import ConfigError, ConfigTypeError, check_finite
+from simcore.units import to_si
+
+from .pid import PIDController
+from .profiled_pid import ProfiledPIDController
 
 __all__ = ["control_loop"]
 
@@ -55,6 +65,8 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     offset : float
         Delay of the first tick, s.
     """
+    rate = None if rate is None else to_si("rate", rate, "Hz")
+    period = None if period is None else to_si("period", period, "s")
     calc = getattr(controller, "calculate", None)
     if calc is None:
         if not callable(controller):
@@ -68,7 +80,7 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     if rate is not None and period is not None:
         raise ConfigError("rate", rate, "either rate or period, not both")
     if rate is not None:
-        if not (isinstance(rate, (int, float)) and rate > 0 and math.isfinite(rate)):
+        if not rate > 0:
             raise ConfigError("rate", rate, "a positive rate in Hz")
         period = 1.0 / rate
     if period is None:
@@ -77,10 +89,23 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         raise ConfigError("period", period, f"the controller's own period {own!r} s (its derivative and "
                                             "integral assume it)")
     if output_limits is not None:
-        lo, hi = output_limits
+        try:
+            lo, hi = output_limits
+        except (TypeError, ValueError):
+            raise ConfigError("output_limits", output_limits, "(low, high) with low < high") from None
+        lo, hi = to_si("output_limits[0]", lo, ""), to_si("output_limits[1]", hi, "")
         if not lo < hi:
             raise ConfigError("output_limits", output_limits, "(low, high) with low < high")
-    ref = setpoint if callable(setpoint) else (lambda t, _r=float(setpoint): _r)
+        output_limits = (lo, hi)
+    ref = setpoint if callable(setpoint) else (lambda t, _r=check_finite("setpoint", setpoint): _r)
+
+    def start(t, signals):
+        # A controller object reused for a second run starts it as it started the first:
+        # no integral or error history from the last run, a profile from the measured state.
+        if isinstance(controller, ProfiledPIDController):
+            controller.reset(signals[measure])
+        elif isinstance(controller, PIDController):
+            controller.reset()
 
     def tick(t, signals):
         r = ref(t)
@@ -91,4 +116,4 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
             out = min(max(out, output_limits[0]), output_limits[1])
         return {command: out}
 
-    return PeriodicController(period, tick, name=name or f"{command} loop", offset=offset)
+    return PeriodicController(period, tick, name=name or f"{command} loop", offset=offset, on_start=start)

@@ -36,6 +36,7 @@ Everything here is plain float arithmetic: it runs inside right-hand sides.
 from __future__ import annotations
 
 import math
+import numbers
 
 from simcore.errors import ConfigError, ConfigTypeError
 from simcore.units import to_si
@@ -64,6 +65,19 @@ def _optional_positive(parameter, value, unit):
     if not v > 0:
         raise ConfigError(parameter, value, f"None or a positive current in {unit}")
     return v
+
+
+#: Physical ranges of the inputs MotorDrive-based systems share: a brake flag is a
+#: fraction of brake in [0, 1]; a bus voltage is never negative (a battery that
+#: collapses reads 0 V). Other inputs (voltage, duty requests) take any finite value
+#: and saturate at the bus, flagged by the ``saturated`` output.
+_INPUT_RANGES = {"brake": (0.0, 1.0), "drive_brake": (0.0, 1.0), "steer_brake": (0.0, 1.0),
+                 "bus_voltage": (0.0, math.inf)}
+
+
+def drive_input_ranges(input_names) -> dict:
+    """``System.input_ranges`` for the shared drive inputs among ``input_names``."""
+    return {n: _INPUT_RANGES[n] for n in input_names if n in _INPUT_RANGES}
 
 
 def split_drive_options(options: dict) -> tuple[dict, dict]:
@@ -107,7 +121,7 @@ class MotorDrive:
         self.gearing = to_si("gearing", gearing, "")
         if not self.gearing > 0:
             raise ConfigError("gearing", gearing, "a positive gear ratio (motor turns per output turn)")
-        if isinstance(n_motors, bool) or not isinstance(n_motors, int) or n_motors < 1:
+        if isinstance(n_motors, bool) or not isinstance(n_motors, numbers.Integral) or n_motors < 1:
             raise ConfigError("n_motors", n_motors, "a whole number >= 1")
         self.efficiency = to_si("efficiency", efficiency, "")
         if not 0 < self.efficiency <= 1:
@@ -117,7 +131,7 @@ class MotorDrive:
         if command not in COMMANDS:
             raise ConfigError("command", command, "'voltage' or 'duty'")
         self.motor = motor
-        self.n_motors = n_motors
+        self.n_motors = int(n_motors)
         self.group = motor.gearbox(n_motors)
         self.neutral_mode = neutral_mode
         self.command = command

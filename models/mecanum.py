@@ -32,10 +32,10 @@ import math
 
 import numpy as np
 
-from simcore.errors import ConfigError, ConfigTypeError
+from simcore.errors import ConfigError, ConfigTypeError, check_bool
 from simcore.system import System
 
-from .drive import MotorDrive
+from .drive import MotorDrive, drive_input_ranges
 from .motors import DCMotor
 from .swerve import ENERGY_STATES, module_layout
 from .tank import STANDARD_GRAVITY, _nonnegative, _pose, _positive
@@ -137,7 +137,7 @@ class MecanumDrive(System):
         if not self.wheel_mass > 0:
             raise ConfigError("wheel_inertia", wheel_inertia, "a positive inertia (or rotor_inertia > 0)")
         self.normal_load = self.mass * self.gravity / 4.0
-        self.track_energy = bool(track_energy)
+        self.track_energy = check_bool("track_energy", track_energy)
         self.start_pose = _pose("start_pose", start_pose)
         self.n_modules = 4
         self._px = np.array([p[0] for p in self.wheel_positions])
@@ -162,6 +162,7 @@ class MecanumDrive(System):
                           f"{w}_{cmd}": "V" if cmd == "voltage" else ""})
         units.update({s: "J" for s in ENERGY_STATES})
         super().__init__(name, states, inputs, outputs, units)
+        self.input_ranges = drive_input_ranges(self.input_names)
 
     def initial_state(self):
         x = np.zeros(len(self.state_names))

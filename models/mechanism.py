@@ -51,12 +51,12 @@ import math
 
 import numpy as np
 
-from simcore.errors import ConfigError
+from simcore.errors import ConfigError, check_bool
 from simcore.events import StateEvent
 from simcore.system import System
 from simcore.units import to_si
 
-from .drive import MOTOR_DRIVE_KEYS, MotorDrive
+from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges
 
 __all__ = ["GearedMechanism", "DRIVE_OPTIONS", "ENERGY_STATES"]
 
@@ -164,7 +164,7 @@ class GearedMechanism(System):
         self.static_friction = self._friction_force("static_friction", static_friction, u["force"])
         self.kinetic_friction = (self.static_friction if kinetic_friction is None
                                  else self._friction_force("kinetic_friction", kinetic_friction, u["force"]))
-        self.track_energy = bool(track_energy)
+        self.track_energy = check_bool("track_energy", track_energy)
         # The direction of motion is a mode when it changes the forces: Coulomb friction's sign, and
         # which way power flows through a lossy gearbox (G eta T or G T / eta).
         self._directional = (self.static_friction > 0 or self.kinetic_friction > 0 or drive.efficiency < 1.0)
@@ -190,17 +190,18 @@ class GearedMechanism(System):
                  "saturated": "", "current_limited": ""}
         units.update({s: "J" for s in ENERGY_STATES})
         super().__init__(name, states, inputs, outputs, units)
+        self.input_ranges = drive_input_ranges(self.input_names)
         self._events_by_mode = self._build_events()
 
     def _friction_force(self, parameter, value, unit):
         from simcore.units import ureg
         if hasattr(value, "dimensionality") and value.dimensionality == ureg.volt.dimensionality:
-            volts = value.to("V").magnitude
+            volts = to_si(parameter, value, "V")
             f = volts * self.drive.Kt / self.drive.R * self.k * self.drive.efficiency
         else:
             f = to_si(parameter, value, unit)
-        if not f >= 0:
-            raise ConfigError(parameter, value, "a non-negative friction force/torque")
+        if not (f >= 0 and math.isfinite(f)):
+            raise ConfigError(parameter, value, "a finite non-negative friction force/torque")
         return f
 
     # -- physics to override -------------------------------------------------------------------

@@ -22,6 +22,7 @@ motors), at 12 V.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 from simcore.errors import ConfigError
@@ -119,8 +120,9 @@ class DCMotor:
 
     def gearbox(self, n: int) -> "DCMotor":
         """``n`` identical motors driving one shaft, as one motor."""
-        if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
             raise ConfigError("n", n, "a whole number of motors >= 1")
+        n = int(n)
         return DCMotor(self.nominal_voltage, self.stall_torque * n, self.stall_current * n,
                        self.free_current * n, self.free_speed, f"{n}x {self.name}" if n > 1 else self.name)
 

@@ -49,11 +49,11 @@ import math
 
 import numpy as np
 
-from simcore.errors import ConfigError, ConfigTypeError, check_finite
+from simcore.errors import ConfigError, ConfigTypeError, check_bool, check_finite
 from simcore.system import System
 from simcore.units import to_si
 
-from .drive import MOTOR_DRIVE_KEYS, MotorDrive
+from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges
 from .motors import DCMotor
 from .tank import STANDARD_GRAVITY, _nonnegative, _pose, _positive
 
@@ -170,6 +170,11 @@ class SwerveDrive(System):
         n = self.n_modules = len(self.module_positions)
         self.drive = motor_drive("drive", drive_motor, drive_gearing, drive_options)
         self.steer = motor_drive("steer", steer_motor, steer_gearing, steer_options)
+        if self.steer.nominal_bus_voltage != self.drive.nominal_bus_voltage:
+            # One bus feeds every motor (the bus_voltage input); two nominal values would be ignored.
+            raise ConfigError("steer_options['nominal_bus_voltage']", self.steer.nominal_bus_voltage,
+                              f"the drive's nominal_bus_voltage {self.drive.nominal_bus_voltage} V (one bus "
+                              "feeds every motor; set it in drive_options and steer_options alike)")
         self.wheel_radius = _positive("wheel_radius", wheel_radius, "m", "a positive radius")
         self.mass = _positive("mass", mass, "kg", "a positive mass")
         self.moi = _positive("moi", moi, "kg*m**2", "a positive moment of inertia")
@@ -191,7 +196,7 @@ class SwerveDrive(System):
         if not self.steer_moi > 0:
             raise ConfigError("steer_inertia", steer_inertia, "a positive inertia (or steer_rotor_inertia > 0)")
         self.normal_load = self.mass * self.gravity / n
-        self.track_energy = bool(track_energy)
+        self.track_energy = check_bool("track_energy", track_energy)
         self.start_pose = _pose("start_pose", start_pose)
         if start_steer_angles is None:
             self.start_steer_angles = (0.0,) * n
@@ -227,6 +232,7 @@ class SwerveDrive(System):
             units.update({f"{key}_{i}": unit for i in idx})
         units.update({s: "J" for s in ENERGY_STATES})
         super().__init__(name, states, inputs, outputs, units)
+        self.input_ranges = drive_input_ranges(self.input_names)
 
     # -- System interface -------------------------------------------------------------------------
     def initial_state(self):

@@ -68,11 +68,11 @@ import math
 
 import numpy as np
 
-from simcore.errors import ConfigError, ConfigTypeError
+from simcore.errors import ConfigError, ConfigTypeError, check_bool
 from simcore.system import System
 from simcore.units import to_si
 
-from .drive import MotorDrive
+from .drive import MotorDrive, drive_input_ranges
 from .motors import DCMotor
 
 __all__ = ["TankDrive", "CharacterizedTankDrive", "rectangle_moi", "STANDARD_GRAVITY",
@@ -232,7 +232,7 @@ class TankDrive(System):
             raise ConfigError("wheel_inertia", wheel_inertia,
                               "a positive inertia (or a positive rotor_inertia) with a traction limit")
         self.normal_load = self.mass * self.gravity / 2.0
-        self.track_energy = bool(track_energy)
+        self.track_energy = check_bool("track_energy", track_energy)
         self.start_pose = _pose("start_pose", start_pose)
         self._rb = self.track_width / 2.0
         cmd = self.drive.command
@@ -258,6 +258,7 @@ class TankDrive(System):
         for side in ("left", "right"):
             units.update({f"{side}_{o}": u for o, u in _SIDE_UNITS.items()})
         super().__init__(name, states, inputs, outputs, units)
+        self.input_ranges = drive_input_ranges(self.input_names)
         self._n_base = 9 if self.traction else 7
 
     #: pyfrc's moment-of-inertia estimate from the frame: ``m (width^2 + length^2) / 12``.
@@ -509,6 +510,7 @@ class CharacterizedTankDrive(System):
                  "left_acceleration": "m/s**2", "right_acceleration": "m/s**2", "left_applied_voltage": "V",
                  "right_applied_voltage": "V", "left_voltage": "V", "right_voltage": "V", "bus_voltage": "V"}
         super().__init__(name, states, ["left_voltage", "right_voltage", "bus_voltage"], outputs, units)
+        self.input_ranges = drive_input_ranges(self.input_names)
 
     @property
     def A(self) -> np.ndarray:

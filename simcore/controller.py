@@ -33,6 +33,11 @@ class PeriodicController:
         Used in tick logs and error messages; defaults to ``fn``'s name.
     offset : float or Quantity
         Delay of the first tick after the run's start time, s (>= 0).
+    on_start : callable ``on_start(t, signals)``, optional
+        Called once per run, just before this controller's first tick, with the
+        same arguments as ``fn``. Put state resets here (an integrator, a
+        profile's start) so that a controller object reused in a second
+        simulation starts it as it started the first.
 
     Examples
     --------
@@ -40,9 +45,12 @@ class PeriodicController:
     """
 
     def __init__(self, period, fn: Callable[[float, Mapping[str, float]], Mapping[str, float] | None], *,
-                 name: str | None = None, offset=0.0):
+                 name: str | None = None, offset=0.0, on_start: Callable | None = None):
         if not callable(fn):
             raise ConfigTypeError("fn", fn, "a callable fn(t, signals) -> {'system.input': value}")
+        if on_start is not None and not callable(on_start):
+            raise ConfigTypeError("on_start", on_start, "None or a callable on_start(t, signals)")
+        self.on_start = on_start
         self.period_ns = to_ns("period", period, positive=True)
         self.offset_ns = to_ns("offset", offset, nonnegative=True)
         self.fn = fn

@@ -30,6 +30,7 @@ event the row before and the row after the reset.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Mapping
 from typing import Iterable, Sequence
 
@@ -143,7 +144,15 @@ class Simulator:
         names = [s.name for s in systems]
         if len(set(names)) != len(names):
             raise ConfigError("systems", names, "systems with distinct names")
-        controllers = list(controllers)
+        if controllers is None:
+            controllers = []
+        elif isinstance(controllers, PeriodicController):  # one controller, as one System is allowed
+            controllers = [controllers]
+        try:
+            controllers = list(controllers)
+        except TypeError:
+            raise ConfigTypeError("controllers", controllers,
+                                  "a PeriodicController or a sequence of PeriodicController") from None
         for c in controllers:
             if not isinstance(c, PeriodicController):
                 raise ConfigTypeError("controllers", c, "PeriodicController instances")
@@ -153,11 +162,11 @@ class Simulator:
         if method not in METHODS:
             raise ConfigError("method", method, f"one of {', '.join(METHODS)}")
         for pname, v in (("rtol", rtol), ("atol", atol)):
-            if isinstance(v, bool) or not isinstance(v, (int, float)) or not (v > 0 and math.isfinite(v)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (v > 0 and math.isfinite(v)):
                 raise ConfigError(pname, v, "a positive finite number")
         if max_step is None:
             max_step = np.inf
-        elif isinstance(max_step, bool) or not isinstance(max_step, (int, float)) or not max_step > 0:
+        elif isinstance(max_step, bool) or not isinstance(max_step, numbers.Real) or not max_step > 0:
             raise ConfigError("max_step", max_step, "None or a positive number of seconds")
 
         self.systems = systems
@@ -186,6 +195,8 @@ class Simulator:
             for i, n in enumerate(s.output_names):
                 self._signal_index[f"{s.name}.{n}"] = ("y", k, i)
         self._input_names = [f"{s.name}.{n}" for s in systems for n in s.input_names]
+        self._input_ranges = {f"{s.name}.{n}": s.input_ranges[n] for s in systems
+                              for n in s.input_names if n in s.input_ranges}
 
         self._couplings = []
         coupled = {}
@@ -225,6 +236,7 @@ class Simulator:
 
         # Controllers' next tick index; the ticks at t0 run on the first advance.
         self._next_k = [0] * len(controllers)
+        self._ran_once = [False] * len(controllers)  # on_start runs before a controller's first tick
         self._started = False
         self._terminated = False
         self._events_cache: dict[int, tuple] = {}
@@ -320,12 +332,17 @@ class Simulator:
         if name in getattr(self, "_coupled", {}):
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self._coupled[name]!r} (it is solved continuously)")
+        if isinstance(value, (str, bytes, bytearray)):  # float("5") parses; a string is a bug
+            raise ConfigTypeError(f"{who}[{name!r}]", value, "a real number")
         try:
             v = float(value)
         except (TypeError, ValueError):
             raise ConfigTypeError(f"{who}[{name!r}]", value, "a real number") from None
         if not math.isfinite(v):
             raise NonFiniteError("input", name, value, self.t)
+        rng = self._input_ranges.get(name)
+        if rng is not None and not rng[0] <= v <= rng[1]:
+            raise ConfigError(f"{who}[{name!r}]", value, f"a value in [{rng[0]}, {rng[1]}] (at t={self.t!r} s)")
         self._U[kind[1]][kind[2]] = v
 
     # -- right-hand side ---------------------------------------------------------------------
@@ -464,6 +481,10 @@ class Simulator:
             self._next_k[i] += 1
             self._stats["n_ticks"] += 1
             try:
+                if not self._ran_once[i]:
+                    self._ran_once[i] = True
+                    if c.on_start is not None:
+                        c.on_start(t, self._signals)
                 written = c.fn(t, self._signals)
             except Exception as exc:
                 # Robot code's own exception type is kept; it learns when it happened.
@@ -781,7 +802,7 @@ def simulate(systems, t_end, controllers: Iterable[PeriodicController] = (), *, 
     Controllers tick at every ``t0 + offset + k * period <= t_end``, the end
     included. Returns the recorded :class:`~simcore.result.Result`.
     """
-    sim = Simulator(systems, list(controllers), t0=t0, x0=x0, inputs=inputs, method=method, rtol=rtol,
+    sim = Simulator(systems, controllers, t0=t0, x0=x0, inputs=inputs, method=method, rtol=rtol,
                     atol=atol, max_step=max_step)
     t_end_ns = to_ns("t_end", t_end)
     if t_end_ns < sim._t0_ns:

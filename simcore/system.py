@@ -56,6 +56,11 @@ class System:
     #: Current discrete mode; written by the engine only.
     mode = None
 
+    #: Allowed closed ranges of some inputs, ``{input_name: (low, high)}``; a write
+    #: outside its range raises ConfigError (e.g. a negative bus voltage, a brake
+    #: flag of 2). Inputs not listed take any finite value.
+    input_ranges: dict = {}
+
     def __init__(self, name: str, state_names: Sequence[str] = (), input_names: Sequence[str] = (),
                  output_names: Sequence[str] = (), units: dict | None = None):
         self.name = validate_name("name", name)

@@ -238,3 +238,10 @@ def test_lossy_drive_gearbox_passes_through_zero_wheel_speed():
     r = simcore.simulate([sw], 2.0, [PeriodicController(0.02, c, name="c")])
     assert r.t[-1] == 2.0 and r.stats["n_steps"] < 20000
     assert r["swerve.wheel_speed_0"].min() < 0 < r["swerve.wheel_speed_0"].max()
+
+
+def test_one_bus_so_one_nominal_bus_voltage():
+    with pytest.raises(ConfigError, match=r"steer_options\['nominal_bus_voltage'\]=10.0"):
+        make(steer_options={"nominal_bus_voltage": 10})
+    sw = make(drive_options={"nominal_bus_voltage": 10}, steer_options={"nominal_bus_voltage": 10})
+    assert sw.initial_inputs()[-1] == 10.0
