@@ -44,15 +44,32 @@ rate), comma separated, with a header row naming these columns:
     ``getVelocity()``, ticks/s.
 ``busy``
     ``isBusy()`` as 0/1 (position experiments; may be empty elsewhere).
+    Optional: without it the busy figures (first not-busy time, flickers) are
+    reported as missing and the others (overshoot, peak speed) are computed.
 ``current``
     ``getCurrent(CurrentUnit.AMPS)``, A (optional; empty if not logged).
+``push``
+    ``holding`` only, optional: 1 on the rows logged while the arm is being
+    pushed off by hand, 0 (or empty) otherwise. The push is the first run of
+    rows marked 1; the steady error and current are averaged over the rows
+    before it (from 0.6 of its start time), and the return time is measured from
+    the first row after it to the first row back within 5 ticks (the default
+    tolerance) of the target. Nothing else in a log marks the push, so without
+    this column no return time is computed (it is reported as missing) and the
+    steady figures come from the last 40 % of the log.
 
-For each experiment present, the same figures are computed from the log and
-printed next to the simulator's; the experiments whose commands depend on the
-free speed use the motor type's model (``--motor``), so log the motor the
-report names. With ``--out DIR`` a PNG per experiment overlays the real and the
-simulated traces, and the simulated traces are written as
-``DIR/sim_<experiment>.csv`` in the same columns.
+``t``, ``position`` and ``velocity`` must be numbers on every row of a
+recognised experiment; the optional columns may be empty. A cell that is not a
+number is an error naming the file, its line and the column.
+
+The position experiments are the seed's commands: target 2000 ticks, power 1.0
+or 0.3 (from the experiment name). ``holding`` holds target 0 (the encoder
+zeroed with the arm horizontal). For each experiment present, the same figures
+are computed from the log and printed next to the simulator's; the experiments
+whose commands depend on the free speed use the motor type's model
+(``--motor``), so log the motor the report names. With ``--out DIR`` a PNG per
+experiment overlays the real and the simulated traces, and the simulated traces
+are written as ``DIR/sim_<experiment>.csv`` in the same columns.
 
 Record the date, firmware version and motor of each real result next to the
 constant of :class:`controllers.hub.FirmwareConstants` it confirms or replaces.
@@ -90,6 +107,12 @@ class Trace:
     velocity: np.ndarray
     busy: np.ndarray = field(default=None)
     current: np.ndarray = field(default=None)
+    push: np.ndarray = field(default=None)  # 0/1, real holding logs only (see the module docstring)
+
+
+def _missing(column: str) -> str:
+    """What a figure reads when the log lacks the column it needs."""
+    return f"n/a (no {column} column)"
 
 
 # ------------------------------------------------------------------------------------------------
@@ -106,21 +129,48 @@ def velocity_step_figures(tr: Trace, target: float) -> dict:
 
 
 def position_step_figures(tr: Trace, target: float) -> dict:
-    """First not-busy time (s), peak overshoot (ticks), busy flickers after it, peak speed (ticks/s)."""
-    busy = np.asarray(tr.busy, float) > 0.5
-    idle = np.nonzero(~busy)[0]
-    first = int(idle[0]) if idle.size else None
-    flickers = int(np.sum(busy[first + 1:] & ~busy[first:-1])) if first is not None else 0
-    return {"first_not_busy_s": float(tr.t[first]) if first is not None else math.nan,
+    """First not-busy time (s), peak overshoot (ticks), busy flickers after it, peak speed (ticks/s).
+
+    Without a busy trace (``tr.busy`` None) the two busy figures are the string
+    ``"n/a (no busy column)"``; the others do not need it.
+    """
+    if tr.busy is None:
+        first_s = flickers = _missing("busy")
+    else:
+        busy = np.asarray(tr.busy, float) > 0.5
+        idle = np.nonzero(~busy)[0]
+        first = int(idle[0]) if idle.size else None
+        flickers = int(np.sum(busy[first + 1:] & ~busy[first:-1])) if first is not None else 0
+        first_s = float(tr.t[first]) if first is not None else math.nan
+    return {"first_not_busy_s": first_s,
             "peak_overshoot_ticks": float(np.max(tr.position) - target),
             "busy_flickers": flickers, "peak_speed_tps": float(np.max(np.abs(tr.velocity)))}
 
 
-def holding_figures(tr: Trace, target: float, push_end: float | None = None, tolerance: int = 5) -> dict:
-    """Steady error before the push (ticks), mean current then (A), return time after the push (s)."""
+def _position_step_all(tr: Trace, power: float, motor_type) -> dict:
+    """:func:`position_step_figures` for the seed's step (target 2000 ticks at ``power``), and the peak
+    speed over the modelled free speed and over the cap ``power`` x achievable max."""
+    f = position_step_figures(tr, 2000)
+    f["peak_speed_over_free"] = f["peak_speed_tps"] / _free_tps(motor_type)
+    f["peak_speed_over_cap"] = f["peak_speed_tps"] / (power * motor_type.getAchieveableMaxTicksPerSecondRounded())
+    return f
+
+
+def holding_figures(tr: Trace, target: float, push_end: float | None = None, tolerance: int = 5,
+                    push_start: float | None = None) -> dict:
+    """Steady error before the push (ticks), mean current then (A), return time after the push (s).
+
+    The steady window is [0.6 push_start, push_start) with ``push_start`` (s)
+    given, else (0.6 push_end, push_end - 0.3) (the simulated push lasts 0.3 s),
+    else the last 40 % of the trace. The return time (s, from ``push_end`` to the
+    first sample within ``tolerance`` ticks of ``target``) needs ``push_end``.
+    """
     t = np.asarray(tr.t, float)
     pos = np.asarray(tr.position, float)
-    before = (t > 0.6 * (push_end if push_end else t[-1])) & (t < (push_end - 0.3 if push_end else t[-1] + 1))
+    if push_start is not None:
+        before = (t >= 0.6 * push_start) & (t < push_start)
+    else:
+        before = (t > 0.6 * (push_end if push_end else t[-1])) & (t < (push_end - 0.3 if push_end else t[-1] + 1))
     out = {"steady_error_ticks": float(np.mean(target - pos[before])) if before.any() else math.nan,
            "current_A": float(np.mean(tr.current[before])) if tr.current is not None and before.any() else math.nan}
     out["max_error_ticks"] = float(np.max(np.abs(target - pos)))
@@ -216,10 +266,7 @@ def run_simulated(motor_type=ftc_motor_types.GOBILDA_5203_312, max_accel=12.0, f
             m.setPower(power)
             yield from _loop_for(2000 / (power * cap_full) + 1.5)
         tr, _ = _run(motor_type, max_accel, pos, 2000 / (power * cap_full) + 1.6, firmware)
-        f = position_step_figures(tr, 2000)
-        f["peak_speed_over_free"] = f["peak_speed_tps"] / free
-        f["peak_speed_over_cap"] = f["peak_speed_tps"] / (power * cap_full)
-        out[f"position_step_{power:.1f}"] = (f, tr)
+        out[f"position_step_{power:.1f}"] = (_position_step_all(tr, power, motor_type), tr)
 
     # 5. holding under load: zero ticks = horizontal, holding level takes 30 % of stall torque
     ticks_per_rad_out = motor_type.encoder_counts_per_output_rev / (2 * math.pi)
@@ -283,12 +330,24 @@ def run_simulated(motor_type=ftc_motor_types.GOBILDA_5203_312, max_accel=12.0, f
 # ------------------------------------------------------------------------------------------------
 # Real logs
 # ------------------------------------------------------------------------------------------------
+_REQUIRED = ("t", "position", "velocity")
+_OPTIONAL = ("busy", "current", "push")
+
+
 def read_csv(path) -> dict:
-    """Read a real hub's log (columns in the module docstring) into {experiment: Trace}."""
+    """Read a real hub's log (columns in the module docstring) into {experiment: Trace}.
+
+    Raises
+    ------
+    ValueError
+        A required column is missing, or a cell of a recognised experiment's row
+        is not a number (or, in a required column, is empty or not finite); the
+        message names the file, the line (the header is line 1) and the column.
+    """
     data: dict[str, list] = {}
     with open(path, newline="") as fh:
         reader = csv.DictReader(fh)
-        missing = {"experiment", "t", "position", "velocity"} - set(reader.fieldnames or ())
+        missing = {"experiment", *_REQUIRED} - set(reader.fieldnames or ())
         if missing:
             raise ValueError(f"{path}: missing columns {sorted(missing)}")
         for row in reader:
@@ -298,15 +357,36 @@ def read_csv(path) -> dict:
 
             def num(key):
                 v = (row.get(key) or "").strip()
-                return float(v) if v else math.nan
-            data.setdefault(exp, []).append((num("t"), num("position"), num("velocity"), num("busy"), num("current")))
+                if not v and key not in _REQUIRED:
+                    return math.nan
+                try:
+                    x = float(v)
+                    ok = math.isfinite(x) or key not in _REQUIRED
+                except ValueError:
+                    ok = False
+                if not ok:
+                    raise ValueError(f"{path}, line {reader.line_num}, column {key!r}: {v!r} is not a "
+                                     f"{'finite ' if key in _REQUIRED else ''}number"
+                                     f"{'' if v else ' (the column is required)'}")
+                return x
+            data.setdefault(exp, []).append(tuple(num(k) for k in _REQUIRED + _OPTIONAL))
     out = {}
     for exp, rows in data.items():
         a = np.array(sorted(rows), float)
-        busy = a[:, 3] if not np.all(np.isnan(a[:, 3])) else None
-        cur = a[:, 4] if not np.all(np.isnan(a[:, 4])) else None
-        out[exp] = Trace(a[:, 0], a[:, 1], a[:, 2], busy, cur)
+        optional = [a[:, i] if not np.all(np.isnan(a[:, i])) else None for i in range(3, 6)]
+        out[exp] = Trace(a[:, 0], a[:, 1], a[:, 2], *optional)
     return out
+
+
+def _push_interval(tr: Trace):
+    """(start, end) of the first run of rows marked ``push`` = 1, s; end is the first row after it."""
+    pushed = np.nan_to_num(np.asarray(tr.push, float)) > 0.5
+    on = np.nonzero(pushed)[0]
+    if not on.size:
+        return None, None
+    off = np.nonzero(~pushed[on[0]:])[0]
+    end = float(tr.t[on[0] + off[0]]) if off.size else None  # still pushed at the end of the log: no return
+    return float(tr.t[on[0]]), end
 
 
 def _real_figures(exp, tr, motor_type):
@@ -314,11 +394,21 @@ def _real_figures(exp, tr, motor_type):
     if exp in ("velocity_step", "feedforward"):
         return velocity_step_figures(tr, half)
     if exp.startswith("position_step"):
-        if tr.busy is None:
-            return {"error": "no busy column"}
-        return position_step_figures(tr, 2000)
+        return _position_step_all(tr, float(exp.rsplit("_", 1)[1]), motor_type)
     if exp == "holding":
-        return holding_figures(tr, 0.0, None)
+        if tr.push is None:
+            f = holding_figures(tr, 0.0, None)
+            f["return_s"] = _missing("push")
+        else:
+            start, end = _push_interval(tr)
+            f = holding_figures(tr, 0.0, end, push_start=start)
+            if start is None:
+                f["return_s"] = "n/a (no row has push = 1)"
+            elif end is None:
+                f["return_s"] = "n/a (pushed until the log ends)"
+        if tr.current is None:
+            f["current_A"] = _missing("current")
+        return f
     return {}
 
 
@@ -371,7 +461,14 @@ def main(argv=None, stream=None) -> int:
         ap.error(f"--motor {args.motor!r}: one of {', '.join(ftc_motor_types.FTC_MOTOR_TYPES)}")
     if not args.max_accel > 0:
         ap.error("--max-accel must be positive")
-    real = read_csv(args.csv) if args.csv else {}
+    real = {}
+    if args.csv:  # an unreadable or malformed log is a usage error, not a traceback
+        try:
+            real = read_csv(args.csv)
+        except OSError as exc:
+            ap.error(f"--csv {args.csv!r}: {exc.strerror or exc}")
+        except ValueError as exc:
+            ap.error(f"--csv: {exc}")
     sim = run_simulated(motor_type, args.max_accel)
     p = lambda *a: print(*a, file=stream)  # noqa: E731
     p(f"Real-hub check: {motor_type.name}, maxAccel {args.max_accel:g} /s, "

@@ -54,6 +54,7 @@ signals the hub sees).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional
 
@@ -96,15 +97,16 @@ class FirmwareConstants:
         constant-power command, which stays exact at 32767 in RUN_WITHOUT_ENCODER).
         The FTC tuning rule F = 32767 / maxTicksPerSecond works only with 32767.
     loop_period : float
-        APPROXIMATION: one loop pass every 10 ms (100 Hz), s. Not published; chosen
-        so that the default gains settle a velocity step in a few hundred ms with
-        light overshoot.
+        APPROXIMATION: one loop pass every 10 ms (100 Hz), s; positive and finite.
+        Not published; chosen so that the default gains settle a velocity step in
+        a few hundred ms with light overshoot.
     i_clamp : float
         APPROXIMATION: bound of the velocity loop's integral term, loop output units
-        (32767: full scale at the default ``loop_output_full_scale``).
+        (32767: full scale at the default ``loop_output_full_scale``); a finite
+        number >= 0, not a bool.
     position_i_clamp : float
         APPROXIMATION: bound of the position loop's integral term (only non-zero
-        gains under LegacyPID reach it), ticks/s.
+        gains under LegacyPID reach it), ticks/s; a finite number >= 0, not a bool.
     at_target_inclusive : bool
         APPROXIMATION: the at-target test is ``abs(target - count) <= tolerance``
         (True) or ``< tolerance`` (False); position only, no speed condition.
@@ -115,7 +117,8 @@ class FirmwareConstants:
     velocity_report_bits : int
         APPROXIMATION (from FtcRobotController issue #965): the velocity the hub
         reports wraps as a signed integer of this many bits (16: above 32767
-        ticks/s it overflows). 0 disables the wrap.
+        ticks/s it overflows). 0 disables the wrap. An int (not a bool, not 16.0):
+        0, 16 or 32.
     current_signal : str
         APPROXIMATION: which mechanism current ``getCurrent`` reports (absolute
         value): ``"supply_current"`` (default: the H-bridge's supply-side current,
@@ -146,20 +149,24 @@ class FirmwareConstants:
         for name in ("default_velocity_algorithm", "default_position_algorithm"):
             if not isinstance(getattr(self, name), MotorControlAlgorithm):
                 raise ConfigTypeError(name, getattr(self, name), "a MotorControlAlgorithm")
-        fs = self.loop_output_full_scale
-        if isinstance(fs, bool) or not isinstance(fs, (int, float)) or not (math.isfinite(fs) and fs > 0):
-            raise ConfigError("loop_output_full_scale", self.loop_output_full_scale, "a positive finite number")
-        if not (isinstance(self.loop_period, (int, float)) and self.loop_period > 0):
-            raise ConfigError("loop_period", self.loop_period, "a positive time in s")
-        for name in ("i_clamp", "position_i_clamp"):
+        for name, positive, expected in (("loop_output_full_scale", True, "a positive finite number"),
+                                         ("loop_period", True, "a positive finite time in s"),
+                                         ("i_clamp", False, "a non-negative finite number"),
+                                         ("position_i_clamp", False, "a non-negative finite number")):
             v = getattr(self, name)
-            if not (isinstance(v, (int, float)) and v >= 0):
-                raise ConfigError(name, v, "a non-negative number")
+            if isinstance(v, bool) or not isinstance(v, numbers.Real):
+                raise ConfigTypeError(name, v, expected)
+            if not (math.isfinite(v) and (v > 0 if positive else v >= 0)):
+                raise ConfigError(name, v, expected)
         for name in ("at_target_inclusive", "forget_target_on_reset"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigTypeError(name, getattr(self, name), "True or False")
-        if self.velocity_report_bits not in (0, 16, 32):
-            raise ConfigError("velocity_report_bits", self.velocity_report_bits, "0, 16 or 32")
+        bits = self.velocity_report_bits
+        if isinstance(bits, bool) or not isinstance(bits, numbers.Integral):
+            raise ConfigTypeError("velocity_report_bits", bits, "an int: 0, 16 or 32")
+        if bits not in (0, 16, 32):
+            raise ConfigError("velocity_report_bits", bits, "0, 16 or 32")
+        object.__setattr__(self, "velocity_report_bits", int(bits))  # a numpy integer as a Python int
         if self.current_signal not in ("supply_current", "stator_current"):
             raise ConfigError("current_signal", self.current_signal, "'supply_current' or 'stator_current'")
 

@@ -65,6 +65,7 @@ DEFAULT_TARGET_POSITION_TOLERANCE = 5
 REQUIRED_SIGNALS = (("duty", "brake"),
                     ("rotor_position", "rotor_velocity", "stator_current", "supply_current", "supply_voltage"))
 _TOL_FIRST, _TOL_LAST = 0, 65535
+_INT_FIRST, _INT_LAST = -2 ** 31, 2 ** 31 - 1  # a Java int
 _VEL_FIRST, _VEL_LAST = -FULL_SCALE, FULL_SCALE
 
 
@@ -88,10 +89,19 @@ def _java_signum(x: float) -> float:
     return 1.0 if x > 0 else -1.0 if x < 0 else x
 
 
-def _int_arg(name: str, value) -> int:
+def _int_arg(name: str, value, first: int = _INT_FIRST, last: int = _INT_LAST, why: str = "") -> int:
+    """A Java ``int`` parameter: an integer (no bool, no float: Java needs an explicit cast) in [first, last].
+
+    Raises ConfigTypeError for a value that is not an integer (float, NaN, bool,
+    str, ...), ConfigError for one outside [first, last] (by default the Java int
+    range); ``why`` is appended to the expected range in that message.
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}={value!r}: expected an int (cast it, as the Java code does)")
-    return int(value)
+        raise ConfigTypeError(name, value, "an int (cast it, as the Java code does)")
+    v = int(value)
+    if not first <= v <= last:
+        raise ConfigError(name, value, f"a Java int in [{first}, {last}]{why}")
+    return v
 
 
 def _num_arg(name: str, value) -> float:
@@ -422,8 +432,34 @@ class DcMotorEx:
         return self.getZeroPowerBehavior() is ZeroPowerBehavior.FLOAT and self.getPower() == 0.0
 
     def setTargetPosition(self, position: int) -> None:
-        """Send a target (direction-adjusted) with the handle's tolerance; accepted in any mode."""
-        position = self._adjust(_int_arg("position", position))
+        """Send a target (direction-adjusted) with the handle's tolerance; accepted in any mode.
+
+        Parameters
+        ----------
+        position : int
+            Target, ticks. The SDK's parameter is a Java ``int``: a Python int
+            (or numpy integer) in [-2**31, 2**31 - 1]. A float, even 178.0, is
+            refused as Java refuses a double without an explicit ``(int)`` cast.
+
+        Raises
+        ------
+        ConfigTypeError
+            ``position`` is not an integer (float, NaN, bool, str, ...).
+        ConfigError
+            ``position`` is outside the Java int range; under REVERSE also
+            -2**31, whose negation Java wraps back to -2**31
+            (``-Integer.MIN_VALUE == Integer.MIN_VALUE``): the SDK would send
+            -2**31 un-negated, a target at the far end of the wrong direction; the
+            fake refuses it instead (a choice, for clarity).
+        IllegalArgumentException
+            The handle's tolerance is outside [0, 65535] (exact: nothing is sent).
+        """
+        if self._operational_direction() is Direction.REVERSE:
+            position = _int_arg("position", position, _INT_FIRST + 1, _INT_LAST,
+                                " (under REVERSE its negation must be a Java int too)")
+        else:
+            position = _int_arg("position", position)
+        position = self._adjust(position)
         tol = self._tolerance
         if tol < _TOL_FIRST or tol > _TOL_LAST:
             raise IllegalArgumentException(f"illegal tolerance: {tol}")
@@ -535,7 +571,15 @@ class DcMotorEx:
         return PIDCoefficients(e(g.p), e(g.i), e(g.d))
 
     def setTargetPositionTolerance(self, tolerance: int) -> None:
-        """Store the tolerance on the handle; it reaches the hub with the next setTargetPosition."""
+        """Store the tolerance on the handle; it reaches the hub with the next setTargetPosition.
+
+        Parameters
+        ----------
+        tolerance : int
+            Ticks. Any Java ``int`` is stored (exact: the range [0, 65535] is
+            checked by the next setTargetPosition); a non-integer raises
+            ConfigTypeError and a value outside the Java int range ConfigError.
+        """
         self._tolerance = _int_arg("tolerance", tolerance)
 
     def getTargetPositionTolerance(self) -> int:
