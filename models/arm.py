@@ -33,7 +33,10 @@ WPILIB_GRAVITY = 9.8
 
 def _gravity(parameter, gravity, g):
     if isinstance(gravity, bool):
-        return to_si("g", g, "m/s**2") if gravity else 0.0
+        magnitude = to_si("g", g, "m/s**2")
+        if not magnitude >= 0:  # a negative g would silently turn gravity upside down
+            raise ConfigError("g", g, "a non-negative acceleration magnitude in m/s**2 (gravity pulls down)")
+        return magnitude if gravity else 0.0
     raise ConfigTypeError(parameter, gravity, "True or False (set the magnitude with g=)")
 
 

@@ -219,3 +219,10 @@ def test_inputs_outside_their_physical_range_are_refused(name, value):
     with pytest.raises(ConfigError, match=name):
         simulate(arm, 0.3, inputs={name: value})
     simulate(arm, 0.3, inputs={"arm.bus_voltage": 0.0, "arm.brake": 1.0})  # the ends are allowed
+
+
+def test_negative_gravity_magnitude_is_refused():
+    with pytest.raises(ConfigError, match=r"g=-9.8: expected a non-negative"):
+        models.Arm(NEO, 100, mass=2.0, com_distance=0.3, min_angle=-1.5, max_angle=2.0, g=-9.8)
+    with pytest.raises(ConfigError, match=r"g=-1"):
+        models.Elevator(NEO, 10, carriage_mass=5.0, drum_radius=0.02, min_height=0.0, max_height=1.0, g=-1)
