@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
-from simcore.events import StateEvent
 from simcore.units import to_si
 
 from .drive import MotorDrive, split_drive_options
@@ -42,28 +41,6 @@ __all__ = ["HubMotor", "UNLOADED_ACCELERATION"] + list(_TYPES_ALL)
 #: free speeds per second (a mechanical time constant of 1/12 s), the "maxAccel 12" the
 #: seed's FakeMotor uses for its velocity-step figures. Override with ``rotor_inertia=``.
 UNLOADED_ACCELERATION = 12.0  # 1/s
-
-
-class _TorqueNotFinite(NonFiniteError):
-    """Raised by :meth:`HubMotor.load_force`, which does not know the time (t = nan); the methods
-    the engine calls with a time re-raise it as a NonFiniteError at that time (:func:`_timed`)."""
-
-
-def _timed(fn, t, x, u):
-    """``fn(t, x, u)``, a non-finite external torque re-raised as NonFiniteError at time ``t``."""
-    try:
-        return fn(t, x, u)
-    except _TorqueNotFinite as e:
-        raise NonFiniteError(e.kind, e.signal, e.value, t) from None
-
-
-def _timed_event(ev: StateEvent) -> StateEvent:
-    """``ev`` with its guard and mode function (those may evaluate the load) under :func:`_timed`."""
-    mode = ev.mode
-    if callable(mode):
-        mode = lambda t, x, u, m=ev.mode: _timed(m, t, x, u)  # noqa: E731
-    return StateEvent(lambda t, x, u, g=ev.guard: _timed(g, t, x, u), direction=ev.direction, reset=ev.reset,
-                      terminal=ev.terminal, name=ev.name, mode=mode)
 
 
 class HubMotor(GearedMechanism):
@@ -111,37 +88,16 @@ class HubMotor(GearedMechanism):
         """External torque at output angle ``q`` (rad), N·m.
 
         A non-finite ``external_torque(q)`` raises NonFiniteError. This method does
-        not know the time: inside a simulation the methods the engine calls
-        (derivatives, outputs, initial mode, event guards and modes) report the
-        simulation time at which it happened; called outside one (``potential_energy``)
-        the time is reported as nan.
+        not know the time; inside a simulation the engine re-raises it with the
+        simulation time at which it happened (called outside one, from
+        ``potential_energy``, the time reads nan).
         """
         if self.external_torque is None:
             return 0.0
         f = float(self.external_torque(q))
         if not math.isfinite(f):
-            raise _TorqueNotFinite("external_torque of", self.name, f, math.nan)
+            raise NonFiniteError("external_torque of", self.name, f, math.nan)
         return f * self.stall_torque_output
-
-    # The engine's entry points that evaluate load_force, each with the time it is called at.
-    def derivatives(self, t, x, u):
-        return _timed(super().derivatives, t, x, u)
-
-    def outputs(self, t, x, u):
-        return _timed(super().outputs, t, x, u)
-
-    def initial_mode(self, t, x, u):
-        return _timed(super().initial_mode, t, x, u)
-
-    def _build_events(self):
-        timed = {}  # one wrapper per event object: an event shared by several modes stays one event
-        out = {}
-        for mode, events in super()._build_events().items():
-            for ev in events:
-                if id(ev) not in timed:
-                    timed[id(ev)] = _timed_event(ev)
-            out[mode] = tuple(timed[id(ev)] for ev in events)
-        return out
 
     def potential_energy(self, q):
         """Potential energy of the external torque, J, zero at angle 0: ``-∫₀^q torque``.

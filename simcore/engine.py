@@ -295,7 +295,10 @@ class Simulator:
 
     def _eval_outputs(self, k: int, t: float, X: np.ndarray) -> np.ndarray:
         s = self.systems[k]
-        y = np.asarray(s.outputs(t, X[self._slices[k]], self._U[k]), dtype=float).reshape(-1)
+        try:
+            y = np.asarray(s.outputs(t, X[self._slices[k]], self._U[k]), dtype=float).reshape(-1)
+        except NonFiniteError as exc:
+            raise _with_time(exc, t) from None
         if y.shape != (len(s.output_names),):
             raise ConfigError(f"{s.name}.outputs()", y, f"{len(s.output_names)} values ordered as output_names")
         if not np.all(np.isfinite(y)):
@@ -368,7 +371,10 @@ class Simulator:
 
             def rhs(t, X):
                 stats["nfev"] += 1
-                d = np.asarray(deriv(t, X, u0), dtype=float)
+                try:
+                    d = np.asarray(deriv(t, X, u0), dtype=float)
+                except NonFiniteError as exc:
+                    raise _with_time(exc, t) from None
                 if not np.isfinite(d).all():
                     nonfinite(t, d)
                 return d
@@ -379,9 +385,12 @@ class Simulator:
             if self._couplings:
                 self._apply_couplings(t, X)
             d = np.empty_like(X)
-            for k, s in enumerate(systems):
-                sl = slices[k]
-                d[sl] = s.derivatives(t, X[sl], U[k])
+            try:
+                for k, s in enumerate(systems):
+                    sl = slices[k]
+                    d[sl] = s.derivatives(t, X[sl], U[k])
+            except NonFiniteError as exc:
+                raise _with_time(exc, t) from None
             if not np.isfinite(d).all():
                 nonfinite(t, d)
             return d
@@ -411,7 +420,10 @@ class Simulator:
             self._apply_couplings(t, X)
         vals = []
         for k, e in active:
-            g = float(e.guard(t, X[self._slices[k]], self._U[k]))
+            try:
+                g = float(e.guard(t, X[self._slices[k]], self._U[k]))
+            except NonFiniteError as exc:
+                raise _with_time(exc, t) from None
             if not math.isfinite(g):
                 raise NonFiniteError("guard", f"{self.systems[k].name}:{e.name}", g, t)
             vals.append(g)
@@ -435,7 +447,10 @@ class Simulator:
                 raise NonFiniteError("reset state of", f"{s.name}:{event.name}", xn, t)
             X[sl] = xn
         if event.mode is not KEEP_MODE:
-            s.mode = event.mode(t, X[sl], self._U[k]) if callable(event.mode) else event.mode
+            try:
+                s.mode = event.mode(t, X[sl], self._U[k]) if callable(event.mode) else event.mode
+            except NonFiniteError as exc:
+                raise _with_time(exc, t) from None
         self._events.append(EventRecord(t, event.name, s.name, x_before, X[sl].copy(), mode_before, s.mode,
                                         at_tick))
         self._stats["n_events"] += 1
@@ -529,7 +544,10 @@ class Simulator:
         if self._couplings:
             self._apply_couplings(self.t, self._X)
         for k, s in enumerate(self.systems):
-            s.mode = s.initial_mode(self.t, self._X[self._slices[k]].copy(), self._U[k].copy())
+            try:
+                s.mode = s.initial_mode(self.t, self._X[self._slices[k]].copy(), self._U[k].copy())
+            except NonFiniteError as exc:
+                raise _with_time(exc, self.t) from None
 
     def _start(self) -> None:
         """Record the initial row, run the controllers due at t0, settle the modes, record again."""
@@ -783,7 +801,10 @@ class _OutputColumns:
         try:
             for i in range(len(self.t)):
                 s.mode = self.modes[i]
-                y[i] = s.outputs(self.t[i], self.x[i], self.u[i])
+                try:
+                    y[i] = s.outputs(self.t[i], self.x[i], self.u[i])
+                except NonFiniteError as exc:
+                    raise _with_time(exc, float(self.t[i])) from None
         finally:
             s.mode = saved
         bad = ~np.isfinite(y)
@@ -791,6 +812,11 @@ class _OutputColumns:
             i, j = np.argwhere(bad)[0]
             raise NonFiniteError("output", f"{s.name}.{s.output_names[j]}", y[i, j], float(self.t[i]))
         return {f"{s.name}.{n}": y[:, j] for j, n in enumerate(s.output_names)}
+
+
+def _with_time(exc: NonFiniteError, t: float) -> NonFiniteError:
+    """``exc`` at time ``t`` when it was raised without one (model code that does not know the time)."""
+    return exc.at(t) if math.isnan(exc.t) else exc
 
 
 def simulate(systems, t_end, controllers: Iterable[PeriodicController] = (), *, t0=0.0,

@@ -88,6 +88,12 @@ class NonFiniteError(IntegrationError):
     def __reduce__(self):
         return (type(self), (self.kind, self.signal, self.value, self.t))
 
+    def at(self, t: float) -> "NonFiniteError":
+        """This error at simulation time ``t``: model code that does not know the time
+        (a load function of position) raises with ``t = nan``; the engine, which
+        knows it, re-raises with this."""
+        return type(self)(self.kind, self.signal, self.value, t)
+
 
 def require(condition: bool, parameter: str, value, expected: str) -> None:
     """Raise :class:`ConfigError` unless ``condition`` holds."""

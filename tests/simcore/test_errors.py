@@ -226,3 +226,16 @@ def test_negative_gravity_magnitude_is_refused():
         models.Arm(NEO, 100, mass=2.0, com_distance=0.3, min_angle=-1.5, max_angle=2.0, g=-9.8)
     with pytest.raises(ConfigError, match=r"g=-1"):
         models.Elevator(NEO, 10, carriage_mass=5.0, drum_radius=0.02, min_height=0.0, max_height=1.0, g=-1)
+
+
+def test_a_non_finite_error_raised_without_a_time_gets_the_simulation_time():
+    # Model code that does not know t (a load function of position) raises with t = nan;
+    # the engine, which knows t, re-raises it at that time.
+    def rhs(t, x, u):
+        if x[0] > 2.0:
+            raise NonFiniteError("load of", "s", math.inf, math.nan)
+        return np.array([1.0])
+
+    with pytest.raises(NonFiniteError) as ei:
+        simulate(Scalar(rhs=rhs), 3.0)
+    assert 0.9 < ei.value.t < 1.01 and ei.value.signal == "s"  # x = 1 + t passes 2 at t = 1
