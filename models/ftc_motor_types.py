@@ -28,7 +28,8 @@ goBILDA 5203 (Yellow Jacket), one type per ratio
     ``1 + 46/17`` (3.706, "3.7:1") and ``1 + 46/11`` (5.182, "5.2:1"); every
     5203 ratio is a product of them, which reproduces REFERENCE.md's ratio row to
     all four printed digits (e.g. 312 rpm: 3.706 x 5.182 = 19.20). SDK numbers:
-    ``ticks_per_rev = 28 * ratio`` (the REFERENCE counts/rev row) and
+    ``ticks_per_rev`` as published (the REFERENCE counts/rev row, 28 x ratio to one
+    decimal but for 84 rpm: see :data:`GOBILDA_PUBLISHED_TICKS_PER_REV`) and
     ``max_rpm`` = the nominal rpm in the name, orientation CCW (as the SDK's own
     goBILDA type). These are what a team gets by declaring a custom ``@MotorType``
     per ratio. The SDK itself ships a *single* goBILDA type ("GoBILDA 5202/3/4
@@ -101,7 +102,7 @@ from .motors import DCMotor, GOBILDA_BARE, NEVEREST_BARE, REV_CORE_HEX as REV_CO
     rpm_to_rad_per_s
 
 __all__ = ["Rotation", "HubParams", "MotorType", "java_round",
-           "GOBILDA_STAGE_3_7", "GOBILDA_STAGE_5_2", "GOBILDA_RATIOS",
+           "GOBILDA_STAGE_3_7", "GOBILDA_STAGE_5_2", "GOBILDA_RATIOS", "GOBILDA_PUBLISHED_TICKS_PER_REV",
            "GOBILDA_5203_6000", "GOBILDA_5203_1620", "GOBILDA_5203_1150", "GOBILDA_5203_435",
            "GOBILDA_5203_312", "GOBILDA_5203_223", "GOBILDA_5203_117", "GOBILDA_5203_84",
            "GOBILDA_5203_60", "GOBILDA_5203_43", "GOBILDA_5203_30", "GOBILDA_5202_SDK",
@@ -276,9 +277,21 @@ GOBILDA_RATIOS = {
 }
 
 
+#: Encoder counts per output revolution as goBILDA publishes them (REFERENCE.md's counts/rev
+#: row), the number a team types into its ``@MotorType(ticksPerRev=...)``: ``28 x ratio`` to
+#: one decimal, except 84 rpm, published as 1993.6 (= 28 x the rounded "71.2:1") where the
+#: planetary product gives 1992.6. The hub counts the physical 28 per motor revolution
+#: whatever the SDK is told, so that one type carries the real 0.05 % mismatch.
+GOBILDA_PUBLISHED_TICKS_PER_REV = {
+    6000: 28.0, 1620: 103.8, 1150: 145.1, 435: 384.5, 312: 537.7, 223: 751.8, 117: 1425.1,
+    84: 1993.6, 60: 2786.2, 43: 3895.9, 30: 5281.1,
+}
+
+
 def _gobilda(rpm: int) -> MotorType:
     ratio = GOBILDA_RATIOS[rpm]
-    return MotorType(name=f"goBILDA 5203 {rpm} rpm ({ratio:.4g}:1)", ticks_per_rev=28 * ratio, max_rpm=float(rpm),
+    return MotorType(name=f"goBILDA 5203 {rpm} rpm ({ratio:.4g}:1)",
+                     ticks_per_rev=GOBILDA_PUBLISHED_TICKS_PER_REV[rpm], max_rpm=float(rpm),
                      gearing=ratio, orientation=Rotation.CCW, motor=GOBILDA_BARE, gear_ratio=ratio,
                      encoder_counts_per_motor_rev=28.0)
 

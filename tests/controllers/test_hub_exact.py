@@ -534,3 +534,21 @@ def test_power_scale_follows_the_configured_type_not_the_physical_one():
     m.setPower(1.0)
     assert hub.registers(0)["velocity_target"] == -NR20_MAX_TPS  # new scale, direction still the CCW handle's
     assert m.getMotorType() is NEVEREST_20
+
+
+# REFERENCE.md section 2's goBILDA 5203 table, copied by hand: (nominal rpm, ratio to 4 digits, counts/rev).
+GOBILDA_TABLE = [(6000, 1, 28), (1620, 3.706, 103.8), (1150, 5.182, 145.1), (435, 13.73, 384.5),
+                 (312, 19.20, 537.7), (223, 26.85, 751.8), (117, 50.89, 1425.1), (84, 71.16, 1993.6),
+                 (60, 99.51, 2786.2), (43, 139.1, 3895.9), (30, 188.6, 5281.1)]
+
+
+@pytest.mark.parametrize("rpm, ratio, counts", GOBILDA_TABLE)
+def test_gobilda_types_carry_the_published_counts_and_the_physical_ratio(rpm, ratio, counts):
+    from models import ftc_motor_types as types
+
+    t = getattr(types, f"GOBILDA_5203_{rpm}")
+    assert t.getTicksPerRev() == counts  # what a team declares, as published
+    assert t.max_rpm == rpm
+    assert float(f"{t.gear_ratio:.4g}") == ratio  # the planetary product, to the table's digits
+    assert t.encoder_counts_per_motor_rev == 28
+    assert t.getAchieveableMaxTicksPerSecondRounded() == math.floor(counts * rpm * 0.85 / 60 + 0.5)
