@@ -193,9 +193,10 @@ def _mechanism(motor_type, max_accel, external_torque=None, name="motor"):
 
 
 def _free_tps(motor_type) -> float:
-    """Modelled no-load speed at 12 V in encoder counts/s (V * Kv)."""
+    """No-load speed at 12 V in encoder counts/s: the datasheet free speed, which the
+    HubMotor reaches exactly (its free current is modelled as the motor's friction)."""
     m = motor_type.motor
-    return m.nominal_voltage * m.Kv / (2 * math.pi) * motor_type.encoder_counts_per_motor_rev
+    return m.free_speed / (2 * math.pi) * motor_type.encoder_counts_per_motor_rev
 
 
 def _run(motor_type, max_accel, code, t_end, firmware=None, external_torque=None):

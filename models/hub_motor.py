@@ -61,6 +61,18 @@ class HubMotor(GearedMechanism):
     **options
         Drive options (``neutral_mode``, current limits, ``viscous_friction``,
         ``static_friction``, ``track_energy``, ...; ``command`` defaults to "duty").
+
+    Notes
+    -----
+    ``viscous_friction`` defaults to the motor's own friction as its datasheet
+    gives it: the free current, ``Kt * I_free`` of torque at free speed, taken
+    proportional to speed and reflected to the output (``Kt I_free G^2 / w_free``,
+    N·m·s/rad). So the unloaded motor at 12 V turns at the datasheet's free speed
+    drawing its free current (as a real one does; the ideal motor of WPILib's model
+    would run 2-3 % faster drawing nothing), and a motor left in FLOAT coasts down
+    (unloaded, with time constant ``I_stall / (UNLOADED_ACCELERATION * I_free)``,
+    about 3 s for a goBILDA 5203) rather than spinning for ever.
+    ``viscous_friction=0`` gives the ideal motor.
     """
 
     def __init__(self, motor_type: MotorType, *, load_inertia=0.0, external_torque=None, rotor_inertia=None,
@@ -79,6 +91,11 @@ class HubMotor(GearedMechanism):
         if rotor_inertia is None:
             rotor_inertia = motor.stall_torque / (motor.free_speed * UNLOADED_ACCELERATION)
         options.setdefault("command", "duty")
+        if "viscous_friction" not in options:
+            # The datasheet's free current is the motor's own friction: as a torque
+            # Kt * I_free at free speed, proportional to speed, reflected to the output.
+            options["viscous_friction"] = (motor.Kt * motor.free_current / motor.free_speed
+                                           * motor_type.gear_ratio ** 2)
         drive_opts, mech_opts = split_drive_options(options)
         super().__init__(name, MotorDrive(motor, motor_type.gear_ratio, **drive_opts), mass=load, linear=False,
                          position_name="angle", start_position=start_angle, rotor_inertia=rotor_inertia,

@@ -10,7 +10,7 @@ from controllers import hub_check
 from controllers.hub import FirmwareConstants
 from models.ftc_motor_types import GOBILDA_5203_312 as T
 
-HALF = T.motor.nominal_voltage * T.motor.Kv / (2 * math.pi) * 28 / 2  # half the modelled free speed, ticks/s
+HALF = T.motor.free_speed / (2 * math.pi) * 28 / 2  # half the free speed the check assumes (datasheet), ticks/s
 
 
 def test_figures_of_analytic_traces():

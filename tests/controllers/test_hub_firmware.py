@@ -236,9 +236,9 @@ def unloaded(name="m"):
 
 
 def free_tps():
-    """No-load speed of the modelled motor at 12 V in hub counts/s: V * Kv (the datasheet free
-    current loads nothing in the model, so this is 2.8 % above the datasheet's 5900 rpm)."""
-    return T.motor.nominal_voltage * T.motor.Kv / (2 * math.pi) * CPR
+    """No-load speed of the modelled motor at 12 V in hub counts/s: the datasheet's 5900 rpm
+    (HubMotor's default friction is the datasheet free current; see test_hub_motor_free_point)."""
+    return T.motor.free_speed / (2 * math.pi) * CPR
 
 
 def run(code, t_end, firmware=None, period=0.01):

@@ -521,3 +521,25 @@ def test_hub_motor_potential_energy_of_its_external_torque():
     hm = models.HubMotor(models.hub_motor.GOBILDA_5203_312, external_torque=lambda a: -0.3 * math.cos(a))
     # F = -dPE/dq with F = -0.3 T cos(q)  =>  PE = 0.3 T sin(q)
     assert hm.potential_energy(1.0) == pytest.approx(0.3 * hm.stall_torque_output * math.sin(1.0), rel=1e-12)
+
+
+def test_hub_motor_free_point_is_the_datasheets_and_it_coasts_down_on_that_friction():
+    T = models.hub_motor.GOBILDA_5203_312
+    mot = T.motor
+    hm = models.HubMotor(T, name="m")
+    full = PeriodicController(0.01, lambda t, s: {"m.duty": 1.0}, name="d")
+    r = simulate(hm, 2.0, [full])
+    # No load at 12 V: the datasheet's free speed and free current (the free current is the friction).
+    assert r.final("m.rotor_velocity") == pytest.approx(mot.free_speed, rel=1e-6)
+    assert r.final("m.stator_current") == pytest.approx(mot.free_current, rel=1e-5)
+    # Coast (FLOAT, duty 0, open bridge) from free speed: only that friction slows it, so
+    # w(t) = w0 exp(-t / tau) with tau = J b^-1 = I_stall / (UNLOADED_ACCELERATION * I_free) at the rotor.
+    tau = mot.stall_current / (models.hub_motor.UNLOADED_ACCELERATION * mot.free_current)
+    c = simulate(models.HubMotor(T, name="m", neutral_mode="coast", start_velocity=mot.free_speed / T.gear_ratio),
+                 2.0)
+    assert len(c.t) > 5
+    np.testing.assert_allclose(c["m.rotor_velocity"], mot.free_speed * np.exp(-c.t / tau), rtol=1e-6)
+    assert c["m.stator_current"].max() == 0.0  # no back-EMF beyond the bus: the windings carry nothing
+    # viscous_friction=0 gives the ideal motor of WPILib's model: no-load speed V * Kv, zero current.
+    i = simulate(models.HubMotor(T, name="m", viscous_friction=0.0), 2.0, [full])
+    assert i.final("m.rotor_velocity") == pytest.approx(mot.nominal_voltage * mot.Kv, rel=1e-6)
