@@ -17,6 +17,8 @@ result with that file::
 - ``pytest --update-golden`` (re)writes the files of the tests that run and
   passes them; a summary lists the files written.
 - Without it, a missing file fails, telling to run with ``--update-golden``.
+- A run that now ends at another time than the recorded one fails (``"end"`` in
+  the file's header; files written before it was recorded skip this check).
 - Otherwise the new result is resampled onto the stored time grid and each
   stored value must satisfy ``|got - expected| <= atol + rtol*|expected|``
   (both NaN counts as equal). Per-signal ``tolerances={"sig": (rtol, atol)}``
@@ -37,7 +39,7 @@ the tolerances must cover.
 File format (deterministic: ``repr`` of every float, ``\\n`` line ends)::
 
     # simcore golden file; regenerate with: pytest --update-golden
-    # {"format": 1, "signals": {"arm.angle": "rad"}, "test": "test_arm.py::test_step"}
+    # {"format": 1, "signals": {"arm.angle": "rad"}, "test": "test_arm.py::test_step", "end": 2.0}
     t [s],arm.angle [rad]
     0.0,0.0
     0.001,1.2345678901234567e-05
@@ -221,8 +223,10 @@ def write_golden(path, result, signals, *, times=None, test_id: str = "") -> Non
     units = {s: result.units.get(s, "") for s in signals}
     buf = io.StringIO()
     buf.write(_FIRST_LINE + "\n")
-    buf.write("# " + json.dumps({"format": _FORMAT, "signals": units, "test": test_id},
-                                ensure_ascii=False) + "\n")
+    # "end": the recorded run's final time, so a run that got longer or shorter fails even
+    # when the stored rows (times=) lie inside it.
+    buf.write("# " + json.dumps({"format": _FORMAT, "signals": units, "test": test_id,
+                                 "end": float(result.t[-1])}, ensure_ascii=False) + "\n")
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["t [s]"] + [f"{s} [{units[s]}]" for s in signals])
     for row in zip(t, *cols):
@@ -390,6 +394,10 @@ def check_golden(result, path, signals=None, *, update: bool = False, rtol: floa
         raise AssertionError(f"golden file {path}: units changed ({'; '.join(bad_units)}); "
                              f"rerun with --update-golden if intended")
     tn = np.asarray(result.t, dtype=float)
+    end = meta.get("end")  # absent in files written before it was recorded
+    if end is not None and float(end) != float(tn[-1]):
+        raise AssertionError(f"golden file {path} was recorded from a run ending at {end!r} s; this run ends "
+                             f"at {float(tn[-1])!r} s; if the change is intended, rerun with --update-golden")
     if t_ref.size and (t_ref[0] < tn[0] or t_ref[-1] > tn[-1]):
         raise AssertionError(f"golden file {path} spans [{t_ref[0]!r}, {t_ref[-1]!r}] s but the result "
                              f"spans [{tn[0]!r}, {tn[-1]!r}] s")

@@ -213,3 +213,12 @@ def test_twice(golden):
         golden.check(r, name="a")
 ''')
     pytester.runpytest("--update-golden").assert_outcomes(passed=1)
+
+
+def test_a_run_that_got_longer_or_shorter_fails_even_with_stored_times(tmp_path):
+    t = np.linspace(0.0, 1.0, 1001)
+    p = tmp_path / "x.csv"
+    write_golden(p, Result.from_arrays(t, {"a.x": t ** 2}), ["a.x"], times=[0.0, 0.5, 1.0])
+    longer = np.linspace(0.0, 2.0, 2001)
+    with pytest.raises(AssertionError, match=r"ending at 1.0 s; this run ends at 2.0 s"):
+        check_golden(Result.from_arrays(longer, {"a.x": longer ** 2}), p, ["a.x"])
