@@ -20,8 +20,8 @@ import math
 from simcore.errors import ConfigError, ConfigTypeError
 from simcore.units import to_si
 
-from .drive import MotorDrive, split_drive_options
-from .mechanism import GearedMechanism
+from .drive import MotorDrive
+from .mechanism import GearedMechanism, split_mechanism_options
 
 __all__ = ["Arm", "STANDARD_GRAVITY", "WPILIB_GRAVITY"]
 
@@ -73,7 +73,7 @@ class Arm(GearedMechanism):
     def __init__(self, motor, gearing, *, mass, com_distance, moi=None, min_angle, max_angle,
                  gravity: bool = True, start_angle=0.0, name: str = "arm", gravity_direction=-math.pi / 2,
                  g=STANDARD_GRAVITY, start_velocity=0.0, **options):
-        drive_opts, mech_opts = split_drive_options(options)
+        drive_opts, mech_opts = split_mechanism_options("Arm", options)
         self.mass = to_si("mass", mass, "kg")
         if not self.mass > 0:
             raise ConfigError("mass", mass, "a positive mass in kg")

@@ -12,8 +12,8 @@ from simcore.errors import ConfigError
 from simcore.units import to_si
 
 from .arm import STANDARD_GRAVITY, WPILIB_GRAVITY, _gravity
-from .drive import MotorDrive, split_drive_options
-from .mechanism import GearedMechanism
+from .drive import MotorDrive
+from .mechanism import GearedMechanism, split_mechanism_options
 
 __all__ = ["Elevator"]
 
@@ -49,7 +49,7 @@ class Elevator(GearedMechanism):
     def __init__(self, motor, gearing, *, carriage_mass, drum_radius, min_height, max_height,
                  gravity: bool = True, start_height=0.0, name: str = "elevator", constant_force=0.0,
                  counterweight_mass=0.0, g=STANDARD_GRAVITY, start_velocity=0.0, **options):
-        drive_opts, mech_opts = split_drive_options(options)
+        drive_opts, mech_opts = split_mechanism_options("Elevator", options)
         self.carriage_mass = to_si("carriage_mass", carriage_mass, "kg")
         if not self.carriage_mass > 0:
             raise ConfigError("carriage_mass", carriage_mass, "a positive mass in kg")

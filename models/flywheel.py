@@ -10,8 +10,8 @@ from __future__ import annotations
 from simcore.errors import ConfigError
 from simcore.units import to_si
 
-from .drive import MotorDrive, split_drive_options
-from .mechanism import GearedMechanism
+from .drive import MotorDrive
+from .mechanism import GearedMechanism, split_mechanism_options
 
 __all__ = ["Flywheel"]
 
@@ -35,7 +35,7 @@ class Flywheel(GearedMechanism):
     """
 
     def __init__(self, motor, gearing, moi, *, name: str = "flywheel", start_velocity=0.0, **options):
-        drive_opts, mech_opts = split_drive_options(options)
+        drive_opts, mech_opts = split_mechanism_options("Flywheel", options)
         moi_si = to_si("moi", moi, "kg*m**2")
         if not moi_si > 0:
             raise ConfigError("moi", moi, "a positive moment of inertia in kg*m**2")

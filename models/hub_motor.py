@@ -28,11 +28,11 @@ import math
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 from simcore.units import to_si
 
-from .drive import MotorDrive, split_drive_options
+from .drive import MotorDrive
 from .ftc_motor_types import *  # noqa: F401,F403 -- the contract names live in models.hub_motor
 from .ftc_motor_types import __all__ as _TYPES_ALL
 from .ftc_motor_types import MotorType
-from .mechanism import GearedMechanism
+from .mechanism import GearedMechanism, split_mechanism_options
 
 __all__ = ["HubMotor", "UNLOADED_ACCELERATION"] + list(_TYPES_ALL)
 
@@ -96,7 +96,8 @@ class HubMotor(GearedMechanism):
             # Kt * I_free at free speed, proportional to speed, reflected to the output.
             options["viscous_friction"] = (motor.Kt * motor.free_current / motor.free_speed
                                            * motor_type.gear_ratio ** 2)
-        drive_opts, mech_opts = split_drive_options(options)
+        drive_opts, mech_opts = split_mechanism_options("HubMotor", options,
+                                                        ("start_velocity", "min_position", "max_position"))
         super().__init__(name, MotorDrive(motor, motor_type.gear_ratio, **drive_opts), mass=load, linear=False,
                          position_name="angle", start_position=start_angle, rotor_inertia=rotor_inertia,
                          parameter_names={"mass": "load_inertia", "start_position": "start_angle"}, **mech_opts)

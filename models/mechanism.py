@@ -51,18 +51,31 @@ import math
 
 import numpy as np
 
-from simcore.errors import ConfigError, check_bool
+from simcore.errors import ConfigError, ConfigTypeError, check_bool
 from simcore.events import StateEvent
 from simcore.system import System
 from simcore.units import to_si
 
-from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges
+from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, split_drive_options
 
-__all__ = ["GearedMechanism", "DRIVE_OPTIONS", "ENERGY_STATES"]
+__all__ = ["GearedMechanism", "DRIVE_OPTIONS", "ENERGY_STATES", "split_mechanism_options"]
 
 #: Keyword options every motor-driven mechanism accepts (see MotorDrive and GearedMechanism).
 DRIVE_OPTIONS = MOTOR_DRIVE_KEYS + ("viscous_friction", "static_friction", "kinetic_friction", "rotor_inertia",
                                     "track_energy")
+
+def split_mechanism_options(owner: str, options: dict, extra: tuple = ()) -> tuple[dict, dict]:
+    """Split a mechanism constructor's ``**options`` into MotorDrive and GearedMechanism keywords.
+
+    An unknown keyword raises ConfigTypeError naming ``owner`` (the class the user called)
+    rather than Python's TypeError about ``GearedMechanism.__init__``.
+    """
+    allowed = DRIVE_OPTIONS + tuple(extra)
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ConfigTypeError(f"{owner}() keyword", unknown[0], f"one of its parameters or {', '.join(allowed)}")
+    return split_drive_options(options)
+
 
 ENERGY_STATES = ("energy_in", "copper_loss", "gear_loss", "friction_loss", "impact_loss", "conversion_loss")
 

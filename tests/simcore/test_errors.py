@@ -239,3 +239,11 @@ def test_a_non_finite_error_raised_without_a_time_gets_the_simulation_time():
     with pytest.raises(NonFiniteError) as ei:
         simulate(Scalar(rhs=rhs), 3.0)
     assert 0.9 < ei.value.t < 1.01 and ei.value.signal == "s"  # x = 1 + t passes 2 at t = 1
+
+
+def test_a_misspelt_mechanism_keyword_names_the_class_the_user_called():
+    with pytest.raises(ConfigError, match=r"Arm\(\) keyword='masss'") as ei:
+        models.Arm(NEO, 100, mass=2.0, com_distance=0.3, min_angle=-1.5, max_angle=2.0, masss=3)
+    assert isinstance(ei.value, TypeError)
+    with pytest.raises(ConfigError, match=r"HubMotor\(\) keyword='load_intertia'"):
+        models.HubMotor(models.hub_motor.GOBILDA_5203_312, load_intertia=0.01)
