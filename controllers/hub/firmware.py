@@ -25,12 +25,32 @@ for an enabled channel::
                                     raw_sign * out / 32767  (RUN_WITHOUT_ENCODER: the SDK's exact scale)
 
 "The position loop feeds the velocity loop" (the Structure row) is exact; the
-arithmetic above is not published. ``v_meas`` is the modelled shaft speed exactly
-(the real hub counts over a window, with lag and noise). The I terms add once per
-pass (not per second); D acts on the change of error over one pass. Both
-integrators (and the D memories) are cleared on every change of the channel's
-mode, when the channel is disabled, and on an encoder reset. LegacyPID and PIDF
-run the same arithmetic here.
+arithmetic above is not published. The I terms add once per pass (not per
+second); D acts on the change of error over one pass. Both integrators (and the
+D memories) are cleared on every change of the channel's mode, when the channel
+is disabled, and on an encoder reset. LegacyPID and PIDF run the same arithmetic
+here.
+
+``v_meas`` (APPROXIMATION, "Velocity measurement" row) is the velocity the hub
+measures, raw counts/s; the loop, ``getVelocity`` (which rounds it to a whole
+tick/s and wraps it to ``velocity_report_bits``) and the at-target speed
+condition all read this one value. With ``velocity_window`` W = 0 (default) it
+is the modelled shaft speed exactly, at the moment it is read. With W > 0 (a
+whole number N of loop periods) every pass, enabled or not, samples the integer
+count, and ``v_meas = (count(t) - count(t - W)) / W`` over the last N + 1
+samples; while fewer are held (the first N passes after power-up or after an
+encoder reset, which clears them because the count jumps to 0) it is the
+difference over the passes held, and 0 with a single sample (or none). Between
+passes it keeps the value of the last pass, so robot code reading
+``getVelocity`` at its own rate sees the hub's last measurement. No noise is
+modelled.
+
+At target (APPROXIMATION, "At-target test" row): ``abs(target - count) <=
+tolerance`` (``< tolerance`` with ``at_target_inclusive=False``) and, unless
+``at_target_max_speed`` is ``math.inf`` (default: position only, so a motor
+passing through the target at speed reads not busy for that moment),
+``abs(v_meas) <= at_target_max_speed``. Evaluated when the SDK asks
+(``isBusy``), on the count at that moment.
 
 A disabled channel writes duty 0 with the bridge open (brake 0). An enable the
 hub refuses (RUN_TO_POSITION with no target: TargetPositionNotSetException)
@@ -55,6 +75,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections import deque
 from dataclasses import dataclass, replace
 from typing import Mapping, Optional
 
@@ -109,11 +130,32 @@ class FirmwareConstants:
         gains under LegacyPID reach it), ticks/s; a finite number >= 0, not a bool.
     at_target_inclusive : bool
         APPROXIMATION: the at-target test is ``abs(target - count) <= tolerance``
-        (True) or ``< tolerance`` (False); position only, no speed condition.
+        (True) or ``< tolerance`` (False).
+    at_target_max_speed : float
+        APPROXIMATION ("At-target test" row): at target also requires the measured
+        velocity (``v_meas`` in the module docstring, before getVelocity's
+        rounding) to satisfy ``abs(v_meas) <= at_target_max_speed``, counts/s.
+        ``math.inf`` (default): no speed condition, position only, so a motor
+        passing through the target at speed reads not busy for that moment.
+        Positive (> 0), inf allowed, not NaN, not a bool. Whether the hub's test
+        has a speed condition is not published; the real-hub check's busy
+        flickers in the position step (item 4) tell.
     forget_target_on_reset : bool
         APPROXIMATION: False, a target once sent is kept across mode changes and
         encoder resets. True makes an encoder reset forget it (then entering
         RUN_TO_POSITION again throws TargetPositionNotSetException).
+    velocity_window : float
+        APPROXIMATION ("Velocity measurement" row): the window over which the hub
+        measures velocity, s. 0 (default): the loop, getVelocity and the at-target
+        speed condition see the modelled shaft speed exactly. W > 0: they see
+        ``(count(t) - count(t - W)) / W`` in counts/s, the integer count sampled
+        once per loop pass, so W must be a whole multiple of ``loop_period``
+        (within 1e-9 of one); until the window is full (after power-up or an
+        encoder reset, which clears the samples) the difference over the passes
+        held, 0 with one sample or none; between passes the last pass's value.
+        A finite number >= 0, not a bool. The real hub's window, lag and noise
+        are not published; the real-hub check's velocity step (item 2) shows the
+        lag as overshoot.
     velocity_report_bits : int
         APPROXIMATION (from FtcRobotController issue #965): the velocity the hub
         reports wraps as a signed integer of this many bits (16: above 32767
@@ -135,7 +177,9 @@ class FirmwareConstants:
     i_clamp: float = float(FULL_SCALE)
     position_i_clamp: float = float(FULL_SCALE)
     at_target_inclusive: bool = True
+    at_target_max_speed: float = math.inf
     forget_target_on_reset: bool = False
+    velocity_window: float = 0.0
     velocity_report_bits: int = 16
     current_signal: str = "supply_current"
 
@@ -152,12 +196,23 @@ class FirmwareConstants:
         for name, positive, expected in (("loop_output_full_scale", True, "a positive finite number"),
                                          ("loop_period", True, "a positive finite time in s"),
                                          ("i_clamp", False, "a non-negative finite number"),
-                                         ("position_i_clamp", False, "a non-negative finite number")):
+                                         ("position_i_clamp", False, "a non-negative finite number"),
+                                         ("velocity_window", False, "a non-negative finite time in s")):
             v = getattr(self, name)
             if isinstance(v, bool) or not isinstance(v, numbers.Real):
                 raise ConfigTypeError(name, v, expected)
             if not (math.isfinite(v) and (v > 0 if positive else v >= 0)):
                 raise ConfigError(name, v, expected)
+        passes = self.velocity_window / self.loop_period
+        if not math.isfinite(passes) or abs(passes - round(passes)) > 1e-9:
+            raise ConfigError("velocity_window", self.velocity_window,
+                              f"a whole multiple (0, 1, 2, ...) of loop_period={self.loop_period!r} s")
+        v = self.at_target_max_speed
+        expected = "a positive number of counts/s (math.inf: no speed condition)"
+        if isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise ConfigTypeError("at_target_max_speed", v, expected)
+        if not v > 0:  # also NaN
+            raise ConfigError("at_target_max_speed", v, expected)
         for name in ("at_target_inclusive", "forget_target_on_reset"):
             if not isinstance(getattr(self, name), bool):
                 raise ConfigTypeError(name, getattr(self, name), "True or False")
@@ -173,6 +228,11 @@ class FirmwareConstants:
     def replace(self, **changes) -> "FirmwareConstants":
         """A copy with some fields changed."""
         return replace(self, **changes)
+
+    @property
+    def velocity_window_passes(self) -> int:
+        """``velocity_window`` in loop passes (0: the exact modelled speed)."""
+        return round(self.velocity_window / self.loop_period)
 
 
 #: The firmware model's defaults.
@@ -230,6 +290,10 @@ class Channel:
         self.gains = {m: _Gains(g.p, g.i, g.d, g.f, g.algorithm) for m, g in default_gains.items()}
         # encoder
         self.offset: Optional[int] = None  # absolute raw count at power-up / last reset
+        # velocity measurement (firmware.velocity_window > 0): counts sampled at the last N + 1 passes
+        self.window_passes = firmware.velocity_window_passes
+        self.count_history: deque = deque(maxlen=self.window_passes + 1)
+        self.measured = 0.0  # windowed velocity measured at the last pass, raw counts/s
         # loop state
         self.output = 0.0  # last output: constant power (RUN_WITHOUT_ENCODER) or loop output, raw frame
         self.applied = 0.0  # last duty written, raw frame, [-1, 1]
@@ -252,15 +316,34 @@ class Channel:
         return self._abs_count(signals) - self.offset
 
     def raw_velocity(self) -> float:
-        """Modelled shaft speed in raw counts/s (what the loop sees)."""
+        """Modelled shaft speed in raw counts/s, now."""
         signals = self.hub.signals
         if signals is None:
             return 0.0
         return self.raw_sign * float(signals[self.keys["rotor_velocity"]]) * self.counts_per_rad
 
+    def measured_velocity(self) -> float:
+        """The velocity the hub measures, raw counts/s: what the loop, getVelocity and the at-target
+        speed condition see (``firmware.velocity_window``: the exact modelled speed now, or the count
+        difference over the window at the last pass)."""
+        if not self.window_passes:
+            return self.raw_velocity()
+        return self.measured
+
+    def _measure(self, count: int) -> None:
+        """One pass of the windowed measurement: record ``count``, update :attr:`measured`."""
+        history = self.count_history
+        history.append(count)
+        held = len(history) - 1  # passes spanned by the samples held, at most N
+        if held:  # held == N: (count(t) - count(t - W)) / W, exactly W; fewer: over the passes held
+            self.measured = (history[-1] - history[0]) / (held / self.window_passes * self.fw.velocity_window)
+        else:
+            self.measured = 0.0
+
     def read_velocity(self) -> int:
-        """The velocity the hub reports: nearest whole tick/s (halves away from zero), wrapped to its width."""
-        v = round_half_away(self.raw_velocity())
+        """The velocity the hub reports: the measured velocity to the nearest whole tick/s (halves away
+        from zero), wrapped to its width."""
+        v = round_half_away(self.measured_velocity())
         bits = self.fw.velocity_report_bits
         if bits:
             half = 1 << (bits - 1)
@@ -275,9 +358,13 @@ class Channel:
         return abs(float(signals[self.keys[self.fw.current_signal]]))
 
     def at_target(self) -> bool:
-        """The hub's at-target answer for the target and tolerance it was sent."""
+        """The hub's at-target answer for the target and tolerance it was sent (and, with a finite
+        ``firmware.at_target_max_speed``, the measured speed)."""
         err = abs(self.target - self.read_count())
-        return err <= self.tolerance if self.fw.at_target_inclusive else err < self.tolerance
+        at = err <= self.tolerance if self.fw.at_target_inclusive else err < self.tolerance
+        if at and self.fw.at_target_max_speed != math.inf:
+            at = abs(self.measured_velocity()) <= self.fw.at_target_max_speed
+        return at
 
     # -- commands ---------------------------------------------------------------------------------
     def _clear_loop(self):
@@ -333,6 +420,8 @@ class Channel:
         else:
             self.offset = self._abs_count(signals)
         self._clear_loop()
+        self.count_history.clear()  # the count jumps to 0: no difference across the reset
+        self.measured = 0.0
         if self.fw.forget_target_on_reset:
             self.target_set = False
 
@@ -344,6 +433,8 @@ class Channel:
     def step(self, signals: Mapping[str, float]) -> dict:
         """One firmware pass; returns this channel's ``{duty, brake}`` inputs."""
         self._sync_offset(signals)
+        if self.window_passes:  # every pass, enabled or not: the encoder counts regardless
+            self._measure(self._abs_count(signals) - self.offset)
         if not self.enabled:
             self.output = 0.0
             self.applied = 0.0
@@ -365,7 +456,7 @@ class Channel:
             else:
                 v_sp = float(self.velocity_target)
             vp, vi, vd, vf = self.gains[RunMode.RUN_USING_ENCODER].floats()
-            ev = v_sp - self.raw_velocity()
+            ev = v_sp - self.measured_velocity()
             lim = self.fw.i_clamp
             self.i_vel = min(max(self.i_vel + vi * ev, -lim), lim)
             dv = vd * (ev - self.prev_ev) if self.prev_ev is not None else 0.0

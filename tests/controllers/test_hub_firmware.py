@@ -394,3 +394,117 @@ def test_integral_windup_clamps_are_overridable():
         for _ in range(5):
             d, _ = step(hub, sig)
         assert d * 32767 == pytest.approx(min(100, clamp))  # I adds 10 * 2 per pass
+
+
+def test_velocity_window_and_at_target_max_speed_default_to_todays_behaviour():
+    """Velocity measurement and At-target test rows: the defaults are the exact modelled speed and no
+    speed condition."""
+    fw = FirmwareConstants()
+    assert fw.velocity_window == 0.0 and fw.at_target_max_speed == math.inf
+
+
+def test_velocity_window_measures_the_count_difference_over_the_window():
+    """Velocity measurement row: with a window W the loop and getVelocity see (count(t) - count(t - W)) / W,
+    the count sampled once per pass; fewer passes held: over those; between passes: the last pass's value."""
+    W, period = 0.03, 0.01  # three passes
+    hub, m, sig = make(FirmwareConstants(velocity_window=W))  # power-up pass: count 0
+    m.setVelocityPIDFCoefficients(1, 0, 0, 0)  # loop output = 1000 - measured velocity
+    m.setVelocity(1000)
+    seen = [0]
+    for count in (7, 19, 40, 41, 30, -5, -5, 100):
+        sig.set(ticks=count, tps=12345.0)  # the modelled speed is not what the hub measures
+        d, _ = step(hub, sig)
+        seen.append(count)
+        held = min(3, len(seen) - 1)
+        expected = (seen[-1] - seen[-1 - held]) / (held * period)
+        if held == 3:
+            assert expected == pytest.approx((seen[-1] - seen[-4]) / W)
+        assert d * 32767 == pytest.approx(1000 - expected)
+        assert m.getVelocity() == round(expected)  # expected is never a half here
+        sig.set(ticks=count + 50, tps=-777.0)  # robot code reading between passes: the last pass's value
+        assert m.getVelocity() == round(expected)
+        sig.set(ticks=count)
+    # without a window getVelocity follows the modelled speed at once
+    hub0, m0, sig0 = make()
+    sig0.set(ticks=100, tps=12345.0)
+    assert m0.getVelocity() == 12345
+
+
+def test_velocity_window_history_cleared_by_an_encoder_reset():
+    hub, m, sig = make(FirmwareConstants(velocity_window=0.03))
+    for count in (100, 200, 300):
+        sig.set(ticks=count)
+        step(hub, sig)
+    assert m.getVelocity() == 10_000  # (300 - 0) / 0.03
+    m.setMode(RunMode.STOP_AND_RESET_ENCODER)  # the count jumps to 0: no measurement across it
+    assert m.getCurrentPosition() == 0 and m.getVelocity() == 0
+    m.setMode(RunMode.RUN_USING_ENCODER)
+    step(hub, sig)  # one sample since the reset: 0, not (0 - 100) / 0.03
+    assert m.getVelocity() == 0
+    sig.set(ticks=306)
+    step(hub, sig)
+    assert m.getVelocity() == 600  # 6 counts over the one pass held
+    sig.set(ticks=318)
+    step(hub, sig)
+    assert m.getVelocity() == 900  # 18 counts over two passes
+    sig.set(ticks=330)
+    step(hub, sig)
+    assert m.getVelocity() == 1000  # the full window: 30 counts over 0.03 s
+
+
+def test_velocity_window_changes_the_velocity_step():
+    """The loop sees a speed lagged by about half the window: the step overshoots much more."""
+    _, over_exact, _ = velocity_step()
+    _, over_50ms, _ = velocity_step(FirmwareConstants(velocity_window=0.050))
+    assert over_50ms > over_exact + 0.1  # about 0.31 against 0.10
+
+
+def test_at_target_max_speed_adds_a_speed_condition():
+    """At-target test row: a motor passing through the target at speed is not at target with a finite
+    at_target_max_speed, and is (position only) with the default inf."""
+    for max_speed, busy_passing in ((math.inf, False), (500.0, True)):
+        hub, m, sig = make(FirmwareConstants(at_target_max_speed=max_speed))
+        m.setTargetPosition(100)
+        m.setMode(RunMode.RUN_TO_POSITION)
+        m.setPower(1.0)
+        sig.set(ticks=100, tps=2000)  # passing through the target at speed
+        assert m.isBusy() is busy_passing
+        sig.set(tps=-499)  # slow enough, either way
+        assert m.isBusy() is False
+        sig.set(ticks=110, tps=0)  # the position test still applies
+        assert m.isBusy() is True
+    # the speed it tests is the measured one: with a window, the count difference at the last pass
+    hub, m, sig = make(FirmwareConstants(at_target_max_speed=500.0, velocity_window=0.02))
+    m.setTargetPosition(100)
+    m.setMode(RunMode.RUN_TO_POSITION)
+    m.setPower(1.0)
+    sig.set(ticks=80)
+    step(hub, sig)
+    sig.set(ticks=100, tps=0)
+    step(hub, sig)  # (100 - 0) / 0.02 = 5000 counts/s measured, whatever the modelled speed
+    assert m.isBusy() is True
+    step(hub, sig)  # (100 - 80) / 0.02 = 1000
+    assert m.isBusy() is True
+    step(hub, sig)  # still: 0
+    assert m.isBusy() is False
+
+
+@pytest.mark.parametrize("field, bad", [
+    ("velocity_window", -0.01), ("velocity_window", math.nan), ("velocity_window", math.inf),
+    ("velocity_window", True), ("velocity_window", "0.05"), ("velocity_window", 0.015),
+    ("at_target_max_speed", 0.0), ("at_target_max_speed", -1.0), ("at_target_max_speed", math.nan),
+    ("at_target_max_speed", -math.inf), ("at_target_max_speed", True), ("at_target_max_speed", "1")])
+def test_velocity_window_and_at_target_max_speed_reject_bad_values(field, bad):
+    with pytest.raises(ConfigError, match=field) as err:
+        FirmwareConstants(**{field: bad})
+    assert err.value.parameter == field and err.value.value is bad
+
+
+def test_velocity_window_must_be_whole_loop_periods_also_when_the_hub_sets_the_period():
+    assert FirmwareConstants(velocity_window=0.05).velocity_window_passes == 5
+    assert FirmwareConstants(velocity_window=0.06, loop_period=0.03).velocity_window_passes == 2
+    assert FirmwareConstants(at_target_max_speed=1e-3).at_target_max_speed == 1e-3
+    with pytest.raises(ConfigError, match="velocity_window"):
+        Hub(loop_period=0.03, firmware=FirmwareConstants(velocity_window=0.05))
+    with pytest.raises(ConfigError, match="loop_period"):
+        FirmwareConstants(velocity_window=0.05, loop_period=0.03)
