@@ -11,8 +11,11 @@ Engine loop (what :class:`Simulator` does; ``simulate`` runs it to ``t_end``)::
         integrate (t, t_next] with u held:
             after each accepted solver step, evaluate every guard; on a sign
             change locate the earliest root on the dense output (Brent, 1e-13 s),
-            record the state before, apply reset and mode switch, record the
-            state after, restart the solver there (a terminal event ends the run)
+            and fire it and every other event located at that instant: record
+            the state before, apply reset and mode switch, record the state
+            after; restart the solver there (a terminal event ends the run),
+            each fired guard placed on the side its motion is heading (see
+            simcore.events); events accumulating within 1e-12 s raise (Zeno)
         t = t_next
         stop after the ticks at t_end
 
@@ -55,16 +58,29 @@ _REUSABLE = (RK45, RK23, DOP853)
 
 _TINY = 5e-324  # the smallest positive float: "just on this side of zero"
 
-#: Relative time within which a just-fired event's own root is ignored after the restart.
-_RESTART_TOLERANCE = 1e-12
+#: Relative gap, s per s of simulation time, below which successive events count as
+#: accumulating (Zeno) when more than MAX_EVENTS_AT_ONE_INSTANT come in a row.
+_ZENO_GAP = 1e-12
+
+#: Relative time, s per s, of the probe that tells where a just-fired event's guard is heading.
+_PROBE_STEP = 1e-8
 
 #: Interior points of each step at which guards are also sampled (besides the step ends).
 EVENT_INTERIOR_POINTS = 3
 
-#: Events allowed at one instant before the run is declared Zeno.
+#: Events allowed in a row, each within the Zeno gap of the last, before the run is declared Zeno.
 MAX_EVENTS_AT_ONE_INSTANT = 100
 
 _STIFF_HINT = " If the system is stiff (very fast electrical or contact dynamics), try method='Radau' or 'BDF'."
+
+
+class _Fired:
+    """An event fired at the current restart point: what :meth:`Simulator._restart_sides` needs."""
+
+    __slots__ = ("system", "event", "pre_side", "X_before")
+
+    def __init__(self, system: int, event, pre_side: float, X_before: np.ndarray):
+        self.system, self.event, self.pre_side, self.X_before = system, event, pre_side, X_before
 
 
 class Signals(Mapping):
@@ -561,8 +577,8 @@ class Simulator:
 
     def _integrate(self, t_end: float) -> None:
         """Integrate from self.t to t_end with the inputs held, handling state events."""
-        fired_here = None  # (system index, event name) just fired: restarts on its pre-crossing side
-        events_at_instant = 0
+        fired_here = []  # _Fired records of the events fired at the current restart point
+        zeno_run = 0  # consecutive events closer than the Zeno gap to the previous one
         last_event_t = None
         while self.t < t_end and not self._terminated:
             X = self._X
@@ -574,15 +590,9 @@ class Simulator:
             self._stats["n_segments"] += 1
             active = self._active_events()
             g_prev = self._guards(active, t, X)
-            just_fired, fired_here = fired_here, None
-            if just_fired is not None:
-                # A reset that leaves the guard at its root (a bounce) leaves it at +-round-off.
-                # Treat it as on the side it came from, so the next crossing in the event's
-                # direction is caught even inside one long step; a root at the restart itself
-                # is filtered below (half-open interval).
-                for j, (k, e) in enumerate(active):
-                    if (k, e.name) == just_fired and e.direction != 0 and e.direction * g_prev[j] >= 0:
-                        g_prev[j] = -e.direction * _TINY
+            just_fired, fired_here = fired_here, []
+            if just_fired:
+                self._restart_sides(active, g_prev, just_fired, t, X, accumulating=zeno_run > 0)
             event_hit = False
             while solver.status == "running":
                 t_old = solver.t
@@ -599,33 +609,27 @@ class Simulator:
                 if active:
                     g_new = self._guards(active, t_new, y_new)
                     sol = solver.dense_output()
-                    found = None
-                    for j, bracket in self._brackets(active, g_prev, g_new, sol, t_old, t_new):
-                        te = self._locate(active[j], *bracket, sol)
-                        k, e = active[j]
-                        # Half-open restart: the event that just fired does not fire again at
-                        # (round-off distance from) its own root.
-                        if (k, e.name) == just_fired and te - t <= _RESTART_TOLERANCE * max(1.0, abs(t)):
-                            continue
-                        if found is None or te < found[0]:
-                            found = (te, j)
-                    if found is not None:
-                        te, j = found
-                        k, e = active[j]
-                        x_e = sol(te) if te < t_new else y_new
+                    roots = sorted((self._locate(active[j], *bracket, sol), j, bracket[1])
+                                   for j, bracket in self._brackets(active, g_prev, g_new, sol, t_old, t_new))
+                    if roots:
+                        te = roots[0][0]
+                        x_e = np.asarray(sol(te) if te < t_new else y_new, dtype=float)
                         self._collect(solver)
                         self._h_next = getattr(solver, "h_abs", None) or solver.step_size
-                        if last_event_t == te:
-                            events_at_instant += 1
-                            if events_at_instant > MAX_EVENTS_AT_ONE_INSTANT:
+                        if last_event_t is not None and te - last_event_t <= _ZENO_GAP * max(1.0, abs(te)):
+                            zeno_run += 1
+                            if zeno_run > MAX_EVENTS_AT_ONE_INSTANT:
+                                k, e = active[roots[0][1]]
                                 raise IntegrationError(
-                                    f"more than {MAX_EVENTS_AT_ONE_INSTANT} events at one instant (Zeno); "
-                                    f"last: {self.systems[k].name}:{e.name}", te)
+                                    f"more than {MAX_EVENTS_AT_ONE_INSTANT} events each within "
+                                    f"{_ZENO_GAP:g} s (relative) of the last: the events accumulate (Zeno); "
+                                    f"last: {self.systems[k].name}:{e.name}. Give the system a mode that "
+                                    "holds it (resting on a stop) instead of a reset that fires again", te)
                         else:
-                            events_at_instant, last_event_t = 1, te
-                        self._X = self._fire(k, e, te, np.asarray(x_e, dtype=float))
+                            zeno_run = 0
+                        last_event_t = te
+                        self._X, fired_here = self._fire_simultaneous(active, roots, te, x_e)
                         self.t = te
-                        fired_here = (k, e.name)
                         event_hit = True
                         break
                     g_prev = g_new
@@ -638,6 +642,85 @@ class Simulator:
                 self._h_next = h if h else solver.step_size
         if self._h_next is not None and not (self._h_next > 0 and math.isfinite(self._h_next)):
             self._h_next = None
+
+    def _fire_simultaneous(self, active, roots, te, X):
+        """Fire the earliest located event at ``te`` and every other one located at that instant.
+
+        ``roots`` is the sorted list of (time, active index, guard at its bracket start).
+        Events of other systems whose root is within twice the location tolerance of
+        ``te`` fire too, unless the events already fired moved their guard back (a
+        guard is re-evaluated on the state after the earlier resets); so two identical
+        elevators hitting their stops at one instant both stop.
+        Returns the new stacked state and the records for :meth:`_restart_sides`.
+        """
+        X_before = X.copy()
+        fired = []
+        for tj, j, g_a in roots:
+            if tj - te > 2 * EVENT_TIME_TOLERANCE:
+                break
+            k, e = active[j]
+            if fired:
+                if not any(e2 is e and k2 == k for k2, e2 in self._active_events()):
+                    continue  # an earlier event at this instant changed the mode: no longer armed
+                if not e.crosses(g_a, self._guards([(k, e)], te, X)[0]):
+                    continue
+            X = self._fire(k, e, te, X)
+            fired.append(_Fired(k, e, 1.0 if g_a > 0 else -1.0, X_before))
+            if self._terminated:
+                break
+        return X, fired
+
+    def _restart_sides(self, active, g_prev, just_fired, t, X, accumulating: bool = False) -> None:
+        """Put the guards of events that just fired on the right side of zero for the restart.
+
+        After a reset the guard sits at its root, +-round-off. Where it is now heading
+        (the sign of the guard a moment later, from a second-order probe of the
+        motion) decides: heading back to the side it came from (a bounce), it is
+        placed there, so its next crossing is caught even inside one long step;
+        heading on through with the motion the reset left unchanged (an event that
+        only counts or switches), it is placed past the root, so it does not fire
+        again; heading on through although the reset changed the motion (a stop
+        whose reset does not hold it), it is placed before the root, so it fires
+        again at once, and an endless repetition ends as Zeno. While events are already
+        accumulating (``accumulating``: the last ones came within the Zeno gap of each
+        other), a reset event that goes on through fires again too: a bouncing ball
+        whose bounces have shrunk to round-off must end as Zeno, not fall through.
+        """
+        for f in just_fired:
+            for j, (k, e) in enumerate(active):
+                if not (k == f.system and e is f.event):
+                    continue
+                g0 = g_prev[j]
+                side = self._probe_side(k, e, t, X)
+                if side == 0.0:
+                    g_prev[j] = f.pre_side * _TINY
+                elif side == f.pre_side:  # heading back (a bounce), or reset back before the root
+                    g_prev[j] = g0 if g0 * side > 0 else side * _TINY
+                elif e.reset is not None and (accumulating or self._probe_changed(k, e, t, X, f.X_before)):
+                    g_prev[j] = f.pre_side * _TINY  # the reset slowed it but it goes on: fires again
+                else:  # goes on through, as it came (an event that counts or switches)
+                    g_prev[j] = g0 if g0 * side > 0 else side * _TINY
+                break
+
+    def _probe_value(self, k, e, t, X) -> float:
+        """The guard of (system ``k``, event ``e``) a moment after ``t``, from state ``X`` (Heun step)."""
+        dt = _PROBE_STEP * max(1.0, abs(t))
+        f0 = self._rhs(t, X)
+        f1 = self._rhs(t + dt, X + dt * f0)
+        xp = X + 0.5 * dt * (f0 + f1)
+        return self._guards([(k, e)], t + dt, xp)[0]
+
+    def _probe_side(self, k, e, t, X) -> float:
+        v = self._probe_value(k, e, t, X)
+        return 1.0 if v > 0 else -1.0 if v < 0 else 0.0
+
+    def _probe_changed(self, k, e, t, X, X_before) -> bool:
+        """Whether the reset changed how fast the guard moves (the probe's step, before and after)."""
+        g_after = self._guards([(k, e)], t, X)[0]
+        g_before = self._guards([(k, e)], t, X_before)[0]
+        d_after = self._probe_value(k, e, t, X) - g_after
+        d_before = self._probe_value(k, e, t, X_before) - g_before
+        return abs(d_after - d_before) > 1e-9 * max(abs(d_after), abs(d_before))
 
     def _solver_at(self, t: float, X: np.ndarray, t_end: float, first_step):
         """A solver positioned at (t, X), bounded by t_end.

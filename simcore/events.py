@@ -8,8 +8,16 @@ inside an integration interval ``(t_a, t_b]``:
 * ``direction=0``: either.
 
 A guard that is exactly zero at the start of an interval does not fire (the interval
-is half-open), and an event that has just fired is not tested again until the solver
-has taken a step away from its root, so a restart at a root never re-triggers.
+is half-open). After an event fires, its guard sits at its root, +-round-off; the
+engine looks where it is heading a moment later (a short probe of the motion): back
+to the side it came from (a bounce) and its next crossing is caught, however soon;
+on through, as it came (an event that only counts or switches modes) and it does not
+fire again; on through although its reset changed the motion (a stop whose reset
+does not hold the body) and it fires again at once. Events that keep coming within
+1e-12 s (relative) of each other, more than ``MAX_EVENTS_AT_ONE_INSTANT`` in a row,
+stop the run with an IntegrationError (Zeno); hold a body on a stop with a mode, not a
+reset. Several events located at one instant (in one system or several) all fire, in
+order, each re-checked on the state the earlier ones left.
 The instant is found by Brent's method on the solver's dense output to
 :data:`EVENT_TIME_TOLERANCE`.
 

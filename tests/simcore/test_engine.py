@@ -9,7 +9,7 @@ from scipy.linalg import expm
 import models
 import simcore
 from models.motors import NEO
-from simcore import PeriodicController, StateEvent, System, simulate, Simulator
+from simcore import IntegrationError, PeriodicController, StateEvent, System, simulate, Simulator
 
 METHODS = ["RK45", "DOP853", "LSODA", "Radau", "BDF", "RK23"]
 
@@ -212,6 +212,95 @@ def test_event_directions_and_terminal():
 
     r = simulate(Stop(-1), 10.0, rtol=1e-10, atol=1e-12)
     assert r.t[-1] == pytest.approx(math.pi / 2, abs=1e-9)
+
+
+def _bounce_times(h0, e, t_end, g=9.81):
+    """Analytic impact instants of a ball dropped from h0 with restitution e, up to t_end."""
+    times, v = [math.sqrt(2 * h0 / g)], math.sqrt(2 * g * h0)
+    while True:
+        v *= e
+        nxt = times[-1] + 2 * v / g
+        if nxt > t_end:
+            return np.array(times)
+        times.append(nxt)
+
+
+class NamedBall(FreeFall):
+    """A FreeFall with its own name and a chosen event direction (the reset keeps h at its root)."""
+
+    def __init__(self, name, direction=-1, e=0.8):
+        super().__init__(1.0, e)
+        self.name, self.direction = name, direction
+
+    def events(self):
+        return [StateEvent(lambda t, x, u: x[0], direction=self.direction, name="bounce",
+                           reset=lambda t, x, u: np.array([x[0], -self.e * x[1]]))]
+
+
+def test_two_systems_hitting_at_the_same_instant_both_fire():
+    # Identical balls reach the floor at bit-identical instants: both bounce every time.
+    r = simulate([NamedBall("a"), NamedBall("b")], 2.0)
+    ref = _bounce_times(1.0, 0.8, 2.0)
+    for name in ("a", "b"):
+        np.testing.assert_allclose([ev.t for ev in r.events if ev.system == name], ref, atol=1e-9)
+    np.testing.assert_array_equal(r["a.h"], r["b.h"])
+    assert r.final("a.h") > 0
+
+
+@pytest.mark.parametrize("method", ["RK45", "DOP853", "Radau"])
+def test_an_either_direction_event_keeps_firing_after_its_reset(method):
+    # direction=0: after the bounce the guard sits at -2e-16; the next landing, inside one long step
+    # of the default tolerances, must still be found.
+    r = simulate(NamedBall("ball", direction=0), 3.0, method=method)
+    np.testing.assert_allclose(r.event_times(), _bounce_times(1.0, 0.8, 3.0), atol=1e-8)
+
+
+def test_accumulating_bounces_end_as_zeno_at_the_zeno_time():
+    g, e, h0 = 9.81, 0.8, 1.0
+    t_zeno = math.sqrt(2 * h0 / g) * (1 + 2 * e / (1 - e))  # first fall plus the geometric series of arcs
+    with pytest.raises(IntegrationError, match="Zeno") as ei:
+        simulate(NamedBall("ball"), 6.0)
+    assert ei.value.t == pytest.approx(t_zeno, abs=1e-6)
+
+
+def test_a_reset_that_does_not_hold_a_pushed_block_ends_as_zeno_not_through_the_wall():
+    class Pushed(System):
+        def __init__(self):
+            super().__init__("blk", ["x", "v"], ["force"])
+
+        def initial_inputs(self):
+            return np.array([2.0])
+
+        def derivatives(self, t, x, u):
+            return np.array([x[1], u[0]])
+
+        def events(self):  # no mode to hold it: each reset to rest is pushed straight back in
+            return [StateEvent(lambda t, x, u: x[0] - 1.0, direction=1, name="wall",
+                               reset=lambda t, x, u: np.array([1.0, 0.0]))]
+
+    with pytest.raises(IntegrationError, match="Zeno") as ei:
+        simulate(Pushed(), 3.0)
+    assert ei.value.t == pytest.approx(1.0, abs=1e-9)  # x = t^2 reaches the wall at t = 1
+
+
+def test_a_pass_through_event_fires_once_and_two_events_at_one_instant_both_fire():
+    class Counted(NamedBall):
+        def events(self):
+            return [StateEvent(lambda t, x, u: x[0] - 0.5, direction=-1, name="half"),
+                    StateEvent(lambda t, x, u: x[0], direction=-1, name="floor_count"),
+                    StateEvent(lambda t, x, u: x[0], direction=-1, name="bounce",
+                               reset=lambda t, x, u: np.array([x[0], -self.e * x[1]]))]
+
+    r = simulate(Counted("ball"), 1.5)
+    ref = _bounce_times(1.0, 0.8, 1.5)
+    np.testing.assert_allclose(r.event_times("floor_count"), ref, atol=1e-9)
+    np.testing.assert_allclose(r.event_times("bounce"), ref, atol=1e-9)
+    # h = 0.5 on the way down: at sqrt(2 * 0.5 / g), then on each later descent through 0.5 m
+    half = r.event_times("half")
+    assert half[0] == pytest.approx(math.sqrt(1.0 / 9.81), abs=1e-9)
+    v1 = 0.8 * math.sqrt(2 * 9.81)  # first rebound speed: apex 0.64 m, so it falls through 0.5 m again
+    t_apex = ref[0] + v1 / 9.81
+    assert half[1] == pytest.approx(t_apex + math.sqrt(2 * (v1 ** 2 / (2 * 9.81) - 0.5) / 9.81), abs=1e-9)
 
 
 class Block(System):
