@@ -47,6 +47,7 @@ from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteErr
 from .events import EVENT_TIME_TOLERANCE, KEEP_MODE, EventRecord
 from .result import Result
 from .system import System
+from .units import to_si
 
 __all__ = ["Simulator", "simulate", "METHODS"]
 
@@ -131,8 +132,13 @@ class Simulator:
     method : str
         One of :data:`METHODS`.
     rtol, atol : float
-        Solver tolerances (relative, and absolute in each state's SI unit).
-    max_step : float, optional
+        Solver tolerances (relative, and absolute in each state's SI unit). They
+        bound the error the solver estimates on each step, as in ``solve_ivp``; the
+        error over a run is typically a few to ten times ``rtol`` for the explicit
+        Runge-Kutta methods. LSODA and BDF restart at first order after every tick
+        (the held input jumps), so with a fast controller they are less accurate
+        for a given tolerance than without one.
+    max_step : float or Quantity, optional
         Largest solver step, s.
 
     Notes
@@ -182,8 +188,10 @@ class Simulator:
                 raise ConfigError(pname, v, "a positive finite number")
         if max_step is None:
             max_step = np.inf
-        elif isinstance(max_step, bool) or not isinstance(max_step, numbers.Real) or not max_step > 0:
-            raise ConfigError("max_step", max_step, "None or a positive number of seconds")
+        else:
+            max_step = to_si("max_step", max_step, "s") if not isinstance(max_step, float) else max_step
+            if not max_step > 0:
+                raise ConfigError("max_step", max_step, "None or a positive number of seconds")
 
         self.systems = systems
         self.controllers = controllers
@@ -235,10 +243,18 @@ class Simulator:
             x = np.asarray(s.initial_state(), dtype=float).reshape(-1)
             if x.shape != (len(s.state_names),):
                 raise ConfigError(f"{s.name}.initial_state()", x, f"{len(s.state_names)} values")
+            for i, v in enumerate(x):
+                if not math.isfinite(v):
+                    raise ConfigError(f"{s.name}.initial_state()[{s.state_names[i]!r}]", v, "a finite number")
             X[self._slices[k]] = x
             u = np.array(s.initial_inputs(), dtype=float).reshape(-1)
             if u.shape != (len(s.input_names),):
                 raise ConfigError(f"{s.name}.initial_inputs()", u, f"{len(s.input_names)} values")
+            for i, v in enumerate(u):
+                rng = s.input_ranges.get(s.input_names[i], (-math.inf, math.inf))
+                if not (math.isfinite(v) and rng[0] <= v <= rng[1]):
+                    raise ConfigError(f"{s.name}.initial_inputs()[{s.input_names[i]!r}]", v,
+                                      f"a finite number in [{rng[0]}, {rng[1]}]")
             self._U.append(u)
         for name, value in (x0 or {}).items():
             kind = self._signal_index.get(name, ("?",))
@@ -391,6 +407,9 @@ class Simulator:
                     d = np.asarray(deriv(t, X, u0), dtype=float)
                 except NonFiniteError as exc:
                     raise _with_time(exc, t) from None
+                except Exception as exc:
+                    _annotate(exc, t, f"in {s0.name}.derivatives")
+                    raise
                 if not np.isfinite(d).all():
                     nonfinite(t, d)
                 return d
@@ -407,6 +426,9 @@ class Simulator:
                     d[sl] = s.derivatives(t, X[sl], U[k])
             except NonFiniteError as exc:
                 raise _with_time(exc, t) from None
+            except Exception as exc:
+                _annotate(exc, t, f"in {s.name}.derivatives")
+                raise
             if not np.isfinite(d).all():
                 nonfinite(t, d)
             return d
@@ -440,6 +462,9 @@ class Simulator:
                 g = float(e.guard(t, X[self._slices[k]], self._U[k]))
             except NonFiniteError as exc:
                 raise _with_time(exc, t) from None
+            except Exception as exc:
+                _annotate(exc, t, f"in the guard of {self.systems[k].name}:{e.name}")
+                raise
             if not math.isfinite(g):
                 raise NonFiniteError("guard", f"{self.systems[k].name}:{e.name}", g, t)
             vals.append(g)
@@ -895,6 +920,14 @@ class _OutputColumns:
             i, j = np.argwhere(bad)[0]
             raise NonFiniteError("output", f"{s.name}.{s.output_names[j]}", y[i, j], float(self.t[i]))
         return {f"{s.name}.{n}": y[:, j] for j, n in enumerate(s.output_names)}
+
+
+def _annotate(exc: BaseException, t: float, where: str) -> None:
+    """Tell an exception from model code when and where it happened (its own type is kept)."""
+    if not isinstance(exc, SimError) and getattr(exc, "sim_time", None) is None:
+        exc.sim_time = t
+        if hasattr(exc, "add_note"):
+            exc.add_note(f"raised {where} at simulation time t={t!r} s")
 
 
 def _with_time(exc: NonFiniteError, t: float) -> NonFiniteError:

@@ -247,3 +247,35 @@ def test_a_misspelt_mechanism_keyword_names_the_class_the_user_called():
     assert isinstance(ei.value, TypeError)
     with pytest.raises(ConfigError, match=r"HubMotor\(\) keyword='load_intertia'"):
         models.HubMotor(models.hub_motor.GOBILDA_5203_312, load_intertia=0.01)
+
+
+def test_an_exception_in_model_code_carries_the_simulation_time():
+    def rhs(t, x, u):
+        if t > 0.5:
+            raise ZeroDivisionError("model bug")
+        return np.array([-x[0]])
+
+    with pytest.raises(ZeroDivisionError) as ei:
+        simulate(Scalar(rhs=rhs), 1.0)
+    assert 0.5 < ei.value.sim_time <= 0.6
+    assert any("s.derivatives at simulation time" in n for n in ei.value.__notes__)
+
+
+def test_initial_state_and_inputs_from_a_system_are_checked():
+    class Bad(Scalar):
+        def initial_inputs(self):
+            return np.array([math.nan])
+
+    with pytest.raises(ConfigError, match=r"s.initial_inputs\(\)\['u'\]=nan"):
+        simulate(Bad(), 0.1)
+    arm = models.Arm(NEO, 100, mass=2.0, com_distance=0.3, min_angle=-1.5, max_angle=2.0)
+    arm.initial_inputs = lambda: np.array([0.0, 1.0, -12.0])  # a negative bus voltage
+    with pytest.raises(ConfigError, match=r"arm.initial_inputs\(\)\['bus_voltage'\]=-12.0"):
+        simulate(arm, 0.1)
+
+
+def test_max_step_takes_a_quantity():
+    from simcore import Q_
+    a = simulate(Scalar(), 0.2, max_step=Q_(10, "ms"))
+    b = simulate(Scalar(), 0.2, max_step=0.01)
+    np.testing.assert_array_equal(a["s.x"], b["s.x"])
