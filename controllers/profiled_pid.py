@@ -1,7 +1,12 @@
 """PID controller that follows a trapezoidal profile to its goal, WPILib semantics.
 
 Follows WPILib's ``ProfiledPIDController`` (``edu/wpi/first/math/controller``,
-v2025.3.2). Each :meth:`ProfiledPIDController.calculate` call:
+v2025.3.2), except that by default the first call after construction or
+:meth:`~ProfiledPIDController.reset` has a zero derivative, as this package's
+:class:`PIDController` (``derivative_kick=True`` gives WPILib's). The profile is
+:class:`TrapezoidProfile`, which follows WPILib's 2027 fix (see its module), so a
+start above the velocity limit or a goal velocity above it differ from the 2025/2026
+releases. Each :meth:`ProfiledPIDController.calculate` call:
 
 1. with continuous input enabled, moves the goal and the current setpoint to the
    copies nearest the measurement (``measurement + input_modulus(p - measurement,
@@ -42,6 +47,11 @@ class ProfiledPIDController:
         Profile acceleration limit, m/s^2 (or rad/s^2). Positive.
     period : float, optional
         Time between calls of :meth:`calculate`, s (default 0.02).
+    derivative_kick : bool, optional
+        Passed to the inner :class:`PIDController`: False (default) gives a zero
+        derivative on the first call after construction or :meth:`reset`; True
+        reproduces WPILib, whose reset leaves a previous error of 0, so the first
+        call adds ``kd * error / period``.
 
     Raises
     ------
@@ -50,8 +60,8 @@ class ProfiledPIDController:
     """
 
     def __init__(self, kp, ki, kd, max_velocity: float, max_acceleration: float,
-                 *, period: float = 0.02):
-        self._pid = PIDController(kp, ki, kd, period=period)
+                 *, period: float = 0.02, derivative_kick: bool = False):
+        self._pid = PIDController(kp, ki, kd, period=period, derivative_kick=derivative_kick)
         self._profile = TrapezoidProfile(max_velocity, max_acceleration)
         self._goal = State()
         self._setpoint = State()

@@ -279,3 +279,19 @@ def test_bang_bang_output_and_tolerance():
     assert np.array_equal(b.calculate(np.array([1.0, 3.0])), [1.0, 0.0])
     with pytest.raises(ConfigError):
         BangBangController(-1.0)
+
+
+def test_profiled_pid_derivative_kick_reproduces_wpilib_first_call():
+    # WPILib (robotpy-wpimath 2026.2.2): ProfiledPIDController(1, 0, 0.2, 1, 2); reset(0);
+    # calculate(0, 1.0) -> 0.0044: error 0.0004 (the profile's first step, a t^2 / 2 with a = 2,
+    # t = 0.02) times kp, plus kd * error / period because reset leaves a previous error of 0.
+    step = 2.0 * 0.02 ** 2 / 2
+    ours = ProfiledPIDController(1.0, 0.0, 0.2, 1.0, 2.0)
+    ours.reset(0.0)
+    assert ours.calculate(0.0, 1.0) == pytest.approx(step, rel=1e-12)
+    wpilib = ProfiledPIDController(1.0, 0.0, 0.2, 1.0, 2.0, derivative_kick=True)
+    wpilib.reset(0.0)
+    assert wpilib.calculate(0.0, 1.0) == pytest.approx(step + 0.2 * step / 0.02, rel=1e-12)
+    # second call, both alike: error a (2T)^2 / 2 = 0.0016, derivative (0.0016 - 0.0004) / T
+    for c in (ours, wpilib):
+        assert c.calculate(0.0, 1.0) == pytest.approx(0.0016 + 0.2 * (0.0016 - 0.0004) / 0.02, rel=1e-9)
