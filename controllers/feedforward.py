@@ -17,6 +17,11 @@ the model ``ka dv/dt = u - ks sign(v) - kg - kv v`` -- the exact zero-order-hold
 discretization, as WPILib does. (WPILib's arm version integrates the nonlinear
 gravity term numerically; it is not provided here.)
 
+Porting note: ``calculate(v, a)`` is velocity and acceleration, as Java's (deprecated
+since 2025) two-argument overload. WPILib C++ and robotpy 2026's two-argument
+``Calculate(current, next)`` takes two *velocities*; its equivalent here is
+``calculate_with_velocities(current, next)``.
+
 Units: the output is in volts when the gains are in V, V/(m/s), V/(m/s^2) (or per
 rad/s and rad/s^2); any consistent output unit works. Gains may be numpy arrays for
 batch simulations; ``kv`` and ``ka`` must be non-negative (as in WPILib).
