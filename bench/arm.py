@@ -9,12 +9,13 @@ Three integrations of the same closed loop, the controller identical in each:
 * simcore (``simulate``, default tolerances rtol 1e-8, atol 1e-10);
 * the reference: scipy ``solve_ivp`` (DOP853, rtol 1e-12, atol 1e-13) from tick to tick,
   the equations written out here independently of ``models``;
-* WPILib's ``SingleJointedArmSim`` stepped at 20 ms (robotpy-wpimath), when installed.
+* WPILib's ``SingleJointedArmSim`` stepped at 20 ms (robotpy's ``wpilib`` package), when installed.
 
 Printed: wall time per simulated second of each, their ratio, and each one's largest
 angle error against the reference at the 501 ticks.
 
-Run: ``python bench/arm.py`` (robotpy-wpimath is an optional extra of the benchmark only).
+Run: ``python bench/arm.py``; for the WPILib row, in a separate venv: ``pip install wpilib==2026.2.2 -e .``
+(robotpy, an optional extra of the benchmark only).
 """
 from __future__ import annotations
 
@@ -126,7 +127,7 @@ def main():
     wp = _wpilib_factory()
     if wp is None:
         print("WPILib SingleJointedArmSim: robotpy-wpimath/wpilib not installed; comparison skipped "
-              "(pip install robotpy-wpilib in a separate venv to run it)")
+              "(pip install wpilib==2026.2.2 in a separate venv to run it)")
         return
     tw, (t_w, theirs) = timed(wp, 5)
     print(f"WPILib SingleJointedArmSim (20 ms steps): {tw / T_END * 1e3:7.2f} ms per simulated second; "

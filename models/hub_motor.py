@@ -1,7 +1,8 @@
 """The FTC hub motor: a motor type driving a load inertia, with a position-dependent external torque.
 
-The stand-alone mechanism of ``shared/seeds/hub-run-to-position.txt``: where the
-seed's FakeMotor asks robot code to set an external torque fraction every tick,
+The stand-alone mechanism of the hub specification (``../shared/seeds/hub-run-to-position.txt``,
+beside this repository): where the seed's FakeMotor asks robot code to set an
+external torque fraction every tick,
 here the torque is a function of the output-shaft angle evaluated continuously
 inside the right-hand side::
 

@@ -15,7 +15,7 @@ drives it through the shorted windings in brake mode). Torque is ``Kt * I``.
 stall torque, stall current and free current times ``n`` (so R/n, Kt and Kv
 unchanged), as WPILib does.
 
-The catalogue values are those of ``shared/REFERENCE.md`` section 1 (WPILib's
+The catalogue values are those of ``../shared/REFERENCE.md`` (beside this repository) section 1 (WPILib's
 ``DCMotor`` factory methods for FRC motors; gm0's motor table for the bare FTC
 motors), at 12 V.
 """
