@@ -75,6 +75,10 @@ _INPUT_RANGES = {"brake": (0.0, 1.0), "drive_brake": (0.0, 1.0), "steer_brake": 
                  "bus_voltage": (0.0, math.inf)}
 
 
+#: Bus voltage, V, at which a dead (0 V) bus's duty is evaluated as a limit (see electrical).
+_DEAD_BUS_PROBE = 1e-9
+
+
 def drive_input_ranges(input_names) -> dict:
     """``System.input_ranges`` for the shared drive inputs among ``input_names``."""
     return {n: _INPUT_RANGES[n] for n in input_names if n in _INPUT_RANGES}
@@ -192,9 +196,15 @@ class MotorDrive:
         v = self._limited_voltage(v_req, emf, vb)
         limited = 1.0 if v != min(max(v_req, -vb), vb) else 0.0
         i = (v - emf) / R
-        # Duty = v / V_bus; on a dead bus a saturated bridge is fully on (duty +-1), which keeps the
-        # supply current continuous as the bus voltage goes to zero.
-        duty = v / vb if vb > 0.0 else (1.0 if v_req > 0 else -1.0)
+        if vb > 0.0:
+            duty = v / vb
+        else:
+            # A dead bus puts 0 V on the windings whatever the bridge does; the duty, which turns
+            # stator into supply current, is the limit of v / V_bus as the bus goes to zero: the same
+            # projection on a vanishing bus (a duty command's own value, a voltage request's full
+            # bridge, either cut by the supply limit), so the supply current is continuous there.
+            eps = _DEAD_BUS_PROBE
+            duty = self._limited_voltage(command * eps if self.command == "duty" else v_req, emf, eps) / eps
         return v, i, duty * i, saturated, limited
 
     def _limited_voltage(self, v_req: float, emf: float, vb: float) -> float:

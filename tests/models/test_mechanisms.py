@@ -543,3 +543,23 @@ def test_hub_motor_free_point_is_the_datasheets_and_it_coasts_down_on_that_frict
     # viscous_friction=0 gives the ideal motor of WPILib's model: no-load speed V * Kv, zero current.
     i = simulate(models.HubMotor(T, name="m", viscous_friction=0.0), 2.0, [full])
     assert i.final("m.rotor_velocity") == pytest.approx(mot.nominal_voltage * mot.Kv, rel=1e-6)
+
+
+@pytest.mark.parametrize("command, request_", [("duty", 0.5), ("duty", 1.0), ("duty", -0.3), ("voltage", 6.0),
+                                               ("voltage", -6.0)])
+@pytest.mark.parametrize("limit", [None, 10.0])
+def test_supply_current_on_a_dead_bus_is_the_limit_of_a_vanishing_bus(command, request_, limit):
+    # A collapsed battery reads 0 V. The supply current (duty x stator current) there must be the
+    # limit as the bus goes to zero: a duty command keeps its duty, a voltage request a full bridge,
+    # both cut by the supply limit. It was +17.4 A for duty 0.5 while regenerating -17.4 A stator.
+    d = models.MotorDrive(NEO, 5.0, command=command, supply_current_limit=limit)
+    w = 100.0  # rad/s at the rotor, regenerating: stator current -E/R
+    near = d.electrical(w, request_, 1.0, 1e-7)
+    dead = d.electrical(w, request_, 1.0, 0.0)
+    assert dead[0] == 0.0 and dead[1] == pytest.approx(-w / NEO.Kv / NEO.R, rel=1e-12)
+    assert dead[2] == pytest.approx(near[2], rel=1e-5)
+    duty = request_ if command == "duty" else math.copysign(1.0, request_)
+    expected = duty * dead[1]
+    if limit is not None and abs(expected) > limit:
+        expected = math.copysign(limit, expected)
+    assert dead[2] == pytest.approx(expected, rel=1e-5)
