@@ -128,5 +128,10 @@ class HubMotor(GearedMechanism):
             return 0.0
         from scipy.integrate import quad
 
-        value, _ = quad(self.load_force, 0.0, float(q), epsabs=1e-13, epsrel=1e-12, limit=200)
+        q = float(q)
+        # An oscillating torque over many turns (a motor spinning on) cancels itself: ask for an
+        # absolute accuracy on the scale of the torque times the angle, and subdivide with the angle.
+        scale = self.stall_torque_output * max(1.0, abs(q))
+        value, _ = quad(self.load_force, 0.0, q, epsabs=1e-12 * scale, epsrel=1e-12,
+                        limit=200 + int(20 * abs(q)))
         return -value

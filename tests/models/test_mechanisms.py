@@ -563,3 +563,13 @@ def test_supply_current_on_a_dead_bus_is_the_limit_of_a_vanishing_bus(command, r
     if limit is not None and abs(expected) > limit:
         expected = math.copysign(limit, expected)
     assert dead[2] == pytest.approx(expected, rel=1e-5)
+
+
+def test_hub_motor_potential_energy_over_many_turns_is_quiet_and_exact():
+    hm = models.HubMotor(models.hub_motor.GOBILDA_5203_312, external_torque=lambda a: -0.3 * math.cos(a))
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the quadrature used to warn of round-off past ~50 rad
+        for q in (50.0, 1000.0, -1e4):
+            assert hm.potential_energy(q) == pytest.approx(0.3 * hm.stall_torque_output * math.sin(q),
+                                                           abs=1e-9 * hm.stall_torque_output)
