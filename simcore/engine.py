@@ -269,6 +269,8 @@ class Simulator:
         # Controllers' next tick index; the ticks at t0 run on the first advance.
         self._next_k = [0] * len(controllers)
         self._ran_once = [False] * len(controllers)  # on_start runs before a controller's first tick
+        self._fired_here: list = []  # see _integrate
+        self._zeno_run, self._last_event_t = 0, None
         self._started = False
         self._terminated = False
         self._events_cache: dict[int, tuple] = {}
@@ -602,9 +604,11 @@ class Simulator:
 
     def _integrate(self, t_end: float) -> None:
         """Integrate from self.t to t_end with the inputs held, handling state events."""
-        fired_here = []  # _Fired records of the events fired at the current restart point
-        zeno_run = 0  # consecutive events closer than the Zeno gap to the previous one
-        last_event_t = None
+        # Kept on the simulator across calls (an event can land on a tick, the end of a call):
+        # the events fired at the current restart point, and the run of events closer than the
+        # Zeno gap to the previous one.
+        fired_here = self._fired_here
+        zeno_run, last_event_t = self._zeno_run, self._last_event_t
         while self.t < t_end and not self._terminated:
             X = self._X
             t = self.t
@@ -665,6 +669,7 @@ class Simulator:
                 self.t = t_end  # the solver lands exactly on t_bound
                 h = getattr(solver, "h_abs", None)
                 self._h_next = h if h else solver.step_size
+        self._fired_here, self._zeno_run, self._last_event_t = fired_here, zeno_run, last_event_t
         if self._h_next is not None and not (self._h_next > 0 and math.isfinite(self._h_next)):
             self._h_next = None
 

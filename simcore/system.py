@@ -16,6 +16,8 @@ simulated by two simulations at the same time.
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Sequence
 
 import numpy as np
@@ -59,7 +61,7 @@ class System:
     #: Allowed closed ranges of some inputs, ``{input_name: (low, high)}``; a write
     #: outside its range raises ConfigError (e.g. a negative bus voltage, a brake
     #: flag of 2). Inputs not listed take any finite value.
-    input_ranges: dict = {}
+    input_ranges: Mapping = MappingProxyType({})  # read-only: assign a dict per system, never mutate this
 
     def __init__(self, name: str, state_names: Sequence[str] = (), input_names: Sequence[str] = (),
                  output_names: Sequence[str] = (), units: dict | None = None):

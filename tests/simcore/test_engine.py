@@ -261,6 +261,13 @@ def test_accumulating_bounces_end_as_zeno_at_the_zeno_time():
     with pytest.raises(IntegrationError, match="Zeno") as ei:
         simulate(NamedBall("ball"), 6.0)
     assert ei.value.t == pytest.approx(t_zeno, abs=1e-6)
+    # the same with a 1 kHz controller cutting the run into 1 ms intervals
+    fast = PeriodicController(0.001, lambda t, s: None, name="fast")
+    with pytest.raises(IntegrationError, match="Zeno") as ei:
+        simulate(NamedBall("ball"), 6.0, [fast])
+    assert ei.value.t == pytest.approx(t_zeno, abs=1e-6)
+    r = simulate(NamedBall("ball"), 3.0, [fast])
+    np.testing.assert_allclose(r.event_times(), _bounce_times(h0, e, 3.0, g), atol=1e-9)
 
 
 def test_a_reset_that_does_not_hold_a_pushed_block_ends_as_zeno_not_through_the_wall():
