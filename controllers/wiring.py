@@ -22,7 +22,6 @@ the same loop object gives the same result in every simulation it is passed to.
 """
 from __future__ import annotations
 
-import math
 from typing import Callable
 
 from simcore import PeriodicController

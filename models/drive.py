@@ -67,16 +67,16 @@ def _optional_positive(parameter, value, unit):
     return v
 
 
+#: Bus voltage, V, at which a dead (0 V) bus's duty is evaluated as a limit (see electrical).
+_DEAD_BUS_PROBE = 1e-9
+
+
 #: Physical ranges of the inputs MotorDrive-based systems share: a brake flag is a
 #: fraction of brake in [0, 1]; a bus voltage is never negative (a battery that
 #: collapses reads 0 V). Other inputs (voltage, duty requests) take any finite value
 #: and saturate at the bus, flagged by the ``saturated`` output.
 _INPUT_RANGES = {"brake": (0.0, 1.0), "drive_brake": (0.0, 1.0), "steer_brake": (0.0, 1.0),
                  "bus_voltage": (0.0, math.inf)}
-
-
-#: Bus voltage, V, at which a dead (0 V) bus's duty is evaluated as a limit (see electrical).
-_DEAD_BUS_PROBE = 1e-9
 
 
 def drive_input_ranges(input_names) -> dict:
