@@ -148,8 +148,8 @@ class GoldenChecker:
     def from_request(cls, request) -> "GoldenChecker":
         path = Path(str(request.node.path if hasattr(request.node, "path") else request.node.fspath))
         name = request.node.name
-        if request.cls is not None:
-            name = f"{request.cls.__name__}.{name}"
+        if request.cls is not None:  # the whole class path: TestFast.TestTune and TestSlow.TestTune differ
+            name = f"{request.cls.__qualname__}.{name}"
         return cls(path.parent, name, f"{path.name}::{name}",
                    update=request.config.getoption("update_golden", default=False),
                    written=request.config.stash.get(_WRITTEN, None))
@@ -368,6 +368,13 @@ def check_golden(result, path, signals=None, *, update: bool = False, rtol: floa
     fail_png = path.with_name(path.stem + "-failed.png")
 
     if update:
+        if written is not None and any(Path(p).resolve() == path.resolve() for p in written):
+            # Two tests of this session map to one file: the second would silently overwrite the
+            # first, and each later comparison would fail whatever is rerun.
+            other = _read(path)[0].get("test", "") if path.exists() else ""
+            raise AssertionError(f"golden file {path} was already written in this session"
+                                 f"{f' by {other}' if other else ''}; two tests share one file name: give "
+                                 f"one of them a distinct name= (golden.check(..., name='...'))")
         write_golden(path, result, signals, times=times, test_id=test_id)
         if written is not None:
             written.append(path)

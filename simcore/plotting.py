@@ -18,11 +18,20 @@ def _unit_label(unit: str) -> str:
 
 
 def plot_result(result, names: Sequence[str], *, events: bool = True, title: str | None = None):
-    """Plot ``names`` (default: every state) of ``result``; one axes per distinct unit."""
+    """Plot ``names`` of ``result``, one axes per distinct unit.
+
+    Without ``names``: the first six recorded signals that are not inputs (a
+    drivetrain records dozens; name the ones you want), and the title says how
+    many were left out.
+    """
     import matplotlib.pyplot as plt
 
     if not names:
-        names = [n for n in result.names if n not in result.input_names][:6]
+        candidates = [n for n in result.names if n not in result.input_names]
+        names = candidates[:6]
+        if len(candidates) > 6:
+            left = f"{len(candidates) - 6} more signals not shown: pass names to plot them"
+            title = f"{title} ({left})" if title else left
     for n in names:
         result[n]  # raise a clear KeyError for unknown names
     groups: dict[str, list[str]] = {}

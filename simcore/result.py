@@ -187,7 +187,9 @@ class Result:
         """Plot signals against time, one axes per unit, and return the Figure.
 
         Inputs (held by controllers) are drawn as steps; recorded events are
-        marked with dotted vertical lines when ``events`` is true.
+        marked with dotted vertical lines when ``events`` is true. Without
+        names, the first six non-input signals (the title says how many more
+        there are).
         """
         from .plotting import plot_result
 

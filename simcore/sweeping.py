@@ -51,7 +51,7 @@ import os
 import pickle
 import sys
 from collections.abc import Mapping, Sequence
-from concurrent.futures import Executor, ProcessPoolExecutor, as_completed
+from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, as_completed
 
 import numpy as np
 
@@ -183,6 +183,19 @@ def _evaluate_remote(make_result, metrics: dict, params: dict) -> list[float]:
 def _check_picklable(make_result, metrics: dict) -> None:
     hint = ("; pass executor='serial' to run in this process, or define it at the top level of an "
             "importable module (not a lambda, a nested function, or a notebook cell under spawn)")
+    # A function of an interactive __main__ (a notebook, stdin) pickles by reference here but
+    # cannot be imported by a worker that was spawned rather than forked: say so, before the
+    # pool breaks with "a process terminated abruptly".
+    import multiprocessing
+    import sys
+
+    main = sys.modules.get("__main__")
+    if multiprocessing.get_start_method() != "fork" and not getattr(main, "__file__", None):
+        for parameter, fn in [("make_result", make_result)] + [(f"metrics[{n!r}]", f) for n, f in metrics.items()]:
+            if getattr(fn, "__module__", None) == "__main__":
+                raise ConfigError(parameter, fn, "a callable a worker process can import: it is defined in an "
+                                                 f"interactive __main__ and workers start by "
+                                                 f"{multiprocessing.get_start_method()!r}" + hint)
     try:
         pickle.dumps(make_result)
     except Exception as exc:
@@ -273,11 +286,13 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None):
     ------
     ConfigError
         Bad ``grid``, ``metrics`` or ``executor``, an unpicklable callable with
-        a process pool, or a metric returning something that is not a number.
+        a process pool (or one defined in an interactive ``__main__`` when the
+        workers are spawned), or a metric returning something that is not a number.
     SweepPointError
         In a worker process, an exception that cannot be pickled back as
-        itself (the project's ``ConfigError`` among them), with the original
-        type, message and traceback in its message.
+        itself (one whose constructor takes several arguments and defines no
+        ``__reduce__``; the project's own errors do come back as themselves),
+        with the original type, message and traceback in its message.
 
     Any other exception raised by ``make_result`` or a metric propagates with
     a note naming the sweep point (``exc.__notes__``).
@@ -313,6 +328,11 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None):
                         i = futures[fut]
                         try:
                             values[i] = fut.result()
+                        except BrokenExecutor as exc:
+                            if hasattr(exc, "add_note"):  # the pool died: no point is known to be at fault
+                                exc.add_note("the sweep's process pool broke (a worker died or could not "
+                                             "start); try executor='serial' to see the cause")
+                            raise
                         except Exception as exc:
                             raise _annotate(exc, points[i])
                         bar.update()

@@ -64,6 +64,14 @@ def _signal(result, signal: str):
     return t, y
 
 
+def _limit(parameter: str, value, unit: str = "") -> float:
+    """A non-negative finite float (a time or tolerance bound), from a float or a Quantity."""
+    v = _number(parameter, value, unit)
+    if v < 0:
+        raise ConfigError(parameter, value, f"a non-negative bound{f' in {unit}' if unit else ''}")
+    return v
+
+
 def _number(parameter: str, value, unit: str = "") -> float:
     """A finite float from a float or a pint Quantity (converted to ``unit``)."""
     if hasattr(value, "to") and hasattr(value, "magnitude"):
@@ -486,7 +494,7 @@ class StepExpectation:
     def settles_within(self, seconds) -> "StepExpectation":
         """Require the settling time (see :func:`step_info`) to be at most ``seconds``, s."""
         __tracebackhide__ = True
-        limit = _number("seconds", seconds, "s")
+        limit = _limit("seconds", seconds, "s")
         s = self.info.settling_time
         if not s <= limit:
             self._fail(f"{self.info.signal} settles (±{100 * self.info.band:.3g} % band) in "
@@ -497,7 +505,7 @@ class StepExpectation:
     def overshoot_below(self, fraction) -> "StepExpectation":
         """Require the overshoot to be at most ``fraction`` of the step (0.05 is 5 %)."""
         __tracebackhide__ = True
-        limit = _number("fraction", fraction)
+        limit = _limit("fraction", fraction)
         o = self.info.overshoot
         if not o <= limit:
             self._fail(f"{self.info.signal} overshoots by {100 * o:.4g} % of the step "
@@ -508,7 +516,7 @@ class StepExpectation:
     def rise_time_below(self, seconds) -> "StepExpectation":
         """Require the 10-90 % rise time to be at most ``seconds``, s."""
         __tracebackhide__ = True
-        limit = _number("seconds", seconds, "s")
+        limit = _limit("seconds", seconds, "s")
         r = self.info.rise_time
         if not r <= limit:
             self._fail(f"{self.info.signal} rises 10-90 % in {_fmt(r, 's')}, more than {_fmt(limit, 's')}"
@@ -518,10 +526,10 @@ class StepExpectation:
     def steady_state_error_below(self, tolerance) -> "StepExpectation":
         """Require ``|target - final value|`` to be at most ``tolerance`` (signal unit)."""
         __tracebackhide__ = True
-        limit = _number("tolerance", tolerance, self.info.unit)
+        limit = _limit("tolerance", tolerance, self.info.unit)
         e = self.info.steady_state_error
         if not abs(e) <= limit:
-            self._fail(f"{self.info.signal} ends {_fmt(e, self.info.unit)} short of its target, "
+            self._fail(f"{self.info.signal} ends off its target by {_fmt(e, self.info.unit)} (target - final), "
                        f"|error| more than {_fmt(limit, self.info.unit)}")
         return self
 

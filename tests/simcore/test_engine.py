@@ -422,6 +422,15 @@ def test_result_quantity_plot_csv(tmp_path):
     assert r.stats["nfev"] > 0
 
 
+def test_default_plot_says_how_many_signals_it_left_out():
+    from simcore.result import Result
+    t = np.linspace(0.0, 1.0, 11)
+    r = Result.from_arrays(t, {f"s.x{i}": t * i for i in range(9)})
+    fig = r.plot()
+    assert sum(len(ax.get_lines()) for ax in fig.axes) == 6
+    assert "3 more signals not shown" in fig._suptitle.get_text()
+
+
 def test_inputs_plot_as_steps():
     pc = PeriodicController(0.1, lambda t, s: {"plant.u": float(round(10 * t) % 2)}, name="sq")
     r = simulate(TwoStatePlant(), 0.5, [pc])

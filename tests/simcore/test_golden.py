@@ -222,3 +222,41 @@ def test_a_run_that_got_longer_or_shorter_fails_even_with_stored_times(tmp_path)
     longer = np.linspace(0.0, 2.0, 2001)
     with pytest.raises(AssertionError, match=r"ending at 1.0 s; this run ends at 2.0 s"):
         check_golden(Result.from_arrays(longer, {"a.x": longer ** 2}), p, ["a.x"])
+
+
+def test_nested_classes_get_their_own_files_and_a_shared_file_cannot_be_written_twice(pytester):
+    pytester.makepyfile(test_nested='''
+import numpy as np
+from simcore.result import Result
+def res(k):
+    return Result.from_arrays(np.array([0.0, 1.0]), {"a.x": np.array([0.0, k])})
+class TestFast:
+    class TestTune:
+        def test_step(self, golden):
+            golden.check(res(2.0))
+class TestSlow:
+    class TestTune:
+        def test_step(self, golden):
+            golden.check(res(1.0))
+''')
+    pytester.runpytest("--update-golden").assert_outcomes(passed=2)
+    pytester.runpytest().assert_outcomes(passed=2)
+    assert sorted(p.name for p in (pytester.path / "golden").iterdir()) == [
+        "TestFast.TestTune.test_step.csv", "TestSlow.TestTune.test_step.csv"]
+    # Two files in one folder with the same test name map to one golden file: updating both in one
+    # session is an error naming the first test, not a silent overwrite.
+    pytester.makepyfile(test_c='''
+import numpy as np
+from simcore.result import Result
+def test_same(golden):
+    golden.check(Result.from_arrays(np.array([0.0, 1.0]), {"a.x": np.array([0.0, 1.0])}))
+''')
+    pytester.makepyfile(test_d='''
+import numpy as np
+from simcore.result import Result
+def test_same(golden):
+    golden.check(Result.from_arrays(np.array([0.0, 1.0]), {"a.x": np.array([0.0, 3.0])}))
+''')
+    res = pytester.runpytest("test_c.py", "test_d.py", "--update-golden")
+    res.assert_outcomes(passed=1, failed=1)
+    res.stdout.fnmatch_lines(["*already written in this session by test_c.py::test_same*distinct name=*"])

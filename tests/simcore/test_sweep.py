@@ -229,3 +229,19 @@ def test_returns_dataframe_when_pandas_available(monkeypatch):
     assert list(df.columns) == ["kp", "kd", "overshoot", "peak_time"]
     kps, kds, z = pivot(df, "kp", "kd", "overshoot")
     assert z[1, 0] == pytest.approx(analytic_row(9.0, 0.8)[0], abs=1e-6)
+
+
+def test_a_function_of_an_interactive_main_is_refused_when_workers_are_spawned(monkeypatch):
+    # A notebook's or stdin's function pickles by reference but cannot be imported by a spawned
+    # worker: the pool used to break with "a process terminated abruptly", blaming a point.
+    import sys
+    import types
+
+    main = types.ModuleType("__main__")  # interactive: no __file__
+    exec("def mk(kp, kd):\n    return None\n", main.__dict__)
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    monkeypatch.setattr(multiprocessing, "get_start_method", lambda allow_none=False: "spawn")
+    with pytest.raises(ConfigError, match=r"make_result.*interactive __main__.*'spawn'.*executor='serial'"):
+        sweep(main.mk, {"kp": [1.0], "kd": [0.0]}, METRICS)
+    monkeypatch.setattr(multiprocessing, "get_start_method", lambda allow_none=False: "fork")
+    sweep_mod._check_picklable(main.mk, METRICS)  # forked workers inherit __main__: accepted

@@ -195,5 +195,17 @@ def test_assertions_pass_and_fail_with_figures(underdamped):
     with pytest.raises(AssertionError, match="peaks"):
         expect(res, "arm.angle", 1.0).peak_below(1.2)
     expect(res, "arm.angle", 1.0).peak_below(1.0 + os_ + 1e-6).rise_time_below(1.0)
-    with pytest.raises(AssertionError, match="short of its target"):
+    with pytest.raises(AssertionError, match=r"ends off its target by .* \(target - final\)"):
         expect(res, "arm.angle", 1.0).steady_state_error_below(0.0)
+
+
+def test_negative_bounds_are_refused():
+    t = np.linspace(0.0, 2.0, 201)
+    res = Result.from_arrays(t, {"arm.angle": 1 - np.exp(-t / 0.1)}, units={"arm.angle": "rad"})
+    for call, parameter in ((lambda e: e.settles_within(-1.0), "seconds"),
+                            (lambda e: e.rise_time_below(-0.1), "seconds"),
+                            (lambda e: e.overshoot_below(-0.05), "fraction"),
+                            (lambda e: e.steady_state_error_below(-1e-3), "tolerance")):
+        with pytest.raises(ConfigError) as ei:
+            call(expect(res, "arm.angle", 1.0))
+        assert ei.value.parameter == parameter
