@@ -182,19 +182,17 @@ def test_bad_arguments(tmp_path):
     assert not (tmp_path / "x.csv").exists()
 
 
+# An inner test file whose test has the same name in every file it is written to.
+SAME_NAME = '''
+import numpy as np
+from simcore.result import Result
+def test_same(golden):
+    golden.check(Result.from_arrays(np.array([0.0, 1.0]), {{"a.x": np.array([0.0, {k!r}])}}))
+'''
+
+
 def test_shared_file_between_tests_is_reported(pytester):
-    pytester.makepyfile(test_a='''
-import numpy as np
-from simcore.result import Result
-def test_same(golden):
-    golden.check(Result.from_arrays(np.array([0.0, 1.0]), {"a.x": np.array([0.0, 1.0])}))
-''')
-    pytester.makepyfile(test_b='''
-import numpy as np
-from simcore.result import Result
-def test_same(golden):
-    golden.check(Result.from_arrays(np.array([0.0, 1.0]), {"a.x": np.array([0.0, 1.0])}))
-''')
+    pytester.makepyfile(test_a=SAME_NAME.format(k=1.0), test_b=SAME_NAME.format(k=1.0))
     pytester.runpytest("test_a.py", "--update-golden").assert_outcomes(passed=1)
     res = pytester.runpytest("test_b.py")
     res.assert_outcomes(failed=1)
@@ -245,18 +243,7 @@ class TestSlow:
         "TestFast.TestTune.test_step.csv", "TestSlow.TestTune.test_step.csv"]
     # Two files in one folder with the same test name map to one golden file: updating both in one
     # session is an error naming the first test, not a silent overwrite.
-    pytester.makepyfile(test_c='''
-import numpy as np
-from simcore.result import Result
-def test_same(golden):
-    golden.check(Result.from_arrays(np.array([0.0, 1.0]), {"a.x": np.array([0.0, 1.0])}))
-''')
-    pytester.makepyfile(test_d='''
-import numpy as np
-from simcore.result import Result
-def test_same(golden):
-    golden.check(Result.from_arrays(np.array([0.0, 1.0]), {"a.x": np.array([0.0, 3.0])}))
-''')
+    pytester.makepyfile(test_c=SAME_NAME.format(k=1.0), test_d=SAME_NAME.format(k=3.0))
     res = pytester.runpytest("test_c.py", "test_d.py", "--update-golden")
     res.assert_outcomes(passed=1, failed=1)
     res.stdout.fnmatch_lines(["*already written in this session by test_c.py::test_same*distinct name=*"])
