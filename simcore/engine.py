@@ -78,10 +78,11 @@ _STIFF_HINT = " If the system is stiff (very fast electrical or contact dynamics
 class _Fired:
     """An event fired at the current restart point: what :meth:`Simulator._restart_sides` needs."""
 
-    __slots__ = ("system", "event", "pre_side", "X_before")
+    __slots__ = ("system", "event", "pre_side", "X_before", "prev_t")
 
-    def __init__(self, system: int, event, pre_side: float, X_before: np.ndarray):
+    def __init__(self, system: int, event, pre_side: float, X_before: np.ndarray, prev_t):
         self.system, self.event, self.pre_side, self.X_before = system, event, pre_side, X_before
+        self.prev_t = prev_t  # when this same event fired before (None: never)
 
 
 class Signals(Mapping):
@@ -271,6 +272,8 @@ class Simulator:
         self._ran_once = [False] * len(controllers)  # on_start runs before a controller's first tick
         self._fired_here: list = []  # see _integrate
         self._zeno_run, self._last_event_t = 0, None
+        self._event_last_t: dict = {}  # (system index, id(event)) -> when it last fired
+        self._search_from: dict = {}  # (system index, id(event)) -> time its next crossing is sought from
         self._started = False
         self._terminated = False
         self._events_cache: dict[int, tuple] = {}
@@ -621,7 +624,7 @@ class Simulator:
             g_prev = self._guards(active, t, X)
             just_fired, fired_here = fired_here, []
             if just_fired:
-                self._restart_sides(active, g_prev, just_fired, t, X, accumulating=zeno_run > 0)
+                self._restart_sides(active, g_prev, just_fired, t, X)
             event_hit = False
             while solver.status == "running":
                 t_old = solver.t
@@ -640,6 +643,8 @@ class Simulator:
                     sol = solver.dense_output()
                     roots = sorted((self._locate(active[j], *bracket, sol), j, bracket[1])
                                    for j, bracket in self._brackets(active, g_prev, g_new, sol, t_old, t_new))
+                    if self._search_from:  # delays that have run out
+                        self._search_from = {key: ts for key, ts in self._search_from.items() if ts > t_new}
                     if roots:
                         te = roots[0][0]
                         x_e = np.asarray(sol(te) if te < t_new else y_new, dtype=float)
@@ -677,10 +682,11 @@ class Simulator:
         """Fire the earliest located event at ``te`` and every other one located at that instant.
 
         ``roots`` is the sorted list of (time, active index, guard at its bracket start).
-        Events of other systems whose root is within twice the location tolerance of
-        ``te`` fire too, unless the events already fired moved their guard back (a
-        guard is re-evaluated on the state after the earlier resets); so two identical
-        elevators hitting their stops at one instant both stop.
+        Events whose root is within twice the location tolerance of ``te`` fire too
+        if their guard, re-evaluated on the state the earlier resets left, has crossed
+        at ``te`` (one that has not yet fires at its own root, just after); so two
+        identical elevators hitting their stops at one instant both stop. A terminal
+        event ends the run after every event of its instant has fired.
         Returns the new stacked state and the records for :meth:`_restart_sides`.
         """
         X_before = X.copy()
@@ -695,62 +701,66 @@ class Simulator:
                 if not e.crosses(g_a, self._guards([(k, e)], te, X)[0]):
                     continue
             X = self._fire(k, e, te, X)
-            fired.append(_Fired(k, e, 1.0 if g_a > 0 else -1.0, X_before))
-            if self._terminated:
-                break
-        return X, fired
+            key = (k, id(e))
+            fired.append(_Fired(k, e, 1.0 if g_a > 0 else -1.0, X_before, self._event_last_t.get(key)))
+            self._event_last_t[key] = te
+        return X, fired  # a terminal one ends the run after all of this instant's events have fired
 
-    def _restart_sides(self, active, g_prev, just_fired, t, X, accumulating: bool = False) -> None:
+    def _restart_sides(self, active, g_prev, just_fired, t, X) -> None:
         """Put the guards of events that just fired on the right side of zero for the restart.
 
-        After a reset the guard sits at its root, +-round-off. Where it is now heading
-        (the sign of the guard a moment later, from a second-order probe of the
-        motion) decides: heading back to the side it came from (a bounce), it is
-        placed there, so its next crossing is caught even inside one long step;
-        heading on through with the motion the reset left unchanged (an event that
-        only counts or switches), it is placed past the root, so it does not fire
-        again; heading on through although the reset changed the motion (a stop
-        whose reset does not hold it), it is placed before the root, so it fires
-        again at once, and an endless repetition ends as Zeno. While events are already
-        accumulating (``accumulating``: the last ones came within the Zeno gap of each
-        other), a reset event that goes on through fires again too: a bouncing ball
-        whose bounces have shrunk to round-off must end as Zeno, not fall through.
+        After a reset the guard sits at its root, +-round-off (the located instant is
+        within 1e-13 s of the root, on either side). Where it is heading a moment
+        later (the sign of the guard after a short second-order probe of the motion)
+        decides:
+
+        * back to the side it came from (a bounce): its next crossing is sought from
+          the probe's instant on, where the guard is clear of the round-off at the
+          root, so a bounce whose whole next arc fits in one solver step is caught;
+        * on through, as it came (an event that only counts, or whose reset does not
+          change the guard's rate): placed past the root, it does not fire again;
+        * on through although the reset changed the guard's rate (a stop whose reset
+          does not hold the body), or the same event already fired within the Zeno
+          gap (bounces shrunk to round-off): placed before the root, it fires again
+          at once, and an endless repetition ends as Zeno.
         """
         for f in just_fired:
             for j, (k, e) in enumerate(active):
                 if not (k == f.system and e is f.event):
                     continue
                 g0 = g_prev[j]
-                side = self._probe_side(k, e, t, X)
+                dt = _PROBE_STEP * max(1.0, abs(t))
+                side = self._probe_side(k, e, t, X, dt)
+                accumulating = f.prev_t is not None and t - f.prev_t <= _ZENO_GAP * max(1.0, abs(t))
                 if side == 0.0:
                     g_prev[j] = f.pre_side * _TINY
                 elif side == f.pre_side:  # heading back (a bounce), or reset back before the root
-                    g_prev[j] = g0 if g0 * side > 0 else side * _TINY
-                elif e.reset is not None and (accumulating or self._probe_changed(k, e, t, X, f.X_before)):
-                    g_prev[j] = f.pre_side * _TINY  # the reset slowed it but it goes on: fires again
-                else:  # goes on through, as it came (an event that counts or switches)
+                    if g0 * side <= 0:
+                        g_prev[j] = side * _TINY
+                        self._search_from[(k, id(e))] = t + dt
+                elif e.reset is not None and (accumulating or self._rate_changed(k, e, t, X, f.X_before, dt)):
+                    g_prev[j] = f.pre_side * _TINY  # the reset did not hold it: fires again
+                else:  # goes on through, as it came
                     g_prev[j] = g0 if g0 * side > 0 else side * _TINY
                 break
 
-    def _probe_value(self, k, e, t, X) -> float:
-        """The guard of (system ``k``, event ``e``) a moment after ``t``, from state ``X`` (Heun step)."""
-        dt = _PROBE_STEP * max(1.0, abs(t))
+    def _probe_side(self, k, e, t, X, dt) -> float:
+        """Sign of the guard of (system ``k``, event ``e``) ``dt`` after ``t`` from state ``X`` (a Heun step)."""
         f0 = self._rhs(t, X)
         f1 = self._rhs(t + dt, X + dt * f0)
-        xp = X + 0.5 * dt * (f0 + f1)
-        return self._guards([(k, e)], t + dt, xp)[0]
-
-    def _probe_side(self, k, e, t, X) -> float:
-        v = self._probe_value(k, e, t, X)
+        v = self._guards([(k, e)], t + dt, X + 0.5 * dt * (f0 + f1))[0]
         return 1.0 if v > 0 else -1.0 if v < 0 else 0.0
 
-    def _probe_changed(self, k, e, t, X, X_before) -> bool:
-        """Whether the reset changed how fast the guard moves (the probe's step, before and after)."""
-        g_after = self._guards([(k, e)], t, X)[0]
-        g_before = self._guards([(k, e)], t, X_before)[0]
-        d_after = self._probe_value(k, e, t, X) - g_after
-        d_before = self._probe_value(k, e, t, X_before) - g_before
-        return abs(d_after - d_before) > 1e-9 * max(abs(d_after), abs(d_before))
+    def _guard_rate(self, k, e, t, X, dt) -> float:
+        """The guard's time derivative at (t, X), by a forward difference over ``dt``."""
+        x1 = X + dt * self._rhs(t, X)
+        return (self._guards([(k, e)], t + dt, x1)[0] - self._guards([(k, e)], t, X)[0]) / dt
+
+    def _rate_changed(self, k, e, t, X, X_before, dt) -> bool:
+        """Whether the reset changed the guard's rate (a reset of a state the guard does not
+        move with, such as a counter or an acceleration, leaves it unchanged)."""
+        after, before = self._guard_rate(k, e, t, X, dt), self._guard_rate(k, e, t, X_before, dt)
+        return abs(after - before) > 1e-6 * max(abs(after), abs(before))
 
     def _solver_at(self, t: float, X: np.ndarray, t_end: float, first_step):
         """A solver positioned at (t, X), bounded by t_end.
@@ -802,11 +812,23 @@ class Simulator:
         ts = [t_old + (t_new - t_old) * (i + 1) / (n + 1) for i in range(n)]
         interior = [self._guards(active, ti, sol(ti)) for ti in ts]
         times = [t_old] + ts + [t_new]
-        for j, (_, e) in enumerate(active):
-            samples = [g_prev[j]] + [row[j] for row in interior] + [g_new[j]]
-            for i in range(n + 1):
+        for j, (k, e) in enumerate(active):
+            t_s = self._search_from.get((k, id(e))) if self._search_from else None
+            if t_s is not None and t_s > t_old:
+                # A bounce's guard just after its restart is within round-off of the root: seek the
+                # next crossing from t_s on, where the probe found it clear of the root.
+                if t_s >= t_new:
+                    continue
+                g_s = self._guards([(k, e)], t_s, sol(t_s))[0]
+                keep = [i for i in range(n) if ts[i] > t_s]
+                tj = [t_s] + [ts[i] for i in keep] + [t_new]
+                samples = [g_s] + [interior[i][j] for i in keep] + [g_new[j]]
+            else:
+                tj = times
+                samples = [g_prev[j]] + [row[j] for row in interior] + [g_new[j]]
+            for i in range(len(tj) - 1):
                 if e.crosses(samples[i], samples[i + 1]):
-                    yield j, (times[i], samples[i], times[i + 1], samples[i + 1])
+                    yield j, (tj[i], samples[i], tj[i + 1], samples[i + 1])
                     break
 
     def _locate(self, item, t_a, g_a, t_b, g_b, sol) -> float:

@@ -10,10 +10,12 @@ inside an integration interval ``(t_a, t_b]``:
 A guard that is exactly zero at the start of an interval does not fire (the interval
 is half-open). After an event fires, its guard sits at its root, +-round-off; the
 engine looks where it is heading a moment later (a short probe of the motion): back
-to the side it came from (a bounce) and its next crossing is caught, however soon;
-on through, as it came (an event that only counts or switches modes) and it does not
-fire again; on through although its reset changed the motion (a stop whose reset
-does not hold the body) and it fires again at once. Events that keep coming within
+to the side it came from (a bounce) and its next crossing is sought from that moment
+on, so it is caught however soon; on through, as it came (an event that only counts
+or switches modes, or whose reset leaves the guard's rate alone) and it does not
+fire again; on through although its reset changed the guard's rate (a stop whose
+reset does not hold the body), or after the same event fired within 1e-12 s, and it
+fires again at once. Events that keep coming within
 1e-12 s (relative) of each other, more than ``MAX_EVENTS_AT_ONE_INSTANT`` in a row,
 stop the run with an IntegrationError (Zeno); hold a body on a stop with a mode, not a
 reset. Several events located at one instant (in one system or several) all fire, in
