@@ -729,6 +729,7 @@ class Simulator:
                 if not (k == f.system and e is f.event):
                     continue
                 g0 = g_prev[j]
+                self._search_from.pop((k, id(e)), None)  # a delay left from its previous firing
                 dt = _PROBE_STEP * max(1.0, abs(t))
                 side = self._probe_side(k, e, t, X, dt)
                 accumulating = f.prev_t is not None and t - f.prev_t <= _ZENO_GAP * max(1.0, abs(t))
