@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from simcore.errors import ConfigError, ConfigTypeError, check_finite
+from simcore.errors import ConfigError, ConfigTypeError, as_real, check_finite
 
 
 def _as_array(parameter: str, value) -> np.ndarray:
@@ -49,12 +49,7 @@ def positive(parameter: str, value) -> float:
 
 def real(parameter: str, value) -> float:
     """Return a scalar as a float: any real number but NaN (``+-math.inf`` allowed)."""
-    if isinstance(value, (str, bytes, bytearray)):
-        raise ConfigTypeError(parameter, value, "a real number")
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ConfigTypeError(parameter, value, "a real number") from None
+    v = as_real(parameter, value)
     if math.isnan(v):
         raise ConfigError(parameter, value, "a number, not NaN")
     return v

@@ -43,7 +43,7 @@ from scipy.optimize import brentq
 
 from .clock import NS_PER_S, to_ns
 from .controller import PeriodicController
-from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError, SimError, check_finite
+from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError, SimError, as_real, check_finite
 from .events import EVENT_TIME_TOLERANCE, KEEP_MODE, EventRecord
 from .result import Result
 from .system import System
@@ -153,32 +153,13 @@ class Simulator:
     def __init__(self, systems, controllers: Sequence[PeriodicController] = (), *, t0=0.0,
                  x0: Mapping | None = None, inputs: Mapping | None = None, method: str = "RK45",
                  rtol: float = 1e-8, atol: float = 1e-10, max_step=None):
-        if isinstance(systems, System):
-            systems = [systems]
-        try:
-            systems = list(systems)
-        except TypeError:
-            raise ConfigTypeError("systems", systems, "a System or a sequence of System") from None
+        systems = _one_or_many("systems", systems, System)
         if not systems:
             raise ConfigError("systems", systems, "at least one System")
-        for s in systems:
-            if not isinstance(s, System):
-                raise ConfigTypeError("systems", s, "System instances")
         names = [s.name for s in systems]
         if len(set(names)) != len(names):
             raise ConfigError("systems", names, "systems with distinct names")
-        if controllers is None:
-            controllers = []
-        elif isinstance(controllers, PeriodicController):  # one controller, as one System is allowed
-            controllers = [controllers]
-        try:
-            controllers = list(controllers)
-        except TypeError:
-            raise ConfigTypeError("controllers", controllers,
-                                  "a PeriodicController or a sequence of PeriodicController") from None
-        for c in controllers:
-            if not isinstance(c, PeriodicController):
-                raise ConfigTypeError("controllers", c, "PeriodicController instances")
+        controllers = [] if controllers is None else _one_or_many("controllers", controllers, PeriodicController)
         cnames = [c.name for c in controllers]
         if len(set(cnames)) != len(cnames):
             raise ConfigError("controllers", cnames, "controllers with distinct names (tick logs are kept by name)")
@@ -372,12 +353,7 @@ class Simulator:
         if name in getattr(self, "_coupled", {}):
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self._coupled[name]!r} (it is solved continuously)")
-        if isinstance(value, (str, bytes, bytearray)):  # float("5") parses; a string is a bug
-            raise ConfigTypeError(f"{who}[{name!r}]", value, "a real number")
-        try:
-            v = float(value)
-        except (TypeError, ValueError):
-            raise ConfigTypeError(f"{who}[{name!r}]", value, "a real number") from None
+        v = as_real(f"{who}[{name!r}]", value)
         if not math.isfinite(v):
             raise NonFiniteError("input", name, value, self.t)
         rng = self._input_ranges.get(name)
@@ -948,6 +924,20 @@ class _OutputColumns:
             i, j = np.argwhere(bad)[0]
             raise NonFiniteError("output", f"{s.name}.{s.output_names[j]}", y[i, j], float(self.t[i]))
         return {f"{s.name}.{n}": y[:, j] for j, n in enumerate(s.output_names)}
+
+
+def _one_or_many(parameter: str, value, cls) -> list:
+    """``value`` as a list of ``cls`` instances: one instance, or any iterable of them."""
+    if isinstance(value, cls):
+        return [value]
+    try:
+        items = list(value)
+    except TypeError:
+        raise ConfigTypeError(parameter, value, f"a {cls.__name__} or a sequence of {cls.__name__}") from None
+    for item in items:
+        if not isinstance(item, cls):
+            raise ConfigTypeError(parameter, item, f"{cls.__name__} instances")
+    return items
 
 
 def _annotate(exc: BaseException, t: float, where: str) -> None:

@@ -8,7 +8,7 @@ written against the standard library's conventions keeps working.
 from __future__ import annotations
 
 __all__ = ["SimError", "ConfigError", "ConfigTypeError", "IntegrationError",
-           "NonFiniteError", "check_finite", "check_bool", "require"]
+           "NonFiniteError", "as_real", "check_finite", "check_bool", "require"]
 
 import math
 
@@ -101,17 +101,23 @@ def require(condition: bool, parameter: str, value, expected: str) -> None:
         raise ConfigError(parameter, value, expected)
 
 
-def check_finite(parameter: str, value) -> float:
-    """Return ``value`` as a float, or raise ConfigError if it is not a finite real number.
+def as_real(parameter: str, value) -> float:
+    """Return ``value`` as a float (NaN and inf included), or raise ConfigTypeError if it is not a number.
 
     Strings are refused even when ``float()`` would parse them (``"5"`` is a typo, not a number).
     """
     if isinstance(value, (str, bytes, bytearray)):
         raise ConfigTypeError(parameter, value, "a real number")
     try:
-        v = float(value)
+        return float(value)
     except (TypeError, ValueError):
         raise ConfigTypeError(parameter, value, "a real number") from None
+
+
+def check_finite(parameter: str, value) -> float:
+    """Return ``value`` as a float, or raise ConfigError if it is not a finite real number
+    (strings refused, see :func:`as_real`)."""
+    v = as_real(parameter, value)
     if not math.isfinite(v):
         raise ConfigError(parameter, value, "a finite number")
     return v
