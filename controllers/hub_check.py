@@ -199,6 +199,16 @@ def _free_tps(motor_type) -> float:
     return m.free_speed / (2 * math.pi) * motor_type.encoder_counts_per_motor_rev
 
 
+def _driven_from_outside(motor_type, max_accel, firmware):
+    """A fresh hub and motor in a Simulator that robot code drives between ``advance`` calls."""
+    hub = Hub(firmware=firmware)
+    mech = _mechanism(motor_type, max_accel)
+    m = hub.motor(0, mech, motor_type)
+    sim = simcore.Simulator([mech], hub.controllers())
+    hub.observe(sim.signals)
+    return m, sim
+
+
 def _run(motor_type, max_accel, code, t_end, firmware=None, external_torque=None):
     mech = _mechanism(motor_type, max_accel, external_torque)
     hub = Hub(firmware=firmware)
@@ -296,11 +306,7 @@ def run_simulated(motor_type=ftc_motor_types.GOBILDA_5203_312, max_accel=12.0, f
     out["holding"] = (f, tr)
 
     # 6. tolerance boundary
-    hub = Hub(firmware=firmware)
-    mech = _mechanism(motor_type, max_accel)
-    m = hub.motor(0, mech, motor_type)
-    sim = simcore.Simulator([mech], hub.controllers())
-    hub.observe(sim.signals)
+    m, sim = _driven_from_outside(motor_type, max_accel, firmware)
     m.setTargetPosition(0)
     m.setMode(RunMode.RUN_TO_POSITION)
     m.setPower(0.0)
@@ -309,11 +315,7 @@ def run_simulated(motor_type=ftc_motor_types.GOBILDA_5203_312, max_accel=12.0, f
     out["tolerance_boundary"] = ({"isBusy_at_position_plus_5": m.isBusy()}, None)
 
     # 7. target after reset
-    hub = Hub(firmware=firmware)
-    mech = _mechanism(motor_type, max_accel)
-    m = hub.motor(0, mech, motor_type)
-    sim = simcore.Simulator([mech], hub.controllers())
-    hub.observe(sim.signals)
+    m, sim = _driven_from_outside(motor_type, max_accel, firmware)
     m.setTargetPosition(300)
     m.setMode(RunMode.RUN_TO_POSITION)
     m.setPower(0.5)
