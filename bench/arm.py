@@ -26,9 +26,9 @@ import time
 import numpy as np
 from scipy.integrate import solve_ivp
 
-import models
-from controllers import PIDController
-from models.motors import VEX_775PRO
+import simcore.models as models
+from simcore.controllers import PIDController
+from simcore.models.motors import VEX_775PRO
 from simcore import PeriodicController, simulate
 
 N_MOTORS, G, L, MASS = 2, 200.0, 0.762, 6.0

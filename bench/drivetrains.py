@@ -29,12 +29,12 @@ from scipy.integrate import solve_ivp
 
 import simcore
 from simcore import PeriodicController
-from models.battery import Battery
-from models.motors import CIM, FALCON_500, KRAKEN_X60
-from models.swerve import SwerveDrive
-from models.tank import TankDrive
-from controllers.drive_control import swerve_module_controllers
-from controllers.kinematics import ChassisSpeeds, SwerveKinematics
+from simcore.models.battery import Battery
+from simcore.models.motors import CIM, FALCON_500, KRAKEN_X60
+from simcore.models.swerve import SwerveDrive
+from simcore.models.tank import TankDrive
+from simcore.controllers.drive_control import swerve_module_controllers
+from simcore.controllers.kinematics import ChassisSpeeds, SwerveKinematics
 
 IN = 0.0254
 MASS, GEARING, NMOTORS = 50.0, 10.71, 2

@@ -17,8 +17,8 @@ import time
 import numpy as np
 from scipy.integrate import solve_ivp
 
-import models
-from models.motors import NEO
+import simcore.models as models
+from simcore.models.motors import NEO
 from simcore import PeriodicController, simulate
 
 T_END, PERIOD, SETPOINT, KP = 5.0, 0.01, 300.0, 0.05

@@ -15,9 +15,9 @@ import math
 import statistics
 import time
 
-import models
-from controllers.hub import Hub, RunMode, linear_opmode
-from models.hub_motor import GOBILDA_5203_312
+import simcore.models as models
+from simcore.controllers.hub import Hub, RunMode, linear_opmode
+from simcore.models.hub_motor import GOBILDA_5203_312
 from simcore import simulate
 
 T_END = 10.0

@@ -2,9 +2,13 @@
 
 Every controller here is a plain object with the semantics teams know from
 WPILib; :func:`control_loop` runs one as a zero-order-hold periodic controller
-between a measured signal and a commanded input. ``controllers.hub`` models the
+between a measured signal and a commanded input. ``simcore.controllers.hub`` models the
 REV hub's firmware and the FTC SDK's DcMotorEx.
 """
+
+if __name__ != "simcore.controllers":  # the repository's top-level folder imported under its bare name
+    raise ImportError("this folder is installed as simcore.controllers: write `import simcore.controllers` "
+                      "(in a checkout, after `pip install -e .`)")
 from .bangbang import BangBangController
 from .drive_control import SwerveCommand, swerve_module_controllers, tank_drive_controller, tank_voltages
 from .feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward

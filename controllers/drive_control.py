@@ -3,7 +3,7 @@
 **Swerve** (:func:`swerve_module_controllers`): the structure of an FRC swerve
 drive. A chassis loop (default 50 Hz, the roboRIO's loop) asks ``command_fn`` for
 chassis speeds, turns them into module states with
-:class:`~controllers.kinematics.SwerveKinematics` and optionally desaturates them.
+:class:`~simcore.controllers.kinematics.SwerveKinematics` and optionally desaturates them.
 Each module's motor-controller loop (default 1 kHz, a Talon FX's) then:
 
 * optimizes the module target against the *current* steer angle
@@ -19,7 +19,7 @@ The targets each module loop uses are kept in ``controllers[0].targets`` (a list
 inspection.
 
 **Tank** (:func:`tank_drive_controller`): chassis speeds to side voltages through
-:class:`~controllers.kinematics.DifferentialKinematics`: ``V = kV v* + kP (v* -
+:class:`~simcore.controllers.kinematics.DifferentialKinematics`: ``V = kV v* + kP (v* -
 v)`` per side, ``kV`` from the motor (physical drive) or the characterized
 ``kv_linear``/``kv_angular`` (then ``V = kv_lin v + kv_ang omega`` exactly, as
 SysId feedforward, plus ``ks`` toward the motion).
@@ -142,7 +142,7 @@ def swerve_module_controllers(swerve, kinematics: SwerveKinematics, command_fn: 
     motors the voltages are divided by the nominal bus voltage.
     """
     if not isinstance(kinematics, SwerveKinematics):
-        raise ConfigTypeError("kinematics", kinematics, "a controllers.kinematics.SwerveKinematics")
+        raise ConfigTypeError("kinematics", kinematics, "a simcore.controllers.kinematics.SwerveKinematics")
     n = kinematics.n_modules
     if getattr(swerve, "n_modules", None) != n:
         raise ConfigError("kinematics", kinematics, f"{getattr(swerve, 'n_modules', '?')} modules, as the swerve")

@@ -1,10 +1,10 @@
 """The seed's "real-hub check": seven experiments, on the simulator and (optionally) a real hub's log.
 
-Run ``python -m controllers.hub_check [--csv FILE] [--out DIR] [--motor NAME] [--max-accel A]``.
+Run ``python -m simcore.controllers.hub_check [--csv FILE] [--out DIR] [--motor NAME] [--max-accel A]``.
 
 Each experiment runs on the simulator (the hub's firmware model,
-:mod:`controllers.hub.firmware`, whose constants are APPROXIMATIONS) with one
-unloaded motor of type ``--motor`` (a constant of :mod:`models.ftc_motor_types`,
+:mod:`simcore.controllers.hub.firmware`, whose constants are APPROXIMATIONS) with one
+unloaded motor of type ``--motor`` (a constant of :mod:`simcore.models.ftc_motor_types`,
 default ``GOBILDA_5203_312``) whose load inertia gives ``--max-accel`` free
 speeds per second of acceleration from rest at full power (default 12, the seed's
 reference case), and prints each figure the seed asks to measure:
@@ -72,7 +72,7 @@ experiment overlays the real and the simulated traces, and the simulated traces
 are written as ``DIR/sim_<experiment>.csv`` in the same columns.
 
 Record the date, firmware version and motor of each real result next to the
-constant of :class:`controllers.hub.FirmwareConstants` it confirms or replaces.
+constant of :class:`simcore.controllers.hub.FirmwareConstants` it confirms or replaces.
 """
 from __future__ import annotations
 
@@ -85,11 +85,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import models
+import simcore.models as models
 import simcore
-from controllers.hub import (CurrentUnit, FirmwareConstants, Hub, RunMode, TargetPositionNotSetException,
+from simcore.controllers.hub import (CurrentUnit, FirmwareConstants, Hub, RunMode, TargetPositionNotSetException,
                              linear_opmode)
-from models import ftc_motor_types
+from simcore.models import ftc_motor_types
 
 __all__ = ["Trace", "velocity_step_figures", "position_step_figures", "holding_figures", "run_simulated",
            "read_csv", "main", "EXPERIMENTS"]
@@ -453,10 +453,10 @@ def _plot(path, exp, sim_tr, real_tr):
 def main(argv=None, stream=None) -> int:
     """Command-line entry point; returns the exit status."""
     stream = stream or sys.stdout
-    ap = argparse.ArgumentParser(prog="python -m controllers.hub_check", description=__doc__.split("\n\n")[0])
+    ap = argparse.ArgumentParser(prog="python -m simcore.controllers.hub_check", description=__doc__.split("\n\n")[0])
     ap.add_argument("--csv", help="a real hub's log (see the module docstring)")
     ap.add_argument("--out", help="directory for plots and the simulated traces")
-    ap.add_argument("--motor", default="GOBILDA_5203_312", help="motor type constant (models.ftc_motor_types)")
+    ap.add_argument("--motor", default="GOBILDA_5203_312", help="motor type constant (simcore.models.ftc_motor_types)")
     ap.add_argument("--max-accel", type=float, default=12.0, help="free speeds per second at full power, unloaded")
     args = ap.parse_args(argv)
     motor_type = ftc_motor_types.FTC_MOTOR_TYPES.get(args.motor)

@@ -2,7 +2,7 @@
 
 Follows WPILib's ``Odometry`` (``edu/wpi/first/math/kinematics/Odometry.java``,
 v2025.3.2). Each :meth:`update` turns the change of the wheel distances since the
-previous update into a :class:`~controllers.geometry.Twist2d` with the drive's
+previous update into a :class:`~simcore.controllers.geometry.Twist2d` with the drive's
 kinematics, and moves the pose along it with the exact constant-curvature update
 ``pose.exp(twist)`` (WPILib's ``Pose2d.exp``), so a path of constant curvature
 between updates is tracked without discretization error.
@@ -19,7 +19,7 @@ Heading source, per update:
   without one, the offset is fixed at that moment so that the reading agrees with
   the heading the wheels had reached.
 
-The pose's heading is not wrapped (see :mod:`controllers.geometry`).
+The pose's heading is not wrapped (see :mod:`simcore.controllers.geometry`).
 """
 from __future__ import annotations
 

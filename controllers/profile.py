@@ -28,7 +28,7 @@ of it (exact ties take the sign of the goal velocity, as WPILib does). For
 The intended use, as in WPILib, is either to evaluate one profile at the time since
 it started, or to re-plan every period from the previous setpoint
 (``setpoint = profile.calculate(period, setpoint, goal)``), which is what
-:class:`controllers.profiled_pid.ProfiledPIDController` does.
+:class:`simcore.controllers.profiled_pid.ProfiledPIDController` does.
 """
 from __future__ import annotations
 

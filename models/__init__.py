@@ -1,8 +1,12 @@
 """Physical mechanisms: motors, the motor drive, battery, flywheel, arm, elevator, hub motor, drivetrains.
 
 Every mechanism is a :class:`simcore.System`; constructors take SI floats or pint
-Quantities. ``models`` never imports ``controllers``.
+Quantities. ``simcore.models`` never imports ``simcore.controllers``.
 """
+
+if __name__ != "simcore.models":  # the repository's top-level folder imported under its bare name
+    raise ImportError("this folder is installed as simcore.models: write `import simcore.models` "
+                      "(in a checkout, after `pip install -e .`)")
 from . import motors
 from .arm import Arm
 from .battery import Battery

@@ -67,7 +67,7 @@ class Arm(GearedMechanism):
         Gravitational acceleration, m/s² (default standard gravity).
     name : str
     **options
-        Drive options (see :class:`~models.flywheel.Flywheel`).
+        Drive options (see :class:`~simcore.models.flywheel.Flywheel`).
     """
 
     def __init__(self, motor, gearing, *, mass, com_distance, moi=None, min_angle, max_angle,

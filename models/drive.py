@@ -121,7 +121,7 @@ class MotorDrive:
                  neutral_mode: str = "brake", stator_current_limit=None, supply_current_limit=None,
                  command: str = "voltage", nominal_bus_voltage=None):
         if not isinstance(motor, DCMotor):
-            raise ConfigTypeError("motor", motor, "a models.motors.DCMotor")
+            raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor")
         self.gearing = to_si("gearing", gearing, "")
         if not self.gearing > 0:
             raise ConfigError("gearing", gearing, "a positive gear ratio (motor turns per output turn)")

@@ -43,7 +43,7 @@ class Elevator(GearedMechanism):
         m/s².
     name : str
     **options
-        Drive options (see :class:`~models.flywheel.Flywheel`).
+        Drive options (see :class:`~simcore.models.flywheel.Flywheel`).
     """
 
     def __init__(self, motor, gearing, *, carriage_mass, drum_radius, min_height, max_height,

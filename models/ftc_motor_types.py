@@ -12,7 +12,7 @@ A :class:`MotorType` carries two things that a real robot keeps apart:
   ``AngleUnit`` overloads of ``setVelocity``/``getVelocity`` use only
   ``ticksPerRev``. The method names are the SDK's (``getTicksPerRev()`` ...), so
   ported Java reads the same.
-* **What is physically there**: ``motor`` (a bare :class:`models.motors.DCMotor`),
+* **What is physically there**: ``motor`` (a bare :class:`simcore.models.motors.DCMotor`),
   ``gear_ratio`` (motor revolutions per output revolution, the *real* ratio) and
   ``encoder_counts_per_motor_rev`` (quadrature counts per revolution of that
   DCMotor's shaft). The hub counts ``encoder_counts_per_motor_rev`` per rotor
@@ -189,7 +189,7 @@ class MotorType:
         if not isinstance(self.orientation, Rotation):
             raise ConfigTypeError("orientation", self.orientation, "Rotation.CW or Rotation.CCW")
         if not isinstance(self.motor, DCMotor):
-            raise ConfigTypeError("motor", self.motor, "a models.motors.DCMotor")
+            raise ConfigTypeError("motor", self.motor, "a simcore.models.motors.DCMotor")
         for field in ("hub_velocity_params", "hub_position_params"):
             v = getattr(self, field)
             if v is not None and not isinstance(v, HubParams):

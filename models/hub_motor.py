@@ -14,13 +14,13 @@ the output shaft (``motor.stall_torque * gear_ratio``), positive in the directio
 of increasing angle; ``angle`` is the output shaft's angle, rad (``start_angle`` at the
 start, 0 by default). The encoder count starts at 0 whatever the start angle.
 
-The command input is ``duty`` (what the hub writes; see :mod:`controllers.hub`)
+The command input is ``duty`` (what the hub writes; see :mod:`simcore.controllers.hub`)
 and ``brake`` follows ZeroPowerBehavior. The encoder reads the motor shaft
 (``rotor_position``); a hub channel can equally drive an ``Arm``, ``Elevator`` or
 ``Flywheel`` built with ``command="duty"``.
 
 The motor types (``GOBILDA_5203_312``, ``REV_HD_HEX_20``, ...) are defined in
-:mod:`models.ftc_motor_types` and re-exported here.
+:mod:`simcore.models.ftc_motor_types` and re-exported here.
 """
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 from simcore.units import to_si
 
 from .drive import MotorDrive
-from .ftc_motor_types import *  # noqa: F401,F403 -- the contract names live in models.hub_motor
+from .ftc_motor_types import *  # noqa: F401,F403 -- the contract names live in simcore.models.hub_motor
 from .ftc_motor_types import __all__ as _TYPES_ALL
 from .ftc_motor_types import MotorType
 from .mechanism import GearedMechanism, split_mechanism_options
@@ -49,7 +49,7 @@ class HubMotor(GearedMechanism):
 
     Parameters
     ----------
-    motor_type : models.ftc_motor_types.MotorType
+    motor_type : simcore.models.ftc_motor_types.MotorType
         The motor type: SDK configuration and physics.
     load_inertia : float or Quantity
         Inertia of the load at the output shaft, kg·m² (default 0: the motor alone).
@@ -79,7 +79,7 @@ class HubMotor(GearedMechanism):
     def __init__(self, motor_type: MotorType, *, load_inertia=0.0, external_torque=None, rotor_inertia=None,
                  name: str = "motor", start_angle=0.0, **options):
         if not isinstance(motor_type, MotorType):
-            raise ConfigTypeError("motor_type", motor_type, "a models.hub_motor motor type, e.g. GOBILDA_5203_312")
+            raise ConfigTypeError("motor_type", motor_type, "a simcore.models.hub_motor motor type, e.g. GOBILDA_5203_312")
         if external_torque is not None and not callable(external_torque):
             raise ConfigTypeError("external_torque", external_torque, "None or a callable f(angle) -> stall fraction")
         self.motor_type = motor_type

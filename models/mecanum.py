@@ -1,6 +1,6 @@
 """Mecanum drive: four wheels with 45-degree rollers on a rigid chassis, the standard FTC drivetrain.
 
-Frames as :mod:`models.swerve`: chassis velocity states ``vx``, ``vy`` in the
+Frames as :mod:`simcore.models.swerve`: chassis velocity states ``vx``, ``vy`` in the
 field frame, ``omega`` the yaw rate; robot-frame velocities are the outputs
 ``robot_vx``, ``robot_vy``. Wheels are named ``front_left``, ``front_right``,
 ``rear_left``, ``rear_right``; each turns about an axle along the robot's y axis,
@@ -22,7 +22,7 @@ direction is free (roller friction and roller inertia are neglected). The wheel
 obeys ``M_w dw/dt = T_out / r - F . e`` with ``M_w = (wheel_inertia + n
 rotor_inertia G^2) / r^2``. Chassis: ``m dv/dt = sum F``, ``J domega/dt = sum p x F``.
 
-Energy states (``track_energy=True``) as :mod:`models.swerve`: ``energy_in``,
+Energy states (``track_energy=True``) as :mod:`simcore.models.swerve`: ``energy_in``,
 ``copper_loss``, ``conversion_loss``, ``gear_loss``, ``friction_loss``; ``energy_in
 = ΔKE + losses``.
 """
@@ -56,7 +56,7 @@ class MecanumDrive(System):
     Parameters
     ----------
     motor : DCMotor
-        One wheel's motor, e.g. ``models.motors.GOBILDA_BARE``.
+        One wheel's motor, e.g. ``simcore.models.motors.GOBILDA_BARE``.
     gearing : float
         Motor turns per wheel turn (19.2 for a goBILDA 312 rpm gearmotor).
     track_width : float or Quantity
@@ -83,7 +83,7 @@ class MecanumDrive(System):
     gravity : float
         m/s².
     efficiency, neutral_mode, stator_current_limit, supply_current_limit, command, nominal_bus_voltage, n_motors
-        As :class:`~models.drive.MotorDrive`, per wheel. FTC code sets a power:
+        As :class:`~simcore.models.drive.MotorDrive`, per wheel. FTC code sets a power:
         use ``command="duty"``.
     track_energy : bool
     start_pose : (x, y, heading)
@@ -108,7 +108,7 @@ class MecanumDrive(System):
                  nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0),
                  wheel_positions=None):
         if not isinstance(motor, DCMotor):
-            raise ConfigTypeError("motor", motor, "a models.motors.DCMotor")
+            raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor")
         self.drive = MotorDrive(motor, gearing, n_motors=n_motors, efficiency=efficiency,
                                 neutral_mode=neutral_mode, stator_current_limit=stator_current_limit,
                                 supply_current_limit=supply_current_limit, command=command,

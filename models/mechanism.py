@@ -8,7 +8,7 @@ of ``q``: the gear ratio, divided by the drum radius for a linear mechanism), an
 
     M dv/dt = F_drive + F_load(q) - b v - F_c * s
 
-where ``F_drive = k / G * T_out`` is the drive force (see :mod:`models.drive`),
+where ``F_drive = k / G * T_out`` is the drive force (see :mod:`simcore.models.drive`),
 ``F_load`` a position-dependent load (gravity, spring), ``b`` viscous friction,
 ``F_c`` Coulomb (kinetic) friction and ``s`` the direction of sliding.
 

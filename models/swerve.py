@@ -37,7 +37,7 @@ Chassis: ``m dv/dt = sum F_i``, ``J domega/dt = sum (R p_i) x F_i`` (field frame
 
 Energy (``track_energy=True``): states ``energy_in`` (``∫ V_bus sum I_supply``),
 ``copper_loss``, ``conversion_loss`` (back-EMF power minus shaft power, non-zero
-because WPILib's motor constants have ``Kt Kv != 1``; see :mod:`models.tank`),
+because WPILib's motor constants have ``Kt Kv != 1``; see :mod:`simcore.models.tank`),
 ``gear_loss``, ``friction_loss`` (``∫ -sum F_i . s_i dt >= 0``), and ``energy_in =
 ΔKE + copper_loss + conversion_loss + gear_loss + friction_loss`` with ``KE = m
 |v|^2/2 + J omega^2/2 + sum (M_w wheel_speed_i^2 + J_s steer_rate_i^2)/2`` (output
@@ -91,7 +91,7 @@ def module_layout(parameter, positions, minimum=2):
 def motor_drive(parameter, motor, gearing, options):
     """A MotorDrive from a motor, a gearing and an options mapping (MotorDrive keywords)."""
     if not isinstance(motor, DCMotor):
-        raise ConfigTypeError(parameter, motor, "a models.motors.DCMotor")
+        raise ConfigTypeError(parameter, motor, "a simcore.models.motors.DCMotor")
     options = dict(options or {})
     unknown = set(options) - set(MOTOR_DRIVE_KEYS)
     if unknown:
@@ -135,7 +135,7 @@ class SwerveDrive(System):
     gravity : float
         m/s² (default standard gravity).
     drive_options, steer_options : mapping, optional
-        :class:`~models.drive.MotorDrive` keywords for the drive and steer motors
+        :class:`~simcore.models.drive.MotorDrive` keywords for the drive and steer motors
         (``efficiency``, ``neutral_mode``, ``stator_current_limit``,
         ``supply_current_limit``, ``command``, ``nominal_bus_voltage``,
         ``n_motors``).
@@ -153,7 +153,7 @@ class SwerveDrive(System):
     (grouped by kind), then the energy states. Inputs: ``drive_voltage_i`` and
     ``steer_voltage_i`` (``_duty_`` with ``command="duty"``), ``drive_brake``,
     ``steer_brake`` (1 brake, 0 coast) and ``bus_voltage`` (one bus for all
-    motors; a :class:`~models.battery.Battery` solves it). Outputs: ``robot_vx``,
+    motors; a :class:`~simcore.models.battery.Battery` solves it). Outputs: ``robot_vx``,
     ``robot_vy``, ``supply_current`` (total), ``kinetic_energy`` and per module
     ``slip_speed_i``, ``ground_force_i``, ``drive_stator_current_i``,
     ``drive_supply_current_i``, ``drive_applied_voltage_i``,

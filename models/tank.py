@@ -5,7 +5,7 @@ Frames and signs: field frame x, y (m), ``heading`` counter-clockwise from field
 positive forward; a positive voltage drives that side forward on both sides (no
 right-side inversion, unlike pyfrc's ``r_motor``).
 
-**Physical model** (:class:`TankDrive`). Each side is a :class:`~models.drive.MotorDrive`
+**Physical model** (:class:`TankDrive`). Each side is a :class:`~simcore.models.drive.MotorDrive`
 (``n_motors_per_side`` motors, gearbox ``gearing``, efficiency, brake/coast,
 current limits, supply current) turning wheels of radius ``r``. The side's drive
 force at the ground is ``D = T_out / r``. Each side's rotating parts (wheels, gears,
@@ -182,7 +182,7 @@ class TankDrive(System):
     gravity : float
         m/s² (default standard gravity), for the normal load.
     efficiency, neutral_mode, stator_current_limit, supply_current_limit, command, nominal_bus_voltage
-        As :class:`~models.drive.MotorDrive`; current limits apply per side.
+        As :class:`~simcore.models.drive.MotorDrive`; current limits apply per side.
     track_energy : bool
         Add the energy-accounting states.
     start_pose : (x, y, heading)
@@ -192,7 +192,7 @@ class TankDrive(System):
     -----
     Inputs: ``left_voltage``, ``right_voltage`` (or ``left_duty``/``right_duty``
     with ``command="duty"``), ``brake`` (1 brake, 0 coast; both sides) and one
-    ``bus_voltage`` shared by both sides, which a :class:`~models.battery.Battery`
+    ``bus_voltage`` shared by both sides, which a :class:`~simcore.models.battery.Battery`
     solves; :meth:`supply_current_at` returns both sides' total.
     """
 
@@ -202,7 +202,7 @@ class TankDrive(System):
                  stator_current_limit=None, supply_current_limit=None, command="voltage",
                  nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0)):
         if not isinstance(motor, DCMotor):
-            raise ConfigTypeError("motor", motor, "a models.motors.DCMotor")
+            raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor")
         self.drive = MotorDrive(motor, gearing, n_motors=n_motors_per_side, efficiency=efficiency,
                                 neutral_mode=neutral_mode, stator_current_limit=stator_current_limit,
                                 supply_current_limit=supply_current_limit, command=command,
@@ -355,7 +355,7 @@ class TankDrive(System):
             V.
         """
         if not isinstance(motor, DCMotor):
-            raise ConfigTypeError("motor", motor, "a models.motors.DCMotor")
+            raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor")
         m = _positive("robot_mass", robot_mass, "kg")
         G = _positive("gearing", gearing, "")
         if isinstance(n_motors, bool) or not isinstance(n_motors, int) or n_motors < 1:

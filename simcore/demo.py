@@ -21,9 +21,9 @@ def run(out_dir: Path) -> str:
     import matplotlib
 
     matplotlib.use("Agg")
-    import models
-    from controllers import PIDController, SimpleMotorFeedforward, control_loop
-    from models.motors import NEO
+    import simcore.models as models
+    from simcore.controllers import PIDController, SimpleMotorFeedforward, control_loop
+    from simcore.models.motors import NEO
     from simcore import simulate
     from simcore.testing import step_info
 

@@ -4,11 +4,11 @@ import math
 
 import pytest
 
-import controllers
-import controllers.hub as hub
-import models
-import models.hub_motor as hub_motor
-import models.motors as motors
+import simcore.controllers as controllers
+import simcore.controllers.hub as hub
+import simcore.models as models
+import simcore.models.hub_motor as hub_motor
+import simcore.models.motors as motors
 import simcore
 import simcore.testing
 

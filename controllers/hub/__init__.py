@@ -3,17 +3,17 @@
 Robot code talks to :class:`DcMotorEx` objects with the SDK's method names; the
 :class:`Hub`'s firmware runs as one :class:`simcore.PeriodicController` and drives
 each configured mechanism's ``duty`` and ``brake`` inputs. What is exact and what
-is an approximation is stated in :mod:`controllers.hub.motor` (the SDK side) and
-:mod:`controllers.hub.firmware` (the firmware, every constant in
-:class:`FirmwareConstants`); op modes in :mod:`controllers.hub.opmode`.
+is an approximation is stated in :mod:`simcore.controllers.hub.motor` (the SDK side) and
+:mod:`simcore.controllers.hub.firmware` (the firmware, every constant in
+:class:`FirmwareConstants`); op modes in :mod:`simcore.controllers.hub.opmode`.
 
 Example
 -------
 ::
 
-    from controllers.hub import Hub, RunMode, linear_opmode
-    from models import HubMotor
-    from models.hub_motor import GOBILDA_5203_312
+    from simcore.controllers.hub import Hub, RunMode, linear_opmode
+    from simcore.models import HubMotor
+    from simcore.models.hub_motor import GOBILDA_5203_312
 
     arm_mechanism = HubMotor(GOBILDA_5203_312, load_inertia=0.01, name="arm")
     hub = Hub()
@@ -29,7 +29,7 @@ Example
     simcore.simulate([arm_mechanism], 3.0,
                      controllers=[linear_opmode(auto, period=0.02, hubs=[hub]), *hub.controllers()])
 """
-from models.ftc_motor_types import MotorType, Rotation
+from simcore.models.ftc_motor_types import MotorType, Rotation
 
 from .firmware import DEFAULT_FIRMWARE, FULL_SCALE, FirmwareConstants
 from .motor import DEFAULT_TARGET_POSITION_TOLERANCE, NUMBER_OF_MOTORS, DcMotorEx, Hub

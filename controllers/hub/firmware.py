@@ -4,7 +4,7 @@ The REV Control Hub / Expansion Hub firmware is closed source. Everything in thi
 module that is not a register the SDK reads or writes is an APPROXIMATION, and
 every number is a field of :class:`FirmwareConstants`, the one place to change it
 (per hub: ``Hub(firmware=FirmwareConstants(...))``). The "real-hub check"
-(:mod:`controllers.hub_check`) lists what to measure to confirm or replace each.
+(:mod:`simcore.controllers.hub_check`) lists what to measure to confirm or replace each.
 
 The loop (one pass per channel every ``loop_period``)
 ------------------------------------------------------
@@ -263,7 +263,7 @@ class Channel:
 
     Methods named ``cmd_*`` are the commands the SDK sends; ``read_*`` are the
     queries; :meth:`step` is one pass of the firmware loop. Internal: robot code
-    uses :class:`~controllers.hub.motor.DcMotorEx`.
+    uses :class:`~simcore.controllers.hub.motor.DcMotorEx`.
     """
 
     def __init__(self, port: int, mechanism_name: str, counts_per_motor_rev: float, raw_sign: int,

@@ -48,7 +48,7 @@ from typing import Mapping, Optional
 from simcore.controller import PeriodicController
 from simcore.errors import ConfigError, ConfigTypeError
 
-from models.ftc_motor_types import MotorType, Rotation, java_round
+from simcore.models.ftc_motor_types import MotorType, Rotation, java_round
 
 from .firmware import DEFAULT_FIRMWARE, FULL_SCALE, Channel, FirmwareConstants, _Gains
 from .sdk import (AngleUnit, CurrentUnit, Direction, IllegalArgumentException, MotorControlAlgorithm,
@@ -199,7 +199,7 @@ class Hub:
         if motor_type is None:
             raise ConfigError("motor_type", None, "a MotorType (the mechanism has no motor_type attribute)")
         if not isinstance(motor_type, MotorType):
-            raise ConfigTypeError("motor_type", motor_type, "a models.ftc_motor_types.MotorType")
+            raise ConfigTypeError("motor_type", motor_type, "a simcore.models.ftc_motor_types.MotorType")
         if not isinstance(physical, MotorType):
             physical = motor_type
         m = DcMotorEx(self, port, mech_name, motor_type, physical)

@@ -235,7 +235,7 @@ class PIDFCoefficients:
     ``PIDFCoefficients()`` is all zero with PIDF; ``PIDFCoefficients(p, i, d, f)``
     uses PIDF; ``PIDFCoefficients(other)`` copies a PIDFCoefficients, or converts a
     :class:`PIDCoefficients` (f = 0, LegacyPID), as the SDK's constructors.
-    Gains are in the hub's units (see :mod:`controllers.hub.firmware`).
+    Gains are in the hub's units (see :mod:`simcore.controllers.hub.firmware`).
     """
 
     def __init__(self, p=0.0, i=0.0, d=0.0, f=0.0, algorithm: MotorControlAlgorithm = MotorControlAlgorithm.PIDF):

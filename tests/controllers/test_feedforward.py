@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from controllers.feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward
+from simcore.controllers.feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward
 from simcore.errors import ConfigError
 
 

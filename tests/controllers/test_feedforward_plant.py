@@ -4,9 +4,9 @@ import math
 import numpy as np
 import pytest
 
-import models
-from controllers import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward, control_loop
-from models.motors import FALCON_500, NEO
+import simcore.models as models
+from simcore.controllers import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward, control_loop
+from simcore.models.motors import FALCON_500, NEO
 from simcore import PeriodicController, simulate
 
 RPM = 2 * math.pi / 60

@@ -1,4 +1,4 @@
-"""The real-hub check (controllers.hub_check): its seven experiments on the simulator, and the overlay of a
+"""The real-hub check (simcore.controllers.hub_check): its seven experiments on the simulator, and the overlay of a
 real hub's CSV log, checked against synthetic logs whose figures are known analytically."""
 import io
 import math
@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from controllers import hub_check
-from controllers.hub import FirmwareConstants
-from models.ftc_motor_types import GOBILDA_5203_312 as T
+from simcore.controllers import hub_check
+from simcore.controllers.hub import FirmwareConstants
+from simcore.models.ftc_motor_types import GOBILDA_5203_312 as T
 
 HALF = T.motor.free_speed / (2 * math.pi) * 28 / 2  # half the free speed the check assumes (datasheet), ticks/s
 

@@ -9,10 +9,10 @@ import math
 
 import pytest
 
-from controllers.hub import (AngleUnit, CurrentUnit, DcMotor, Direction, Hub, IllegalArgumentException,
+from simcore.controllers.hub import (AngleUnit, CurrentUnit, DcMotor, Direction, Hub, IllegalArgumentException,
                              MotorControlAlgorithm, PIDCoefficients, PIDFCoefficients, RunMode,
                              TargetPositionNotSetException, UnsupportedOperationException, ZeroPowerBehavior)
-from models.ftc_motor_types import (GOBILDA_5202_SDK, GOBILDA_5203_312, NEVEREST_20, REV_CORE_HEX,
+from simcore.models.ftc_motor_types import (GOBILDA_5202_SDK, GOBILDA_5203_312, NEVEREST_20, REV_CORE_HEX,
                                     REV_ULTRAPLANETARY)
 
 MSG = "Failed to enable motor. You must set a target position before switching to RUN_TO_POSITION mode"
@@ -442,7 +442,7 @@ def test_namespaces_read_like_java():
 
 
 # -- Review additions ------------------------------------------------------------------------------------
-from controllers.hub import FirmwareConstants  # noqa: E402
+from simcore.controllers.hub import FirmwareConstants  # noqa: E402
 
 
 def _make_with(firmware):
@@ -544,7 +544,7 @@ GOBILDA_TABLE = [(6000, 1, 28), (1620, 3.706, 103.8), (1150, 5.182, 145.1), (435
 
 @pytest.mark.parametrize("rpm, ratio, counts", GOBILDA_TABLE)
 def test_gobilda_types_carry_the_published_counts_and_the_physical_ratio(rpm, ratio, counts):
-    from models import ftc_motor_types as types
+    from simcore.models import ftc_motor_types as types
 
     t = getattr(types, f"GOBILDA_5203_{rpm}")
     assert t.getTicksPerRev() == counts  # what a team declares, as published

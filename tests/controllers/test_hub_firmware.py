@@ -13,10 +13,10 @@ import math
 import numpy as np
 import pytest
 
-import models
-from controllers.hub import (CurrentUnit, FirmwareConstants, Hub, MotorControlAlgorithm, PIDFCoefficients, RunMode,
+import simcore.models as models
+from simcore.controllers.hub import (CurrentUnit, FirmwareConstants, Hub, MotorControlAlgorithm, PIDFCoefficients, RunMode,
                              TargetPositionNotSetException, ZeroPowerBehavior, linear_opmode)
-from models.ftc_motor_types import GOBILDA_5203_312, NEVEREST_20
+from simcore.models.ftc_motor_types import GOBILDA_5203_312, NEVEREST_20
 from simcore.errors import ConfigError
 
 from test_hub_exact import FakeMech, NR20_MAX_TPS, Sig

@@ -3,11 +3,11 @@ import math
 
 import pytest
 
-import models
+import simcore.models as models
 import simcore
-from controllers.hub import (Hub, OpMode, RunMode, TargetPositionNotSetException, iterative_opmode,
+from simcore.controllers.hub import (Hub, OpMode, RunMode, TargetPositionNotSetException, iterative_opmode,
                              linear_opmode)
-from models.ftc_motor_types import GOBILDA_5203_312 as T
+from simcore.models.ftc_motor_types import GOBILDA_5203_312 as T
 from simcore.errors import ConfigError
 
 from test_hub_exact import FakeMech, Sig
@@ -187,7 +187,7 @@ def test_dcmotorex_between_simulator_advances():
 
 @pytest.mark.parametrize("behavior, kept", [("FLOAT", (0.9, 1.01)), ("BRAKE", (0.0, 0.1))])
 def test_zero_power_behavior_reaches_the_mechanism(behavior, kept):
-    from controllers.hub import ZeroPowerBehavior
+    from simcore.controllers.hub import ZeroPowerBehavior
     mech = arm_like()  # frictionless: coasting keeps the speed, shorted windings brake it
     hub = Hub()
     m = hub.motor(0, mech, T)

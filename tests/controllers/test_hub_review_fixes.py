@@ -7,10 +7,10 @@ import numpy as np
 import pytest
 
 import simcore
-from controllers import hub_check
-from controllers.hub import Direction, FirmwareConstants, Hub
-from models import HubMotor
-from models.ftc_motor_types import GOBILDA_5203_312
+from simcore.controllers import hub_check
+from simcore.controllers.hub import Direction, FirmwareConstants, Hub
+from simcore.models import HubMotor
+from simcore.models.ftc_motor_types import GOBILDA_5203_312
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 
 from test_hub_exact import make, reg

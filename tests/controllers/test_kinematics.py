@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-from controllers.geometry import Pose2d, Twist2d, wrap_angle
-from controllers.kinematics import (ChassisSpeeds, DifferentialKinematics,
+from simcore.controllers.geometry import Pose2d, Twist2d, wrap_angle
+from simcore.controllers.kinematics import (ChassisSpeeds, DifferentialKinematics,
                                     MecanumKinematics, MecanumWheelSpeeds,
                                     SwerveKinematics, SwerveModuleState)
 from simcore.errors import ConfigError

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from controllers.lqr import LinearQuadraticRegulator, bryson, discretize, lqr
+from simcore.controllers.lqr import LinearQuadraticRegulator, bryson, discretize, lqr
 from simcore.errors import ConfigError
 
 

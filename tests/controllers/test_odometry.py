@@ -11,11 +11,11 @@ import math
 import numpy as np
 import pytest
 
-from controllers.geometry import Pose2d
-from controllers.kinematics import (ChassisSpeeds, DifferentialKinematics,
+from simcore.controllers.geometry import Pose2d
+from simcore.controllers.kinematics import (ChassisSpeeds, DifferentialKinematics,
                                     MecanumKinematics, SwerveKinematics,
                                     SwerveModulePosition)
-from controllers.odometry import DifferentialOdometry, MecanumOdometry, SwerveOdometry
+from simcore.controllers.odometry import DifferentialOdometry, MecanumOdometry, SwerveOdometry
 from simcore.errors import ConfigError
 
 

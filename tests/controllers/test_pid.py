@@ -5,10 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from controllers.bangbang import BangBangController
-from controllers.pid import PIDController, input_modulus
-from controllers.profile import State
-from controllers.profiled_pid import ProfiledPIDController
+from simcore.controllers.bangbang import BangBangController
+from simcore.controllers.pid import PIDController, input_modulus
+from simcore.controllers.profile import State
+from simcore.controllers.profiled_pid import ProfiledPIDController
 from simcore.errors import ConfigError
 
 T = 0.02

@@ -4,7 +4,7 @@ import math
 import numpy as np
 import pytest
 
-from controllers.profile import State, TrapezoidProfile
+from simcore.controllers.profile import State, TrapezoidProfile
 from simcore.errors import ConfigError
 
 TOL = 1e-12

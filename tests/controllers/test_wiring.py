@@ -2,9 +2,9 @@
 import numpy as np
 import pytest
 
-import models
-from controllers import PIDController, control_loop
-from models.motors import NEO
+import simcore.models as models
+from simcore.controllers import PIDController, control_loop
+from simcore.models.motors import NEO
 from simcore import ConfigError, PeriodicController, simulate
 
 
@@ -48,7 +48,7 @@ def test_a_loop_reused_for_a_second_run_gives_the_same_run():
 
 
 def test_a_reused_profiled_loop_restarts_its_profile_from_the_measurement():
-    from controllers import ProfiledPIDController
+    from simcore.controllers import ProfiledPIDController
 
     pid = ProfiledPIDController(10.0, 0.0, 0.0, 2.0, 4.0)
     loop = control_loop(pid, measure="arm.angle", command="arm.voltage", setpoint=0.8)

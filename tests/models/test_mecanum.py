@@ -6,10 +6,10 @@ import pytest
 
 import simcore
 from simcore import ConfigError, PeriodicController
-from models.battery import Battery
-from models.mecanum import WHEELS, MecanumDrive
-from models.motors import GOBILDA_BARE
-from controllers.kinematics import ChassisSpeeds, MecanumKinematics
+from simcore.models.battery import Battery
+from simcore.models.mecanum import WHEELS, MecanumDrive
+from simcore.models.motors import GOBILDA_BARE
+from simcore.controllers.kinematics import ChassisSpeeds, MecanumKinematics
 
 G, R, TW, WB = 19.2, 0.048, 0.36, 0.30
 # goBILDA bare motor, gm0 table: 5900 rpm free, 0.3 A free, 11 A stall at 12 V.

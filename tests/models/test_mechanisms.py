@@ -5,17 +5,17 @@ import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
 
-import models
-from controllers import PIDController, control_loop
-from models.mechanism import BREAKAWAY_MARGIN
-from models.motors import FALCON_500, KRAKEN_X60, NEO, VEX_775PRO
+import simcore.models as models
+from simcore.controllers import PIDController, control_loop
+from simcore.models.mechanism import BREAKAWAY_MARGIN
+from simcore.models.motors import FALCON_500, KRAKEN_X60, NEO, VEX_775PRO
 from simcore import ConfigError, PeriodicController, Q_, simulate
 
 RPM = 2 * math.pi / 60
 
 
 def datasheet(stall_torque, stall_current, free_current, free_rpm, n=1, V=12.0):
-    """R, Kt, Kv of n motors computed straight from the datasheet (independent of models.motors)."""
+    """R, Kt, Kv of n motors computed straight from the datasheet (independent of simcore.models.motors)."""
     R = V / (stall_current * n)
     Kt = stall_torque / stall_current
     Kv = free_rpm * RPM / (V - R * free_current * n)

@@ -6,13 +6,13 @@ import pytest
 
 import simcore
 from simcore import ConfigError, PeriodicController
-from models.battery import Battery
-from models.motors import FALCON_500, KRAKEN_X60, DCMotor
-from models.swerve import SwerveDrive
-from controllers.drive_control import swerve_module_controllers
-from controllers.geometry import Pose2d, wrap_angle
-from controllers.kinematics import ChassisSpeeds, SwerveKinematics
-from controllers.odometry import SwerveOdometry
+from simcore.models.battery import Battery
+from simcore.models.motors import FALCON_500, KRAKEN_X60, DCMotor
+from simcore.models.swerve import SwerveDrive
+from simcore.controllers.drive_control import swerve_module_controllers
+from simcore.controllers.geometry import Pose2d, wrap_angle
+from simcore.controllers.kinematics import ChassisSpeeds, SwerveKinematics
+from simcore.controllers.odometry import SwerveOdometry
 
 POS = [(0.29, 0.29), (0.29, -0.29), (-0.29, 0.29), (-0.29, -0.29)]
 
@@ -216,7 +216,7 @@ def test_signal_names():
 
 @pytest.mark.parametrize("steer_moi", [0.005, 0.5])
 def test_default_steer_gains_put_the_slowest_steer_pole_at_one_over_tau(steer_moi):
-    from controllers.drive_control import steer_gains
+    from simcore.controllers.drive_control import steer_gains
 
     sw = make(steer_inertia=steer_moi)
     G = sw.steer.gearing

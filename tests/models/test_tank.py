@@ -8,11 +8,11 @@ from scipy.linalg import expm
 
 import simcore
 from simcore import ConfigError, PeriodicController
-from models.battery import Battery
-from models.motors import CIM, DCMotor
-from models.tank import TankDrive, rectangle_moi
-from controllers.drive_control import tank_drive_controller
-from controllers.kinematics import ChassisSpeeds
+from simcore.models.battery import Battery
+from simcore.models.motors import CIM, DCMotor
+from simcore.models.tank import TankDrive, rectangle_moi
+from simcore.controllers.drive_control import tank_drive_controller
+from simcore.controllers.kinematics import ChassisSpeeds
 
 # Datasheet CIM (REFERENCE.md section 1), 12 V; constants derived here, not by the model.
 V_NOM, T_STALL, I_STALL, I_FREE, RPM_FREE = 12.0, 2.42, 133.0, 2.7, 5310.0

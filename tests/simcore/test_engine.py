@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from scipy.linalg import expm
 
-import models
+import simcore.models as models
 import simcore
-from models.motors import NEO
+from simcore.models.motors import NEO
 from simcore import IntegrationError, PeriodicController, StateEvent, System, simulate, Simulator
 
 METHODS = ["RK45", "DOP853", "LSODA", "Radau", "BDF", "RK23"]

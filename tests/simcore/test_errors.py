@@ -4,8 +4,8 @@ import math
 import numpy as np
 import pytest
 
-import models
-from models.motors import NEO
+import simcore.models as models
+from simcore.models.motors import NEO
 from simcore import (ConfigError, IntegrationError, NonFiniteError, PeriodicController, SimError, StateEvent,
                      System, simulate, Simulator)
 
@@ -197,7 +197,7 @@ def test_infinite_friction_in_volts_is_refused():
 
 
 def test_pid_refuses_nan_instead_of_poisoning_its_integrator():
-    from controllers import PIDController
+    from simcore.controllers import PIDController
     pid = PIDController(1.0, 1.0, 0.0)
     with pytest.raises(ConfigError, match="measurement=nan"):
         pid.calculate(math.nan, 1.0)

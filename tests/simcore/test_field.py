@@ -10,9 +10,9 @@ import pytest  # noqa: E402
 import simcore  # noqa: E402
 from simcore import ConfigError  # noqa: E402
 from simcore.field import FRC_FIELD, plot_field  # noqa: E402
-from models.motors import CIM, KRAKEN_X60  # noqa: E402
-from models.swerve import SwerveDrive  # noqa: E402
-from models.tank import TankDrive  # noqa: E402
+from simcore.models.motors import CIM, KRAKEN_X60  # noqa: E402
+from simcore.models.swerve import SwerveDrive  # noqa: E402
+from simcore.models.tank import TankDrive  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
