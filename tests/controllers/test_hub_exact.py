@@ -575,3 +575,16 @@ def test_gobilda_types_carry_the_published_counts_and_the_physical_ratio(rpm, ra
     assert float(f"{t.gear_ratio:.4g}") == ratio  # the planetary product, to the table's digits
     assert t.encoder_counts_per_motor_rev == 28
     assert t.getAchieveableMaxTicksPerSecondRounded() == math.floor(counts * rpm * 0.85 / 60 + 0.5)
+
+
+def test_java_round_is_the_closest_integer_with_ties_up():
+    """Math.round(double) since Java 7: 0.49999999999999994 (the double below 1/2) gives 0, not floor(x + 0.5) = 1;
+    halves go towards positive infinity; NaN gives 0; the long range saturates."""
+    from simcore.models.ftc_motor_types import java_round
+    below_half = math.nextafter(0.5, 0.0)
+    assert below_half == 0.49999999999999994 and math.floor(below_half + 0.5) == 1
+    cases = {below_half: 0, 0.5: 1, -0.5: 0, -1.5: -1, 1.5: 2, 2.5: 3, -2.5: -2, -0.49999999999999994: 0,
+             math.nextafter(-0.5, -1.0): -1, 4503599627370497.0: 4503599627370497, -7.0: -7, 0.0: 0,
+             math.nan: 0, math.inf: 2 ** 63 - 1, -math.inf: -2 ** 63, 1e300: 2 ** 63 - 1}
+    for x, expected in cases.items():
+        assert java_round(x) == expected, x
