@@ -81,24 +81,16 @@ class AngularVelocity:
                 f"z={self.zRotationRate!r} {self.unit}/s)")
 
 
+_FACES = ("UP", "DOWN", "FORWARD", "BACKWARD", "LEFT", "RIGHT")
+
+
 class RevHubOrientationOnRobot:
     """How the hub is mounted: which way its logo and its USB ports face (``RevHubOrientationOnRobot``)."""
 
-    class LogoFacingDirection(enum.Enum):
-        UP = "UP"
-        DOWN = "DOWN"
-        FORWARD = "FORWARD"
-        BACKWARD = "BACKWARD"
-        LEFT = "LEFT"
-        RIGHT = "RIGHT"
-
-    class UsbFacingDirection(enum.Enum):
-        UP = "UP"
-        DOWN = "DOWN"
-        FORWARD = "FORWARD"
-        BACKWARD = "BACKWARD"
-        LEFT = "LEFT"
-        RIGHT = "RIGHT"
+    #: ``RevHubOrientationOnRobot.LogoFacingDirection``: which way the hub's logo faces on the robot.
+    LogoFacingDirection = enum.Enum("LogoFacingDirection", {f: f for f in _FACES})
+    #: ``RevHubOrientationOnRobot.UsbFacingDirection``: which way its USB ports face.
+    UsbFacingDirection = enum.Enum("UsbFacingDirection", {f: f for f in _FACES})
 
     _AXES = {"UP": 0, "DOWN": 0, "FORWARD": 1, "BACKWARD": 1, "LEFT": 2, "RIGHT": 2}
 
