@@ -62,8 +62,6 @@ the :class:`simcore.Simulator` kept (``simulate`` drops it; read its Result).
 """
 from __future__ import annotations
 
-import math
-import numbers
 import os
 import sys
 import threading
@@ -73,6 +71,7 @@ from typing import Callable, Iterable, Mapping, Optional
 import simcore
 import simcore.controllers
 import simcore.models
+from simcore import checks
 from simcore.controller import PeriodicController
 from simcore.errors import ConfigError, ConfigTypeError, SimError
 
@@ -158,9 +157,7 @@ class LinearOpMode:
     def sleep(self, milliseconds) -> None:
         """Sleep ``milliseconds`` of simulated time (resume at the first tick at least that much later)."""
         s = self._run()
-        if isinstance(milliseconds, bool) or not isinstance(milliseconds, numbers.Real) \
-                or not math.isfinite(milliseconds):
-            raise ConfigTypeError("milliseconds", milliseconds, "a finite number of ms")
+        milliseconds = checks.finite("milliseconds", milliseconds)
         if milliseconds < 0:
             raise IllegalArgumentException("timeout value is negative")
         s.hand_over(s.now_ns + round(milliseconds * 1_000_000))
@@ -460,6 +457,8 @@ def run_opmode(opmode, *, hubs: Iterable[Hub], configuration: Mapping, gamepad1:
     hardware_map = HardwareMap(configuration, hubs)
     driven = {}
     for device_name, device in configuration.items():
+        if isinstance(device, Hub) and not any(device is h for h in hubs):
+            raise ConfigError(f"configuration[{device_name!r}]", device, "one of the hubs given")
         if isinstance(device, DcMotorEx):
             if not any(device.getController() is h for h in hubs):
                 raise ConfigError(f"configuration[{device_name!r}]", device, "a motor on one of the hubs given")
@@ -473,22 +472,17 @@ def run_opmode(opmode, *, hubs: Iterable[Hub], configuration: Mapping, gamepad1:
     for key, script in (("gamepad1", gamepad1), ("gamepad2", gamepad2)):
         if script is not None and not callable(script):
             raise ConfigTypeError(key, script, "None or a function f(t) -> {field: value}")
-    times = {}
-    for key, v in (("start_time", start_time), ("stop_time", stop_time)):
-        if v is None and key == "stop_time":
-            continue
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v):
-            raise ConfigError(key, v, "a finite time in s" + (" or None" if key == "stop_time" else ""))
-        times[key] = float(v)
+    start_time = checks.finite("start_time", start_time, "s")
+    if stop_time is not None:
+        stop_time = checks.finite("stop_time", stop_time, "s")
     if not isinstance(timing, HubTiming):
         raise ConfigTypeError("timing", timing, "a HubTiming")
-    bound = max_lines_without_handover
-    if isinstance(bound, bool) or not isinstance(bound, numbers.Integral) or bound < 0:
-        raise ConfigError("max_lines_without_handover", bound, "a whole number of lines >= 0 (0: no bound)")
+    bound = checks.integer("max_lines_without_handover", max_lines_without_handover, minimum=0,
+                           what="a whole number of lines (0: no bound)")
     if name is None:
         name = type(opmode).__name__
-    runner = OpModeRunner(opmode, hubs, devices, hardware_map, (gamepad1, gamepad2), times["start_time"],
-                          times.get("stop_time"), timing, int(bound), name)
+    runner = OpModeRunner(opmode, hubs, devices, hardware_map, (gamepad1, gamepad2), start_time, stop_time, timing,
+                          bound, name)
     controller = PeriodicController(timing.round_trip, runner, name=name, on_start=runner.on_start)
     runner.period_ns = controller.period_ns
     return [controller] + [c for h in hubs for c in h.controllers()]

@@ -31,13 +31,12 @@ reads cost nothing (code driving a hub between ``Simulator.advance`` calls).
 """
 from __future__ import annotations
 
-import math
-import numbers
 import threading
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from simcore.errors import ConfigError, ConfigTypeError
+from simcore import checks
+from simcore.errors import ConfigError
 
 __all__ = ["HubTiming", "DEFAULT_TIMING", "ElapsedTime", "RobotClock", "robot_clock", "set_robot_clock",
            "spend_round_trips", "spend_i2c_read"]
@@ -64,18 +63,12 @@ class HubTiming:
     i2c_read_round_trips: int = 2
 
     def __post_init__(self):
-        v = self.round_trip
-        if isinstance(v, bool) or not isinstance(v, numbers.Real):
-            raise ConfigTypeError("round_trip", v, "a positive time in s")
-        if not (math.isfinite(v) and v >= 1e-9):
-            raise ConfigError("round_trip", v, "a positive finite time in s, at least 1 ns")
-        n = self.i2c_read_round_trips
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral):
-            raise ConfigTypeError("i2c_read_round_trips", n, "a whole number of round trips (an int >= 1)")
-        if n < 1:
-            raise ConfigError("i2c_read_round_trips", n, "a whole number of round trips >= 1")
-        object.__setattr__(self, "round_trip", float(v))
-        object.__setattr__(self, "i2c_read_round_trips", int(n))
+        round_trip = checks.positive("round_trip", self.round_trip, "s", what="time")
+        if round_trip < 1e-9:
+            raise ConfigError("round_trip", self.round_trip, "a time of at least 1 ns (the simulation's clock)")
+        object.__setattr__(self, "round_trip", round_trip)
+        object.__setattr__(self, "i2c_read_round_trips", checks.integer(
+            "i2c_read_round_trips", self.i2c_read_round_trips, minimum=1, what="a whole number of round trips"))
 
     def replace(self, **changes) -> "HubTiming":
         """A copy with some fields changed."""
@@ -161,8 +154,7 @@ class ElapsedTime:
     MILLIS_IN_NANO = 1_000_000
 
     def __init__(self, resolution: str = "SECONDS"):
-        if resolution not in (self.Resolution.SECONDS, self.Resolution.MILLISECONDS):
-            raise ConfigError("resolution", resolution, "ElapsedTime.Resolution.SECONDS or .MILLISECONDS")
+        checks.choice("resolution", resolution, (self.Resolution.SECONDS, self.Resolution.MILLISECONDS))
         self._resolution = self.SECOND_IN_NANO if resolution == self.Resolution.SECONDS else self.MILLIS_IN_NANO
         clock = robot_clock()
         self._start_ns = None if clock is None else clock.now_ns

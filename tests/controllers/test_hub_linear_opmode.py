@@ -414,6 +414,8 @@ def test_run_opmode_checks_its_arguments():
         run_opmode(SeedSnippet, hubs=[], configuration={})
     with pytest.raises(ConfigError, match="configuration"):
         run_opmode(SeedSnippet, hubs=[Hub(name="other")], configuration={"arm": m})  # its hub is not given
+    with pytest.raises(ConfigError, match="one of the hubs given"):
+        run_opmode(SeedSnippet, hubs=[hub], configuration={"expansion": Hub(name="expansion")})
     hub2 = Hub(name="hub2")
     with pytest.raises(ConfigError, match="drives it too"):
         run_opmode(SeedSnippet, hubs=[hub, hub2], configuration={"arm": m, "arm2": hub2.motor(0, arm())})

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import simcore
-from simcore.controllers.hub import (IMU, AngleUnit, DcMotorEx, Hub, LinearOpMode, RevHubOrientationOnRobot, RunMode,
-                                     ZeroPowerBehavior, linear_opmode, run_opmode)
+from simcore.controllers.hub import (IMU, AngleUnit, Hub, RevHubOrientationOnRobot, RunMode, ZeroPowerBehavior,
+                                     linear_opmode)
 from simcore.controllers.hub.motor import PER_WHEEL_SIGNALS, REQUIRED_SIGNALS, channel_signal_names
 from simcore.errors import ConfigError, ConfigTypeError
 from simcore.models import HubMotor
