@@ -88,16 +88,17 @@ class LinearOpModeRunner:
             h.observe(signals)
         if self.finished:
             return None
+        stopping = self.stop_time is not None and t >= self.stop_time - _EPS
+        if not stopping and self._wake is not None and t < self._wake - _EPS:
+            return None  # asleep: no robot code runs at this tick
         with _RobotClockAt(self.clock, t):
-            return self._step(t)
+            return self._step(t, stopping)
 
-    def _step(self, t: float):
-        if self.stop_time is not None and t >= self.stop_time - _EPS:
+    def _step(self, t: float, stopping: bool):
+        if stopping:
             if self.generator is not None:
                 self.generator.close()
             self.finished = True
-            return None
-        if self._wake is not None and t < self._wake - _EPS:
             return None
         try:
             if not self.started:
