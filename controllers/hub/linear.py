@@ -35,7 +35,8 @@ So ``while motor.isBusy(): pass`` ends (each ``isBusy`` is a round trip), and tw
 runs are bit-identical. A loop that does none of these never lets time pass,
 so it would hang the simulation: after ``max_lines_without_handover`` lines of
 Python (in the op mode's own code; simcore's frames are not counted) without a
-hand-over it is stopped with :class:`OpModeStuckError`. The count uses
+hand-over it is stopped with :class:`OpModeStuckError` (an init loop such as
+``while not self.isStarted(): ...`` needs an ``idle()`` too). The count uses
 ``sys.settrace`` on the op mode's thread (a debugger or coverage tool does not
 see that thread's lines).
 

@@ -512,3 +512,20 @@ def test_cached_reads_are_the_values_of_the_bulk_read(counted):
     hub.clearBulkCache()
     assert a.getCurrentPosition() == 300 and a.getVelocity() == 80.0
     assert a.isBusy() is False  # not in RUN_TO_POSITION: False in every mode (the seed's table)
+
+
+def test_the_issue_15_contract_names():
+    import inspect
+    import simcore.controllers.hub as hub
+    for name in ("LinearOpMode", "run_opmode", "DcMotorEx", "IMU", "ElapsedTime", "Telemetry"):
+        assert hasattr(hub, name), name
+    for m in ("runOpMode", "waitForStart", "opModeIsActive", "isStopRequested", "sleep", "idle", "getRuntime"):
+        assert callable(getattr(hub.LinearOpMode, m)), m
+    for attr in ("hardwareMap", "telemetry", "gamepad1", "gamepad2"):
+        assert hasattr(hub.LinearOpMode, attr), attr
+    p = inspect.signature(hub.run_opmode).parameters
+    assert list(p)[0] == "opmode" and all(p[k].kind is inspect.Parameter.KEYWORD_ONLY for k in
+                                          ("hubs", "configuration", "gamepad1", "gamepad2", "start_time"))
+    assert (p["gamepad1"].default, p["gamepad2"].default, p["start_time"].default) == (None, None, 0.0)
+    assert {"wheel", "motor_type"} <= set(inspect.signature(hub.Hub.motor).parameters)
+    assert callable(hub.IMU.getRobotYawPitchRollAngles) and callable(hub.YawPitchRollAngles.getYaw)
