@@ -55,8 +55,9 @@ The thread never outlives its run: it ends with the op mode, when the
 simulation and the controllers are dropped (garbage collected), when the same
 controllers start a new simulation (``on_start``), on
 :meth:`OpModeRunner.close`, and after an interrupted tick (KeyboardInterrupt):
-an abandoned op mode's next hand-over ends it. It is a daemon thread, so it
-never holds up the interpreter's exit. So that the waiting thread does not keep
+an abandoned op mode's next hand-over ends it (its ``finally`` blocks run on its
+thread; a new run of the same controllers first waits for the last one to
+unwind). It is a daemon thread, so it never holds up the interpreter's exit. So that the waiting thread does not keep
 the simulation alive through the hubs, the hubs (and IMUs) of a Java-style op
 mode hold the simulation's signals weakly: reading a motor after the run needs
 the :class:`simcore.Simulator` kept (``simulate`` drops it; read its Result).
@@ -81,7 +82,7 @@ from .hardware_map import HardwareMap
 from .motor import DcMotorEx, Hub
 from .sdk import IllegalArgumentException
 from .telemetry import Telemetry
-from .timing import DEFAULT_TIMING, HubTiming, RobotClock, set_robot_clock
+from .timing import DEFAULT_TIMING, HubTiming, RobotClock, robot_clock, set_robot_clock
 
 __all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeStuckError", "MAX_LINES_WITHOUT_HANDOVER"]
 
@@ -89,6 +90,8 @@ __all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeStuckError", "MA
 MAX_LINES_WITHOUT_HANDOVER = 1_000_000
 
 _NS_PER_S = 1_000_000_000
+#: Wall time, s, to wait for an ended run's thread to unwind before a new run starts.
+_JOIN_TIMEOUT = 5.0
 #: Frames of simcore's own code are not counted towards the bound (but the sample op modes are robot code).
 _SIMCORE_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (simcore, simcore.models, simcore.controllers))
 _SAMPLES_FILE = os.path.join(os.path.dirname(__file__), "samples.py")
@@ -134,7 +137,9 @@ class LinearOpMode:
         raise NotImplementedError(f"{type(self).__name__}.runOpMode: override it with the op mode's code")
 
     def _run(self) -> "_Session":
-        s = self._session
+        s = robot_clock()  # the calling thread's own run (a later run of this op mode has its own thread)
+        if not (isinstance(s, _Session) and s.opmode is self):
+            s = self._session
         if s is None:
             raise RuntimeError(f"{type(self).__name__} is not running: run it with "
                                "simcore.controllers.hub.run_opmode(...) in a simulation")
@@ -355,7 +360,11 @@ class OpModeRunner:
             device.hold_signals_weakly()
 
     def _new_session(self) -> "_Session":
-        _abandon_current(self._current)
+        previous = self._current[0]
+        if previous is not None:  # end the last run first: its unwinding must not overlap the new one
+            previous.abandon()
+            if previous.thread is not None:
+                previous.thread.join(_JOIN_TIMEOUT)
         s = _Session(*self._args, self.period_ns, self.timing, self.max_lines, self.name)
         self._current[0] = s
         return s

@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 import simcore
-from simcore.controllers.hub import (CurrentUnit, DcMotor, DcMotorEx, ElapsedTime, Hub, HubTiming, IllegalArgumentException,
-                                     LinearOpMode, LynxModule, OpModeStuckError, RunMode, TargetPositionNotSetException,
-                                     run_opmode)
+from simcore.controllers.hub import (CurrentUnit, DcMotor, DcMotorEx, ElapsedTime, Hub, HubTiming,
+                                     IllegalArgumentException, LinearOpMode, LynxModule, OpModeStuckError, RunMode,
+                                     TargetPositionNotSetException, run_opmode)
 from simcore.controllers.hub.timing import RobotClock, set_robot_clock
 from simcore.errors import ConfigError, ConfigTypeError
 from simcore.models import HubMotor
@@ -242,9 +242,16 @@ def test_the_thread_ends_when_a_run_stops_early_and_the_controllers_are_dropped(
 
 def test_close_a_new_simulation_and_an_error_elsewhere_end_the_thread():
     class Sleepy(LinearOpMode):
+        unwound = []
+
         def runOpMode(self):
-            while True:
-                self.sleep(10)
+            try:
+                while True:
+                    self.sleep(10)
+            finally:
+                self.unwound.append(self.getRuntime())
+                self.sleep(10)  # an ended run's hand-over ends it again, never the next run's
+                self.unwound.append("after")
 
     mech = arm()
     hub = Hub()
@@ -255,8 +262,9 @@ def test_close_a_new_simulation_and_an_error_elsewhere_end_the_thread():
     simcore.simulate([mech], 0.1, controllers=controllers)  # on_start: a new run; the first one ends
     first.join(5)
     assert not first.is_alive() and runner.thread.is_alive()
+    assert Sleepy.unwound == [pytest.approx(0.1)]  # the first run unwound before the second began
     runner.close()
-    assert not runner.thread.is_alive()
+    assert not runner.thread.is_alive() and len(Sleepy.unwound) == 2 and "after" not in Sleepy.unwound
 
     def boom(t, signals):
         if t >= 0.05:
