@@ -211,14 +211,13 @@ class _Session(RobotClock):
     the op mode waits on ``_resume``, the simulation on ``_yielded``.
     """
 
-    def __init__(self, opmode: LinearOpMode, hubs: tuple, devices: tuple, hardware_map: HardwareMap,
-                 gamepad_scripts: tuple, start_ns: int, stop_ns: Optional[int], period_ns: int,
-                 timing: HubTiming, max_lines: int, name: str):
+    def __init__(self, opmode: LinearOpMode, hubs: tuple, hardware_map: HardwareMap, gamepad_scripts: tuple,
+                 start_ns: int, stop_ns: Optional[int], round_trip_ns: int, timing: HubTiming, max_lines: int,
+                 name: str):
         super().__init__()
-        self.opmode, self.hubs, self.devices, self.name = opmode, hubs, devices, name
-        self.hardware_map = hardware_map
-        self.start_ns, self.stop_ns, self.period_ns = start_ns, stop_ns, period_ns
-        self.round_trip_ns = period_ns
+        self.opmode, self.hubs, self.hardware_map, self.name = opmode, hubs, hardware_map, name
+        self.start_ns, self.stop_ns = start_ns, stop_ns
+        self.round_trip_ns = round_trip_ns  # the op mode controller's period
         self.i2c_read_round_trips = timing.i2c_read_round_trips
         self.max_lines = max_lines
         self.telemetry = Telemetry()
@@ -350,7 +349,7 @@ class OpModeRunner:
                  max_lines: int, name: str):
         self.opmode = opmode
         self.hubs, self.devices = hubs, devices
-        self._args = (opmode, hubs, devices, hardware_map, gamepad_scripts, round(start_time * _NS_PER_S),
+        self._args = (opmode, hubs, hardware_map, gamepad_scripts, round(start_time * _NS_PER_S),
                       None if stop_time is None else round(stop_time * _NS_PER_S))
         self.timing, self.max_lines, self.name = timing, max_lines, name
         self.period_ns = 0  # set by run_opmode from its controller
