@@ -24,7 +24,7 @@ import time
 import numpy as np
 
 import simcore.models as models
-from simcore.controllers.hub import DcMotorEx, Hub, LinearOpMode, RunMode, linear_opmode, run_opmode
+from simcore.controllers.hub import DcMotorEx, ElapsedTime, Hub, LinearOpMode, RunMode, linear_opmode, run_opmode
 from simcore.controllers.hub.samples import GeneratorTiming
 from simcore.models.hub_motor import GOBILDA_5203_312
 from simcore import simulate
@@ -85,8 +85,8 @@ def run_generator_at_the_round_trip():
     motor = hub.motor(0, arm)
 
     def opmode():  # BusyLoop with its costs as yields (GeneratorTiming)
-        timing = GeneratorTiming()
-        target, move, t = 178, 0, 0.0
+        timing, since_init = GeneratorTiming(), ElapsedTime()
+        target, move = 178, 0
         while True:
             yield from timing.idle()  # opModeIsActive()
             motor.setTargetPosition(target)
@@ -95,18 +95,11 @@ def run_generator_at_the_round_trip():
             move += 1
             while (yield from timing.read(motor.isBusy)):
                 pass
-            while hub_time[0] < 2.5 * move - 1e-9:
+            while since_init.seconds() < 2.5 * move:
                 yield from timing.read(motor.isBusy)
             target = -120 if target == 178 else 178
 
-    hub_time = [0.0]
-
-    def clock(t, signals):  # the op mode's getRuntime(): the time of the tick
-        hub_time[0] = t
-
-    from simcore import PeriodicController
-    return simulate(arm, T_END, [PeriodicController(0.002, clock, name="clock"),
-                                 linear_opmode(opmode, period=0.002, hubs=[hub]), *hub.controllers()])
+    return simulate(arm, T_END, [linear_opmode(opmode, period=0.002, hubs=[hub]), *hub.controllers()])
 
 
 def _median_time(fn, repeat):

@@ -348,7 +348,7 @@ class OpModeRunner:
                  gamepad_scripts: tuple, start_time: float, stop_time: Optional[float], timing: HubTiming,
                  max_lines: int, name: str):
         self.opmode = opmode
-        self.hubs, self.devices = hubs, devices
+        self.devices = devices  # the hubs and the other devices that observe the signals (IMUs)
         self._args = (opmode, hubs, hardware_map, gamepad_scripts, round(start_time * _NS_PER_S),
                       None if stop_time is None else round(stop_time * _NS_PER_S))
         self.timing, self.max_lines, self.name = timing, max_lines, name
