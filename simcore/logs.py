@@ -246,17 +246,26 @@ def _unit_of(meta: dict) -> str:
     return ""
 
 
+#: The SI units a declared unit is converted to (first match of its dimension wins).
+_SI = ("rad/s**2", "rad/s", "rad", "m/s**2", "m/s", "m", "s", "V", "A", "W", "J", "N*m", "N", "kg*m**2", "kg", "ohm")
+#: Angles are dimensionless to pint; a unit naming one of these is an angle (else a ratio, left as given).
+_ANGLE_WORDS = ("rad", "deg", "turn", "rev", "rot", "arcmin", "arcsec", "grad")
+
+
 def _to_si(parameter, values: np.ndarray, unit: str):
-    """``values`` in ``unit`` converted to the SI unit of the same dimension (simcore.units.SI_UNITS)."""
-    from .units import SI_UNITS, ureg
+    """``values`` in ``unit`` converted to the SI unit of the same dimension (angles to rad, rad/s, rad/s²)."""
+    from .units import ureg
 
     try:
         given = ureg.Unit(unit)
     except Exception:
         raise ConfigError(parameter, unit, "a unit pint understands (\"deg\", \"rad/s\", \"inch\", ...)") from None
-    for si in SI_UNITS.values():
-        if si and ureg.Unit(si).dimensionality == given.dimensionality:
-            return ureg.Quantity(values, given).to(si).magnitude, si
+    angular = any(w in f"{given:D}" for w in _ANGLE_WORDS)
+    for si in _SI:
+        target = ureg.Unit(si)
+        if target.dimensionality != given.dimensionality or (si.startswith("rad") != angular):
+            continue
+        return ureg.Quantity(values, given).to(target).magnitude, si
     return values, unit
 
 
