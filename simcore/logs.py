@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import csv
 import json
-import math
 from typing import Mapping, Sequence
 
 import numpy as np

@@ -76,10 +76,11 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Mapping, Sequence
+from typing import Sequence
 
 import numpy as np
 
+from .checks import STANDARD_GRAVITY
 from .errors import ConfigError, ConfigTypeError
 from .units import to_si
 
@@ -94,7 +95,6 @@ _STATE_CODE = {"none": 0.0, **{name: float(i + 1) for i, name in enumerate(TESTS
 _CODE_STATE = {v: k for k, v in _STATE_CODE.items()}
 #: Velocity below which a sample is left out, as a fraction of the largest |velocity| logged.
 DEFAULT_VELOCITY_THRESHOLD = 0.02
-_G = 9.80665
 
 
 # ---------------------------------------------------------------------------------------------
@@ -183,14 +183,14 @@ def arm(ks, kg, kv, ka, *, min_angle, max_angle, motor=None, gearing=1.0, n_moto
     J = ka * G * Kt / R
     P = kg * G * Kt / R  # m g d, N*m
     if com_distance is None:
-        d = J * _G / P if P > 0 else 1.0  # m d^2 = J and m g d = P: a point mass
+        d = J * STANDARD_GRAVITY / P if P > 0 else 1.0  # m d^2 = J and m g d = P: a point mass
     else:
         d = to_si("com_distance", com_distance, "m")
         if not d > 0:
             raise ConfigError("com_distance", com_distance, "a positive distance in m")
-    mass = P / (_G * d) if P > 0 else J / (d * d)
+    mass = P / (STANDARD_GRAVITY * d) if P > 0 else J / (d * d)
     return Arm(motor, G, mass=mass, com_distance=d, moi=J, min_angle=min_angle, max_angle=max_angle,
-               gravity=P > 0, g=_G, name=name, n_motors=n_motors, viscous_friction=b, static_friction=F, **options)
+               gravity=P > 0, g=STANDARD_GRAVITY, name=name, n_motors=n_motors, viscous_friction=b, static_friction=F, **options)
 
 
 def elevator(ks, kg, kv, ka, *, min_height, max_height, motor=None, gearing=1.0, drum_radius=1.0, n_motors=1,
@@ -218,13 +218,13 @@ def elevator(ks, kg, kv, ka, *, min_height, max_height, motor=None, gearing=1.0,
     b, F = _friction("Elevator", k, R, Kt, Kv, ks, kv, motor_given)
     M = ka * k * Kt / R
     weight = kg * k * Kt / R
-    if weight > _G * M * (1.0 + 1e-12):
-        raise ConfigError("kg", kg, f"at most g * ka = {_G * ka!r} V (gravity cannot accelerate the carriage "
+    if weight > STANDARD_GRAVITY * M * (1.0 + 1e-12):
+        raise ConfigError("kg", kg, f"at most g * ka = {STANDARD_GRAVITY * ka!r} V (gravity cannot accelerate the carriage "
                                     f"faster than g)")
-    carriage = weight / _G if weight > 0 else M
+    carriage = weight / STANDARD_GRAVITY if weight > 0 else M
     rotor = max(M - carriage, 0.0) / (n_motors * k * k)
     return Elevator(motor, G, carriage_mass=carriage, drum_radius=r, min_height=min_height, max_height=max_height,
-                    gravity=weight > 0, g=_G, name=name, n_motors=n_motors, viscous_friction=b, static_friction=F,
+                    gravity=weight > 0, g=STANDARD_GRAVITY, name=name, n_motors=n_motors, viscous_friction=b, static_friction=F,
                     rotor_inertia=rotor, **options)
 
 
@@ -485,6 +485,15 @@ def _info(samples) -> dict:
     return info
 
 
+def _choose(parameter: str, value, options: list):
+    """``value`` if it is one of ``options``; with ``value`` None, the only option."""
+    if value is None and len(options) == 1:
+        return options[0]
+    if value is None or value not in options:
+        raise ConfigError(parameter, value, f"one of {', '.join(options) or '(none logged)'}")
+    return value
+
+
 def _read_log(path, mechanism_name, motor):
     """A SysId WPILOG as a run-like Result for one motor (positions converted to SI)."""
     from .logs import _read_entries, _union_grid
@@ -495,21 +504,10 @@ def _read_log(path, mechanism_name, motor):
               if name.startswith("sysid-test-state-") and e.type == "string"}
     if not states:
         raise ConfigError("result_or_log", str(path), "a WPILOG with a sysid-test-state-<mechanism> entry")
-    if mechanism_name is None:
-        if len(states) > 1:
-            raise ConfigError("mechanism_name", None, f"one of {', '.join(states)} (the log holds several)")
-        mechanism_name = next(iter(states))
-    if mechanism_name not in states:
-        raise ConfigError("mechanism_name", mechanism_name, f"one of {', '.join(states)}")
+    mechanism_name = _choose("mechanism_name", mechanism_name, sorted(states))
     suffix = f"-{mechanism_name}"
-    motors = sorted({n[len("voltage-"):-len(suffix)] for n in entries
-                     if n.startswith("voltage-") and n.endswith(suffix)})
-    if motor is None:
-        if len(motors) != 1:
-            raise ConfigError("motor", None, f"one of {', '.join(motors) or '(none logged)'}")
-        motor = motors[0]
-    if motor not in motors:
-        raise ConfigError("motor", motor, f"one of {', '.join(motors)}")
+    motor = _choose("motor", motor, sorted({n[len("voltage-"):-len(suffix)] for n in entries
+                                            if n.startswith("voltage-") and n.endswith(suffix)}))
     state = states[mechanism_name]
     codes = _StateEntry(state)
     cols = [entries.get(f"{k}-{motor}{suffix}") for k in ("voltage", "position", "velocity")]
@@ -647,13 +645,7 @@ def fit(result_or_log, *, analysis: str | None = None, motor: str | None = None,
     if isinstance(result_or_log, Result):
         samples = result_or_log
         info = _info(samples)
-        motors = info["motors"]
-        if motor is None:
-            if len(motors) != 1:
-                raise ConfigError("motor", None, f"one of {', '.join(motors)}")
-            motor = motors[0]
-        elif motor not in motors:
-            raise ConfigError("motor", motor, f"one of {', '.join(motors)}")
+        motor = _choose("motor", motor, list(info["motors"]))
     else:
         samples, motor = _read_log(result_or_log, mechanism_name, motor)
         info = _info(samples)

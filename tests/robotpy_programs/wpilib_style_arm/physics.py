@@ -1,6 +1,4 @@
 """A physics.py written against simcore.robotpy for the ArmSimulation-style robot code beside it."""
-import math
-
 import simcore.models as models
 from simcore.models.motors import VEX_775PRO
 from simcore.robotpy import Physics
