@@ -373,7 +373,7 @@ class Simulator:
                 stats["n_steps"] += 1
                 integ.after_step(solver)
                 if armed:
-                    hit = ev.step(t_old, t_new, y_new, solver.dense_output)
+                    hit = ev.step(t_old, t_new, y_new, integ.interior_states(solver), solver.dense_output)
                     if hit is not None:
                         integ.finish(solver)
                         self._X = ev.fire(hit, self._fire)

@@ -55,8 +55,9 @@ EVENT_INTERIOR_POINTS = 3
 #: Events allowed in a row, each within the Zeno gap of the last, before the run is declared Zeno.
 MAX_EVENTS_AT_ONE_INSTANT = 100
 
-#: Interior sample points as fractions of a step.
+#: Interior sample points as fractions of a step, and with the step's end.
 _FRACTIONS = [(i + 1) / (EVENT_INTERIOR_POINTS + 1) for i in range(EVENT_INTERIOR_POINTS)]
+_SAMPLE_FRACTIONS = tuple(_FRACTIONS) + (1.0,)
 
 
 class _Fired:
@@ -84,6 +85,7 @@ class EventHandler:
         self.layout = layout
         self.rhs = rhs
         self._cache: dict = {}
+        self._vectorizable: dict = {}  # event -> whether its guard takes arrays (decided at first use)
         # Committed search state.
         self.fired_here: list = []  # the events fired at the current restart point
         self.zeno_run = 0
@@ -93,7 +95,9 @@ class EventHandler:
         # The segment's state.
         self.active: list = []
         self.g_prev: list = []
+        self._fns: list = []  # (guard, slice, inputs) of every active event, for the per-step evaluation
         self._sf = self.search_from
+        self._last_guards = None  # (t, X, active, values) of the last guards at a tick, reused by begin
 
     # -- guards ------------------------------------------------------------------------------------------
     def active_events(self) -> list:
@@ -134,6 +138,19 @@ class EventHandler:
             vals.append(g)
         return vals
 
+    def _values(self, t, X) -> list:
+        """Every armed guard at (t, X): the per-step fast path of :meth:`guards`."""
+        lay = self.layout
+        if lay.couplings:
+            lay.apply_couplings(t, X)
+        try:
+            vals = [float(g(t, X[sl], u)) for g, sl, u in self._fns]
+        except Exception:
+            vals = None
+        if vals is None or not math.isfinite(sum(vals)):
+            return self.guards(self.active, t, X)  # raises the named error (or an overflowing sum passes)
+        return vals
+
     # -- one segment --------------------------------------------------------------------------------------
     def begin(self, t: float, X: np.ndarray) -> bool:
         """Arm the guards for a segment from (t, X). Returns whether any event is active."""
@@ -142,7 +159,13 @@ class EventHandler:
         if not active:
             self.g_prev = []
             return False
-        self.g_prev = self.guards(active, t, X)
+        lay = self.layout
+        self._fns = [(e.guard, lay.slices[k], lay.U[k]) for k, e in active]
+        last = self._last_guards
+        if last is not None and last[0] == t and last[1] is X and last[2] == active:
+            self.g_prev = list(last[3])  # the tick's guards after its writes: same instant, state and inputs
+        else:
+            self.g_prev = self._values(t, X)
         if self.fired_here:
             self._sf = dict(self.search_from)
             self._restart_sides(active, self.g_prev, self.fired_here, t, X, self._sf)
@@ -153,55 +176,111 @@ class EventHandler:
         self.fired_here = []
         self.search_from = {key: ts for key, ts in self._sf.items() if ts > t_end} if self._sf else {}
 
-    def step(self, t_old: float, t_new: float, y_new: np.ndarray, dense_output):
+    def step(self, t_old: float, t_new: float, y_new: np.ndarray, interior_states, dense_output):
         """Look for guard crossings in the accepted step ``(t_old, t_new]``.
 
-        ``dense_output()`` returns the step's interpolant ``sol`` (``sol(t)`` a state,
-        ``sol(ts)`` states as columns). Returns None, or ``(te, x_e, roots, t_new)`` for
-        :meth:`fire`: the earliest located instant, the state there, and every root
-        located in the step as sorted ``(time, active index, guard at its bracket start)``.
+        ``interior_states(fractions)`` returns the states at those fractions of the step
+        as columns (one vectorized interpolation); ``dense_output()`` the step's
+        interpolant ``sol`` (``sol(t)`` a state), built only when a root is to be
+        located. Returns None, or ``(te, x_e, roots, t_new)`` for :meth:`fire`: the
+        earliest located instant, the state there, and every root located in the
+        step as sorted ``(time, active index, guard at its bracket start)``.
         """
-        active = self.active
-        g_new = self.guards(active, t_new, y_new)
-        sol = dense_output()
         span = t_new - t_old
-        ts = [t_old + span * f for f in _FRACTIONS]
-        Xi = sol(np.array(ts))
-        interior = [self.guards(active, ts[i], Xi[:, i]) for i in range(EVENT_INTERIOR_POINTS)]
-        roots = sorted((self._locate(active[j], *bracket, sol), j, bracket[1])
-                       for j, bracket in self._brackets(active, g_new, interior, ts, sol, t_old, t_new))
-        if not roots:
-            self.g_prev = g_new
+        ts = [t_old + span * f for f in _FRACTIONS] + [t_new]
+        Xb = interior_states(_SAMPLE_FRACTIONS)
+        Xb[:, -1] = y_new  # the step's end exactly, not its interpolant
+        samples = self._samples(ts, Xb)
+        brackets = list(self._brackets(samples, ts, dense_output, t_old, t_new))
+        if not brackets:
+            self.g_prev = [v[-1] for v in samples]
             return None
+        sol = dense_output()
+        roots = sorted((self._locate(self.active[j], *bracket, sol), j, bracket[1]) for j, bracket in brackets)
         te = roots[0][0]
         x_e = np.asarray(sol(te) if te < t_new else y_new, dtype=float)
         return te, x_e, roots, t_new
 
-    def _brackets(self, active, g_new, interior, ts, sol, t_old, t_new):
+    def _samples(self, ts, Xb) -> list:
+        """Every armed guard at the instants ``ts`` (states ``Xb``, one column each): per event, a list.
+
+        A guard written with numpy element-wise operations is called once with all the
+        instants (``t`` an array, ``x`` a block of columns); whether it may be is checked
+        once per event against calls at each instant, and any guard that fails or
+        differs (a Python ``if`` or ``math`` call on the state) is called point by point.
+        Couplings make the inputs depend on the state, so with couplings every guard
+        is called point by point.
+        """
+        m = len(ts)
+        lay = self.layout
+        if lay.couplings:
+            rows = [self._values(ts[i], Xb[:, i]) for i in range(m)]
+            return [list(col) for col in zip(*rows)]
+        t_arr = None
+        out = []
+        vectorizable = self._vectorizable
+        for j, (g, sl, u) in enumerate(self._fns):
+            e = self.active[j][1]
+            ok = vectorizable.get(e)
+            vals = None
+            if ok is not False:
+                if t_arr is None:
+                    t_arr = np.array(ts)
+                try:
+                    arr = np.asarray(g(t_arr, Xb[sl], u), dtype=float)
+                    if arr.shape == (m,):
+                        vals = arr.tolist()
+                except Exception:
+                    pass
+                if ok is None:  # first use: the point-by-point values decide
+                    pointwise = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]
+                    vectorizable[e] = vals is not None and all(
+                        a == b or abs(a - b) <= 1e-13 * max(abs(a), abs(b)) for a, b in zip(vals, pointwise))
+                    vals = pointwise
+                elif vals is None:
+                    vectorizable[e] = False
+            if vals is None:
+                vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]
+            elif not math.isfinite(sum(vals)):
+                vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]  # names the non-finite one
+            out.append(vals)
+        return out
+
+    def _one(self, j: int, t, x) -> float:
+        """Armed guard ``j`` at one instant, checked."""
+        return self.guards([self.active[j]], t, x)[0]
+
+    def _brackets(self, samples, ts, dense_output, t_old, t_new):
         """Yield (event index, (t_a, g_a, t_b, g_b)): the first sub-interval of the step where each guard crosses.
 
-        A guard that crosses twice within one step (a ball's whole bounce arc in one
-        large step) is still caught by the interior samples.
+        ``samples[j]`` holds guard ``j`` at the interior instants ``ts[:-1]`` and at the
+        step's end ``ts[-1]``, so a guard that crosses twice within one step (a ball's
+        whole bounce arc in one large step) is still caught.
         """
         g_prev, sf = self.g_prev, self._sf
-        times = [t_old] + ts + [t_new]
-        for j, (k, e) in enumerate(active):
+        times = [t_old] + ts
+        n = len(ts) - 1
+        for j, (k, e) in enumerate(self.active):
+            g_j = samples[j]
             t_s = sf.get((k, id(e))) if sf else None
             if t_s is not None and t_s > t_old:
                 # A bounce's guard just after its restart is within round-off of the root: seek the
                 # next crossing from t_s on, where the probe found it clear of the root.
                 if t_s >= t_new:
                     continue
-                g_s = self.guards([(k, e)], t_s, sol(t_s))[0]
-                keep = [i for i in range(len(ts)) if ts[i] > t_s]
+                g_s = self.guards([(k, e)], t_s, dense_output()(t_s))[0]
+                keep = [i for i in range(n) if ts[i] > t_s]
                 tj = [t_s] + [ts[i] for i in keep] + [t_new]
-                samples = [g_s] + [interior[i][j] for i in keep] + [g_new[j]]
+                vals = [g_s] + [g_j[i] for i in keep] + [g_j[-1]]
             else:
+                g0 = g_prev[j]
+                if (g0 > 0.0 and min(g_j) > 0.0) or (g0 < 0.0 and max(g_j) < 0.0):
+                    continue  # one strict sign throughout: no crossing (the common case, decided at once)
                 tj = times
-                samples = [g_prev[j]] + [row[j] for row in interior] + [g_new[j]]
+                vals = [g0] + g_j
             for i in range(len(tj) - 1):
-                if e.crosses(samples[i], samples[i + 1]):
-                    yield j, (tj[i], samples[i], tj[i + 1], samples[i + 1])
+                if e.crosses(vals[i], vals[i + 1]):
+                    yield j, (tj[i], vals[i], tj[i + 1], vals[i + 1])
                     break
 
     def _locate(self, item, t_a, g_a, t_b, g_b, sol) -> float:
@@ -286,6 +365,7 @@ class EventHandler:
         if not active:
             return X, False
         g_after = self.guards(active, t, X, "tick")
+        self._last_guards = (t, X, active, g_after)
         fired_systems = set()
         for (k, e), ga, gb in zip(active, g_before, g_after):
             if k not in fired_systems and e.crosses(ga, gb):

@@ -52,7 +52,7 @@ from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 from .errors import IntegrationError, SimError
 
 __all__ = ["METHODS", "METHOD_NAMES", "STIFF_METHOD", "Integrator", "StiffnessWarning", "check_restart",
-           "restart_runge_kutta", "stiffness_ratio"]
+           "restart_runge_kutta", "rk_interior_weights", "stiffness_ratio"]
 
 #: Selectable scipy integration methods by name.
 METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "LSODA": LSODA, "Radau": Radau, "BDF": BDF}
@@ -175,12 +175,12 @@ def stiffness_ratio(K: np.ndarray, s: int, w: np.ndarray) -> float:
     their ratio of norms estimates the dominant eigenvalue magnitude ``rho``, and
     ``h`` cancels. Pure function of arrays. Zero when the two states coincide.
     """
-    dy = w @ K[: s + 1]
-    den = math.sqrt(float(dy @ dy))
+    dy = w.dot(K[: s + 1])
+    den = math.sqrt(float(dy.dot(dy)))
     if den == 0.0:
         return 0.0
     df = K[-1] - K[s]
-    return math.sqrt(float(df @ df)) / den
+    return math.sqrt(float(df.dot(df))) / den
 
 
 def spectral_radius(J) -> float:
@@ -193,6 +193,26 @@ def spectral_radius(J) -> float:
     if J.shape[0] <= 64:
         return float(np.max(np.abs(np.linalg.eigvals(J))))
     return float(np.max(np.sum(np.abs(J), axis=1)))  # the infinity norm bounds it
+
+
+# -- interpolation inside a step ------------------------------------------------------------------------
+_interior_weights: dict = {}
+
+
+def rk_interior_weights(cls, fractions) -> np.ndarray:
+    """Weights ``W`` with ``y(t_old + f h) = y_old + h * K.T @ W[:, i]`` for each fraction ``f``.
+
+    The dense output of scipy's RK23 and RK45 is ``y_old + h * (K.T @ P) @ [f, f^2, ...]``;
+    folding the powers of the (fixed) fractions into ``P`` once makes the states at every
+    interior sample point one matrix product per step.
+    """
+    key = (cls, tuple(fractions))
+    W = _interior_weights.get(key)
+    if W is None:
+        f = np.asarray(fractions, dtype=float)
+        powers = np.cumprod(np.tile(f, (cls.P.shape[1], 1)), axis=0)
+        W = _interior_weights[key] = cls.P @ powers
+    return W
 
 
 # -- the adapter ------------------------------------------------------------------------------------------
@@ -275,6 +295,22 @@ class Integrator:
             if _restartable(cls):
                 self._solvers[name] = solver
         return solver
+
+    def interior_states(self, solver):
+        """A function ``fractions -> states`` (columns) inside the solver's last step."""
+        cls = type(solver)
+        if cls is RK45 or cls is RK23:
+            def states(fractions):
+                Xb = solver.K.T.dot(rk_interior_weights(cls, fractions))
+                Xb *= solver.t - solver.t_old
+                Xb += solver.y_old[:, None]
+                return Xb
+            return states
+
+        def states(fractions):
+            t_old, t = solver.t_old, solver.t
+            return solver.dense_output()(np.array([t_old + (t - t_old) * f for f in fractions]))
+        return states
 
     def after_step(self, solver) -> None:
         """Stiffness bookkeeping after an accepted step; sets :attr:`switch_now` when ``"auto"`` switches."""
