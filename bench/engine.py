@@ -239,7 +239,7 @@ def stiff_rows():
                      r.stats["intervals_by_method"]))
     for name, method, dt, nfev, val, by in rows:
         print(f"{name:26s} {method:6s} {dt:8.3f} s  nfev {nfev:9d}  {'max error' if 'linear' in name else 'final x'} "
-              f"{val:.3e}  intervals {by}")
+              f"{val:.10g}  intervals {by}")
 
 
 def main():
