@@ -277,7 +277,6 @@ class Integrator:
     def start(self, t: float, X: np.ndarray, t_end: float):
         """A solver of the current method positioned at (t, X), bounded by ``t_end``."""
         name = self._current
-        self.intervals_by_method[name] = self.intervals_by_method.get(name, 0) + 1
         self._steps_here = 0
         self.switch_now = False
         cls = METHODS[name]
@@ -345,7 +344,9 @@ class Integrator:
 
     def finish(self, solver) -> None:
         """End the segment: keep the step size to start the next one with, count the work, switch if due."""
-        if METHODS[self._current] not in _EXPLICIT:
+        name = self._current
+        self.intervals_by_method[name] = self.intervals_by_method.get(name, 0) + 1
+        if METHODS[name] not in _EXPLICIT:
             self.njev += int(getattr(solver, "njev", 0))
             self.nlu += int(getattr(solver, "nlu", 0))
         h = getattr(solver, "h_abs", None) or solver.step_size
