@@ -274,7 +274,7 @@ class Simulator:
         pend = self._pending_tick
         if pend is None or pend[0] != t_ns:
             active = [] if initial else ev.active_events()
-            pend = self._pending_tick = [t_ns, active, ev.guards(active, t, self._X, "tick"), False]
+            pend = self._pending_tick = [t_ns, active, ev.guards_before_writes(active, t, self._X), False]
         _, active, g_before, _ = pend
         for i in sched.due(t_ns):
             c = self.controllers[i]
@@ -389,13 +389,13 @@ class Simulator:
                     if not keep:
                         rec.row(t_new, y_new, held(t_new, y_new))
                     self._X, self.t = y_new, t_new
-                    ev.end_segment(t_new)
+                    ev.end_segment(t_new, y_new)
                     rec.commit(t_new)
                     return
             integ.finish(solver)
             self._X = solver.y
             self.t = t_end  # the solver lands exactly on t_bound
-            ev.end_segment(t_end)
+            ev.end_segment(t_end, self._X)
             if not keep:
                 rec.row(t_end, self._X, held(t_end, self._X))  # the interval's end, for "ticks"
             rec.commit(t_end)

@@ -98,6 +98,7 @@ class EventHandler:
         self._fns: list = []  # (guard, slice, inputs) of every active event, for the per-step evaluation
         self._sf = self.search_from
         self._last_guards = None  # (t, X, active, values) of the last guards at a tick, reused by begin
+        self._end = None  # (t, X, active, values) where the last segment ended, reused by the tick there
 
     # -- guards ------------------------------------------------------------------------------------------
     def active_events(self) -> list:
@@ -115,6 +116,14 @@ class EventHandler:
                     pass
             out.extend((k, e) for e in evs)
         return out
+
+    def guards_before_writes(self, active, t, X) -> list:
+        """The guards at a tick, before its writes: the values the segment that ended there computed,
+        when it ended at this instant and state with these events, else evaluated afresh."""
+        end = self._end
+        if end is not None and end[0] == t and end[1] is X and end[2] == active:
+            return list(end[3])
+        return self.guards(active, t, X, "tick")
 
     def guards(self, active, t, X, when: str = "event search") -> list:
         """Every guard of ``active`` at (t, X), as floats, checked finite."""
@@ -171,8 +180,9 @@ class EventHandler:
             self._restart_sides(active, self.g_prev, self.fired_here, t, X, self._sf)
         return True
 
-    def end_segment(self, t_end: float) -> None:
-        """The segment reached ``t_end`` without an event: commit its search state."""
+    def end_segment(self, t_end: float, X_end: np.ndarray) -> None:
+        """The segment reached ``t_end`` (state ``X_end``) without an event: commit its search state."""
+        self._end = (t_end, X_end, self.active, self.g_prev)
         self.fired_here = []
         self.search_from = {key: ts for key, ts in self._sf.items() if ts > t_end} if self._sf else {}
 

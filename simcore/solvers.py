@@ -201,6 +201,20 @@ def spectral_radius(J) -> float:
     return float(np.max(np.sum(np.abs(J), axis=1)))  # the infinity norm bounds it
 
 
+def _without_overflow_warnings(step):
+    """An implicit solver's ``step`` that does not warn of overflow inside scipy's Jacobian.
+
+    scipy's finite-difference Jacobian (``num_jac``) grows its perturbation tenfold each
+    time for a state the derivatives do not depend on (a position), until the factor
+    overflows: harmless, but a warning on every stiff swerve run. A real overflow in a
+    model still makes its derivative non-finite, which the engine reports by name.
+    """
+    def quiet_step():
+        with np.errstate(over="ignore"):
+            return step()
+    return quiet_step
+
+
 # -- interpolation inside a step ------------------------------------------------------------------------
 _interior_weights: dict = {}
 
@@ -299,6 +313,8 @@ class Integrator:
             solver.fun = self.rhs  # bind the engine's right-hand side directly (point 2)
             if _restartable(cls):
                 self._solvers[name] = solver
+        else:
+            solver.step = _without_overflow_warnings(solver.step)
         return solver
 
     def interior_states(self, solver):
