@@ -10,7 +10,9 @@ Three rows, each a ratio of medians measured in this process, the runs interleav
    stops at -75 and 255 degrees, gravity) under a 50 Hz PID for 10 s: ``simulate``
    (the stops are state events, their guards checked on every step) against a hand
    loop calling ``solve_ivp`` once per tick with two terminal scipy events for the
-   stops. Target: at most 0.8x.
+   stops. Target: at most 0.8x. Also printed: the floor, scipy's RK45 carried by hand
+   from tick to tick on the model's own derivatives and the same PID with nothing else
+   (no events, checks or records), which bounds what any engine built on it can reach.
 3. **Arm against WPILib.** The same arm in WPILib's ``SingleJointedArmSim`` stepped at
    20 ms (robotpy's ``wpilib``, an optional dependency of this benchmark: the row is
    skipped with a message when it is not installed). Target: simcore at most 4x per
@@ -139,6 +141,37 @@ def arm_hand():
     return x[0]
 
 
+def arm_floor():
+    """What no engine can beat: scipy's RK45 carried by hand from tick to tick on the model's own
+    derivatives and the same PID, with no events, checks or records."""
+    from scipy.integrate import RK45
+
+    arm = models.Arm.from_wpilib(VEX_775PRO.gearbox(N_MOTORS), G, J, L, MIN, MAX, True, 0.0)
+    arm.mode = "moving"
+    u = arm.initial_inputs()
+    deriv = arm.derivatives
+
+    def fun(t, x):
+        return deriv(t, x, u)
+
+    pid = PIDController(KP, 0.0, KD, period=PERIOD)
+    x = np.array([0.0, 0.0])
+    solver, h = None, None
+    for k in range(N_TICKS):
+        t0, t1 = k * 20_000_000 / 1e9, (k + 1) * 20_000_000 / 1e9
+        u[0] = control(pid, t0, x[0])
+        if solver is None:
+            solver = RK45(fun, t0, x, t1, rtol=RTOL, atol=ATOL)
+            solver.fun = fun
+        else:
+            solver.t, solver.y, solver.t_bound, solver.t_old = t0, x, t1, None
+            solver.f, solver.h_abs, solver.status = fun(t0, x), min(h, t1 - t0), "running"
+        while solver.status == "running":
+            solver.step()
+        h, x = solver.h_abs, solver.y
+    return x[0]
+
+
 def _wpilib_arm():
     try:
         from wpimath.system.plant import DCMotor
@@ -165,9 +198,9 @@ def _timed(fn) -> float:
 def measure(repeat: int) -> dict:
     """Median wall times, s, of every workload, interleaved run by run."""
     assert abs(flywheel_engine() - flywheel_hand()) < 1e-5 * FW_SETPOINT
-    assert abs(arm_engine() - arm_hand()) < 1e-6
+    assert abs(arm_engine() - arm_hand()) < 1e-6 and abs(arm_engine() - arm_floor()) < 1e-6
     runs = {"flywheel_engine": flywheel_engine, "flywheel_hand": flywheel_hand, "arm_engine": arm_engine,
-            "arm_hand": arm_hand}
+            "arm_hand": arm_hand, "arm_floor": arm_floor}
     wp = _wpilib_arm()
     if wp is not None:
         runs["arm_wpilib"] = wp
@@ -185,10 +218,14 @@ def report(m: dict, label: str = "") -> dict:
           f"{m['flywheel_hand'] / ticks * 1e6:7.1f} us/tick, ratio {ratios['flywheel']:.3f} (target <= 0.8)")
     print(f"{label}2. arm 50 Hz with stops: engine {m['arm_engine'] / T_END * 1e3:6.2f} ms per simulated s, hand "
           f"solve_ivp+events loop {m['arm_hand'] / T_END * 1e3:6.2f}, ratio {ratios['arm']:.3f} (target <= 0.8)")
+    if "arm_floor" in m:
+        print(f"{label}   floor (scipy RK45 + the model + the PID, nothing else): {m['arm_floor'] / T_END * 1e3:6.2f} ms "
+              f"per simulated s; engine/floor {m['arm_engine'] / m['arm_floor']:.2f}")
     if "arm_wpilib" in m:
         ratios["wpilib"] = m["arm_engine"] / m["arm_wpilib"]
+        floor = (f", floor/WPILib {m['arm_floor'] / m['arm_wpilib']:.2f}" if "arm_floor" in m else "")
         print(f"{label}3. arm vs WPILib SingleJointedArmSim (20 ms steps): {m['arm_wpilib'] / T_END * 1e3:6.2f} ms per "
-              f"simulated s, ratio simcore/WPILib {ratios['wpilib']:.2f} (target <= 4)")
+              f"simulated s, ratio simcore/WPILib {ratios['wpilib']:.2f} (target <= 4){floor}")
     else:
         print(f"{label}3. arm vs WPILib: skipped (robotpy's wpilib is not installed: pip install wpilib==2026.2.2)")
     return ratios
