@@ -86,6 +86,7 @@ class EventHandler:
         self.rhs = rhs
         self._cache: dict = {}
         self._vectorizable: dict = {}  # event -> whether its guard takes arrays (decided at first use)
+        self._active_modes, self._active_list = None, []  # the last modes seen, and their events
         # Committed search state.
         self.fired_here: list = []  # the events fired at the current restart point
         self.zeno_run = 0
@@ -103,6 +104,9 @@ class EventHandler:
     # -- guards ------------------------------------------------------------------------------------------
     def active_events(self) -> list:
         """[(system index, event)] for the current modes, cached per mode."""
+        modes = tuple(s.mode for s in self.layout.systems)
+        if modes == self._active_modes:
+            return self._active_list
         out = []
         for k, s in enumerate(self.layout.systems):
             key = (k, s.mode)
@@ -115,6 +119,7 @@ class EventHandler:
                 except TypeError:  # an unhashable mode: no caching
                     pass
             out.extend((k, e) for e in evs)
+        self._active_modes, self._active_list = modes, out
         return out
 
     def guards_before_writes(self, active, t, X) -> list:
