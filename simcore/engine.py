@@ -216,9 +216,18 @@ class Simulator:
                 rec.row(t, self._X, lay.held(t, self._X))  # the row before the write (usually the interval's last)
             for name, value in mapping.items():
                 lay.write_input(name, value, "set_inputs", t)
-            self._X, fired = ev.fire_input_jumps(active, g_before, t, self._X, self._fire)
+        except BaseException:
+            rec.rollback()
+            raise
+        self._after_writes(active, g_before, t)
+
+    def _after_writes(self, active, g_before, t) -> None:
+        """Fire the events the inputs just written trigger, record the row after, keep the rows."""
+        rec = self._rec
+        try:
+            self._X, fired = self._events.fire_input_jumps(active, g_before, t, self._X, self._fire)
             if not fired:
-                rec.row(t, self._X, lay.held(t, self._X))
+                rec.row(t, self._X, self._layout.held(t, self._X))
         except BaseException:
             rec.rollback()
             raise
@@ -302,16 +311,8 @@ class Simulator:
             rec.tick(c.name, t, dict(written))
             pend[3] = True
         self._pending_tick = None
-        if not pend[3] or initial:
-            return
-        try:
-            self._X, fired = ev.fire_input_jumps(active, g_before, t, self._X, self._fire)
-            if not fired:
-                rec.row(t, self._X, lay.held(t, self._X))
-        except BaseException:
-            rec.rollback()
-            raise
-        rec.commit(t)
+        if pend[3] and not initial:
+            self._after_writes(active, g_before, t)
 
     # -- integration ------------------------------------------------------------------------------------
     def _settle_modes(self) -> None:

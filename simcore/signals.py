@@ -68,22 +68,23 @@ def _row_of_numbers(system, what: str, names, value, t) -> np.ndarray:
     return arr.astype(float)
 
 
+def _finite_row(system, what: str, names, kind: str, value, t) -> np.ndarray:
+    """``value`` returned by ``system.<what>()`` checked as a row of numbers, and finite."""
+    row = _row_of_numbers(system, what, names, value, t)
+    if not np.isfinite(row).all():
+        i = int(np.flatnonzero(~np.isfinite(row))[0])
+        raise NonFiniteError(kind, f"{system.name}.{names[i]}", row[i], float(t))
+    return row
+
+
 def output_row(system, value, t) -> np.ndarray:
     """What ``system.outputs()`` returned, checked: a float array ordered as ``output_names``, finite."""
-    y = _row_of_numbers(system, "outputs", system.output_names, value, t)
-    if not np.isfinite(y).all():
-        i = int(np.flatnonzero(~np.isfinite(y))[0])
-        raise NonFiniteError("output", f"{system.name}.{system.output_names[i]}", y[i], float(t))
-    return y
+    return _finite_row(system, "outputs", system.output_names, "output", value, t)
 
 
 def derivative_row(system, value, t) -> np.ndarray:
     """What ``system.derivatives()`` returned, checked (the slow path of the right-hand side)."""
-    d = _row_of_numbers(system, "derivatives", system.state_names, value, t)
-    if not np.isfinite(d).all():
-        i = int(np.flatnonzero(~np.isfinite(d))[0])
-        raise NonFiniteError("derivative of", f"{system.name}.{system.state_names[i]}", d[i], float(t))
-    return d
+    return _finite_row(system, "derivatives", system.state_names, "derivative of", value, t)
 
 
 class SignalLayout:
