@@ -358,7 +358,7 @@ class Simulator:
         stats = self._stats
         snapshot = integ.snapshot()
         modes = [s.mode for s in self.systems]
-        held, keep = lay.held, rec.keeps_steps
+        held, keep, stage = lay.held, rec.keeps_steps, rec.stager()
         try:
             solver = integ.start(t, X, t_end)
             stats["n_segments"] += 1
@@ -382,7 +382,7 @@ class Simulator:
                         rec.commit(self.t)
                         return
                 if keep:
-                    rec.row(t_new, y_new, held(t_new, y_new))
+                    stage((t_new, y_new, held(t_new, y_new)))
                 elif solver.status == "running":
                     rec.skipped_step()
                 if integ.switch_now and solver.status == "running":

@@ -80,7 +80,7 @@ class Recorder:
         #: Whether every accepted solver step is a row.
         self.keeps_steps = record == "all" or self.window is not None
         self._keeps_rows = record != "none"
-        self._t, self._x, self._h = deque(), deque(), deque()
+        self._rows: deque = deque()  # (t, X, held) per kept row
         self._pending: list = []
         self._pending_events: list = []
         self._last_t = None
@@ -93,6 +93,10 @@ class Recorder:
     def row(self, t: float, X: np.ndarray, held) -> None:
         """Stage a row (kept at the next :meth:`commit`)."""
         self._pending.append((t, X, held))
+
+    def stager(self):
+        """``stage(row)`` for ``(t, X, held)`` tuples: :meth:`row` without the call (the per-step path)."""
+        return self._pending.append
 
     def event(self, record) -> None:
         """Stage a fired event's record (kept at the next :meth:`commit`)."""
@@ -119,13 +123,10 @@ class Recorder:
         if pending:
             self._last_t = pending[-1][0]
             if self._keeps_rows:
-                for t, X, held in pending:
-                    self._t.append(t)
-                    self._x.append(X)
-                    self._h.append(held)
+                self._rows.extend(pending)
             else:
                 self.dropped["rows"] += len(pending)
-            self._pending = []
+            pending.clear()  # the same list: a stager bound to it stays valid
         if self._pending_events:
             self.events.extend(self._pending_events)
             self._pending_events = []
@@ -134,15 +135,13 @@ class Recorder:
 
     def rollback(self) -> None:
         """Drop the staged rows and events (the segment that made them did not complete)."""
-        self._pending = []
+        self._pending.clear()
         self._pending_events = []
 
     def _forget_before(self, cutoff: float) -> None:
-        t, x, h = self._t, self._x, self._h
-        while len(t) > 1 and t[0] < cutoff:
-            t.popleft()
-            x.popleft()
-            h.popleft()
+        rows = self._rows
+        while len(rows) > 1 and rows[0][0] < cutoff:
+            rows.popleft()
             self.dropped["rows"] += 1
         for name, ticks in self.ticks.items():
             log = self.tick_log[name]
@@ -157,15 +156,22 @@ class Recorder:
     # -- the result ---------------------------------------------------------------------------------------
     def result(self, layout, now: float, X: np.ndarray, stats: dict) -> Result:
         """Everything kept, as a :class:`Result` (under ``"none"``: the present row only)."""
-        if self._keeps_rows and self._t:
-            t = np.fromiter(self._t, dtype=float, count=len(self._t))
-            rows_x, rows_h = list(self._x), list(self._h)
-        else:
-            t = np.array([now])
-            rows_x, rows_h = [X], [layout.held(now, X)]
-        n = len(t)
-        xs = np.array(rows_x, dtype=float).reshape(n, layout.n_states)
-        us = np.array([h[0] for h in rows_h], dtype=float).reshape(n, -1)
+        rows = self._rows if self._keeps_rows and self._rows else [(now, X, layout.held(now, X))]
+        n = len(rows)
+        t = np.fromiter((r[0] for r in rows), dtype=float, count=n)
+        xs = (np.concatenate([r[1] for r in rows]) if layout.n_states else np.empty(0)).reshape(n, layout.n_states)
+        # Consecutive rows share their snapshot of inputs and modes: convert each snapshot once.
+        slot: dict = {}
+        snapshots, which = [], []
+        for r in rows:
+            h = r[2]
+            i = slot.get(id(h))
+            if i is None:
+                i = slot[id(h)] = len(snapshots)
+                snapshots.append(h)
+            which.append(i)
+        us = np.array([h[0] for h in snapshots], dtype=float).reshape(len(snapshots), -1)[which]
+        rows_h = [snapshots[i] for i in which]
         modes_rows = [h[1] for h in rows_h]
         data, lazy = {}, {}
         ucol = 0
