@@ -378,7 +378,7 @@ class Simulator:
                     if hit is not None:
                         integ.finish(solver)
                         self._X = ev.fire(hit, self._fire)
-                        self.t = hit[0]
+                        self.t = float(hit[0])
                         rec.commit(self.t)
                         return
                 if keep:
@@ -389,7 +389,7 @@ class Simulator:
                     integ.finish(solver)  # "auto" changes method here: a new segment starts at t_new
                     if not keep:
                         rec.row(t_new, y_new, held(t_new, y_new))
-                    self._X, self.t = y_new, t_new
+                    self._X, self.t = y_new, float(t_new)
                     ev.end_segment(t_new, y_new)
                     rec.commit(t_new)
                     return
