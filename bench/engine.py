@@ -311,7 +311,7 @@ def main():
     print("after (this checkout):")
     after = report(med(ours), "  ")
     m_b, m_a = med(theirs), med(ours)
-    print(f"before/after wall time: flywheel {m_b['flywheel_engine'] / m_a['flywheel_engine']:.2f}x faster, "
+    print(f"before/after CPU time: flywheel {m_b['flywheel_engine'] / m_a['flywheel_engine']:.2f}x faster, "
           f"arm {m_b['arm_engine'] / m_a['arm_engine']:.2f}x faster")
     del before, after
 

@@ -255,6 +255,7 @@ class Integrator:
         self.rtol, self.atol, self.max_step = rtol, atol, max_step
         self._current = "RK45" if method == "auto" else method
         self._solvers: dict = {}  # reusable explicit solver by method name
+        self._interior = None  # (solver, its interior-states function)
         self._h_next = None  # the step size the last interval ended with
         self._stiff, self._calm = 0, 0  # stiff-step count, non-stiff steps in a row
         self._nonstiff_intervals = 0
@@ -319,6 +320,14 @@ class Integrator:
 
     def interior_states(self, solver):
         """A function ``fractions -> states`` (columns) inside the solver's last step."""
+        cached = self._interior
+        if cached is not None and cached[0] is solver:
+            return cached[1]
+        fn = self._interior_fn(solver)
+        self._interior = (solver, fn)
+        return fn
+
+    def _interior_fn(self, solver):
         cls = type(solver)
         if cls is RK45 or cls is RK23:
             def states(fractions):
