@@ -77,15 +77,7 @@ class TickSchedule:
         """Indices of the controllers due at ``t_ns``, in the order given."""
         return [i for i, tn in enumerate(self._next) if tn == t_ns]
 
-    def is_due(self, i: int, t_ns: int) -> bool:
-        """Whether controller ``i``'s pending tick is at ``t_ns``."""
-        return self._next[i] == t_ns
-
     def done(self, i: int) -> None:
         """Controller ``i`` completed its pending tick: schedule its next one."""
         self._k[i] += 1
         self._next[i] = self._base[i] + self._k[i] * self._period[i]
-
-    def ticks_done(self, i: int) -> int:
-        """How many ticks controller ``i`` has completed."""
-        return self._k[i]

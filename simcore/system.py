@@ -57,7 +57,9 @@ def check_system(system) -> None:
         raise ConfigError(f"{cls}.name", name, "a system name (a class attribute or set in __init__)")
     validate_name(f"{cls}.name", name)
     for group in ("state_names", "input_names", "output_names"):
-        setattr(system, group, names_of(f"{name}.{group}", getattr(system, group, ())))
+        names = getattr(system, group, ())
+        if type(names) is not tuple:
+            setattr(system, group, names_of(f"{name}.{group}", names))
     units = getattr(system, "units", None)
     if not isinstance(units, Mapping):
         raise ConfigTypeError(f"{name}.units", units, "a mapping {signal_name: unit}")
