@@ -15,9 +15,10 @@ from .result import Result
 from .system import System
 from .units import Q_, ureg
 from .sweeping import SweepTable, pivot, sweep
+from .batch import BatchResult, simulate_batch
 
 
 __all__ = ["System", "StateEvent", "EventRecord", "PeriodicController", "Coupling", "simulate", "Simulator",
            "Result", "METHODS", "ureg", "Q_", "SimError", "ConfigError", "IntegrationError", "NonFiniteError",
-           "sweep", "pivot", "SweepTable"]
+           "sweep", "pivot", "SweepTable", "simulate_batch", "BatchResult"]
 __version__ = "0.1.0"
