@@ -96,11 +96,13 @@ class BatchEvent:
     StateEvent objects) when one BatchEvent is active in both.
     """
 
-    __slots__ = ("name", "direction", "active", "guard", "reset", "new_mode", "terminal")
+    __slots__ = ("name", "direction", "active", "guard", "reset", "new_mode", "terminal", "reads_inputs")
 
-    def __init__(self, name, direction, active, guard, reset=None, new_mode=None, terminal=False):
+    def __init__(self, name, direction, active, guard, reset=None, new_mode=None, terminal=False,
+                 reads_inputs=True):
         self.name, self.direction, self.active = name, direction, np.asarray(active, dtype=bool)
         self.guard, self.reset, self.new_mode, self.terminal = guard, reset, new_mode, terminal
+        self.reads_inputs = reads_inputs  # False: the guard reads the state only (no bus solve needed)
 
 
 class BatchedMechanism:
@@ -206,12 +208,11 @@ class BatchedMechanism:
         emf = w / self._Kv
         vb = xp.maximum(bus, 0.0)
         neutral = command == 0.0
-        braking = neutral & (brake >= 0.5)
         v_req = command * vb if self._duty else command
-        saturated = xp.where(neutral, 0.0, xp.where((v_req > vb) | (v_req < -vb), 1.0, 0.0))
         v = self._limited_voltage(v_req, emf, vb)
-        limited = xp.where(neutral, 0.0, xp.where(v != xp.minimum(xp.maximum(v_req, -vb), vb), 1.0, 0.0))
-        i_drive = (v - emf) / R
+        saturated = xp.where((v_req > vb) | (v_req < -vb), 1.0, 0.0)
+        limited = xp.where(v != xp.minimum(xp.maximum(v_req, -vb), vb), 1.0, 0.0)
+        i = (v - emf) / R
         live = vb > 0.0
         if xp.all(live):
             duty = v / vb
@@ -219,15 +220,19 @@ class BatchedMechanism:
             eps = _DEAD_BUS_PROBE
             probe = self._limited_voltage(command * eps if self._duty else v_req, emf, xp.full_like(vb, eps)) / eps
             duty = xp.where(live, v / xp.where(live, vb, 1.0), probe)
+        isup = duty * i
+        if not xp.any(neutral):
+            return v, i, isup, saturated, limited
         # Neutral: brake shorts the windings; coast conducts through the diodes only beyond the bus.
+        braking = neutral & (brake >= 0.5)
         over, under = emf > vb, emf < -vb
         v_coast = xp.where(over, vb, xp.where(under, -vb, emf))
         i_coast = xp.where(over, (vb - emf) / R, xp.where(under, (-vb - emf) / R, 0.0))
         s_coast = xp.where(over, i_coast, xp.where(under, -i_coast, 0.0))
         va = xp.where(neutral, xp.where(braking, 0.0, v_coast), v)
-        i = xp.where(neutral, xp.where(braking, -emf / R, i_coast), i_drive)
-        isup = xp.where(neutral, xp.where(braking, 0.0, s_coast), duty * i_drive)
-        return va, i, isup, saturated, limited
+        i = xp.where(neutral, xp.where(braking, -emf / R, i_coast), i)
+        isup = xp.where(neutral, xp.where(braking, 0.0, s_coast), isup)
+        return va, i, isup, xp.where(neutral, 0.0, saturated), xp.where(neutral, 0.0, limited)
 
     def _limited_voltage(self, v_req, emf, vb):
         """MotorDrive._limited_voltage element-wise: the request projected onto what the limits allow."""
@@ -350,13 +355,15 @@ class BatchedMechanism:
         events = []
         if self.min_position > -math.inf:
             events.append(BatchEvent("lower_stop", -1, moving_modes, lambda t, x, u, mode: x[0] - self.min_position,
-                                     impact(self.min_position), to_rest))
+                                     impact(self.min_position), to_rest, reads_inputs=False))
         if self.max_position < math.inf:
             events.append(BatchEvent("upper_stop", +1, moving_modes, lambda t, x, u, mode: x[0] - self.max_position,
-                                     impact(self.max_position), to_rest))
+                                     impact(self.max_position), to_rest, reads_inputs=False))
         events += [
-            BatchEvent("velocity_zero", -1, only("forward"), lambda t, x, u, mode: x[1], halt, to_rest),
-            BatchEvent("velocity_zero", +1, only("reverse"), lambda t, x, u, mode: x[1], halt, to_rest),
+            BatchEvent("velocity_zero", -1, only("forward"), lambda t, x, u, mode: x[1], halt, to_rest,
+                       reads_inputs=False),
+            BatchEvent("velocity_zero", +1, only("reverse"), lambda t, x, u, mode: x[1], halt, to_rest,
+                       reads_inputs=False),
             BatchEvent("breakaway_forward", +1, only("stuck"), fwd_push,
                        new_mode=lambda t, x, u, mode: xp.full_like(mode, self.FORWARD)),
             BatchEvent("breakaway_reverse", +1, only("stuck"), back_push,

@@ -182,17 +182,19 @@ class _View:
         out = np.zeros((len(b.kinds), self.m))
         if not b.kinds:
             return out
-        xs, us = self.inputs(t, Y)
-        for e, (k, j, _) in enumerate(b.kinds):
-            if needed is not None and not needed[e]:
-                continue
-            ev = self.systems[k].events[j]
-            out[e] = ev.guard(t, xs[k], us[k], self.modes[k])
+        want = [e for e in range(len(b.kinds)) if needed is None or needed[e]]
+        if any(b.kinds[e][2].reads_inputs for e in want):
+            xs, us = self.inputs(t, Y)
+        else:  # guards of the state alone: no coupled inputs to solve
+            xs, us = [Y[sl] for sl in b.slices], self.U
+        for e in want:
+            k, j, _ = b.kinds[e]
+            out[e] = self.systems[k].events[j].guard(t, xs[k], us[k], self.modes[k])
         return out
 
     def guard(self, e, t, Y):
-        k, j, _ = self.batch.kinds[e]
-        xs, us = self.inputs(t, Y)
+        k, j, ev = self.batch.kinds[e]
+        xs, us = self.inputs(t, Y) if ev.reads_inputs else ([Y[sl] for sl in self.batch.slices], self.U)
         return self.systems[k].events[j].guard(t, xs[k], us[k], self.modes[k])
 
 
