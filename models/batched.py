@@ -90,9 +90,9 @@ def _values(system, params: dict, key: str, n: int, *, positive: bool = False, n
 class BatchEvent:
     """One state event of a batched system: guard, direction, reset and mode switch over variants.
 
-    ``active`` is a boolean per mode code: the modes in which the event is armed. ``guard(t, x, u,
-    mode)`` returns one value per variant; ``reset`` (or None) the new states; ``new_mode`` (or
-    None: keep) the new mode codes. Two modes share an event (one identity, as the model's
+    ``active`` is a boolean per mode code: the modes in which the event is armed. ``guard(s, t, x,
+    u, mode)`` returns one value per variant of the batched system ``s``; ``reset(s, ...)`` (or
+    None) the new states; ``new_mode(s, ...)`` (or None: keep) the new mode codes. Two modes share an event (one identity, as the model's
     StateEvent objects) when one BatchEvent is active in both.
     """
 
@@ -170,6 +170,7 @@ class BatchedMechanism:
             self._p["load"] = self._load[1]
         elif self._load is not None:
             self._p["load"] = np.full(n, float(self._load[1]))
+        self._any_dir = bool(directional.any())
         self.events = self._build_events()
 
     # -- subsets -----------------------------------------------------------------------------
@@ -179,7 +180,7 @@ class BatchedMechanism:
         new.__dict__.update(self.__dict__)
         new._p = {key: v[idx] for key, v in self._p.items()}
         new.n = len(idx)
-        new.events = new._build_events()
+        new._any_dir = bool(new._p["dir"].any())
         return new
 
     # -- initial values ------------------------------------------------------------------------
@@ -290,16 +291,35 @@ class BatchedMechanism:
         return xp.where(mode == self.FORWARD, 1.0, xp.where(mode == self.REVERSE, -1.0, 0.0))
 
     # -- System interface on arrays --------------------------------------------------------------
+    def _stator_current(self, w, command, brake, bus):
+        """The stator current of :meth:`_electrical` alone (what the right-hand side needs)."""
+        xp, R = self.xp, self._R
+        emf = w / self._Kv
+        vb = xp.maximum(bus, 0.0)
+        v_req = command * vb if self._duty else command
+        i = (self._limited_voltage(v_req, emf, vb) - emf) / R
+        neutral = command == 0.0
+        if not xp.any(neutral):
+            return i
+        coast = xp.where(emf > vb, (vb - emf) / R, xp.where(emf < -vb, (-vb - emf) / R, 0.0))
+        return xp.where(neutral, xp.where(brake >= 0.5, -emf / R, coast), i)
+
     def derivatives(self, t, x, u, mode):
         xp, p = self.xp, self._p
         q, v = x[0], x[1]
-        resting = mode >= self.STUCK
-        direction = self._direction(mode)
-        _, i, _, _, _ = self._electrical(p["k"] * v, u[0], u[1], u[2])
-        f = self._torque_at_load(self._Kt * i, direction)
-        fric = p["b"] * v + p["Fc"] * direction
+        tm = self._Kt * self._stator_current(p["k"] * v, u[0], u[1], u[2])
+        if self._any_dir:
+            direction = self._direction(mode)
+            f = self._torque_at_load(tm, direction)
+            fric = p["b"] * v + p["Fc"] * direction
+        else:  # no Coulomb friction and an ideal gearbox in any variant: direction plays no part
+            f = p["G"] * tm * p["kG"]
+            fric = p["b"] * v
         a = (f + self._load_force(q) - fric) / p["M"]
-        return xp.stack([xp.where(resting, 0.0, v), xp.where(resting, 0.0, a)])
+        resting = mode >= self.STUCK
+        if xp.any(resting):
+            return xp.stack([xp.where(resting, 0.0, v), xp.where(resting, 0.0, a)])
+        return xp.stack([v, a])
 
     def outputs(self, t, x, u, mode):
         xp, p = self.xp, self._p
@@ -334,40 +354,51 @@ class BatchedMechanism:
         return xp.where(lower, self.LOWER, xp.where(upper, self.UPPER, free))
 
     def _build_events(self):
+        """The events of every mode; each function takes the batched system it runs on first
+        (a subset of the variants has its own), so one set serves every subset."""
         M = self.MODES
         moving_modes = [m in ("moving", "forward", "reverse") for m in M]
-        to_rest = lambda t, x, u, mode: self._rest_mode(x[0], u)  # noqa: E731
         xp = self.xp
 
+        def to_rest(s, t, x, u, mode):
+            return s._rest_mode(x[0], u)
+
         def impact(stop):
-            def reset(t, x, u, mode):
+            def reset(s, t, x, u, mode):
                 return xp.stack([xp.full_like(x[0], stop), xp.zeros_like(x[1])])
             return reset
 
-        def halt(t, x, u, mode):
+        def halt(s, t, x, u, mode):
             return xp.stack([x[0], xp.zeros_like(x[1])])
 
-        fwd_push = lambda t, x, u, mode: self._applied_force(x[0], u, 1.0) - self._p["fb"]  # noqa: E731
-        back_push = lambda t, x, u, mode: -self._applied_force(x[0], u, -1.0) - self._p["fb"]  # noqa: E731
+        def fwd_push(s, t, x, u, mode):
+            return s._applied_force(x[0], u, 1.0) - s._p["fb"]
+
+        def back_push(s, t, x, u, mode):
+            return -s._applied_force(x[0], u, -1.0) - s._p["fb"]
+
+        def leave(forward):
+            return lambda s, t, x, u, mode: xp.where(s._p["dir"], s.FORWARD if forward else s.REVERSE, s.MOVING)
+
+        def to(code):
+            return lambda s, t, x, u, mode: xp.full_like(mode, code)
+
         only = lambda *names: [m in names for m in M]  # noqa: E731
-        leave = lambda forward: lambda t, x, u, mode: xp.where(  # noqa: E731
-            self._p["dir"], self.FORWARD if forward else self.REVERSE, self.MOVING)
+        lo, hi = self.min_position, self.max_position
         events = []
-        if self.min_position > -math.inf:
-            events.append(BatchEvent("lower_stop", -1, moving_modes, lambda t, x, u, mode: x[0] - self.min_position,
-                                     impact(self.min_position), to_rest, reads_inputs=False))
-        if self.max_position < math.inf:
-            events.append(BatchEvent("upper_stop", +1, moving_modes, lambda t, x, u, mode: x[0] - self.max_position,
-                                     impact(self.max_position), to_rest, reads_inputs=False))
+        if lo > -math.inf:
+            events.append(BatchEvent("lower_stop", -1, moving_modes, lambda s, t, x, u, mode: x[0] - lo,
+                                     impact(lo), to_rest, reads_inputs=False))
+        if hi < math.inf:
+            events.append(BatchEvent("upper_stop", +1, moving_modes, lambda s, t, x, u, mode: x[0] - hi,
+                                     impact(hi), to_rest, reads_inputs=False))
         events += [
-            BatchEvent("velocity_zero", -1, only("forward"), lambda t, x, u, mode: x[1], halt, to_rest,
+            BatchEvent("velocity_zero", -1, only("forward"), lambda s, t, x, u, mode: x[1], halt, to_rest,
                        reads_inputs=False),
-            BatchEvent("velocity_zero", +1, only("reverse"), lambda t, x, u, mode: x[1], halt, to_rest,
+            BatchEvent("velocity_zero", +1, only("reverse"), lambda s, t, x, u, mode: x[1], halt, to_rest,
                        reads_inputs=False),
-            BatchEvent("breakaway_forward", +1, only("stuck"), fwd_push,
-                       new_mode=lambda t, x, u, mode: xp.full_like(mode, self.FORWARD)),
-            BatchEvent("breakaway_reverse", +1, only("stuck"), back_push,
-                       new_mode=lambda t, x, u, mode: xp.full_like(mode, self.REVERSE)),
+            BatchEvent("breakaway_forward", +1, only("stuck"), fwd_push, new_mode=to(self.FORWARD)),
+            BatchEvent("breakaway_reverse", +1, only("stuck"), back_push, new_mode=to(self.REVERSE)),
             BatchEvent("leave_lower_stop", +1, only("lower_stop"), fwd_push, new_mode=leave(True)),
             BatchEvent("leave_upper_stop", +1, only("upper_stop"), back_push, new_mode=leave(False)),
         ]

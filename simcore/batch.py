@@ -189,13 +189,13 @@ class _View:
             xs, us = [Y[sl] for sl in b.slices], self.U
         for e in want:
             k, j, _ = b.kinds[e]
-            out[e] = self.systems[k].events[j].guard(t, xs[k], us[k], self.modes[k])
+            out[e] = b.kinds[e][2].guard(self.systems[k], t, xs[k], us[k], self.modes[k])
         return out
 
     def guard(self, e, t, Y):
         k, j, ev = self.batch.kinds[e]
         xs, us = self.inputs(t, Y) if ev.reads_inputs else ([Y[sl] for sl in self.batch.slices], self.U)
-        return self.systems[k].events[j].guard(t, xs[k], us[k], self.modes[k])
+        return ev.guard(self.systems[k], t, xs[k], us[k], self.modes[k])
 
 
 class _Batch:
@@ -395,7 +395,8 @@ class _Batch:
         """Fire event kind ``e`` for the variants ``cols`` at times ``te``: rows before/after, reset, mode."""
         k, j, _ = self.kinds[e]
         view = _View(self, cols)
-        ev = view.systems[k].events[j]
+        ev = self.kinds[e][2]
+        s = view.systems[k]
         sl = self.slices[k]
         self.res.rows(cols, te, X, self.modes, local=True)
         xs, us = view.inputs(te, X)
@@ -403,21 +404,21 @@ class _Batch:
         mode_before = self.modes[k][cols].copy()
         X = X.copy()
         if ev.reset is not None:
-            xn = ev.reset(te, xs[k], us[k], view.modes[k])
+            xn = ev.reset(s, te, xs[k], us[k], view.modes[k])
             if not np.isfinite(xn).all():
                 jj = int(np.argwhere(~np.isfinite(xn))[0][1])
                 raise NonFiniteError("reset state of", f"{self.systems[k].name}:{ev.name} (variant {cols[jj]})",
                                      xn[:, jj], float(te[jj]))
             X[sl] = xn
         if ev.new_mode is not None:
-            self.modes[k][cols] = np.asarray(ev.new_mode(te, X[sl], us[k], view.modes[k]), dtype=np.int8)
+            self.modes[k][cols] = np.asarray(ev.new_mode(s, te, X[sl], us[k], view.modes[k]), dtype=np.int8)
         self.res.event(e, cols, te, x_before, X[sl].copy(), mode_before, self.modes[k][cols].copy(), at_tick)
         self.res.rows(cols, te, X, self.modes, local=True)
         if ev.terminal:
             self.live[cols] = False
         return X
 
-    def _locate(self, e, view, cols, t_a, g_a, t_b, g_b, t_old, h, y_old, K):
+    def _locate(self, e, view, cols, t_a, g_a, t_b, g_b, t_old, h, y_old, Q):
         """Bisection on the dense output of columns ``cols`` for the root of kind ``e`` in (t_a, t_b]."""
         lo, hi = t_a.copy(), t_b.copy()
         glo = g_a.copy()
@@ -427,7 +428,7 @@ class _Batch:
         sub = view.sub(cols)
         for _ in range(n_iter):
             mid = 0.5 * (lo + hi)
-            x = batch_rk.dense(t_old, h, y_old, K, mid)
+            x = batch_rk.dense(t_old, h, y_old, Q, mid)
             gm = sub.guard(e, mid, x)
             crossed = np.where(glo < 0.0, gm >= 0.0, gm <= 0.0)
             lo, glo = np.where(crossed, lo, mid), np.where(crossed, glo, gm)
@@ -444,49 +445,56 @@ class _Batch:
         glob = sub.idx if sub.idx is not None else np.arange(self.n)
         g_prev = self.g_prev[:, glob]
         ts = [t_old + (t_new - t_old) * (i + 1) / (_INTERIOR + 1) for i in range(_INTERIOR)]
-        interior = [sub.guards(ti, batch_rk.dense(t_old, h, y_old, K, ti), needed) for ti in ts]
+        Q = batch_rk.dense_q(K)
+        interior = [sub.guards(ti, batch_rk.dense(t_old, h, y_old, Q, ti), needed) for ti in ts]
         nk = len(self.kinds)
         roots = np.full((nk, sub.m), np.inf)
         g_as = np.zeros((nk, sub.m))
         search = self.search_from[:, glob]
-        for e in np.flatnonzero(needed):
-            ev = self.kinds[e][2]
-            times = [t_old] + ts + [t_new]
-            samples = [g_prev[e]] + [g[e] for g in interior] + [g_new[e]]
-            t_s = search[e]
-            delayed = active[e] & (t_s > t_old)
-            skip = delayed & (t_s >= t_new)
-            if np.any(delayed & ~skip):
-                d = np.flatnonzero(delayed & ~skip)
-                ds = sub.sub(d)
-                g_s = np.zeros(sub.m)
-                g_s[d] = ds.guard(e, t_s[d], batch_rk.dense(t_old[d], h[d], y_old[:, d], K[:, :, d], t_s[d]))
-                use = delayed & ~skip
-                times[0] = np.where(use, t_s, times[0])
-                samples[0] = np.where(use, g_s, samples[0])
+        want = np.flatnonzero(needed)
+        if not len(want):
+            return sub, np.zeros(sub.m, dtype=bool), roots, g_as, Q
+        # Samples of every armed guard: (5 instants, kinds, columns); a search delay replaces the start.
+        times = np.broadcast_to(np.stack([t_old] + ts + [t_new])[:, None, :], (_INTERIOR + 2, len(want), sub.m))
+        G = np.stack([g_prev[want]] + [g[want] for g in interior] + [g_new[want]])
+        t_s = search[want]
+        act = active[want]
+        delayed = act & (t_s > t_old)
+        skip = delayed & (t_s >= t_new)
+        use = delayed & ~skip
+        if use.any():
+            times = times.copy()
+            for w, e in enumerate(want):
+                d = np.flatnonzero(use[w])
+                if not len(d):
+                    continue
+                g_s = sub.sub(d).guard(e, t_s[w, d], batch_rk.dense(t_old[d], h[d], y_old[:, d], Q[:, d], t_s[w, d]))
+                times[0, w, d], G[0, w, d] = t_s[w, d], g_s
                 for i in range(_INTERIOR):  # interior points before the delay repeat the delayed sample
-                    before = use & (ts[i] <= t_s)
-                    times[i + 1] = np.where(before, times[i], times[i + 1])
-                    samples[i + 1] = np.where(before, samples[i], samples[i + 1])
-            found = np.zeros(sub.m, dtype=bool)
-            ta, ga, tb, gb = (np.zeros(sub.m) for _ in range(4))
-            for i in range(len(times) - 1):
-                c = active[e] & ~skip & ~found & _crosses(samples[i], samples[i + 1], ev.direction)
-                ta, ga = np.where(c, times[i], ta), np.where(c, samples[i], ga)
-                tb, gb = np.where(c, times[i + 1], tb), np.where(c, samples[i + 1], gb)
-                found |= c
-            if found.any():
-                f = np.flatnonzero(found)
-                roots[e, f] = self._locate(e, sub, f, ta[f], ga[f], tb[f], gb[f], t_old[f], h[f], y_old[:, f],
-                                           K[:, :, f])
-                g_as[e, f] = ga[f]
+                    before = d[ts[i][d] <= t_s[w, d]]
+                    times[i + 1, w, before], G[i + 1, w, before] = times[i, w, before], G[i, w, before]
+        direction = np.array([self.kinds[e][2].direction for e in want], dtype=float)[None, :, None]
+        ga, gb = G[:-1], G[1:]
+        rising, falling = (ga < 0.0) & (gb >= 0.0), (ga > 0.0) & (gb <= 0.0)
+        cross = ((rising & (direction >= 0)) | (falling & (direction <= 0))) & (act & ~skip)[None]
+        found = cross.any(axis=0)
+        if found.any():
+            first = np.argmax(cross, axis=0)[None]
+            pick = lambda a: np.take_along_axis(a, first, axis=0)[0]  # noqa: E731
+            ta, g_a, tb, g_b = pick(times[:-1]), pick(ga), pick(times[1:]), pick(gb)
+            for w, e in enumerate(want):
+                f = np.flatnonzero(found[w])
+                if len(f):
+                    roots[e, f] = self._locate(e, sub, f, ta[w, f], g_a[w, f], tb[w, f], g_b[w, f], t_old[f], h[f],
+                                               y_old[:, f], Q[:, f])
+                    g_as[e, f] = g_a[w, f]
         # Search delays that have run out (the serial engine drops them after every step with guards).
         self.search_from[:, glob] = np.where(search > t_new, search, -np.inf)
         self.g_prev[:, glob] = np.where(active, g_new, self.g_prev[:, glob])
         hit = np.isfinite(roots).any(axis=0)
-        return sub, hit, roots, g_as
+        return sub, hit, roots, g_as, Q
 
-    def _fire_step_events(self, sub, hit, roots, g_as, t_old, t_new, y_old, y_new, K):
+    def _fire_step_events(self, sub, hit, roots, g_as, t_old, t_new, y_old, y_new, Q):
         """Fire, for every column with a root, the earliest event and those at its instant; returns
         (global columns, te, state after, fired-kind records)."""
         h_cols = np.flatnonzero(hit)
@@ -495,7 +503,7 @@ class _Batch:
         te = R.min(axis=0)
         tn = t_new[h_cols]
         x_e = np.where(te < tn, batch_rk.dense(t_old[h_cols], (t_new - t_old)[h_cols], y_old[:, h_cols],
-                                                K[:, :, h_cols], te), y_new[:, h_cols])
+                                                Q[:, h_cols], te), y_new[:, h_cols])
         # Zeno: events accumulating within the gap, more than the limit in a row.
         last = self.last_event_t[glob]
         close = np.isfinite(last) & (te - last <= _ZENO_GAP * np.maximum(1.0, np.abs(te)))
@@ -640,11 +648,11 @@ class _Batch:
             self.n_steps[A] += 1
             hit = np.zeros(len(a), dtype=bool)
             if self.kinds:
-                sub, hit, roots, g_as = self._events_in_step(view, a, t[a], t_new[a], y[:, a], y_new[:, a],
-                                                            K[:, :, a], t_end)
+                sub, hit, roots, g_as, Q = self._events_in_step(view, a, t[a], t_new[a], y[:, a], y_new[:, a],
+                                                               K[:, :, a], t_end)
                 if hit.any():
                     glob_e, te, X, fired = self._fire_step_events(sub, hit, roots, g_as, t[a], t_new[a], y[:, a],
-                                                                  y_new[:, a], K[:, :, a])
+                                                                  y_new[:, a], Q)
                     self.T[glob_e] = te
                     self.Y[:, glob_e] = X
                     done = (te >= t_end) | ~self.live[glob_e]

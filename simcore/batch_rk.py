@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import RK45
 
-__all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "initial_step", "SAFETY", "MIN_FACTOR", "MAX_FACTOR"]
+__all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "SAFETY", "MIN_FACTOR", "MAX_FACTOR"]
 
 A, B, C, E, P = RK45.A, RK45.B, RK45.C, RK45.E, RK45.P
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
@@ -58,22 +58,19 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, xp=np):
     t_new = xp.where(t_new - t_end > 0, t_end, t_new)
     h = t_new - t
     h_abs = xp.abs(h)
-    K = [f]
+    K = xp.empty((_N_STAGES + 1,) + y.shape)
+    flat = K.reshape(_N_STAGES + 1, -1)  # the stage sums as one matrix product each
+
+    def combine(w, n_stages):
+        return (w @ flat[:n_stages]).reshape(y.shape)
+
+    K[0] = f
     for s in range(1, _N_STAGES):
-        a = A[s]
-        dy = a[0] * K[0]
-        for j in range(1, s):
-            dy = dy + a[j] * K[j]
-        K.append(rhs(t + C[s] * h, y + dy * h))
-    step = B[0] * K[0]
-    for j in range(1, _N_STAGES):
-        step = step + B[j] * K[j]
-    y_new = y + h * step
+        K[s] = rhs(t + C[s] * h, y + combine(A[s, :s], s) * h)
+    y_new = y + h * combine(B, _N_STAGES)
     f_new = rhs(t + h, y_new)
-    K.append(f_new)
-    err = E[0] * K[0]
-    for j in range(1, _N_STAGES + 1):
-        err = err + E[j] * K[j]
+    K[-1] = f_new
+    err = combine(E, _N_STAGES + 1)
     scale = atol + xp.maximum(xp.abs(y), xp.abs(y_new)) * rtol
     error_norm = _rms(err * h / scale, xp)
     accepted = error_norm < 1
@@ -84,7 +81,7 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, xp=np):
     # max(MIN_FACTOR, nan) is MIN_FACTOR in Python's max, which scipy uses: keep that for a NaN norm.
     factor_bad = xp.where(grow > MIN_FACTOR, grow, MIN_FACTOR)
     h_next = h_abs * xp.where(accepted, factor_ok, factor_bad)
-    return accepted, t_new, y_new, f_new, xp.stack(K), h_next
+    return accepted, t_new, y_new, f_new, K, h_next
 
 
 def min_step(t, xp=np):
@@ -92,9 +89,14 @@ def min_step(t, xp=np):
     return 10 * xp.abs(xp.nextafter(t, xp.full_like(t, np.inf)) - t)
 
 
-def dense(t_old, h, y_old, K, t, xp=np):
+def dense_q(K, xp=np):
+    """The coefficients of a step's dense output from its stages, (n, m, 4) (scipy's ``K.T @ P``)."""
+    n_stages = K.shape[0]
+    return (P.T @ K.reshape(n_stages, -1)).reshape((P.shape[1],) + K.shape[1:]).transpose(1, 2, 0)
+
+
+def dense(t_old, h, y_old, Q, t, xp=np):
     """The step's dense output (scipy's ``RkDenseOutput``) at times ``t``, one per column."""
-    Q = xp.tensordot(K, P, axes=([0], [0]))  # (n, m, 4)
     x = (t - t_old) / h
     p = x
     y = Q[..., 0] * p
