@@ -419,7 +419,8 @@ class _Batch:
         return X
 
     def _locate(self, e, view, cols, t_a, g_a, t_b, g_b, t_old, h, y_old, Q):
-        """Bisection on the dense output of columns ``cols`` for the root of kind ``e`` in (t_a, t_b]."""
+        """Bisection on the dense output of columns ``cols`` for the root of kind ``e`` in (t_a, t_b], to
+        :data:`EVENT_TIME_TOLERANCE` (the serial engine uses Brent's method to the same tolerance)."""
         lo, hi = t_a.copy(), t_b.copy()
         glo = g_a.copy()
         direct = g_b == 0.0
@@ -433,7 +434,9 @@ class _Batch:
             crossed = np.where(glo < 0.0, gm >= 0.0, gm <= 0.0)
             lo, glo = np.where(crossed, lo, mid), np.where(crossed, glo, gm)
             hi = np.where(crossed, mid, hi)
-        return np.where(direct, t_b, hi)
+        # The last instant on the side the guard comes from: a state at the event never lies past
+        # its guard (a stop's before-row is not beyond the stop), within the tolerance of the root.
+        return np.where(direct, t_b, lo)
 
     def _events_in_step(self, view, cols, t_old, t_new, y_old, y_new, K, t_end):
         """Guards of the accepted columns ``cols`` of ``view``: returns (event columns, te, roots, g_a)."""

@@ -17,7 +17,7 @@ Views:
 * ``batch.final(signal)`` -> ``(N,)``: the value at each variant's last row;
 * ``batch[k]`` -> the :class:`~simcore.result.Result` of variant ``k`` alone, with the
   same rows, signals, ticks, tick log, events and modes its own ``simulate`` records;
-* ``batch.padded(signal)`` -> ``(t, y)``, both ``(N, R)``: every variant's rows, the
+* ``batch.padded(signal)`` -> ``(t, y, counts)``, ``(N, R)``: every variant's rows, the
   shorter ones padded by repeating their last row (a zero-width repeat, which no
   figure of :mod:`simcore.testing` counts); what the vectorized metrics read.
 """
@@ -204,7 +204,8 @@ class BatchResult:
                 np.array(eps))
 
     def padded(self, signal: str):
-        """``(t, y)``, both ``(N, R)``: every variant's rows of ``signal``, the last row repeated to length R."""
+        """``(t, y, counts)``: every variant's rows of ``signal`` as ``(N, R)`` arrays, each variant's
+        last row repeated up to length R, and each variant's number of rows ``(N,)``."""
         self._kind(signal)
         ids_l, t_l, y_l = [], [], []
         for idx, t, X, m, epoch in self._rec.blocks:
@@ -220,7 +221,7 @@ class BatchResult:
         starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
         pos = np.arange(R)[None, :]
         src = starts[:, None] + np.minimum(pos, counts[:, None] - 1)
-        return t[src], y[src]
+        return t[src], y[src], counts
 
     def __len__(self) -> int:
         return self.n

@@ -208,3 +208,33 @@ def test_bad_params_raise_config_error_naming_them():
         simulate_batch(arm, 1.0, [loop], params={"pid.kp": [1.0, -2.0]})
     with pytest.raises(ConfigError, match="params"):
         simulate_batch(arm, 1.0, [loop], params={})
+
+
+def test_step_info_and_metrics_vectorized_over_the_variants(arm_runs):
+    from simcore.testing import current_stats, energy, expect, step_info
+
+    batch, serial = arm_runs
+    info = step_info(batch, "arm.angle", 1.2)
+    hit = np.array([bool(r.events) for r in serial])
+    for field in ("rise_time", "settling_time", "overshoot", "peak", "steady_state_error", "iae", "ise", "itae",
+                  "peak_time"):
+        got = getattr(info, field)
+        ref = np.array([getattr(step_info(r, "arm.angle", 1.2), field) for r in serial])
+        if field == "peak_time":  # resting on a stop ties the maximum at many rows: compare the free ones
+            got, ref = got[~hit], ref[~hit]
+        assert got.shape == ref.shape
+        np.testing.assert_array_equal(np.isfinite(got), np.isfinite(ref))
+        fin = np.isfinite(ref)
+        np.testing.assert_allclose(got[fin], ref[fin], rtol=1e-6, atol=1e-9, err_msg=field)
+    late = step_info(batch, "arm.angle", 1.2, t_start=0.3)
+    np.testing.assert_allclose(late.iae, [step_info(r, "arm.angle", 1.2, t_start=0.3).iae for r in serial],
+                               rtol=1e-6)
+    stats = current_stats(batch, "arm.stator_current")
+    np.testing.assert_allclose(stats.rms, [current_stats(r, "arm.stator_current").rms for r in serial], rtol=1e-6)
+    np.testing.assert_allclose(energy(batch, "arm.applied_voltage", "arm.stator_current"),
+                               [energy(r, "arm.applied_voltage", "arm.stator_current") for r in serial], rtol=1e-6)
+    slow = info.settling_time > 0.3
+    assert 0 < slow.sum() < N
+    with pytest.raises(AssertionError, match=f"{slow.sum()} of {N} variants fail to settle within 0.3 s"):
+        expect(batch, "arm.angle", 1.2).settles_within(0.3)
+    expect(batch, "arm.angle", 1.2).overshoot_below(float(np.max(info.overshoot)))  # every variant passes
