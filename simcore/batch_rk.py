@@ -59,10 +59,12 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, xp=np):
     h = t_new - t
     h_abs = xp.abs(h)
     K = xp.empty((_N_STAGES + 1,) + y.shape)
-    flat = K.reshape(_N_STAGES + 1, -1)  # the stage sums as one matrix product each
 
     def combine(w, n_stages):
-        return (w @ flat[:n_stages]).reshape(y.shape)
+        # einsum adds the stages column by column in one order whatever the batch's size; a BLAS
+        # matrix product would not (its kernels round a column by its position), and a variant's
+        # result must not depend on which other variants share its batch.
+        return xp.einsum("s,snm->nm", w, K[:n_stages])
 
     K[0] = f
     for s in range(1, _N_STAGES):
@@ -91,8 +93,7 @@ def min_step(t, xp=np):
 
 def dense_q(K, xp=np):
     """The coefficients of a step's dense output from its stages, (n, m, 4) (scipy's ``K.T @ P``)."""
-    n_stages = K.shape[0]
-    return (P.T @ K.reshape(n_stages, -1)).reshape((P.shape[1],) + K.shape[1:]).transpose(1, 2, 0)
+    return xp.einsum("snm,sj->nmj", K, P)
 
 
 def dense(t_old, h, y_old, Q, t, xp=np):
