@@ -96,13 +96,15 @@ class BatchEvent:
     StateEvent objects) when one BatchEvent is active in both.
     """
 
-    __slots__ = ("name", "direction", "active", "guard", "reset", "new_mode", "terminal", "reads_inputs")
+    __slots__ = ("name", "direction", "active", "guard", "reset", "new_mode", "terminal", "reads_inputs", "linear")
 
     def __init__(self, name, direction, active, guard, reset=None, new_mode=None, terminal=False,
-                 reads_inputs=True):
+                 reads_inputs=True, linear=None):
         self.name, self.direction, self.active = name, direction, np.asarray(active, dtype=bool)
         self.guard, self.reset, self.new_mode, self.terminal = guard, reset, new_mode, terminal
         self.reads_inputs = reads_inputs  # False: the guard reads the state only (no bus solve needed)
+        # (i, c) when the guard is exactly x[i] - c: the engine can then bound it over a step cheaply.
+        self.linear = linear
 
 
 class BatchedMechanism:
@@ -388,15 +390,15 @@ class BatchedMechanism:
         events = []
         if lo > -math.inf:
             events.append(BatchEvent("lower_stop", -1, moving_modes, lambda s, t, x, u, mode: x[0] - lo,
-                                     impact(lo), to_rest, reads_inputs=False))
+                                     impact(lo), to_rest, reads_inputs=False, linear=(0, lo)))
         if hi < math.inf:
             events.append(BatchEvent("upper_stop", +1, moving_modes, lambda s, t, x, u, mode: x[0] - hi,
-                                     impact(hi), to_rest, reads_inputs=False))
+                                     impact(hi), to_rest, reads_inputs=False, linear=(0, hi)))
         events += [
-            BatchEvent("velocity_zero", -1, only("forward"), lambda s, t, x, u, mode: x[1], halt, to_rest,
-                       reads_inputs=False),
-            BatchEvent("velocity_zero", +1, only("reverse"), lambda s, t, x, u, mode: x[1], halt, to_rest,
-                       reads_inputs=False),
+            BatchEvent("velocity_zero", -1, only("forward"), lambda s, t, x, u, mode: x[1] - 0.0, halt, to_rest,
+                       reads_inputs=False, linear=(1, 0.0)),
+            BatchEvent("velocity_zero", +1, only("reverse"), lambda s, t, x, u, mode: x[1] - 0.0, halt, to_rest,
+                       reads_inputs=False, linear=(1, 0.0)),
             BatchEvent("breakaway_forward", +1, only("stuck"), fwd_push, new_mode=to(self.FORWARD)),
             BatchEvent("breakaway_reverse", +1, only("stuck"), back_push, new_mode=to(self.REVERSE)),
             BatchEvent("leave_lower_stop", +1, only("lower_stop"), fwd_push, new_mode=leave(True)),

@@ -73,6 +73,8 @@ _ZENO_GAP = 1e-12
 _PROBE_STEP = 1e-8
 _INTERIOR = 3
 _MAX_EVENTS_AT_ONE_INSTANT = 100
+#: sum_j |P_sj| per stage: bounds how far a step's dense output moves from its start.
+_DENSE_REACH = np.abs(batch_rk.P).sum(axis=1)
 
 
 def elementwise(controller: PeriodicController) -> PeriodicController:
@@ -447,16 +449,59 @@ class _Batch:
         g_new = sub.guards(t_new, y_new, needed)
         glob = sub.idx if sub.idx is not None else np.arange(self.n)
         g_prev = self.g_prev[:, glob]
-        ts = [t_old + (t_new - t_old) * (i + 1) / (_INTERIOR + 1) for i in range(_INTERIOR)]
-        Q = batch_rk.dense_q(K)
-        interior = [sub.guards(ti, batch_rk.dense(t_old, h, y_old, Q, ti), needed) for ti in ts]
         nk = len(self.kinds)
         roots = np.full((nk, sub.m), np.inf)
         g_as = np.zeros((nk, sub.m))
         search = self.search_from[:, glob]
         want = np.flatnonzero(needed)
+        hits = self._crossings(sub, active, want, g_prev, g_new, search, t_old, t_new, h, y_old, K)
+        if hits is not None:
+            c, roots_c, g_as_c = hits
+            roots[:, c], g_as[:, c] = roots_c, g_as_c
+        # Search delays that have run out (the serial engine drops them after every step with guards).
+        self.search_from[:, glob] = np.where(search > t_new, search, -np.inf)
+        self.g_prev[:, glob] = np.where(active, g_new, self.g_prev[:, glob])
+        hit = np.isfinite(roots).any(axis=0)
+        return sub, hit, roots, g_as
+
+    def _crossings(self, sub, active, want, g_prev, g_new, search, t_old, t_new, h, y_old, K):
+        """Roots of the armed guards within the step: (columns, roots, g_a) of the columns that may cross.
+
+        A guard that is a state minus a constant cannot change sign in a step whose dense output
+        stays farther from the constant than the polynomial can move (|h| sum_j |Q_j| <=
+        |h| sum_s (sum_j |P_sj|) |K_s|): such
+        columns have no root, and their interior samples (which could not show a sign change)
+        are not computed. The others are sampled as the serial engine samples them.
+        """
         if not len(want):
-            return sub, np.zeros(sub.m, dtype=bool), roots, g_as, Q
+            return None
+        maybe = active.copy()
+        for e in want:
+            k, _, ev = self.kinds[e]
+            if ev.linear is None:
+                continue
+            i = self.slices[k].start + ev.linear[0]
+            g0 = y_old[i] - ev.linear[1]
+            reach = np.abs(h) * sum(w * np.abs(K[s, i]) for s, w in enumerate(_DENSE_REACH) if w != 0.0)
+            margin = 1e-9 * (np.abs(g0) + reach + abs(ev.linear[1]))
+            side = np.sign(g0)
+            clear = (np.abs(g0) > reach + margin) & (np.sign(g_prev[e]) == side) & (np.sign(g_new[e]) == side)
+            maybe[e] &= ~(clear & (search[e] <= t_old))
+        c = np.flatnonzero(maybe.any(axis=0))
+        if not len(c):
+            return None
+        if len(c) != sub.m:
+            sub, active = sub.sub(c), active[:, c]
+            g_prev, g_new, search = g_prev[:, c], g_new[:, c], search[:, c]
+            t_old, t_new, h, y_old, K = t_old[c], t_new[c], h[c], y_old[:, c], K[:, :, c]
+        Q = batch_rk.dense_q(K)
+        needed = active.any(axis=1)
+        want = np.flatnonzero(needed)
+        ts = [t_old + (t_new - t_old) * (i + 1) / (_INTERIOR + 1) for i in range(_INTERIOR)]
+        interior = [sub.guards(ti, batch_rk.dense(t_old, h, y_old, Q, ti), needed) for ti in ts]
+        nk = len(self.kinds)
+        roots = np.full((nk, sub.m), np.inf)
+        g_as = np.zeros((nk, sub.m))
         # Samples of every armed guard: (5 instants, kinds, columns); a search delay replaces the start.
         times = np.broadcast_to(np.stack([t_old] + ts + [t_new])[:, None, :], (_INTERIOR + 2, len(want), sub.m))
         G = np.stack([g_prev[want]] + [g[want] for g in interior] + [g_new[want]])
@@ -471,7 +516,7 @@ class _Batch:
                 d = np.flatnonzero(use[w])
                 if not len(d):
                     continue
-                g_s = sub.sub(d).guard(e, t_s[w, d], batch_rk.dense(t_old[d], h[d], y_old[:, d], Q[:, d], t_s[w, d]))
+                g_s = sub.sub(d).guard(e, t_s[w, d], batch_rk.dense(t_old[d], h[d], y_old[:, d], Q[:, :, d], t_s[w, d]))
                 times[0, w, d], G[0, w, d] = t_s[w, d], g_s
                 for i in range(_INTERIOR):  # interior points before the delay repeat the delayed sample
                     before = d[ts[i][d] <= t_s[w, d]]
@@ -489,15 +534,11 @@ class _Batch:
                 f = np.flatnonzero(found[w])
                 if len(f):
                     roots[e, f] = self._locate(e, sub, f, ta[w, f], g_a[w, f], tb[w, f], g_b[w, f], t_old[f], h[f],
-                                               y_old[:, f], Q[:, f])
+                                               y_old[:, f], Q[:, :, f])
                     g_as[e, f] = g_a[w, f]
-        # Search delays that have run out (the serial engine drops them after every step with guards).
-        self.search_from[:, glob] = np.where(search > t_new, search, -np.inf)
-        self.g_prev[:, glob] = np.where(active, g_new, self.g_prev[:, glob])
-        hit = np.isfinite(roots).any(axis=0)
-        return sub, hit, roots, g_as, Q
+        return c, roots, g_as
 
-    def _fire_step_events(self, sub, hit, roots, g_as, t_old, t_new, y_old, y_new, Q):
+    def _fire_step_events(self, sub, hit, roots, g_as, t_old, t_new, y_old, y_new, K):
         """Fire, for every column with a root, the earliest event and those at its instant; returns
         (global columns, te, state after, fired-kind records)."""
         h_cols = np.flatnonzero(hit)
@@ -505,8 +546,9 @@ class _Batch:
         R = roots[:, h_cols]
         te = R.min(axis=0)
         tn = t_new[h_cols]
-        x_e = np.where(te < tn, batch_rk.dense(t_old[h_cols], (t_new - t_old)[h_cols], y_old[:, h_cols],
-                                                Q[:, h_cols], te), y_new[:, h_cols])
+        Q = batch_rk.dense_q(K[:, :, h_cols])
+        x_e = np.where(te < tn, batch_rk.dense(t_old[h_cols], (t_new - t_old)[h_cols], y_old[:, h_cols], Q, te),
+                       y_new[:, h_cols])
         # Zeno: events accumulating within the gap, more than the limit in a row.
         last = self.last_event_t[glob]
         close = np.isfinite(last) & (te - last <= _ZENO_GAP * np.maximum(1.0, np.abs(te)))
@@ -651,11 +693,11 @@ class _Batch:
             self.n_steps[A] += 1
             hit = np.zeros(len(a), dtype=bool)
             if self.kinds:
-                sub, hit, roots, g_as, Q = self._events_in_step(view, a, t[a], t_new[a], y[:, a], y_new[:, a],
-                                                               K[:, :, a], t_end)
+                sub, hit, roots, g_as = self._events_in_step(view, a, t[a], t_new[a], y[:, a], y_new[:, a],
+                                                            K[:, :, a], t_end)
                 if hit.any():
                     glob_e, te, X, fired = self._fire_step_events(sub, hit, roots, g_as, t[a], t_new[a], y[:, a],
-                                                                  y_new[:, a], Q)
+                                                                  y_new[:, a], K[:, :, a])
                     self.T[glob_e] = te
                     self.Y[:, glob_e] = X
                     done = (te >= t_end) | ~self.live[glob_e]

@@ -61,10 +61,14 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, xp=np):
     K = xp.empty((_N_STAGES + 1,) + y.shape)
 
     def combine(w, n_stages):
-        # einsum adds the stages column by column in one order whatever the batch's size; a BLAS
-        # matrix product would not (its kernels round a column by its position), and a variant's
-        # result must not depend on which other variants share its batch.
-        return xp.einsum("s,snm->nm", w, K[:n_stages])
+        # Explicit sums, column by column in one order whatever the batch's size (a BLAS matrix
+        # product would round a column by its position, and a variant's result must not depend
+        # on which other variants share its batch).
+        out = None
+        for j in range(n_stages):
+            if w[j] != 0.0:
+                out = w[j] * K[j] if out is None else out + w[j] * K[j]
+        return out
 
     K[0] = f
     for s in range(1, _N_STAGES):
@@ -92,18 +96,18 @@ def min_step(t, xp=np):
 
 
 def dense_q(K, xp=np):
-    """The coefficients of a step's dense output from its stages, (n, m, 4) (scipy's ``K.T @ P``)."""
-    return xp.einsum("snm,sj->nmj", K, P)
+    """The coefficients of a step's dense output from its stages, (4, n, m) (scipy's ``K.T @ P``)."""
+    return xp.stack([sum(P[s, j] * K[s] for s in range(K.shape[0]) if P[s, j] != 0.0) for j in range(P.shape[1])])
 
 
 def dense(t_old, h, y_old, Q, t, xp=np):
     """The step's dense output (scipy's ``RkDenseOutput``) at times ``t``, one per column."""
     x = (t - t_old) / h
     p = x
-    y = Q[..., 0] * p
+    y = Q[0] * p
     for j in range(1, P.shape[1]):
         p = p * x
-        y = y + Q[..., j] * p
+        y = y + Q[j] * p
     return y_old + h * y
 
 
