@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simcore.models as models
-from simcore import ConfigError, PeriodicController, System, simulate, simulate_batch
+from simcore import ConfigError, PeriodicController, System, simulate, simulate_batch, sweep
 from simcore.batch import elementwise
 from simcore.controllers import ArmFeedforward, PIDController, ProfiledPIDController, control_loop
 from simcore.models.ftc_motor_types import REV_HD_HEX_20
@@ -249,3 +249,32 @@ def test_a_variant_does_not_depend_on_the_batch_it_shares():
     part = simulate_batch(arm, 0.5, [loop], params={k: v[3:5] for k, v in p.items()})
     np.testing.assert_array_equal(part.at_ticks("arm.angle", "pid"), whole.at_ticks("arm.angle", "pid")[3:5])
     np.testing.assert_array_equal(part.final("arm.stator_current"), whole.final("arm.stator_current")[3:5])
+
+
+def test_contract_of_simulate_batch_and_batch_result():
+    import inspect
+
+    from simcore import BatchResult
+
+    sig = inspect.signature(simulate_batch).parameters
+    assert list(sig)[:3] == ["systems", "t_end", "controllers"]
+    assert {k: sig[k].default for k in ("t0", "x0", "inputs", "rtol", "atol")} == {
+        "t0": 0.0, "x0": None, "inputs": None, "rtol": 1e-8, "atol": 1e-10}
+    assert sig["params"].kind is inspect.Parameter.KEYWORD_ONLY
+    for m in ("tick_times", "at_ticks", "final", "__getitem__"):
+        assert hasattr(BatchResult, m)
+    assert "batch" in inspect.signature(sweep).parameters
+
+
+def test_per_variant_initial_states_a_late_start_and_tick_rows_only():
+    arm, loop = arm_parts()
+    starts = np.array([0.0, 0.4, 1.0])
+    batch = simulate_batch(arm, 1.3, [loop], params={"pid.kp": [40.0, 40.0, 40.0]}, t0=0.3,
+                           x0={"arm.angle": starts}, record="ticks")
+    for k, a0 in enumerate(starts):
+        ref = simulate(arm, 1.3, [loop], t0=0.3, x0={"arm.angle": a0}, method="RK45")
+        np.testing.assert_allclose(batch.at_ticks("arm.angle", "pid")[k], ref.sample("arm.angle", ref.ticks("pid")),
+                                   rtol=1e-7, atol=1e-10)
+        rows = batch[k]
+        assert set(rows.t) <= set(ref.t) | set(e.t for e in rows.events)  # ticks and events only
+        assert len(rows.t) < len(ref.t)
