@@ -24,7 +24,6 @@ robotpy-wpimath: an optional dependency of this benchmark only; without it they 
 from __future__ import annotations
 
 import math
-import resource
 import statistics
 import subprocess
 import sys
@@ -77,13 +76,16 @@ def timed(fn, repeat=REPEAT):
 
 def reference(kp, kd):
     """Tick-to-tick DOP853 at rtol 1e-12 of WPILib's arm equations, the PID's clamp included."""
-    motor = VEX_775PRO.gearbox(N_MOTORS)
-    R = 12.0 / motor.stall_current
-    Kt = motor.stall_torque / motor.stall_current
-    Kv = motor.free_speed / (12.0 - R * motor.free_current)
+    # WPILib's arm plant dw/dt = a w + b V - 3/2 g cos(angle) / L, from the 775Pro datasheet (12 V,
+    # 0.71 N m and 134 A stall, 0.7 A and 18730 rpm free), two motors on 200:1.
+    stall_torque, stall_current, free_current = 2 * 0.71, 2 * 134.0, 2 * 0.7
+    ohm = 12.0 / stall_current
+    kt = stall_torque / stall_current
+    kv = (18730 * 2 * math.pi / 60) / (12.0 - ohm * free_current)
+    a, b = -G * G * kt / (kv * ohm * J), G * kt / (ohm * J)
 
     def f(t, x, v):
-        return [x[1], G * Kt / (R * J) * (v - G * x[1] / Kv) - 1.5 * 9.8 * math.cos(x[0]) / L]
+        return [x[1], a * x[1] + b * v - 1.5 * 9.8 * math.cos(x[0]) / L]
 
     pid = PIDController(kp, 0.0, kd, period=PERIOD)
     x = np.array([0.0, 0.0])
@@ -121,9 +123,9 @@ def wpilib_runner():
 def peak_memory_mb(n):
     """Resident high-water mark of a child running an n-variant batch, minus a child that does not."""
     def child(run):
-        code = (f"import sys; sys.argv = ['batch'];\nimport runpy; m = runpy.run_path({__file__!r}, run_name='bench');\n"
-                f"m['parts']()\n" + (f"m['run_batch']({n})\n" if run else "") +
-                "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
+        code = (f"import runpy; m = runpy.run_path({__file__!r}, run_name='bench'); m['parts']()\n"
+                + (f"m['run_batch']({n})\n" if run else "")
+                + "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
         return int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
                    .stdout.split()[-1]) / 1024.0
     return child(True) - child(False), child(True)

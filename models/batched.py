@@ -92,8 +92,9 @@ class BatchEvent:
 
     ``active`` is a boolean per mode code: the modes in which the event is armed. ``guard(s, t, x,
     u, mode)`` returns one value per variant of the batched system ``s``; ``reset(s, ...)`` (or
-    None) the new states; ``new_mode(s, ...)`` (or None: keep) the new mode codes. Two modes share an event (one identity, as the model's
-    StateEvent objects) when one BatchEvent is active in both.
+    None) the new states; ``new_mode(s, ...)`` (or None: keep) the new mode codes. Two modes
+    share an event (one identity, as the model's StateEvent objects) when one BatchEvent is
+    active in both.
     """
 
     __slots__ = ("name", "direction", "active", "guard", "reset", "new_mode", "terminal", "reads_inputs", "linear")

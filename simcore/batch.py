@@ -51,7 +51,6 @@ of attempts between checks); and the recorder, which would copy rows to the host
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -60,11 +59,9 @@ from . import batch_rk
 from .batch_result import BatchResult
 from .clock import NS_PER_S, to_ns
 from .controller import PeriodicController
-from .engine import _one_or_many
+from .engine import Simulator
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
 from .events import EVENT_TIME_TOLERANCE
-from .system import System
-from .units import to_si
 
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 
@@ -280,7 +277,6 @@ class _Batch:
         self.pending_side = np.zeros((nk, n))
         self.pending_prev = np.full((nk, n), np.nan)
         self.pending_xb = np.zeros((self.nx, n))
-        self.next_k = [0] * len(controllers)
         self.started = [False] * len(controllers)
         self.n_steps = np.zeros(n, dtype=np.int64)
         self.res = BatchResult._recorder(self)
@@ -325,16 +321,15 @@ class _Batch:
             self.modes[k] = np.asarray(s.initial_mode(self.t, xs[k], us[k]), dtype=np.int8)
 
     # -- ticks ------------------------------------------------------------------------------
-    def _tick_ns(self, i):
-        c = self.controllers[i]
-        return self.t0_ns + c.offset_ns + self.next_k[i] * c.period_ns
+    def _schedule(self, t_end_ns):
+        """Every tick instant in [t0, t_end], ns, with the controllers due there in their order."""
+        due = {}
+        for i, c in enumerate(self.controllers):
+            for t_ns in range(self.t_ns + c.offset_ns, t_end_ns + 1, c.period_ns):
+                due.setdefault(t_ns, []).append(i)
+        return sorted(due.items())
 
-    def _next_tick_ns(self):
-        if not self.controllers:
-            return None
-        return min(self._tick_ns(i) for i in range(len(self.controllers)))
-
-    def _run_ticks(self, t_ns, initial=False):
+    def _run_ticks(self, t_ns, due, initial=False):
         t = t_ns / NS_PER_S
         full = _View(self, None)
         live = self.live
@@ -343,11 +338,8 @@ class _Batch:
             g_before = full.guards(t, self.Y, active.any(axis=1))
         signals = BatchSignals(self, t)
         ran = []
-        for i, c in enumerate(self.controllers):
-            if self._tick_ns(i) != t_ns:
-                continue
-            self.next_k[i] += 1
-            bc = self.bcontrollers[i]
+        for i in due:
+            c, bc = self.controllers[i], self.bcontrollers[i]
             try:
                 if not self.started[i]:
                     self.started[i] = True
@@ -726,25 +718,22 @@ class _Batch:
 
     # -- the run ------------------------------------------------------------------------------
     def run(self, t_end_ns):
-        self.t0_ns = self.t_ns
+        schedule = self._schedule(t_end_ns)
         self._settle_modes()
         self.res.rows(np.arange(self.n), self.t, self.Y, self.modes)
-        if self._next_tick_ns() == self.t_ns:
-            self._run_ticks(self.t_ns, initial=True)
+        if schedule and schedule[0][0] == self.t_ns:
+            self._run_ticks(self.t_ns, schedule.pop(0)[1], initial=True)
             self._settle_modes()
             self.res.rows(np.arange(self.n), self.t, self.Y, self.modes)
             self.res.after_tick(self.Y, self.modes)
-        while self.live.any():
-            nxt = self._next_tick_ns()
-            seg_end = t_end_ns if nxt is None else min(nxt, t_end_ns)
-            if seg_end > self.t_ns:
-                self._integrate(seg_end / NS_PER_S)
-                self.t_ns, self.t = seg_end, seg_end / NS_PER_S
-                self.T[self.live] = self.t
-            if nxt is not None and nxt == seg_end:
-                self._run_ticks(seg_end)
-            if seg_end >= t_end_ns:
+        for t_ns, due in schedule + [(t_end_ns, None)]:
+            if not self.live.any():
                 break
+            if t_ns > self.t_ns:
+                self._integrate(t_ns / NS_PER_S)
+                self.t_ns, self.t = t_ns, t_ns / NS_PER_S
+            if due is not None:
+                self._run_ticks(t_ns, due)
         return self.res.result()
 
 
@@ -845,28 +834,15 @@ def simulate_batch(systems, t_end, controllers=(), *, params, t0=0.0, x0=None, i
         A params key that names no system or controller, a parameter the part does not
         have, arrays of different lengths, or a part that cannot batch (naming it).
     """
-    systems = _one_or_many("systems", systems, System)
-    if not systems:
-        raise ConfigError("systems", systems, "at least one System")
-    names = [s.name for s in systems]
-    if len(set(names)) != len(names):
-        raise ConfigError("systems", names, "systems with distinct names")
-    controllers = [] if controllers is None else _one_or_many("controllers", controllers, PeriodicController)
-    cnames = [c.name for c in controllers]
-    if len(set(cnames)) != len(cnames):
-        raise ConfigError("controllers", cnames, "controllers with distinct names (tick logs are kept by name)")
+    # The serial engine's own checks of the parts and the tolerances (x0 and inputs may be per variant
+    # here, so they are checked below instead).
+    serial = Simulator(systems, controllers, t0=t0, method="RK45", rtol=rtol, atol=atol, max_step=max_step)
+    systems, controllers = serial.systems, serial.controllers
+    names, cnames = [s.name for s in systems], [c.name for c in controllers]
     if set(cnames) & set(names):
         raise ConfigError("controllers", cnames, "controller names distinct from the system names (params are "
                                                  "addressed by name)")
-    for pname, v in (("rtol", rtol), ("atol", atol)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (v > 0 and math.isfinite(v)):
-            raise ConfigError(pname, v, "a positive finite number")
-    if max_step is None:
-        max_step = math.inf
-    else:
-        max_step = to_si("max_step", max_step, "s")
-        if not max_step > 0:
-            raise ConfigError("max_step", max_step, "None or a positive number of seconds")
+    rtol, atol, max_step = serial.rtol, serial.atol, serial.max_step
     if record not in ("all", "ticks"):
         raise ConfigError("record", record, "'all' or 'ticks'")
     routed, n = _split_params(params, systems, controllers)

@@ -382,33 +382,12 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
                     raise _annotate(exc, p)
                 bar.update()
         else:
-            own = executor is None
-            if own or isinstance(executor, ProcessPoolExecutor):
-                _check_picklable(make_result, metrics)
-            pool = ProcessPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(points)))) \
-                if own else executor
-            try:
-                futures = {pool.submit(_evaluate_remote, make_result, metrics, p): i for i, p in enumerate(points)}
-                try:
-                    for fut in as_completed(futures):
-                        i = futures[fut]
-                        try:
-                            values[i] = fut.result()
-                        except BrokenExecutor as exc:
-                            if hasattr(exc, "add_note"):  # the pool died: no point is known to be at fault
-                                exc.add_note("the sweep's process pool broke (a worker died or could not "
-                                             "start); try executor='serial' to see the cause")
-                            raise
-                        except Exception as exc:
-                            raise _annotate(exc, points[i])
-                        bar.update()
-                except BaseException:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
-            finally:
-                if own:
-                    pool.shutdown(wait=True, cancel_futures=True)
+            def done(i, value):
+                values[i] = value
+                bar.update()
+
+            _on_executor(executor, make_result, metrics, list(enumerate(points)), _evaluate, done,
+                         lambda exc, i: _annotate(exc, points[i]))
     finally:
         bar.close()
 
@@ -443,23 +422,34 @@ def _sweep_batches(make_result, metrics, points, executor, chunk_size, values, b
             except Exception as exc:
                 raise located(exc, start, columns)
         return
+    tasks = [(j, columns) for j, (_, columns) in enumerate(chunks)]
+    _on_executor(executor, make_result, metrics, tasks, _evaluate_batch,
+                 lambda j, rows: store(chunks[j][0], rows), lambda exc, j: located(exc, *chunks[j]))
+
+
+def _on_executor(executor, make_result, metrics, tasks, evaluate, done, locate) -> None:
+    """Run ``evaluate(make_result, metrics, arg)`` for every ``(key, arg)`` of ``tasks`` on ``executor``
+    (None: a process pool of this sweep's own, shut down afterwards), calling ``done(key, value)``
+    as each finishes; an exception comes back through ``locate(exc, key)``."""
     own = executor is None
     if own or isinstance(executor, ProcessPoolExecutor):
         _check_picklable(make_result, metrics)
-    pool = ProcessPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(chunks)))) if own else executor
+    pool = ProcessPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(tasks)))) if own else executor
     try:
-        futures = {pool.submit(_evaluate_remote, make_result, metrics, columns, _evaluate_batch): (start, columns)
-                   for start, columns in chunks}
+        futures = {pool.submit(_evaluate_remote, make_result, metrics, arg, evaluate): key for key, arg in tasks}
         try:
             for fut in as_completed(futures):
-                start, columns = futures[fut]
+                key = futures[fut]
                 try:
-                    rows = fut.result()
-                except BrokenExecutor:
+                    value = fut.result()
+                except BrokenExecutor as exc:
+                    if hasattr(exc, "add_note"):  # the pool died: no point is known to be at fault
+                        exc.add_note("the sweep's process pool broke (a worker died or could not "
+                                     "start); try executor='serial' to see the cause")
                     raise
                 except Exception as exc:
-                    raise located(exc, start, columns)
-                store(start, rows)
+                    raise locate(exc, key)
+                done(key, value)
         except BaseException:
             for fut in futures:
                 fut.cancel()

@@ -3,8 +3,6 @@
 The references are independent runs of the serial engine (``simulate(..., method="RK45")``)
 on model objects built with each variant's parameters; the batch never sees them.
 """
-import math
-
 import numpy as np
 import pytest
 

@@ -1,6 +1,10 @@
 """sweep(..., batch=True): chunks of the grid as batches, on any executor, a Dask cluster included (issue 13)."""
-import math
+import ast
+import importlib.util
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -79,14 +83,32 @@ def test_batched_sweep_errors_name_the_metric_and_the_chunk():
         sweep(batch_run, GRID, METRICS, executor="serial", batch=True, chunk_size=0)
 
 
+_ON_DASK = """
+import ast, sys
+sys.path.insert(0, {folder!r})
+import distributed
+import simcore.sweeping as sweep_mod
+import test_sweep_batch as t
+sweep_mod._import_pandas = lambda: None
+with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                              silence_logs=40) as cluster, distributed.Client(cluster) as client:
+    executor = client.get_executor()
+    plain = sweep_mod.sweep(t.one_run, t.GRID, t.METRICS, executor=executor, progress=False)
+    batched = sweep_mod.sweep(t.batch_run, t.GRID, t.METRICS, executor=executor, batch=True, chunk_size=3,
+                              progress=False)
+print(repr([plain.rows, batched.rows]))
+"""
+
+
 def test_dask_local_cluster_gives_the_serial_tables(serial_tables):
-    distributed = pytest.importorskip("distributed")
+    # In a child process: importing distributed changes how exceptions pickle in the process that
+    # imports it (tblib), which the other sweep tests must not see; and the cluster dies with it.
+    if importlib.util.find_spec("distributed") is None:
+        pytest.skip("distributed is not installed (pip install simcore[dask])")
     plain, batched = serial_tables
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as client:
-        executor = client.get_executor()
-        on_dask = sweep(one_run, GRID, METRICS, executor=executor, progress=False)
-        on_dask_batched = sweep(batch_run, GRID, METRICS, executor=executor, batch=True, chunk_size=3,
-                                progress=False)
-    assert on_dask.rows == plain.rows
-    assert on_dask_batched.rows == batched.rows
+    code = _ON_DASK.format(folder=str(Path(__file__).resolve().parent))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    on_dask, on_dask_batched = ast.literal_eval(run.stdout.strip().splitlines()[-1])
+    assert on_dask == plain.rows
+    assert on_dask_batched == batched.rows
