@@ -121,17 +121,20 @@ def wpilib_runner():
 
 
 def peak_memory_mb(n):
-    """Resident high-water mark of a child running an n-variant batch, minus a child that does not."""
+    """Peak resident memory (VmHWM) of a fresh child running an n-variant batch, and of one that only
+    imports and builds the parts, MB. (ru_maxrss would carry this process's high-water mark across exec.)"""
     def child(run):
         code = (f"import runpy; m = runpy.run_path({__file__!r}, run_name='bench'); m['parts']()\n"
                 + (f"m['run_batch']({n})\n" if run else "")
-                + "import resource; print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)")
-        return int(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-                   .stdout.split()[-1]) / 1024.0
-    return child(True) - child(False), child(True)
+                + "print([l for l in open('/proc/self/status') if l.startswith('VmHWM')][0].split()[1])")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+        return int(out.split()[-1]) / 1024.0
+    base, peak = child(False), child(True)
+    return peak - base, peak
 
 
 def main():
+    extra, total = peak_memory_mb(10_000)
     t1_serial, r1 = timed(lambda: simulate(*parts()[:1], T_END, [parts()[1]], method="RK45"))
     t1_batch, _ = timed(lambda: simulate_batch(*parts()[:1], T_END, [parts()[1]], params={"pid.kp": [40.0]}))
     print(f"N = 1: simulate_batch {t1_batch:.3f} s, simulate(RK45) {t1_serial:.3f} s, ratio {t1_batch / t1_serial:.2f} "
@@ -143,7 +146,6 @@ def main():
     hit = np.array([b10k.final("arm.angle")]).ravel()
     print(f"N = 10,000: {t10k:.2f} s (target 3 s), {t10k / 1e4 * 1e3:.3f} ms per variant; "
           f"{np.mean(np.abs(hit - MAX) < 1e-12) * 100:.0f} % end on the upper stop")
-    extra, total = peak_memory_mb(10_000)
     print(f"peak memory of the 10,000 batch: {extra:.0f} MB above the interpreter and imports "
           f"({total:.0f} MB resident in all; target 1 GB)")
     per_serial = t1_serial

@@ -70,8 +70,7 @@ _ZENO_GAP = 1e-12
 _PROBE_STEP = 1e-8
 _INTERIOR = 3
 _MAX_EVENTS_AT_ONE_INSTANT = 100
-#: sum_j |P_sj| per stage: bounds how far a step's dense output moves from its start.
-_DENSE_REACH = np.abs(batch_rk.P).sum(axis=1)
+P = batch_rk.P  # the dense-output matrix of RK45
 
 
 def elementwise(controller: PeriodicController) -> PeriodicController:
@@ -269,6 +268,7 @@ class _Batch:
         self.live = np.ones(n, dtype=bool)
         self.g_prev = np.zeros((nk, n))
         self.search_from = np.full((nk, n), -np.inf)
+        self.searching = False  # whether any search delay is pending (most steps have none)
         self.event_last_t = np.full((nk, n), np.nan)
         self.zeno_run = np.zeros(n, dtype=np.int64)
         self.last_event_t = np.full(n, np.nan)
@@ -433,52 +433,59 @@ class _Batch:
         return np.where(direct, t_b, lo)
 
     def _events_in_step(self, view, cols, t_old, t_new, y_old, y_new, K, t_end):
-        """Guards of the accepted columns ``cols`` of ``view``: returns (event columns, te, roots, g_a)."""
+        """Guards of the accepted columns ``cols`` of ``view``: returns (sub-view, hit, roots, g_a),
+        roots and g_a as (n_kinds, m) arrays (inf: no root) or None when nothing crossed."""
         sub = view.sub(cols) if len(cols) != view.m else view
         active = sub.active()
         needed = active.any(axis=1)
-        h = t_new - t_old
-        g_new = sub.guards(t_new, y_new, needed)
-        glob = sub.idx if sub.idx is not None else np.arange(self.n)
-        g_prev = self.g_prev[:, glob]
-        nk = len(self.kinds)
-        roots = np.full((nk, sub.m), np.inf)
-        g_as = np.zeros((nk, sub.m))
-        search = self.search_from[:, glob]
         want = np.flatnonzero(needed)
-        hits = self._crossings(sub, active, want, g_prev, g_new, search, t_old, t_new, h, y_old, K)
-        if hits is not None:
-            c, roots_c, g_as_c = hits
-            roots[:, c], g_as[:, c] = roots_c, g_as_c
-        # Search delays that have run out (the serial engine drops them after every step with guards).
-        self.search_from[:, glob] = np.where(search > t_new, search, -np.inf)
-        self.g_prev[:, glob] = np.where(active, g_new, self.g_prev[:, glob])
-        hit = np.isfinite(roots).any(axis=0)
-        return sub, hit, roots, g_as
+        if not len(want):
+            return sub, np.zeros(sub.m, dtype=bool), None, None
+        h = t_new - t_old
+        glob = sub.idx if sub.idx is not None else np.arange(self.n)
+        rows = np.ix_(want, glob)
+        g_new = sub.guards(t_new, y_new, needed)[want]
+        g_prev = self.g_prev[rows]
+        search = self.search_from[rows] if self.searching else np.full(g_new.shape, -np.inf)
+        hits = self._crossings(sub, active[want], want, g_prev, g_new, search, t_old, t_new, h, y_old, K)
+        if self.searching:  # search delays that have run out (the serial engine drops them after each step)
+            cols_all = np.ix_(np.arange(len(self.kinds)), glob)
+            pending = self.search_from[cols_all]
+            self.search_from[cols_all] = np.where(pending > t_new, pending, -np.inf)
+            self.searching = bool(np.isfinite(self.search_from).any())
+        self.g_prev[rows] = np.where(active[want], g_new, g_prev)
+        if hits is None:
+            return sub, np.zeros(sub.m, dtype=bool), None, None
+        c, roots_c, g_as_c = hits
+        nk = len(self.kinds)
+        roots, g_as = np.full((nk, sub.m), np.inf), np.zeros((nk, sub.m))
+        roots[np.ix_(want, c)], g_as[np.ix_(want, c)] = roots_c, g_as_c
+        return sub, np.isfinite(roots).any(axis=0), roots, g_as
 
     def _crossings(self, sub, active, want, g_prev, g_new, search, t_old, t_new, h, y_old, K):
         """Roots of the armed guards within the step: (columns, roots, g_a) of the columns that may cross.
 
-        A guard that is a state minus a constant cannot change sign in a step whose dense output
-        stays farther from the constant than the polynomial can move (|h| sum_j |Q_j| <=
-        |h| sum_s (sum_j |P_sj|) |K_s|): such
-        columns have no root, and their interior samples (which could not show a sign change)
-        are not computed. The others are sampled as the serial engine samples them.
+        Arrays have one row per kind of ``want``. A guard that is a state minus a constant cannot
+        change sign in a step whose dense output stays farther from the constant than the
+        polynomial can move (|h| sum_j |Q_j|, Q = K^T P its coefficients): such columns
+        have no root, and their interior samples (which could not show a sign change) are not
+        computed. The others are sampled as the serial engine samples them.
         """
-        if not len(want):
-            return None
         maybe = active.copy()
-        for e in want:
+        reach = {}
+        for w, e in enumerate(want):
             k, _, ev = self.kinds[e]
             if ev.linear is None:
                 continue
             i = self.slices[k].start + ev.linear[0]
+            if i not in reach:  # |h| sum_j |Q_ij|: how far the dense output of state i can move in the step
+                reach[i] = np.abs(h) * sum(np.abs(sum(P[s, j] * K[s, i] for s in range(P.shape[0]) if P[s, j] != 0.0))
+                                           for j in range(P.shape[1]))
             g0 = y_old[i] - ev.linear[1]
-            reach = np.abs(h) * sum(w * np.abs(K[s, i]) for s, w in enumerate(_DENSE_REACH) if w != 0.0)
-            margin = 1e-9 * (np.abs(g0) + reach + abs(ev.linear[1]))
+            margin = 1e-9 * (np.abs(g0) + reach[i] + abs(ev.linear[1]))
             side = np.sign(g0)
-            clear = (np.abs(g0) > reach + margin) & (np.sign(g_prev[e]) == side) & (np.sign(g_new[e]) == side)
-            maybe[e] &= ~(clear & (search[e] <= t_old))
+            clear = (np.abs(g0) > reach[i] + margin) & (np.sign(g_prev[w]) == side) & (np.sign(g_new[w]) == side)
+            maybe[w] &= ~(clear & (search[w] <= t_old))
         c = np.flatnonzero(maybe.any(axis=0))
         if not len(c):
             return None
@@ -487,20 +494,17 @@ class _Batch:
             g_prev, g_new, search = g_prev[:, c], g_new[:, c], search[:, c]
             t_old, t_new, h, y_old, K = t_old[c], t_new[c], h[c], y_old[:, c], K[:, :, c]
         Q = batch_rk.dense_q(K)
-        needed = active.any(axis=1)
-        want = np.flatnonzero(needed)
+        needed = np.zeros(len(self.kinds), dtype=bool)
+        needed[want] = True
         ts = [t_old + (t_new - t_old) * (i + 1) / (_INTERIOR + 1) for i in range(_INTERIOR)]
-        interior = [sub.guards(ti, batch_rk.dense(t_old, h, y_old, Q, ti), needed) for ti in ts]
-        nk = len(self.kinds)
-        roots = np.full((nk, sub.m), np.inf)
-        g_as = np.zeros((nk, sub.m))
+        interior = [sub.guards(ti, batch_rk.dense(t_old, h, y_old, Q, ti), needed)[want] for ti in ts]
+        roots = np.full((len(want), sub.m), np.inf)
+        g_as = np.zeros((len(want), sub.m))
         # Samples of every armed guard: (5 instants, kinds, columns); a search delay replaces the start.
         times = np.broadcast_to(np.stack([t_old] + ts + [t_new])[:, None, :], (_INTERIOR + 2, len(want), sub.m))
-        G = np.stack([g_prev[want]] + [g[want] for g in interior] + [g_new[want]])
-        t_s = search[want]
-        act = active[want]
-        delayed = act & (t_s > t_old)
-        skip = delayed & (t_s >= t_new)
+        G = np.stack([g_prev] + interior + [g_new])
+        delayed = active & (search > t_old)
+        skip = delayed & (search >= t_new)
         use = delayed & ~skip
         if use.any():
             times = times.copy()
@@ -508,15 +512,16 @@ class _Batch:
                 d = np.flatnonzero(use[w])
                 if not len(d):
                     continue
-                g_s = sub.sub(d).guard(e, t_s[w, d], batch_rk.dense(t_old[d], h[d], y_old[:, d], Q[:, :, d], t_s[w, d]))
-                times[0, w, d], G[0, w, d] = t_s[w, d], g_s
+                t_s = search[w, d]
+                g_s = sub.sub(d).guard(e, t_s, batch_rk.dense(t_old[d], h[d], y_old[:, d], Q[:, :, d], t_s))
+                times[0, w, d], G[0, w, d] = t_s, g_s
                 for i in range(_INTERIOR):  # interior points before the delay repeat the delayed sample
-                    before = d[ts[i][d] <= t_s[w, d]]
+                    before = d[ts[i][d] <= t_s]
                     times[i + 1, w, before], G[i + 1, w, before] = times[i, w, before], G[i, w, before]
         direction = np.array([self.kinds[e][2].direction for e in want], dtype=float)[None, :, None]
         ga, gb = G[:-1], G[1:]
         rising, falling = (ga < 0.0) & (gb >= 0.0), (ga > 0.0) & (gb <= 0.0)
-        cross = ((rising & (direction >= 0)) | (falling & (direction <= 0))) & (act & ~skip)[None]
+        cross = ((rising & (direction >= 0)) | (falling & (direction <= 0))) & (active & ~skip)[None]
         found = cross.any(axis=0)
         if found.any():
             first = np.argmax(cross, axis=0)[None]
@@ -525,9 +530,9 @@ class _Batch:
             for w, e in enumerate(want):
                 f = np.flatnonzero(found[w])
                 if len(f):
-                    roots[e, f] = self._locate(e, sub, f, ta[w, f], g_a[w, f], tb[w, f], g_b[w, f], t_old[f], h[f],
+                    roots[w, f] = self._locate(e, sub, f, ta[w, f], g_a[w, f], tb[w, f], g_b[w, f], t_old[f], h[f],
                                                y_old[:, f], Q[:, :, f])
-                    g_as[e, f] = g_a[w, f]
+                    g_as[w, f] = g_a[w, f]
         return c, roots, g_as
 
     def _fire_step_events(self, sub, hit, roots, g_as, t_old, t_new, y_old, y_new, K):
@@ -612,6 +617,7 @@ class _Batch:
             flip = back & (g0 * side <= 0)
             new = np.where(flip, side * _TINY, new)
             self.search_from[e, g_cols[flip]] = (tc + dt)[flip]
+            self.searching = self.searching or bool(flip.any())
             through = ~zero & ~back
             refire = np.zeros(len(c), dtype=bool)
             if self.kinds[e][2].reset is not None and through.any():
@@ -661,8 +667,10 @@ class _Batch:
         rejected = np.zeros(self.n, dtype=bool)
         while running.any():
             S = np.flatnonzero(running)
-            view = _View(self, None if len(S) == self.n else S)
-            t, y, f, h = self.T[S], self.Y[:, S], self.F[:, S], self.H[S]
+            full = len(S) == self.n
+            sel = slice(None) if full else S  # a round of every variant reads the arrays as they are
+            view = _View(self, None if full else S)
+            t, y, f, h = self.T[S], self.Y[:, sel], self.F[:, sel], self.H[S]
             ms = batch_rk.min_step(t)
             fr = fresh[S]
             h = np.where(fr, np.where(h > self.max_step, self.max_step, np.where(h < ms, ms, h)), h)
@@ -672,24 +680,25 @@ class _Batch:
                                        f"spacing between numbers.", float(t[j]))
             acc, t_new, y_new, f_new, K, h_next = batch_rk.attempt(
                 view.rhs, t, y, f, h, t_end, rejected[S], rtol=self.rtol, atol=self.atol)
-            self.H[S] = h_next
-            rejected[S] = ~acc
-            fresh[S] = acc
+            self.H[sel] = h_next
+            rejected[sel] = ~acc
+            fresh[sel] = acc
             if not acc.any():
                 continue
             a = np.flatnonzero(acc)
-            if not np.isfinite(y_new[:, a]).all():
+            every = len(a) == len(S)
+            aa = slice(None) if every else a
+            if not np.isfinite(y_new[:, aa]).all():
                 j = a[int(np.argwhere(~np.isfinite(y_new[:, a]))[0][1])]
                 raise IntegrationError(f"the state of variant {S[j]} became non-finite", float(t_new[j]))
             A = S[a]
             self.n_steps[A] += 1
             hit = np.zeros(len(a), dtype=bool)
             if self.kinds:
-                sub, hit, roots, g_as = self._events_in_step(view, a, t[a], t_new[a], y[:, a], y_new[:, a],
-                                                            K[:, :, a], t_end)
+                t_a, tn_a, y_a, yn_a, K_a = t[aa], t_new[aa], y[:, aa], y_new[:, aa], K[:, :, aa]
+                sub, hit, roots, g_as = self._events_in_step(view, a, t_a, tn_a, y_a, yn_a, K_a, t_end)
                 if hit.any():
-                    glob_e, te, X, fired = self._fire_step_events(sub, hit, roots, g_as, t[a], t_new[a], y[:, a],
-                                                                  y_new[:, a], K[:, :, a])
+                    glob_e, te, X, fired = self._fire_step_events(sub, hit, roots, g_as, t_a, tn_a, y_a, yn_a, K_a)
                     self.T[glob_e] = te
                     self.Y[:, glob_e] = X
                     done = (te >= t_end) | ~self.live[glob_e]
@@ -706,14 +715,17 @@ class _Batch:
             quiet = a[~hit]
             if len(quiet):
                 Q = S[quiet]
-                self.T[Q] = t_new[quiet]
-                self.Y[:, Q] = y_new[:, quiet]
-                self.F[:, Q] = f_new[:, quiet]
-                end = t_new[quiet] >= t_end
+                qs = slice(None) if full and len(quiet) == self.n else Q
+                qq = slice(None) if len(quiet) == len(S) else quiet
+                tq, yq = t_new[qq], y_new[:, qq]
+                self.T[qs] = tq
+                self.Y[:, qs] = yq
+                self.F[:, qs] = f_new[:, qq]
+                end = tq >= t_end
                 if self.record == "all":
-                    self.res.rows(Q, t_new[quiet], y_new[:, quiet], self.modes, local=True)
+                    self.res.rows(Q, tq, yq, self.modes, local=True)
                 elif end.any():  # record="ticks": only the row that ends the interval (the row before the tick)
-                    self.res.rows(Q[end], t_new[quiet][end], y_new[:, quiet][:, end], self.modes, local=True)
+                    self.res.rows(Q[end], tq[end], yq[:, end], self.modes, local=True)
                 running[Q[end]] = False
 
     # -- the run ------------------------------------------------------------------------------
