@@ -225,7 +225,7 @@ class BatchedMechanism:
             probe = self._limited_voltage(command * eps if self._duty else v_req, emf, xp.full_like(vb, eps)) / eps
             duty = xp.where(live, v / xp.where(live, vb, 1.0), probe)
         isup = duty * i
-        if not xp.any(neutral):
+        if not neutral.any():
             return v, i, isup, saturated, limited
         # Neutral: brake shorts the windings; coast conducts through the diodes only beyond the bus.
         braking = neutral & (brake >= 0.5)
@@ -302,7 +302,7 @@ class BatchedMechanism:
         v_req = command * vb if self._duty else command
         i = (self._limited_voltage(v_req, emf, vb) - emf) / R
         neutral = command == 0.0
-        if not xp.any(neutral):
+        if not neutral.any():
             return i
         coast = xp.where(emf > vb, (vb - emf) / R, xp.where(emf < -vb, (-vb - emf) / R, 0.0))
         return xp.where(neutral, xp.where(brake >= 0.5, -emf / R, coast), i)
@@ -319,10 +319,13 @@ class BatchedMechanism:
             f = p["G"] * tm * p["kG"]
             fric = p["b"] * v
         a = (f + self._load_force(q) - fric) / p["M"]
+        out = xp.empty((2,) + v.shape)
         resting = mode >= self.STUCK
-        if xp.any(resting):
-            return xp.stack([xp.where(resting, 0.0, v), xp.where(resting, 0.0, a)])
-        return xp.stack([v, a])
+        if resting.any():
+            out[0], out[1] = xp.where(resting, 0.0, v), xp.where(resting, 0.0, a)
+        else:
+            out[0], out[1] = v, a
+        return out
 
     def outputs(self, t, x, u, mode):
         xp, p = self.xp, self._p

@@ -101,6 +101,14 @@ class _Elementwise:
         return self.c.fn(t, signals)
 
 
+def _rows(rows, m):
+    """The held-input rows of one system as an (n_inputs, m) array."""
+    out = np.empty((len(rows), m))
+    for i, r in enumerate(rows):
+        out[i] = r
+    return out
+
+
 def _crosses(ga, gb, direction):
     rising = (ga < 0.0) & (gb >= 0.0)
     falling = (ga > 0.0) & (gb <= 0.0)
@@ -118,12 +126,12 @@ class _View:
         self.batch, self.idx = batch, idx
         if idx is None:
             self.systems = batch.systems
-            self.U = [np.stack(u) if u else np.zeros((0, batch.n)) for u in batch.U]
+            self.U = [_rows(u, batch.n) for u in batch.U]
             self.modes = [m.copy() for m in batch.modes]
             self.m = batch.n
         else:
             self.systems = [s.take(idx) for s in batch.systems]
-            self.U = [np.stack([r[idx] for r in u]) if u else np.zeros((0, len(idx))) for u in batch.U]
+            self.U = [_rows([r[idx] for r in u], len(idx)) for u in batch.U]
             self.modes = [m[idx] for m in batch.modes]
             self.m = len(idx)
         self.couplings = [c for s in self.systems for c in s.couplings(self.systems)] if batch.coupled else []
@@ -172,7 +180,10 @@ class _View:
         b = self.batch
         if not b.kinds:
             return np.zeros((0, self.m), dtype=bool)
-        return np.stack([ev.active[self.modes[k]] for k, j, ev in b.kinds])
+        out = np.empty((len(b.kinds), self.m), dtype=bool)
+        for e, (k, j, ev) in enumerate(b.kinds):
+            out[e] = ev.active[self.modes[k]]
+        return out
 
     def guards(self, t, Y, needed=None):
         """(n_kinds, m) guard values; kinds not ``needed`` (bool per kind) are left at 0."""
