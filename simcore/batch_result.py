@@ -223,6 +223,14 @@ class BatchResult:
         src = starts[:, None] + np.minimum(pos, counts[:, None] - 1)
         return t[src], y[src], counts
 
+    def event_counts(self, name: str | None = None) -> np.ndarray:
+        """``(N,)``: how many events (all, or those called ``name``) each variant recorded."""
+        counts = np.zeros(self.n, dtype=np.int64)
+        for e, cols, *_ in self._rec.events:
+            if name is None or self._b.kinds[e][2].name == name:
+                np.add.at(counts, cols, 1)
+        return counts
+
     def __len__(self) -> int:
         return self.n
 

@@ -113,6 +113,8 @@ def test_arm_stop_impacts_at_the_serial_instants(arm_runs):
     batch, serial = arm_runs
     n_hit = check_events(batch, serial)
     assert 0 < n_hit < N  # some variants hit a stop, some do not
+    np.testing.assert_array_equal(batch.event_counts("upper_stop"),
+                                  [sum(e.name == "upper_stop" for e in r.events) for r in serial])
 
 
 def test_elevator_on_a_battery_variants_equal_their_serial_runs(elevator_runs):
