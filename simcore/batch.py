@@ -213,7 +213,6 @@ class _Batch:
     def __init__(self, systems, controllers, params, n, t0_ns, x0, inputs, rtol, atol, max_step, record, xp):
         self.params = params
         self.n, self.rtol, self.atol, self.max_step, self.record, self.xp = n, rtol, atol, max_step, record, xp
-        self.models = systems
         self.controllers = controllers
         self.systems = []
         for s in systems:
@@ -247,9 +246,6 @@ class _Batch:
             for i, nm in enumerate(s.output_names):
                 self.signal_index[f"{s.name}.{nm}"] = ("y", k, i)
         self.coupled_names = {}
-        batteries = [s for s in self.systems if s.couplings(self.systems)]
-        if len(batteries) > 1:
-            raise ConfigError("systems", [s.name for s in systems], "at most one Battery per simulation")
         for s in self.systems:
             for c in s.couplings(self.systems):
                 for name in c.targets:
@@ -443,7 +439,7 @@ class _Batch:
         # its guard (a stop's before-row is not beyond the stop), within the tolerance of the root.
         return np.where(direct, t_b, lo)
 
-    def _events_in_step(self, view, cols, t_old, t_new, y_old, y_new, K, t_end):
+    def _events_in_step(self, view, cols, t_old, t_new, y_old, y_new, K):
         """Guards of the accepted columns ``cols`` of ``view``: returns (sub-view, hit, roots, g_a),
         roots and g_a as (n_kinds, m) arrays (inf: no root) or None when nothing crossed."""
         sub = view.sub(cols) if len(cols) != view.m else view
@@ -707,7 +703,7 @@ class _Batch:
             hit = np.zeros(len(a), dtype=bool)
             if self.kinds:
                 t_a, tn_a, y_a, yn_a, K_a = t[aa], t_new[aa], y[:, aa], y_new[:, aa], K[:, :, aa]
-                sub, hit, roots, g_as = self._events_in_step(view, a, t_a, tn_a, y_a, yn_a, K_a, t_end)
+                sub, hit, roots, g_as = self._events_in_step(view, a, t_a, tn_a, y_a, yn_a, K_a)
                 if hit.any():
                     glob_e, te, X, fired = self._fire_step_events(sub, hit, roots, g_as, t_a, tn_a, y_a, yn_a, K_a)
                     self.T[glob_e] = te
