@@ -7,12 +7,8 @@ written against the standard library's conventions keeps working.
 """
 from __future__ import annotations
 
-__all__ = ["SimError", "ConfigError", "ConfigTypeError", "IntegrationError",
-           "NonFiniteError", "as_real", "check_finite", "check_bool", "require"]
-
-import math
-
-import numpy as np
+__all__ = ["SimError", "ConfigError", "ConfigTypeError", "IntegrationError", "NonFiniteError", "ProtocolError",
+           "as_real", "check_finite", "check_bool"]
 
 
 class SimError(Exception):
@@ -56,6 +52,29 @@ class ConfigTypeError(ConfigError, TypeError):
     """A parameter has the wrong type (also a ``TypeError``)."""
 
 
+class ProtocolError(ConfigTypeError):
+    """An object lacks a member a part of the simulator needs of it (see :mod:`simcore.protocols`).
+
+    Parameters
+    ----------
+    parameter : str
+        Where the object was given (``"systems"``, ``"mechanism"``, ...).
+    value : object
+        The object.
+    expected : str
+        What it must be, naming the missing member.
+    member : str
+        The missing (or wrong) member's name.
+    """
+
+    def __init__(self, parameter: str, value, expected: str, member: str = ""):
+        super().__init__(parameter, value, expected)
+        self.member = member
+
+    def __reduce__(self):
+        return (type(self), (self.parameter, self.value, self.expected, self.member))
+
+
 class IntegrationError(SimError, RuntimeError):
     """The integration could not proceed.
 
@@ -95,39 +114,22 @@ class NonFiniteError(IntegrationError):
         return type(self)(self.kind, self.signal, self.value, t)
 
 
-def require(condition: bool, parameter: str, value, expected: str) -> None:
-    """Raise :class:`ConfigError` unless ``condition`` holds."""
-    if not condition:
-        raise ConfigError(parameter, value, expected)
+# Conversions kept under their historical names for the engine and older callers; the one
+# implementation is simcore.checks (imported as a module here, so either module may load first).
+from . import checks as _checks  # noqa: E402
 
 
 def as_real(parameter: str, value) -> float:
-    """Return ``value`` as a float (NaN and inf included), or raise ConfigTypeError if it is not a number.
-
-    Strings are refused even when ``float()`` would parse them (``"5"`` is a typo, not a number).
-    """
-    if isinstance(value, (str, bytes, bytearray)):
-        raise ConfigTypeError(parameter, value, "a real number")
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ConfigTypeError(parameter, value, "a real number") from None
+    """``value`` as a float, NaN and infinities included (:func:`simcore.checks.number`): strings,
+    bools and non-numbers raise ConfigTypeError."""
+    return _checks.number(parameter, value, allow_inf=True, allow_nan=True, expected="a real number")
 
 
 def check_finite(parameter: str, value) -> float:
-    """Return ``value`` as a float, or raise ConfigError if it is not a finite real number
-    (strings refused, see :func:`as_real`)."""
-    v = as_real(parameter, value)
-    if not math.isfinite(v):
-        raise ConfigError(parameter, value, "a finite number")
-    return v
+    """:func:`simcore.checks.finite` (a finite real number, bools and strings refused)."""
+    return _checks.finite(parameter, value)
 
 
 def check_bool(parameter: str, value) -> bool:
-    """Return ``value`` as a bool, or raise ConfigTypeError if it is not True or False.
-
-    ``bool("no")`` is True, so flags are not converted with ``bool()``.
-    """
-    if isinstance(value, (bool, np.bool_)):
-        return bool(value)
-    raise ConfigTypeError(parameter, value, "True or False")
+    """:func:`simcore.checks.flag` (True or False only)."""
+    return _checks.flag(parameter, value)

@@ -1,0 +1,109 @@
+"""simcore.checks: each helper returns the SI value or raises the project's error naming the parameter."""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from simcore import Q_, checks
+from simcore.errors import ConfigError, ConfigTypeError
+
+
+@pytest.mark.parametrize("value", ["5", b"5", True, False, np.bool_(True), None, 1j, [1.0], object()])
+def test_a_value_that_is_not_a_number_is_a_type_error_naming_the_parameter(value):
+    with pytest.raises(ConfigTypeError) as ei:
+        checks.finite("mass", value, "kg")
+    assert ei.value.parameter == "mass" and isinstance(ei.value, TypeError)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, -math.inf, 10 ** 400, Q_(1.0, "m"), Q_(math.nan, "kg")])
+def test_nan_infinity_overflow_and_wrong_dimension_are_value_errors(value):
+    with pytest.raises(ConfigError) as ei:
+        checks.finite("mass", value, "kg")
+    assert ei.value.parameter == "mass" and not isinstance(ei.value, TypeError)
+
+
+def test_numbers_of_every_numeric_kind_convert_to_si_floats():
+    assert checks.finite("m", 2) == 2.0 and type(checks.finite("m", 2)) is float
+    assert checks.finite("m", np.float32(0.5)) == 0.5
+    assert checks.finite("m", np.int64(3)) == 3.0
+    assert checks.finite("m", Fraction(1, 4)) == 0.25
+    assert checks.finite("m", np.array(1.5)) == 1.5
+    assert checks.finite("mass", Q_(250.0, "g"), "kg") == pytest.approx(0.25, rel=1e-15)
+    assert checks.angle("a", Q_(180.0, "deg")) == pytest.approx(math.pi, rel=1e-15)
+    assert checks.finite("ratio", Q_(3.0, "")) == 3.0
+
+
+def test_signs_and_ranges_word_the_expectation_with_the_unit():
+    with pytest.raises(ConfigError, match=r"mass=-1.0: expected a positive mass in kg"):
+        checks.positive("mass", -1.0, "kg", what="mass")
+    with pytest.raises(ConfigError, match=r"mass=0.0: expected a positive"):
+        checks.positive("mass", 0.0, "kg")
+    assert checks.nonnegative("b", 0.0) == 0.0
+    with pytest.raises(ConfigError, match=r"b=-1e-300: expected a non-negative number"):
+        checks.nonnegative("b", -1e-300)
+    assert checks.tolerance("tol", math.inf) == math.inf
+    with pytest.raises(ConfigError):
+        checks.tolerance("tol", math.nan)
+    assert checks.real("lo", -math.inf) == -math.inf
+    with pytest.raises(ConfigError, match="not NaN"):
+        checks.real("lo", math.nan)
+    assert checks.fraction("efficiency", 1.0, low_open=True) == 1.0
+    for bad in (0.0, 1.0 + 1e-15, -0.5):
+        with pytest.raises(ConfigError, match=r"efficiency=.*\(0.0, 1.0\]"):
+            checks.fraction("efficiency", bad, low_open=True)
+
+
+def test_arrays_are_checked_element_wise_only_where_allowed():
+    np.testing.assert_array_equal(checks.positive("kp", [1, 2.5], allow_array=True), [1.0, 2.5])
+    np.testing.assert_array_equal(checks.finite("x", Q_(np.array([1.0, 2.0]), "mm"), "m", allow_array=True),
+                                  [0.001, 0.002])
+    with pytest.raises(ConfigTypeError, match="a scalar"):
+        checks.positive("kp", [1.0, 2.0])
+    with pytest.raises(ConfigError, match=r"kp=.*positive"):
+        checks.positive("kp", [1.0, 0.0], allow_array=True)
+    with pytest.raises(ConfigError, match="finite"):
+        checks.finite("kp", [1.0, math.nan], allow_array=True)
+    for bad in ([True, False], ["1", "2"], [1 + 1j]):
+        with pytest.raises(ConfigTypeError):
+            checks.finite("kp", bad, allow_array=True)
+
+
+def test_integers_flags_and_choices_take_only_what_they_say():
+    assert checks.integer("n", np.int64(2), minimum=1) == 2
+    for bad in (2.0, True, "2"):
+        with pytest.raises(ConfigTypeError):
+            checks.integer("n", bad, minimum=1)
+    with pytest.raises(ConfigError, match=r"n=0: expected a whole number >= 1"):
+        checks.integer("n", 0, minimum=1)
+    assert checks.flag("f", np.bool_(False)) is False
+    for bad in (1, 0, "no", None):
+        with pytest.raises(ConfigTypeError, match="True or False"):
+            checks.flag("f", bad)
+    assert checks.choice("mode", "coast", ("brake", "coast")) == "coast"
+    for bad in ("Coast", 1, None, True):
+        with pytest.raises(ConfigError, match=r"one of 'brake', 'coast'"):
+            checks.choice("mode", bad, ("brake", "coast"))
+
+
+def test_one_or_many_poses_points_and_angles():
+    assert checks.one_or_many("systems", 3, int) == [3]
+    assert checks.one_or_many("systems", (1, 2), int) == [1, 2]
+    with pytest.raises(ConfigTypeError, match="int instances"):
+        checks.one_or_many("systems", [1, "a"], int)
+    with pytest.raises(ConfigTypeError):
+        checks.one_or_many("systems", "ab", int)
+    assert checks.pose("start_pose", (1, 2, Q_(90, "deg"))) == pytest.approx((1.0, 2.0, math.pi / 2), rel=1e-15)
+    for bad, parameter in (((1, 2), "start_pose"), ("xyz", "start_pose"), ((1, 2, math.nan), "start_pose[2]"),
+                           ((1, Q_(1, "s"), 0), "start_pose[1]")):
+        with pytest.raises(ConfigError) as ei:
+            checks.pose("start_pose", bad)
+        assert ei.value.parameter == parameter
+    assert checks.point("p", (Q_(10, "cm"), 0)) == pytest.approx((0.1, 0.0))
+    assert checks.angles("a", [0, Q_(90, "deg")], 2) == pytest.approx((0.0, math.pi / 2))
+    with pytest.raises(ConfigError, match="2 angles"):
+        checks.angles("a", [0.0], 2)
+    with pytest.raises(ConfigError) as ei:
+        checks.angles("a", [0.0, math.inf])
+    assert ei.value.parameter == "a[1]"
+
