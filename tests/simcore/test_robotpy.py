@@ -52,6 +52,22 @@ def test_update_sim_holds_the_pwm_duty_and_advances_exactly_tm_diff():
     assert physics.signals["flywheel.duty"] == 0.0
 
 
+def test_history_is_a_rolling_window_by_default_so_a_program_left_running_stays_bounded():
+    from simcore.robotpy import DEFAULT_HISTORY
+
+    physics = Physics(None, [_flywheel()])
+    n = int(round((DEFAULT_HISTORY + 5.0) / 0.02))
+    for _ in range(n):
+        physics.update_sim(0.0, 0.02)
+    r = physics.result()
+    assert r.t[-1] == pytest.approx(n * 0.02, abs=1e-12)
+    assert r.t[0] >= r.t[-1] - DEFAULT_HISTORY - 0.02  # the first 5 s fell out of the window
+    assert r.dropped["rows"] > 0
+    full = Physics(None, [_flywheel(name="other")], record="all")
+    full.update_sim(0.0, 0.02)
+    assert full.result().t[0] == 0.0 and full.result().dropped["rows"] == 0
+
+
 def test_a_voltage_input_is_refused_with_the_fix():
     physics = Physics(None, [models.Flywheel(NEO, 1.0, 0.002)])
     with pytest.raises(ConfigError, match='command="duty"'):
