@@ -169,6 +169,10 @@ class BatchedMechanism:
             "fb": np.maximum(static, kinetic) * (1.0 + BREAKAWAY_MARGIN) + np.where(directional, 1e-12, 0.0),
             "dir": directional,
         }
+        if d.efficiency != 1.0:
+            self._p["G_eta"] = gearing * d.efficiency
+        # k / G for a rotary mechanism is G / G, exactly 1: multiplying by it changes nothing, so it is skipped.
+        self._unit_kG = bool(np.all(self._p["kG"] == 1.0))
         if self._load is not None and not np.isscalar(self._load[1]):
             self._p["load"] = self._load[1]
         elif self._load is not None:
@@ -181,7 +185,7 @@ class BatchedMechanism:
         """The same physics for the variants ``idx`` (an integer index array)."""
         new = object.__new__(BatchedMechanism)
         new.__dict__.update(self.__dict__)
-        new._p = {key: v[idx] for key, v in self._p.items()}
+        new._p = {key: v.take(idx) for key, v in self._p.items()}
         new.n = len(idx)
         new._any_dir = bool(new._p["dir"].any())
         return new
@@ -274,8 +278,8 @@ class BatchedMechanism:
         if eta == 1.0:
             out = p["G"] * tm
         else:
-            out = self.xp.where(tm * direction >= 0.0, p["G"] * eta * tm, p["G"] * tm / eta)
-        return out * p["kG"]
+            out = self.xp.where(tm * direction >= 0.0, p["G_eta"] * tm, p["G"] * tm / eta)
+        return out if self._unit_kG else out * p["kG"]
 
     def _load_force(self, q):
         if self._load is None:
@@ -307,24 +311,74 @@ class BatchedMechanism:
         coast = xp.where(emf > vb, (vb - emf) / R, xp.where(emf < -vb, (-vb - emf) / R, 0.0))
         return xp.where(neutral, xp.where(brake >= 0.5, -emf / R, coast), i)
 
-    def derivatives(self, t, x, u, mode):
+    def prepare(self, u, mode, bus_held: bool = True) -> dict:
+        """What :meth:`derivatives` needs from the held inputs ``u`` and the modes ``mode`` alone.
+
+        Within one attempt (and between events, within a tick interval) the inputs and modes of a
+        column do not change, so the right-hand side takes these from here instead of deriving
+        them at every stage: the same operations on the same values, done once. With
+        ``bus_held=False`` the bus voltage is solved with the state (a battery), and only the
+        command, brake and mode terms are taken from here.
+        """
         xp, p = self.xp, self._p
-        q, v = x[0], x[1]
-        tm = self._Kt * self._stator_current(p["k"] * v, u[0], u[1], u[2])
-        if self._any_dir:
-            direction = self._direction(mode)
-            f = self._torque_at_load(tm, direction)
-            fric = p["b"] * v + p["Fc"] * direction
-        else:  # no Coulomb friction and an ideal gearbox in any variant: direction plays no part
-            f = p["G"] * tm * p["kG"]
-            fric = p["b"] * v
-        a = (f + self._load_force(q) - fric) / p["M"]
-        out = xp.empty((2,) + v.shape)
+        command = u[0]
+        pre = {"neutral": None, "v": None, "resting": None, "direction": None}
+        neutral = command == 0.0
+        if neutral.any():
+            pre["neutral"], pre["braking"] = neutral, u[1] >= 0.5
+        if bus_held and self._ls == math.inf and self._lp == math.inf:
+            # Without current limits the applied voltage is the request clamped to the bus: no state in it.
+            vb = xp.maximum(u[2], 0.0)
+            pre["vb"] = vb
+            pre["v"] = xp.minimum(xp.maximum(command * vb if self._duty else command, -vb), vb)
         resting = mode >= self.STUCK
         if resting.any():
-            out[0], out[1] = xp.where(resting, 0.0, v), xp.where(resting, 0.0, a)
+            pre["resting"] = resting
+        if self._any_dir:
+            direction = self._direction(mode)
+            pre["direction"] = direction
+            pre["Fc_dir"] = p["Fc"] * direction
+        return pre
+
+    def derivatives(self, t, x, u, mode, out=None, pre=None):
+        """d/dt of ``x``, (2, m), written into ``out`` (allocated when None) and returned; ``pre`` is
+        :meth:`prepare` of ``u`` and ``mode`` (computed here when None)."""
+        xp, p, R = self.xp, self._p, self._R
+        if pre is None:
+            pre = self.prepare(u, mode)
+        if out is None:
+            out = xp.empty((2,) + x.shape[1:])
+        q, v = x[0], x[1]
+        emf = p["k"] * v / self._Kv
+        if pre["v"] is not None:
+            i = (pre["v"] - emf) / R
+            vb = pre["vb"]
         else:
-            out[0], out[1] = v, a
+            vb = xp.maximum(u[2], 0.0)
+            i = (self._limited_voltage(u[0] * vb if self._duty else u[0], emf, vb) - emf) / R
+        neutral = pre["neutral"]
+        if neutral is not None:
+            coast = xp.where(emf > vb, (vb - emf) / R, xp.where(emf < -vb, (-vb - emf) / R, 0.0))
+            i = xp.where(neutral, xp.where(pre["braking"], -emf / R, coast), i)
+        tm = self._Kt * i
+        direction = pre["direction"]
+        if direction is not None:
+            f = self._torque_at_load(tm, direction)
+            fric = p["b"] * v + pre["Fc_dir"]
+        else:  # no Coulomb friction and an ideal gearbox in any variant: direction plays no part
+            f = p["G"] * tm
+            if not self._unit_kG:  # a rotary mechanism's k / G is exactly 1
+                f = f * p["kG"]
+            fric = p["b"] * v
+        f = f + self._load_force(q)
+        f -= fric
+        resting = pre["resting"]
+        if resting is None:
+            out[0] = v
+            xp.divide(f, p["M"], out=out[1])
+        else:
+            out[0] = xp.where(resting, 0.0, v)
+            out[1] = xp.where(resting, 0.0, f / p["M"])
         return out
 
     def outputs(self, t, x, u, mode):
@@ -435,7 +489,7 @@ class BatchedBattery:
     def take(self, idx) -> "BatchedBattery":
         new = object.__new__(BatchedBattery)
         new.__dict__.update(self.__dict__)
-        new._p = {key: v[idx] for key, v in self._p.items()}
+        new._p = {key: v.take(idx) for key, v in self._p.items()}
         new.n = len(idx)
         return new
 

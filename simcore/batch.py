@@ -109,6 +109,17 @@ def _rows(rows, m):
     return out
 
 
+def _put(a, idx, v):
+    """``a[..., idx] = v`` along the last (variant) axis of a 1-D or 2-D array, row by row (a 2-D
+    fancy-index assignment is many times slower than a 1-D one per row)."""
+    if a.ndim == 1:
+        a[idx] = v
+        return
+    v = np.broadcast_to(v, a.shape[:-1] + (len(idx),))
+    for r in range(a.shape[0]):
+        a[r][idx] = v[r]
+
+
 def _crosses(ga, gb, direction):
     rising = (ga < 0.0) & (gb >= 0.0)
     falling = (ga > 0.0) & (gb <= 0.0)
@@ -120,7 +131,13 @@ def _crosses(ga, gb, direction):
 
 
 class _View:
-    """The batch restricted to some variants: their physics, held inputs and modes."""
+    """The batch restricted to some variants: their physics, held inputs and modes.
+
+    ``idx`` holds the variants' global indices (None: every variant, in order). Gathers are
+    ``take`` along the variant axis. What the right-hand side derives from the held inputs and
+    modes alone is prepared once per view (:meth:`prepared`) and dropped when a mode changes
+    (:meth:`refresh_modes`).
+    """
 
     def __init__(self, batch, idx):
         self.batch, self.idx = batch, idx
@@ -131,25 +148,49 @@ class _View:
             self.m = batch.n
         else:
             self.systems = [s.take(idx) for s in batch.systems]
-            self.U = [_rows([r[idx] for r in u], len(idx)) for u in batch.U]
-            self.modes = [m[idx] for m in batch.modes]
+            self.U = [_rows([r.take(idx) for r in u], len(idx)) for u in batch.U]
+            self.modes = [m.take(idx) for m in batch.modes]
             self.m = len(idx)
         self.couplings = [c for s in self.systems for c in s.couplings(self.systems)] if batch.coupled else []
+        self._pre = [None] * len(self.systems)
 
     def sub(self, cols) -> "_View":
         """A view of the columns ``cols`` (indices into this view)."""
         new = object.__new__(_View)
         new.batch = self.batch
-        new.idx = (cols if self.idx is None else self.idx[cols])
+        new.idx = (cols if self.idx is None else self.idx.take(cols))
         new.systems = [s.take(cols) for s in self.systems]
-        new.U = [u[:, cols] for u in self.U]
-        new.modes = [m[cols] for m in self.modes]
+        new.U = [u.take(cols, axis=1) for u in self.U]
+        new.modes = [m.take(cols) for m in self.modes]
         new.m = len(cols)
         new.couplings = [c for s in new.systems for c in s.couplings(new.systems)] if self.batch.coupled else []
+        new._pre = [None] * len(new.systems)
         return new
+
+    def global_idx(self):
+        return np.arange(self.batch.n) if self.idx is None else self.idx
+
+    def refresh_modes(self, cols):
+        """Reload the modes of the columns ``cols`` from the batch (after events changed them)."""
+        ids = self.global_idx().take(cols)
+        for k, m in enumerate(self.batch.modes):
+            self.modes[k][cols] = m.take(ids)
+        self._pre = [None] * len(self.systems)
 
     def variant(self, j) -> int:
         return int(j if self.idx is None else self.idx[j])
+
+    def prepared(self, k):
+        """System ``k``'s :meth:`prepare` of its held inputs and modes (None if it has none)."""
+        pre = self._pre[k]
+        if pre is None:
+            s = self.systems[k]
+            make = getattr(s, "prepare", None)
+            if make is None:
+                return None
+            held = f"{s.name}.bus_voltage" not in self.batch.coupled_names
+            pre = self._pre[k] = make(self.U[k], self.modes[k], held)
+        return pre
 
     def inputs(self, t, Y):
         xs = [Y[sl] for sl in self.batch.slices]
@@ -160,16 +201,38 @@ class _View:
             return xs, us
         return xs, self.U
 
-    def rhs(self, t, Y):
+    def rhs(self, t, Y, out=None):
+        """The derivatives at ``(t, Y)``, (nx, m), written into ``out`` (allocated when None); not checked."""
         xs, us = self.inputs(t, Y)
-        parts = [s.derivatives(t, xs[k], us[k], self.modes[k]) for k, s in enumerate(self.systems)]
-        d = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+        if out is None:
+            out = np.empty(Y.shape)
+        b = self.batch
+        for k in b.stateful:
+            self.systems[k].derivatives(t, xs[k], us[k], self.modes[k], out=out[b.slices[k]], pre=self.prepared(k))
+        return out
+
+    def derivative(self, t, Y):
+        """The derivatives at ``(t, Y)``, raising NonFiniteError for a non-finite one."""
+        d = self.rhs(t, Y)
         if not np.isfinite(d).all():
-            i, j = np.argwhere(~np.isfinite(d))[0]
-            k, name = self.batch.state_owner[i]
-            tj = float(t if np.ndim(t) == 0 else t[j])
-            raise NonFiniteError("derivative of", f"{name} (variant {self.variant(j)})", d[i, j], tj)
+            self.raise_non_finite(t, d)
         return d
+
+    def raise_non_finite(self, t, d):
+        i, j = np.argwhere(~np.isfinite(d))[0]
+        k, name = self.batch.state_owner[i]
+        tj = float(t if np.ndim(t) == 0 else t[j])
+        raise NonFiniteError("derivative of", f"{name} (variant {self.variant(j)})", d[i, j], tj)
+
+    def check_stages(self, t, h, K):
+        """NonFiniteError at the first stage of an attempt whose derivative is not finite (as the
+        right-hand side would have raised there)."""
+        if np.isfinite(K[1:]).all():
+            return
+        for s in range(1, K.shape[0]):
+            if not np.isfinite(K[s]).all():
+                ts = t + h if s == K.shape[0] - 1 else t + batch_rk.C[s] * h
+                self.raise_non_finite(ts, K[s])
 
     def outputs(self, k, t, Y):
         xs, us = self.inputs(t, Y)
@@ -180,10 +243,10 @@ class _View:
         b = self.batch
         if not b.kinds:
             return np.zeros((0, self.m), dtype=bool)
-        out = np.empty((len(b.kinds), self.m), dtype=bool)
-        for e, (k, j, ev) in enumerate(b.kinds):
-            out[e] = ev.active[self.modes[k]]
-        return out
+        if len(self.systems) == 1:
+            return b.armed[0].take(self.modes[0], axis=1)
+        return np.concatenate([b.armed[k].take(self.modes[k], axis=1) for k in range(len(self.systems))
+                               if len(b.armed[k])], axis=0)
 
     def guards(self, t, Y, needed=None):
         """(n_kinds, m) guard values; kinds not ``needed`` (bool per kind) are left at 0."""
@@ -253,6 +316,11 @@ class _Batch:
         self.coupled = bool(self.coupled_names)
         self.kinds = [(k, j, ev) for k, s in enumerate(self.systems) for j, ev in enumerate(s.events)]
         nk = len(self.kinds)
+        self.stateful = [k for k, s in enumerate(self.systems) if len(s.state_names)]
+        # Per system, (its kinds, its modes) bool: which of its event kinds are armed in which mode; the
+        # kinds of all systems stack in the order of self.kinds.
+        self.armed = [np.array([ev.active for ev in s.events], dtype=bool).reshape(len(s.events), len(s.MODES))
+                      for s in self.systems]
 
         # Initial state and inputs (held input rows are never written in place: a write replaces the row).
         self.t_ns = t0_ns
@@ -610,8 +678,8 @@ class _Batch:
             g0 = self.g_prev[e, g_cols]
             self.search_from[e, g_cols] = -np.inf
             dt = _PROBE_STEP * np.maximum(1.0, np.abs(tc))
-            f0 = v.rhs(tc, Xc)
-            f1 = v.rhs(tc + dt, Xc + dt * f0)
+            f0 = v.derivative(tc, Xc)
+            f1 = v.derivative(tc + dt, Xc + dt * f0)
             probe = v.guard(e, tc + dt, Xc + 0.5 * dt * (f0 + f1))
             side = np.where(probe > 0, 1.0, np.where(probe < 0, -1.0, 0.0))
             ps = pre_side[e, c]
@@ -629,7 +697,7 @@ class _Batch:
             refire = np.zeros(len(c), dtype=bool)
             if self.kinds[e][2].reset is not None and through.any():
                 def rate(Xs):
-                    x1 = Xs + dt * v.rhs(tc, Xs)
+                    x1 = Xs + dt * v.derivative(tc, Xs)
                     return (v.guard(e, tc + dt, x1) - v.guard(e, tc, Xs)) / dt
                 after, before = rate(Xc), rate(X_before[:, c])
                 changed = np.abs(after - before) > 1e-6 * np.maximum(np.abs(after), np.abs(before))
@@ -644,13 +712,13 @@ class _Batch:
         """Start a segment for the variants ``glob`` at times ``t``: derivative, first step, guards, sides."""
         view = _View(self, glob)
         y = self.Y[:, glob]
-        f = view.rhs(t, y)
+        f = view.derivative(t, y)
         self.F[:, glob] = f
         h0 = self.H[glob]
         carried = np.isfinite(h0) & (h0 > 0)
         h = np.minimum(np.minimum(h0, t_end - t), self.max_step)
         if not carried.all():
-            first = batch_rk.initial_step(view.rhs, t, y, f, t_end, self.max_step, rtol=self.rtol, atol=self.atol)
+            first = batch_rk.initial_step(view.derivative, t, y, f, t_end, self.max_step, rtol=self.rtol, atol=self.atol)
             h = np.where(carried, h, first)
         self.H[glob] = h
         if self.kinds:
@@ -663,77 +731,114 @@ class _Batch:
         glob = np.flatnonzero(self.live)
         if not len(glob):
             return
-        pend = self.pending[:, glob]
+        pend = self.pending.take(glob, axis=1)
         fired = None
         if pend.any():
-            fired = (pend, self.pending_side[:, glob], self.pending_prev[:, glob], self.pending_xb[:, glob])
-            self.pending[:, glob] = False
-        self._restart(glob, self.T[glob], t_end, fired)
-        running = self.live.copy()
-        fresh = np.ones(self.n, dtype=bool)
-        rejected = np.zeros(self.n, dtype=bool)
-        while running.any():
-            S = np.flatnonzero(running)
-            full = len(S) == self.n
-            sel = slice(None) if full else S  # a round of every variant reads the arrays as they are
-            view = _View(self, None if full else S)
-            t, y, f, h = self.T[S], self.Y[:, sel], self.F[:, sel], self.H[S]
+            fired = (pend, self.pending_side.take(glob, axis=1), self.pending_prev.take(glob, axis=1),
+                     self.pending_xb.take(glob, axis=1))
+            _put(self.pending, glob, False)
+        self._restart(glob, self.T.take(glob), t_end, fired)
+        # Working copies of the running variants (S: their indices), written back to the batch when a
+        # variant stops running; a round works on them as they are, and they shrink as variants stop.
+        S = glob
+        view = _View(self, None if len(S) == self.n else S)
+        t, y, f, h = self.T.take(S), self.Y.take(S, axis=1), self.F.take(S, axis=1), self.H.take(S)
+        m = len(S)
+        fresh, rejected = np.ones(m, dtype=bool), np.zeros(m, dtype=bool)
+        steps = np.zeros(m, dtype=np.int64)
+        max_step = self.max_step
+        while m:
             ms = batch_rk.min_step(t)
-            fr = fresh[S]
-            h = np.where(fr, np.where(h > self.max_step, self.max_step, np.where(h < ms, ms, h)), h)
-            if np.any(h < ms):
+            clamped = np.maximum(h, ms) if max_step == math.inf else np.where(h > max_step, max_step,
+                                                                              np.maximum(h, ms))
+            h = clamped if fresh.all() else np.where(fresh, clamped, h)
+            if (h < ms).any():
                 j = int(np.flatnonzero(h < ms)[0])
                 raise IntegrationError(f"RK45 solver failed for variant {S[j]}: Required step size is less than "
                                        f"spacing between numbers.", float(t[j]))
-            acc, t_new, y_new, f_new, K, h_next = batch_rk.attempt(
-                view.rhs, t, y, f, h, t_end, rejected[S], rtol=self.rtol, atol=self.atol)
-            self.H[sel] = h_next
-            rejected[sel] = ~acc
-            fresh[sel] = acc
-            if not acc.any():
+            acc, t_new, y_new, K, h = batch_rk.attempt(view.rhs, t, y, f, h, t_end, rejected, rtol=self.rtol,
+                                                       atol=self.atol)
+            view.check_stages(t, t_new - t, K)
+            rejected, fresh = ~acc, acc
+            n_acc = int(np.count_nonzero(acc))
+            if not n_acc:
                 continue
-            a = np.flatnonzero(acc)
-            every = len(a) == len(S)
-            aa = slice(None) if every else a
-            if not np.isfinite(y_new[:, aa]).all():
-                j = a[int(np.argwhere(~np.isfinite(y_new[:, a]))[0][1])]
-                raise IntegrationError(f"the state of variant {S[j]} became non-finite", float(t_new[j]))
-            A = S[a]
-            self.n_steps[A] += 1
-            hit = np.zeros(len(a), dtype=bool)
+            every = n_acc == m
+            if not np.isfinite(y_new).all():
+                bad = acc & ~np.isfinite(y_new).all(axis=0)
+                if bad.any():
+                    j = int(np.flatnonzero(bad)[0])
+                    raise IntegrationError(f"the state of variant {S[j]} became non-finite", float(t_new[j]))
+            steps += acc
+            quiet = acc
+            stop = None
+            hc = None
             if self.kinds:
-                t_a, tn_a, y_a, yn_a, K_a = t[aa], t_new[aa], y[:, aa], y_new[:, aa], K[:, :, aa]
+                a = np.arange(m) if every else np.flatnonzero(acc)
+                if every:
+                    t_a, tn_a, y_a, yn_a, K_a = t, t_new, y, y_new, K
+                else:
+                    t_a, tn_a, y_a, yn_a, K_a = t.take(a), t_new.take(a), y.take(a, axis=1), y_new.take(
+                        a, axis=1), K.take(a, axis=2)
                 sub, hit, roots, g_as = self._events_in_step(view, a, t_a, tn_a, y_a, yn_a, K_a)
                 if hit.any():
+                    hc = a[hit]
+                    glob_hit = S.take(hc)
+                    self.H[glob_hit] = h.take(hc)  # the step size the restart carries on with
                     glob_e, te, X, fired = self._fire_step_events(sub, hit, roots, g_as, t_a, tn_a, y_a, yn_a, K_a)
                     self.T[glob_e] = te
-                    self.Y[:, glob_e] = X
+                    _put(self.Y, glob_e, X)
                     done = (te >= t_end) | ~self.live[glob_e]
-                    running[glob_e[done]] = False
                     if done.any():
                         d = np.flatnonzero(done)
-                        self.pending[:, glob_e[d]] = fired[0][:, d]
-                        self.pending_side[:, glob_e[d]] = fired[1][:, d]
-                        self.pending_prev[:, glob_e[d]] = fired[2][:, d]
-                        self.pending_xb[:, glob_e[d]] = fired[3][:, d]
+                        for store, rec in zip((self.pending, self.pending_side, self.pending_prev, self.pending_xb),
+                                              fired):
+                            _put(store, glob_e[d], rec[:, d])
                     go = np.flatnonzero(~done)
                     if len(go):
                         self._restart(glob_e[go], te[go], t_end, tuple(x[..., go] for x in fired))
-            quiet = a[~hit]
-            if len(quiet):
-                Q = S[quiet]
-                qs = slice(None) if full and len(quiet) == self.n else Q
-                qq = slice(None) if len(quiet) == len(S) else quiet
-                tq, yq = t_new[qq], y_new[:, qq]
-                self.T[qs] = tq
-                self.Y[:, qs] = yq
-                self.F[:, qs] = f_new[:, qq]
-                end = tq >= t_end
-                if self.record == "all":
-                    self.res.rows(Q, tq, yq, self.modes, local=True)
-                elif end.any():  # record="ticks": only the row that ends the interval (the row before the tick)
-                    self.res.rows(Q[end], tq[end], yq[:, end], self.modes, local=True)
-                running[Q[end]] = False
+                    quiet = acc.copy()
+                    quiet[hc] = False
+                    stop = np.zeros(m, dtype=bool)
+                    stop[hc[done]] = True
+            if quiet is acc and every:
+                t, y, f = t_new, y_new, K[-1]
+                q = None
+            else:
+                t, y, f = np.where(quiet, t_new, t), np.where(quiet, y_new, y), np.where(quiet, K[-1], f)
+                q = np.flatnonzero(quiet)
+            if hc is not None:  # the columns that fired restart from the batch's state and modes
+                glob_hit = S.take(hc)
+                t[hc] = self.T.take(glob_hit)
+                y[:, hc] = self.Y.take(glob_hit, axis=1)
+                f[:, hc] = self.F.take(glob_hit, axis=1)
+                h[hc] = self.H.take(glob_hit)
+                view.refresh_modes(hc)
+            end = quiet & (t >= t_end)
+            if self.record == "all":
+                if q is None:
+                    self.res.rows(S, t_new, y_new, self.modes, local=True, copy=False)
+                elif len(q):
+                    self.res.rows(S.take(q), t_new.take(q), y_new.take(q, axis=1), self.modes, local=True, copy=False)
+            elif end.any():  # record="ticks": only the row that ends the interval (the row before the tick)
+                e_ = np.flatnonzero(end)
+                self.res.rows(S.take(e_), t_new.take(e_), y_new.take(e_, axis=1), self.modes, local=True, copy=False)
+            stop = end if stop is None else (stop | end)
+            if stop.any():
+                fin = np.flatnonzero(stop)
+                G = S.take(fin)
+                self.T[G] = t.take(fin)
+                _put(self.Y, G, y.take(fin, axis=1))
+                _put(self.F, G, f.take(fin, axis=1))
+                self.H[G] = h.take(fin)
+                self.n_steps[G] += steps.take(fin)
+                if len(fin) == m:
+                    break
+                keep = np.flatnonzero(~stop)
+                S, t, h, fresh, rejected, steps = (v.take(keep) for v in (S, t, h, fresh, rejected, steps))
+                y, f = y.take(keep, axis=1), f.take(keep, axis=1)
+                view = view.sub(keep)
+                m = len(keep)
 
     # -- the run ------------------------------------------------------------------------------
     def run(self, t_end_ns):

@@ -45,14 +45,21 @@ class _Recorder:
         self.tick_log = {c.name: [] for c in batch.controllers}
         self.events = []
 
-    def rows(self, idx, t, X, modes, local=False):
+    def rows(self, idx, t, X, modes, local=False, copy=True):
+        """A block of rows: variants ``idx`` at times ``t`` with states ``X`` (their columns when
+        ``local``, else the batch's whole state); ``copy=False`` when ``t`` and ``X`` are the caller's
+        own fresh arrays, never written again."""
         idx = np.asarray(idx, dtype=np.int32)
         if not len(idx):
             return
-        Xc = X if local else X[:, idx]
-        mc = np.stack([m[idx] for m in modes]) if modes else np.zeros((0, len(idx)), dtype=np.int8)
-        self.blocks.append((idx, t if np.ndim(t) == 0 else np.array(t, dtype=float), np.array(Xc), mc,
-                            len(self.epochs) - 1))
+        if local:
+            Xc = np.array(X) if copy else X
+        else:
+            Xc = X.take(idx, axis=1)
+        if np.ndim(t) != 0:
+            t = np.array(t, dtype=float) if copy else t
+        mc = np.stack([m.take(idx) for m in modes]) if modes else np.zeros((0, len(idx)), dtype=np.int8)
+        self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1))
 
     def tick(self, t, ran):
         self.epochs.append([list(rows) for rows in self.b.U])

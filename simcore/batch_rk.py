@@ -19,13 +19,51 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import RK45
 
-__all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "SAFETY", "MIN_FACTOR", "MAX_FACTOR"]
+__all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "stage_sum", "SAFETY", "MIN_FACTOR",
+           "MAX_FACTOR"]
 
 A, B, C, E, P = RK45.A, RK45.B, RK45.C, RK45.E, RK45.P
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 _ERROR_EXPONENT = -1.0 / (RK45.error_estimator_order + 1)
 _N_STAGES = RK45.n_stages
-_EINSUM_COLUMNS = 256  # up to this many columns the stage sums are one einsum call each
+
+
+_STAGE_SUM = "s,snm->nm"
+
+
+def _explicit_sum(w, K):
+    # Zero weights are added too (0 K[j]), as einsum adds them: the two forms agree to the sign of a zero.
+    out = w[0] * K[0]
+    for j in range(1, len(w)):
+        out = out + w[j] * K[j]
+    return out
+
+
+def _einsum_adds_in_order() -> bool:
+    """Whether this numpy's einsum gives a weighted stage sum bit for bit as the explicit sum
+    ``w0 K0 + w1 K1 + ...`` does, whatever a column's position (no fused multiply-add in its vector
+    loops, no reordering). Checked once on random data with a vector body and a tail."""
+    rng = np.random.default_rng(2026)
+    w, K = rng.standard_normal(7), rng.standard_normal((7, 3, 1031))
+    whole = np.einsum(_STAGE_SUM, w, K)
+    part = np.einsum(_STAGE_SUM, w, np.ascontiguousarray(K[:, :, 5:12]))
+    return bool(np.array_equal(whole, _explicit_sum(w, K)) and np.array_equal(part, whole[:, 5:12]))
+
+
+_EINSUM_EXACT = _einsum_adds_in_order()
+
+
+def stage_sum(w, K, xp=np):
+    """``sum_j w[j] K[j]`` column by column in stage order, (n, m) from (s, n, m).
+
+    Never a BLAS product: BLAS rounds a column by its position in the matrix, and a variant's
+    result must not depend on the variants sharing its batch. einsum adds in stage order, in one
+    call (it is the fastest form at every batch size measured); where it would not be exact (see
+    :func:`_einsum_adds_in_order`) the explicit sum is used.
+    """
+    if _EINSUM_EXACT and xp is np:
+        return np.einsum(_STAGE_SUM, w, K)
+    return _explicit_sum(w, K)
 
 
 def _rms(z, xp):
@@ -39,9 +77,10 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, xp=np):
 
     Parameters
     ----------
-    rhs : callable ``rhs(t, y) -> (n, m)``
+    rhs : callable ``rhs(t, y, out)``
+        Writes the derivatives at ``(t, y)``, ``(n, m)``, into ``out``.
     t, h_abs : (m,) arrays
-        Current times and step sizes (already clamped for a fresh step).
+        Current times and step sizes (already clamped for a fresh step; ``t <= t_end``).
     y, f : (n, m) arrays
         States and derivatives at ``t``.
     t_end : float
@@ -52,58 +91,54 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, xp=np):
     Returns
     -------
     accepted : (m,) bool
-    t_new, y_new, f_new, K : the attempt (K the stages, (7, n, m))
+    t_new, y_new : the attempt's end, (m,) and (n, m)
+    K : (7, n, m) the stages; ``K[-1]`` is the derivative at the attempt's end
     h_abs_next : (m,) the step size to propose (accepted) or retry with (rejected)
+
+    Stage derivatives are not checked here; the caller checks ``K`` once (a non-finite one
+    propagates into later stages, and is reported at the first stage that has it).
     """
-    t_new = t + h_abs
-    t_new = xp.where(t_new - t_end > 0, t_end, t_new)
-    h = t_new - t
-    h_abs = xp.abs(h)
+    t_new = xp.minimum(t + h_abs, t_end)
+    h = t_new - t  # >= 0: the integration runs forward
     K = xp.empty((_N_STAGES + 1,) + y.shape)
-
-    small = y.shape[-1] <= _EINSUM_COLUMNS
-
-    def combine(w, n_stages):
-        # Sums column by column, in stage order whatever the batch's size (a BLAS matrix product
-        # would round a column by its position, and a variant's result must not depend on the
-        # variants sharing its batch). einsum adds in that same order (bit-identical); it is one
-        # call, cheaper for few columns, the explicit sum faster for many.
-        if small:
-            return xp.einsum("s,snm->nm", w, K[:n_stages])
-        out = None
-        for j in range(n_stages):
-            if w[j] != 0.0:
-                out = w[j] * K[j] if out is None else out + w[j] * K[j]
-        return out
-
     K[0] = f
     for s in range(1, _N_STAGES):
-        K[s] = rhs(t + C[s] * h, y + combine(A[s, :s], s) * h)
-    y_new = y + h * combine(B, _N_STAGES)
-    f_new = rhs(t + h, y_new)
-    K[-1] = f_new
-    err = combine(E, _N_STAGES + 1)
-    scale = atol + xp.maximum(xp.abs(y), xp.abs(y_new)) * rtol
-    error_norm = _rms(err * h / scale, xp)
+        dy = stage_sum(A[s, :s], K[:s], xp)
+        dy *= h
+        dy += y
+        rhs(t + C[s] * h, dy, K[s])
+    y_new = stage_sum(B, K[:_N_STAGES], xp)
+    y_new *= h
+    y_new += y
+    rhs(t + h, y_new, K[-1])
+    err = stage_sum(E, K, xp)
+    err *= h
+    scale = xp.abs(y)
+    xp.maximum(scale, xp.abs(y_new), out=scale)
+    scale *= rtol
+    scale += atol
+    err /= scale
+    error_norm = _rms(err, xp)
     accepted = error_norm < 1
     with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
         grow = SAFETY * error_norm ** _ERROR_EXPONENT
     factor_ok = xp.where(error_norm == 0, MAX_FACTOR, xp.minimum(MAX_FACTOR, grow))
-    factor_ok = xp.where(rejected, xp.minimum(1.0, factor_ok), factor_ok)
+    if rejected.any():
+        factor_ok = xp.where(rejected, xp.minimum(1.0, factor_ok), factor_ok)
     # max(MIN_FACTOR, nan) is MIN_FACTOR in Python's max, which scipy uses: keep that for a NaN norm.
     factor_bad = xp.where(grow > MIN_FACTOR, grow, MIN_FACTOR)
-    h_next = h_abs * xp.where(accepted, factor_ok, factor_bad)
-    return accepted, t_new, y_new, f_new, K, h_next
+    h_next = h * xp.where(accepted, factor_ok, factor_bad)
+    return accepted, t_new, y_new, K, h_next
 
 
 def min_step(t, xp=np):
     """scipy's smallest allowed step at ``t``: ten units in the last place."""
-    return 10 * xp.abs(xp.nextafter(t, xp.full_like(t, np.inf)) - t)
+    return 10 * xp.abs(xp.nextafter(t, np.inf) - t)
 
 
 def dense_q(K, xp=np):
     """The coefficients of a step's dense output from its stages, (4, n, m) (scipy's ``K.T @ P``)."""
-    return xp.stack([sum(P[s, j] * K[s] for s in range(K.shape[0]) if P[s, j] != 0.0) for j in range(P.shape[1])])
+    return xp.stack([stage_sum(P[:, j], K, xp) for j in range(P.shape[1])])
 
 
 def dense(t_old, h, y_old, Q, t, xp=np):
