@@ -248,20 +248,17 @@ class _View:
         return np.concatenate([b.armed[k].take(self.modes[k], axis=1) for k in range(len(self.systems))
                                if len(b.armed[k])], axis=0)
 
-    def guards(self, t, Y, needed=None):
-        """(n_kinds, m) guard values; kinds not ``needed`` (bool per kind) are left at 0."""
+    def guards(self, t, Y, want):
+        """(len(want), m) values of the guards of the event kinds ``want`` (indices into the batch's kinds)."""
         b = self.batch
-        out = np.zeros((len(b.kinds), self.m))
-        if not b.kinds:
-            return out
-        want = [e for e in range(len(b.kinds)) if needed is None or needed[e]]
+        out = np.empty((len(want), self.m))
         if any(b.kinds[e][2].reads_inputs for e in want):
             xs, us = self.inputs(t, Y)
         else:  # guards of the state alone: no coupled inputs to solve
             xs, us = [Y[sl] for sl in b.slices], self.U
-        for e in want:
-            k, j, _ = b.kinds[e]
-            out[e] = b.kinds[e][2].guard(self.systems[k], t, xs[k], us[k], self.modes[k])
+        for w, e in enumerate(want):
+            k, _, ev = b.kinds[e]
+            out[w] = ev.guard(self.systems[k], t, xs[k], us[k], self.modes[k])
         return out
 
     def guard(self, e, t, Y):
@@ -410,7 +407,8 @@ class _Batch:
         live = self.live
         if not initial and self.kinds:
             active = full.active() & live
-            g_before = full.guards(t, self.Y, active.any(axis=1))
+            want = np.flatnonzero(active.any(axis=1))
+            g_before = full.guards(t, self.Y, want)
         signals = BatchSignals(self, t)
         ran = []
         for i in due:
@@ -440,23 +438,26 @@ class _Batch:
         self.res.tick(t, ran)
         if initial:
             return
-        fired_any = np.zeros(self.n, dtype=bool)
-        if self.kinds:
-            full = _View(self, None)
-            g_after = full.guards(t, self.Y, active.any(axis=1))
+        fired_any = None
+        if self.kinds and len(want):
+            # The guards that read the inputs may jump with them: an event fires at the tick where one crossed.
+            g_after = _View(self, None).guards(t, self.Y, want)
+            fired_any = np.zeros(self.n, dtype=bool)
             for k in range(len(self.systems)):
                 done = np.zeros(self.n, dtype=bool)
-                for e, (kk, j, ev) in enumerate(self.kinds):
+                for w, e in enumerate(want):
+                    kk, _, ev = self.kinds[e]
                     if kk != k:
                         continue
-                    fire = active[e] & ~done & _crosses(g_before[e], g_after[e], ev.direction)
+                    fire = active[e] & ~done & _crosses(g_before[w], g_after[w], ev.direction)
                     if fire.any():
                         cols = np.flatnonzero(fire)
-                        self.Y[:, cols] = self._fire(e, cols, np.full(len(cols), t), self.Y[:, cols], at_tick=True)
+                        _put(self.Y, cols, self._fire(e, cols, np.full(len(cols), t), self.Y.take(cols, axis=1),
+                                                      at_tick=True))
                         done |= fire
                 fired_any |= done
-        quiet = live & ~fired_any
-        self.res.rows(np.flatnonzero(quiet), t, self.Y, self.modes)
+        quiet = live if fired_any is None else live & ~fired_any
+        self.res.rows(np.arange(self.n) if quiet.all() else np.flatnonzero(quiet), t, self.Y, self.modes)
         self.res.after_tick(self.Y, self.modes)
 
     # -- events -------------------------------------------------------------------------------
@@ -509,33 +510,44 @@ class _Batch:
 
     def _events_in_step(self, view, cols, t_old, t_new, y_old, y_new, K):
         """Guards of the accepted columns ``cols`` of ``view``: returns (sub-view, hit, roots, g_a),
-        roots and g_a as (n_kinds, m) arrays (inf: no root) or None when nothing crossed."""
+        roots and g_a as (n_kinds, m) arrays (inf: no root); hit is None when nothing crossed."""
         sub = view.sub(cols) if len(cols) != view.m else view
         active = sub.active()
-        needed = active.any(axis=1)
-        want = np.flatnonzero(needed)
+        want = np.flatnonzero(active.any(axis=1))
         if not len(want):
-            return sub, np.zeros(sub.m, dtype=bool), None, None
+            return sub, None, None, None
+        if len(want) != len(self.kinds):
+            active = active.take(want, axis=0)
         h = t_new - t_old
-        glob = sub.idx if sub.idx is not None else np.arange(self.n)
-        rows = np.ix_(want, glob)
-        g_new = sub.guards(t_new, y_new, needed)[want]
-        g_prev = self.g_prev[rows]
-        search = self.search_from[rows] if self.searching else np.full(g_new.shape, -np.inf)
-        hits = self._crossings(sub, active[want], want, g_prev, g_new, search, t_old, t_new, h, y_old, K)
+        full = sub.idx is None
+        glob = sub.global_idx()
+
+        def rows_of(store):
+            return store.take(want, axis=0) if full else store.take(want, axis=0).take(glob, axis=1)
+
+        g_new = sub.guards(t_new, y_new, want)
+        g_prev = rows_of(self.g_prev)
+        search = rows_of(self.search_from) if self.searching else None
+        hits = self._crossings(sub, active, want, g_prev, g_new, search, t_old, t_new, h, y_old, K)
         if self.searching:  # search delays that have run out (the serial engine drops them after each step)
-            cols_all = np.ix_(np.arange(len(self.kinds)), glob)
-            pending = self.search_from[cols_all]
-            self.search_from[cols_all] = np.where(pending > t_new, pending, -np.inf)
+            for e in range(len(self.kinds)):
+                row = self.search_from[e]
+                pending = row if full else row.take(glob)
+                _put(row, glob, np.where(pending > t_new, pending, -np.inf))
             self.searching = bool(np.isfinite(self.search_from).any())
-        self.g_prev[rows] = np.where(active[want], g_new, g_prev)
+        for w, e in enumerate(want):
+            if full:
+                np.copyto(self.g_prev[e], g_new[w], where=active[w])
+            else:
+                self.g_prev[e][glob] = np.where(active[w], g_new[w], g_prev[w])
         if hits is None:
-            return sub, np.zeros(sub.m, dtype=bool), None, None
+            return sub, None, None, None
         c, roots_c, g_as_c = hits
         nk = len(self.kinds)
         roots, g_as = np.full((nk, sub.m), np.inf), np.zeros((nk, sub.m))
         roots[np.ix_(want, c)], g_as[np.ix_(want, c)] = roots_c, g_as_c
-        return sub, np.isfinite(roots).any(axis=0), roots, g_as
+        hit = np.isfinite(roots).any(axis=0)
+        return sub, (hit if hit.any() else None), roots, g_as
 
     def _crossings(self, sub, active, want, g_prev, g_new, search, t_old, t_new, h, y_old, K):
         """Roots of the armed guards within the step: (columns, roots, g_a) of the columns that may cross.
@@ -553,26 +565,30 @@ class _Batch:
             if ev.linear is None:
                 continue
             i = self.slices[k].start + ev.linear[0]
-            if i not in reach:  # |h| sum_j |Q_ij|: how far the dense output of state i can move in the step
-                reach[i] = np.abs(h) * sum(np.abs(sum(P[s, j] * K[s, i] for s in range(P.shape[0]) if P[s, j] != 0.0))
-                                           for j in range(P.shape[1]))
-            g0 = y_old[i] - ev.linear[1]
-            margin = 1e-9 * (np.abs(g0) + reach[i] + abs(ev.linear[1]))
-            side = np.sign(g0)
-            clear = (np.abs(g0) > reach[i] + margin) & (np.sign(g_prev[w]) == side) & (np.sign(g_new[w]) == side)
-            maybe[w] &= ~(clear & (search[w] <= t_old))
+            if i not in reach:  # h sum_j |Q_ij|: how far the dense output of state i can move in the step
+                K_i = K[:, i:i + 1]
+                reach[i] = h * sum(np.abs(batch_rk.stage_sum(P[:, j], K_i)[0]) for j in range(P.shape[1]))
+            c0 = ev.linear[1]
+            g0 = y_old[i] - c0
+            size = np.abs(g0)
+            margin = 1e-9 * (size + reach[i] + abs(c0))
+            # Same sign as g0 at both ends (a product of zero, as from an underflow, samples the step).
+            clear = (size > reach[i] + margin) & (g_prev[w] * g0 > 0) & (g_new[w] * g0 > 0)
+            if search is not None:
+                clear &= search[w] <= t_old
+            maybe[w] &= ~clear
         c = np.flatnonzero(maybe.any(axis=0))
         if not len(c):
             return None
+        if search is None:
+            search = np.full(g_new.shape, -np.inf)
         if len(c) != sub.m:
             sub, active = sub.sub(c), active[:, c]
             g_prev, g_new, search = g_prev[:, c], g_new[:, c], search[:, c]
             t_old, t_new, h, y_old, K = t_old[c], t_new[c], h[c], y_old[:, c], K[:, :, c]
         Q = batch_rk.dense_q(K)
-        needed = np.zeros(len(self.kinds), dtype=bool)
-        needed[want] = True
         ts = [t_old + (t_new - t_old) * (i + 1) / (_INTERIOR + 1) for i in range(_INTERIOR)]
-        interior = [sub.guards(ti, batch_rk.dense(t_old, h, y_old, Q, ti), needed)[want] for ti in ts]
+        interior = [sub.guards(ti, batch_rk.dense(t_old, h, y_old, Q, ti), want) for ti in ts]
         roots = np.full((len(want), sub.m), np.inf)
         g_as = np.zeros((len(want), sub.m))
         # Samples of every armed guard: (5 instants, kinds, columns); a search delay replaces the start.
@@ -710,11 +726,15 @@ class _Batch:
     # -- integration ----------------------------------------------------------------------------
     def _restart(self, glob, t, t_end, fired=None):
         """Start a segment for the variants ``glob`` at times ``t``: derivative, first step, guards, sides."""
-        view = _View(self, glob)
-        y = self.Y[:, glob]
+        full = len(glob) == self.n  # glob is sorted and unique: every variant
+        view = _View(self, None if full else glob)
+        y = self.Y if full else self.Y.take(glob, axis=1)
         f = view.derivative(t, y)
-        self.F[:, glob] = f
-        h0 = self.H[glob]
+        if full:
+            self.F[...] = f
+        else:
+            _put(self.F, glob, f)
+        h0 = self.H.take(glob)
         carried = np.isfinite(h0) & (h0 > 0)
         h = np.minimum(np.minimum(h0, t_end - t), self.max_step)
         if not carried.all():
@@ -723,9 +743,17 @@ class _Batch:
         self.H[glob] = h
         if self.kinds:
             active = view.active()
-            self.g_prev[:, glob] = np.where(active, view.guards(t, y, active.any(axis=1)), self.g_prev[:, glob])
+            want = np.flatnonzero(active.any(axis=1))
+            g = view.guards(t, y, want)
+            for w, e in enumerate(want):
+                row = self.g_prev[e]
+                if full:
+                    np.copyto(row, g[w], where=active[e])
+                else:
+                    row[glob] = np.where(active[e], g[w], row.take(glob))
             if fired is not None and fired[0].any():
                 self._restart_sides(glob, t, y, *fired)
+        return view
 
     def _integrate(self, t_end):
         glob = np.flatnonzero(self.live)
@@ -737,11 +765,10 @@ class _Batch:
             fired = (pend, self.pending_side.take(glob, axis=1), self.pending_prev.take(glob, axis=1),
                      self.pending_xb.take(glob, axis=1))
             _put(self.pending, glob, False)
-        self._restart(glob, self.T.take(glob), t_end, fired)
+        view = self._restart(glob, self.T.take(glob), t_end, fired)
         # Working copies of the running variants (S: their indices), written back to the batch when a
         # variant stops running; a round works on them as they are, and they shrink as variants stop.
         S = glob
-        view = _View(self, None if len(S) == self.n else S)
         t, y, f, h = self.T.take(S), self.Y.take(S, axis=1), self.F.take(S, axis=1), self.H.take(S)
         m = len(S)
         fresh, rejected = np.ones(m, dtype=bool), np.zeros(m, dtype=bool)
@@ -781,7 +808,7 @@ class _Batch:
                     t_a, tn_a, y_a, yn_a, K_a = t.take(a), t_new.take(a), y.take(a, axis=1), y_new.take(
                         a, axis=1), K.take(a, axis=2)
                 sub, hit, roots, g_as = self._events_in_step(view, a, t_a, tn_a, y_a, yn_a, K_a)
-                if hit.any():
+                if hit is not None:
                     hc = a[hit]
                     glob_hit = S.take(hc)
                     self.H[glob_hit] = h.take(hc)  # the step size the restart carries on with
