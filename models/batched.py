@@ -177,17 +177,29 @@ class BatchedMechanism:
             self._p["load"] = self._load[1]
         elif self._load is not None:
             self._p["load"] = np.full(n, float(self._load[1]))
+        self._stack_parameters()
         self._any_dir = bool(directional.any())
         self.events = self._build_events()
 
     # -- subsets -----------------------------------------------------------------------------
+    def _stack_parameters(self):
+        # The per-variant values as rows of one array (and the direction flags as one bool row), so that a
+        # subset of the variants is two gathers; self._p names the rows.
+        names = [key for key in self._p if key != "dir"]
+        self._names, self._values = names, np.stack([self._p[key] for key in names])
+        self._dir = self._p["dir"]
+        self._p = dict(zip(names, self._values))
+        self._p["dir"] = self._dir
+
     def take(self, idx) -> "BatchedMechanism":
         """The same physics for the variants ``idx`` (an integer index array)."""
         new = object.__new__(BatchedMechanism)
         new.__dict__.update(self.__dict__)
-        new._p = {key: v.take(idx) for key, v in self._p.items()}
+        new._values, new._dir = self._values.take(idx, axis=1), self._dir.take(idx)
+        new._p = dict(zip(self._names, new._values))
+        new._p["dir"] = new._dir
         new.n = len(idx)
-        new._any_dir = bool(new._p["dir"].any())
+        new._any_dir = bool(new._dir.any())
         return new
 
     # -- initial values ------------------------------------------------------------------------
