@@ -125,6 +125,8 @@ class BatchedMechanism:
 
     #: Mode codes, in the order of their integer values.
     MODES = ("moving", "forward", "reverse", "stuck", "lower_stop", "upper_stop")
+    #: The derivatives do not read the time (the engine may pass None for it).
+    TIME_INVARIANT = True
     MOVING, FORWARD, REVERSE, STUCK, LOWER, UPPER = range(6)
 
     def __init__(self, system, params: dict, n: int, xp=np):
@@ -484,6 +486,7 @@ class BatchedBattery:
     """A Battery for ``n`` variants: the bus voltage solved per variant inside every evaluation."""
 
     MODES = (None,)
+    TIME_INVARIANT = True  # neither the derivatives nor the bus solve read the time
 
     def __init__(self, system, params: dict, n: int, xp=np):
         _check_params(system, params, ("resistance", "open_circuit_voltage"))

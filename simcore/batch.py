@@ -330,6 +330,8 @@ class _Batch:
         self.kinds = [(k, j, ev) for k, s in enumerate(self.systems) for j, ev in enumerate(s.events)]
         nk = len(self.kinds)
         self.stateful = [k for k, s in enumerate(self.systems) if len(s.state_names)]
+        # Whether any right-hand side reads the time (a batched system that does not says TIME_INVARIANT).
+        self.timed = not all(getattr(s, "TIME_INVARIANT", False) for s in self.systems)
         # Per system, (its kinds, its modes) bool: which of its event kinds are armed in which mode; the
         # kinds of all systems stack in the order of self.kinds.
         self.armed = [np.array([ev.active for ev in s.events], dtype=bool).reshape(len(s.events), len(s.MODES))
@@ -799,7 +801,7 @@ class _Batch:
                 raise IntegrationError(f"RK45 solver failed for variant {S[j]}: Required step size is less than "
                                        f"spacing between numbers.", float(t[j]))
             acc, t_new, y_new, K, h = batch_rk.attempt(view.rhs, t, y, f, h, t_end, rejected, rtol=self.rtol,
-                                                       atol=self.atol)
+                                                       atol=self.atol, timed=self.timed)
             view.check_stages(t, t_new - t, K)
             rejected, fresh = ~acc, acc
             n_acc = int(np.count_nonzero(acc))
@@ -867,6 +869,10 @@ class _Batch:
                 self.res.rows(S.take(e_), t_new.take(e_), y_new.take(e_, axis=1), self.modes, local=True, copy=False)
             stop = end if stop is None else (stop | end)
             if stop.any():
+                if m == self.n and stop.all():  # every variant at once: the working copies are the batch's
+                    self.T[...], self.Y[...], self.F[...], self.H[...] = t, y, f, h
+                    self.n_steps += steps
+                    break
                 fin = np.flatnonzero(stop)
                 G = S.take(fin)
                 self.T[G] = t.take(fin)

@@ -72,7 +72,7 @@ def _rms(z, xp):
     return xp.sqrt(xp.sum(z * z, axis=0)) / n ** 0.5
 
 
-def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, xp=np):
+def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, timed=True, xp=np):
     """One step attempt of every column, scipy's ``RK45._step_impl`` loop body.
 
     Parameters
@@ -87,6 +87,9 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, xp=np):
         End of the interval (the step is cut to land on it).
     rejected : (m,) bool array
         Whether this step call already rejected an attempt (caps the growth factor at 1).
+    timed : bool
+        Whether the right-hand side reads its time argument; if not it is given None (the stage
+        times are not computed).
 
     Returns
     -------
@@ -106,11 +109,11 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, xp=np):
         dy = stage_sum(A[s, :s], K[:s], xp)
         dy *= h
         dy += y
-        rhs(t + C[s] * h, dy, K[s])
+        rhs(t + C[s] * h if timed else None, dy, K[s])
     y_new = stage_sum(B, K[:_N_STAGES], xp)
     y_new *= h
     y_new += y
-    rhs(t + h, y_new, K[-1])
+    rhs(t + h if timed else None, y_new, K[-1])
     err = stage_sum(E, K, xp)
     err *= h
     scale = xp.abs(y)
