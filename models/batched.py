@@ -29,7 +29,10 @@ Battery        ``resistance``, ``open_circuit_voltage``
 What a model needs to batch (the contract ``simcore.batch`` relies on): ``name``, the signal
 names and units, ``MODES``, ``initial_state/inputs/mode``, ``derivatives``, ``outputs`` and
 ``events`` on ``(n, m)`` arrays with a mode-code array, ``take(idx)`` (the same physics for a
-subset of the variants), and for a battery ``couplings``. Everything uses only the array
+subset of the variants), and for a battery ``couplings``. Optional: ``prepare(u, mode, bus_held)``,
+what ``derivatives(..., out=, pre=)`` needs from the held inputs and modes alone (the engine calls
+it once per set of columns and passes it to every stage), and ``TIME_INVARIANT = True`` when the
+derivatives never read the time (the engine then passes None). Everything uses only the array
 namespace ``xp`` given at construction (numpy by default).
 """
 from __future__ import annotations

@@ -31,8 +31,12 @@ The loop (between two ticks; ``running`` is the variants not yet at the tick)::
 Per-variant Python loops: none. The loops are over rounds of attempts (until the slowest
 variant reaches the tick), Runge-Kutta stages, event kinds and bisection iterations; each
 operation is an array operation over the variants concerned, and a round works on the
-running variants only (gathered by index), so a variant that needs many steps does not make
-the others pay for them.
+running variants only, so a variant that needs many steps does not make the others pay for
+them. The running variants' times, states, derivatives and step sizes are working copies
+that shrink as variants reach the tick (one gather per round that loses some) and go back to
+the batch only then; gathers are ``take`` and scatters one 1-D assignment per row, since numpy's
+2-D fancy indexing is many times slower. Guards are evaluated only for the event kinds armed in
+some column, and a stop's interior samples only for columns its bound cannot clear.
 
 What batches. A system batches when it has a ``batched(params, n, xp)`` method returning its
 physics over columns (see :mod:`simcore.models.batched` for the contract and the models that
@@ -44,7 +48,10 @@ callable; any PeriodicController whose function is written element-wise, marked 
 Array module. The kernel uses only operations numpy shares with the array API standard,
 through the namespace ``xp`` (numpy). Moving it to a GPU array module (CuPy, torch, JAX)
 would change: the physics and tableau arrays allocated with that module; the in-place
-scatters ``a[idx] = v`` (JAX needs ``a.at[idx].set(v)``); the rounds' ``if mask.any()`` tests,
+scatters ``a[idx] = v`` and the ``out=`` writes of the right-hand side (JAX needs
+``a.at[idx].set(v)`` and returned arrays); the stage sums (explicit there, see
+:func:`simcore.batch_rk.stage_sum`); the stop bound's matrix product (any order will do: its
+rounding is bounded); the rounds' ``if mask.any()`` tests,
 which synchronise the device once per round (a GPU version would rather step a fixed number
 of attempts between checks); and the recorder, which would copy rows to the host in blocks.
 """

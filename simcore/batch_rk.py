@@ -12,7 +12,15 @@ norm over that variant's states, the step factor ``0.9 * err**(-1/5)`` bounded t
 in its own order).
 
 Array namespace: every operation is one numpy shares with the array API standard (``where``,
-``maximum``, ``sqrt``, ``sum``, ``nextafter``, ``abs``, ``stack``); ``xp`` selects the module.
+``maximum``, ``minimum``, ``sqrt``, ``sum``, ``nextafter``, ``abs``, ``stack``, in-place ``*=``
+``+=`` ``/=``); ``xp`` selects the module. The one exception is the weighted stage sum
+(:func:`stage_sum`): with numpy it is a single ``einsum`` (checked once to add in stage order,
+bit for bit as the explicit sum), with another module the explicit sum of products.
+
+Cost. A round of attempts costs a fixed number of array calls whatever the number of columns,
+so at a thousand columns the calls' fixed cost dominates: each stage's inputs are one einsum
+and two in-place operations, the right-hand side writes into the stage buffer, and the stage
+times are not formed for a right-hand side that does not read them.
 """
 from __future__ import annotations
 

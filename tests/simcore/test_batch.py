@@ -279,3 +279,62 @@ def test_per_variant_initial_states_a_late_start_and_tick_rows_only():
         rows = batch[k]
         assert set(rows.t) <= set(ref.t) | set(e.t for e in rows.events)  # ticks and events only
         assert len(rows.t) < len(ref.t)
+
+
+# -- the kernel's fast paths (batchperf): each checked against the form it replaces -----------------------
+
+
+def test_stage_sums_add_in_stage_order_whatever_the_column():
+    from simcore import batch_rk
+
+    rng = np.random.default_rng(7)
+    w, K = rng.standard_normal(7), rng.standard_normal((7, 2, 777))
+    w[1] = 0.0  # a zero weight, as B and E have
+    explicit = w[0] * K[0]
+    for j in range(1, 7):
+        explicit = explicit + w[j] * K[j]
+    whole = batch_rk.stage_sum(w, K)
+    np.testing.assert_array_equal(whole, explicit)
+    np.testing.assert_array_equal(batch_rk.stage_sum(w, np.ascontiguousarray(K[:, :, 40:43])), whole[:, 40:43])
+
+
+@pytest.mark.parametrize("options", [{}, {"stator_current_limit": 30.0, "neutral_mode": "coast"},
+                                     {"supply_current_limit": 20.0, "command": "duty"}])
+def test_batched_derivatives_with_prepared_inputs_equal_the_model(options):
+    # The right-hand side takes the held-input terms from prepare() (clamped voltage without limits; the
+    # neutral branches only when a column is in neutral): every column equals the model object's own
+    # derivatives, with and without current limits, in neutral and driven, moving and resting.
+    arm = models.Arm(NEO, 60.0, mass=3.0, com_distance=0.3, min_angle=-1.0, max_angle=2.0, **options)
+    rng = np.random.default_rng(11)
+    m = 40
+    x = np.stack([rng.uniform(-0.9, 1.9, m), rng.uniform(-20.0, 20.0, m)])
+    duty = options.get("command") == "duty"
+    command = rng.uniform(-1.0, 1.0, m) if duty else rng.uniform(-14.0, 14.0, m)
+    command[::4] = 0.0  # neutral
+    u = np.stack([command, (np.arange(m) % 2).astype(float), rng.uniform(9.0, 13.0, m)])
+    b = arm.batched({}, m)
+    for mode in ("moving", "upper_stop"):
+        code = np.full(m, b.MODES.index(mode), dtype=np.int8)
+        got = b.derivatives(None, x, u, code, pre=b.prepare(u, code))
+        arm.mode = mode
+        ref = np.stack([arm.derivatives(0.0, x[:, j], u[:, j]) for j in range(m)], axis=1)
+        np.testing.assert_array_equal(got, ref)
+    arm.mode = None
+
+
+def test_the_stop_bound_covers_the_dense_output():
+    # Columns whose dense output provably stays clear of a stop skip its interior samples; the bound
+    # (a matrix product plus what its rounding can change) must exceed how far the dense output moves.
+    from simcore import batch_rk
+    from simcore.batch import _reach
+
+    rng = np.random.default_rng(3)
+    m = 500
+    K = rng.standard_normal((7, 1, m)) * rng.uniform(0.0, 50.0, m)
+    K[:, 0, :50] = 1.0 + 1e-12 * rng.standard_normal((7, 50))  # nearly constant: the coefficients cancel
+    h = rng.uniform(1e-6, 1e-2, m)
+    y0 = rng.standard_normal((1, m))
+    Q = batch_rk.dense_q(K)
+    x = np.linspace(0.0, 1.0, 201)
+    moved = np.max([np.abs(batch_rk.dense(0.0, h, y0, Q, xi * h) - y0)[0] for xi in x], axis=0)
+    assert np.all(_reach(h, K[:, 0]) >= moved)
