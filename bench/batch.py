@@ -7,7 +7,8 @@ J = 1.161 kg m^2, g = 9.8 m/s^2, ``Arm.from_wpilib``) with hard stops at -0.3 an
 the arm's mass (its gravity torque) from U(2, 10) kg, kP from U(10, 120) V/rad and kD from
 U(0, 6) V s/rad; the stiffer ones overshoot into the upper stop.
 
-Printed (each time the median of 3 runs; ratios against baselines measured in this process):
+Printed (each time the median of 3 runs, wall and CPU (``time.process_time``: this process alone, what
+counts on a shared machine); ratios against baselines measured in this process, from CPU times):
 
 * N = 10,000 and N = 1,000: wall time of one ``simulate_batch`` (targets 3 s and 0.5 s);
 * N = 1: ``simulate_batch`` against one ``simulate(..., method="RK45")`` of the same arm (target <= 2x);
@@ -66,12 +67,14 @@ def run_batch(n):
 
 
 def timed(fn, repeat=REPEAT):
-    times, out = [], None
+    """(median wall s, median CPU s, last result) of ``repeat`` calls."""
+    wall, cpu, out = [], [], None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         out = fn()
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), out
+        cpu.append(time.process_time() - c0)
+        wall.append(time.perf_counter() - t0)
+    return statistics.median(wall), statistics.median(cpu), out
 
 
 def reference(kp, kd):
@@ -135,30 +138,30 @@ def peak_memory_mb(n):
 
 def main():
     extra, total = peak_memory_mb(10_000)
-    t1_serial, r1 = timed(lambda: simulate(*parts()[:1], T_END, [parts()[1]], method="RK45"))
-    t1_batch, _ = timed(lambda: simulate_batch(*parts()[:1], T_END, [parts()[1]], params={"pid.kp": [40.0]}))
-    print(f"N = 1: simulate_batch {t1_batch:.3f} s, simulate(RK45) {t1_serial:.3f} s, ratio {t1_batch / t1_serial:.2f} "
-          f"(target <= 2)")
-    t1k, b1k = timed(lambda: run_batch(1_000))
-    print(f"N = 1,000: {t1k:.2f} s (target 0.5 s), {t1k / 1e3 * 1e3:.3f} ms per variant, "
+    w1_serial, t1_serial, r1 = timed(lambda: simulate(*parts()[:1], T_END, [parts()[1]], method="RK45"))
+    w1_batch, t1_batch, _ = timed(lambda: simulate_batch(*parts()[:1], T_END, [parts()[1]], params={"pid.kp": [40.0]}))
+    print(f"N = 1: simulate_batch {t1_batch:.3f} s CPU ({w1_batch:.3f} s wall), simulate(RK45) {t1_serial:.3f} s CPU "
+          f"({w1_serial:.3f} s wall), ratio {t1_batch / t1_serial:.2f} (target <= 2)")
+    w1k, t1k, b1k = timed(lambda: run_batch(1_000))
+    print(f"N = 1,000: {t1k:.2f} s CPU, {w1k:.2f} s wall (target 0.5 s), {t1k / 1e3 * 1e3:.3f} ms CPU per variant, "
           f"{b1k.n_steps.mean():.0f} steps per variant (max {b1k.n_steps.max()})")
-    t10k, b10k = timed(lambda: run_batch(10_000))
+    w10k, t10k, b10k = timed(lambda: run_batch(10_000))
     hit = b10k.event_counts("upper_stop") + b10k.event_counts("lower_stop") > 0
-    print(f"N = 10,000: {t10k:.2f} s (target 3 s), {t10k / 1e4 * 1e3:.3f} ms per variant; "
+    print(f"N = 10,000: {t10k:.2f} s CPU, {w10k:.2f} s wall (target 3 s), {t10k / 1e4 * 1e3:.3f} ms CPU per variant; "
           f"{hit.mean() * 100:.0f} % of the variants hit a stop")
     print(f"peak memory of the 10,000 batch: {extra:.0f} MB above the interpreter and imports "
           f"({total:.0f} MB resident in all; target 1 GB)")
     per_serial = t1_serial
-    print(f"per variant: batch(10,000) {t10k / 1e4 * 1e3:.3f} ms, serial simulate {per_serial * 1e3:.1f} ms "
+    print(f"per variant (CPU): batch(10,000) {t10k / 1e4 * 1e3:.3f} ms, serial simulate {per_serial * 1e3:.1f} ms "
           f"(batch {per_serial / (t10k / 1e4):.0f}x faster)")
     wp = wpilib_runner()
     if wp is None:
         print("WPILib SingleJointedArmSim: not installed (pip install wpilib==2026.2.2); rows skipped")
         return
     p = variants(20, seed=1)
-    t_wp, _ = timed(lambda: [wp(kp, kd) for kp, kd in zip(p["pid.kp"], p["pid.kd"])])
+    _, t_wp, _ = timed(lambda: [wp(kp, kd) for kp, kd in zip(p["pid.kp"], p["pid.kd"])])
     t_wp /= 20
-    print(f"per variant: WPILib SingleJointedArmSim {t_wp * 1e3:.2f} ms; batch(10,000) is "
+    print(f"per variant: WPILib SingleJointedArmSim {t_wp * 1e3:.2f} ms CPU; batch(10,000) is "
           f"{t_wp / (t10k / 1e4):.1f}x faster per variant (goal 30x)")
     # Accuracy at WPILib's own mass, against the tight reference, for variants clear of the stops.
     arm, loop = parts()

@@ -226,13 +226,24 @@ class _View:
 
     def rhs(self, t, Y, out=None):
         """The derivatives at ``(t, Y)``, (nx, m), written into ``out`` (allocated when None); not checked."""
-        xs, us = self.inputs(t, Y)
         if out is None:
             out = np.empty(Y.shape)
         b = self.batch
+        if b.sole is not None and not self.couplings:  # one system holds every state: no slicing
+            self._derive(b.sole, t, Y, self.U[b.sole], out)
+            return out
+        xs, us = self.inputs(t, Y)
         for k in b.stateful:
-            self.systems[k].derivatives(t, xs[k], us[k], self.modes[k], out=out[b.slices[k]], pre=self.prepared(k))
+            self._derive(k, t, xs[k], us[k], out[b.slices[k]])
         return out
+
+    def _derive(self, k, t, x, u, out):
+        s = self.systems[k]
+        if hasattr(s, "prepare"):
+            pre = self._pre[k] if self._pre[k] is not None else self.prepared(k)
+            s.derivatives(t, x, u, self.modes[k], out=out, pre=pre)
+        else:  # a batched model without the prepared form: derivatives(t, x, u, mode) returns its array
+            out[...] = s.derivatives(t, x, u, self.modes[k])
 
     def derivative(self, t, Y):
         """The derivatives at ``(t, Y)``, raising NonFiniteError for a non-finite one."""
@@ -274,6 +285,9 @@ class _View:
     def guards(self, t, Y, want):
         """(len(want), m) values of the guards of the event kinds ``want`` (indices into the batch's kinds)."""
         b = self.batch
+        rows = b.lin_state.take(want)
+        if rows.size and rows.min() >= 0:  # every one a state minus a constant: one gather for them all
+            return Y.take(rows, axis=0) - b.lin_const.take(want)[:, None]
         out = np.empty((len(want), self.m))
         if any(b.kinds[e][2].reads_inputs for e in want):
             xs, us = self.inputs(t, Y)
@@ -337,6 +351,12 @@ class _Batch:
         self.kinds = [(k, j, ev) for k, s in enumerate(self.systems) for j, ev in enumerate(s.events)]
         nk = len(self.kinds)
         self.stateful = [k for k, s in enumerate(self.systems) if len(s.state_names)]
+        self.sole = self.stateful[0] if len(self.stateful) == 1 and self.slices[self.stateful[0]] == slice(0, self.nx) \
+            else None
+        # Guards of the form "state minus constant": the state's row (-1: not of that form) and the constant.
+        self.lin_state = np.array([self.slices[k].start + ev.linear[0] if ev.linear is not None else -1
+                                   for k, _, ev in self.kinds], dtype=np.intp)
+        self.lin_const = np.array([ev.linear[1] if ev.linear is not None else np.nan for _, _, ev in self.kinds])
         # Whether any right-hand side reads the time (a batched system that does not says TIME_INVARIANT).
         self.timed = not all(getattr(s, "TIME_INVARIANT", False) for s in self.systems)
         # Per system, (its kinds, its modes) bool: which of its event kinds are armed in which mode; the
@@ -584,23 +604,22 @@ class _Batch:
         computed. The others are sampled as the serial engine samples them.
         """
         maybe = active.copy()
-        reach = {}
-        for w, e in enumerate(want):
-            k, _, ev = self.kinds[e]
-            if ev.linear is None:
-                continue
-            i = self.slices[k].start + ev.linear[0]
-            if i not in reach:  # h sum_j |Q_ij|: how far the dense output of state i can move in the step
-                reach[i] = _reach(h, K[:, i])
-            c0 = ev.linear[1]
-            g0 = y_old[i] - c0
+        states = self.lin_state.take(want)
+        L = np.flatnonzero(states >= 0)  # the rows of the kinds whose guard is a state minus a constant
+        if len(L):  # all of them at once, (len(L), m)
+            states = states.take(L)
+            consts = self.lin_const.take(want.take(L))[:, None]
+            # h sum_j |Q_ij|: how far the dense output of each such state can move in the step
+            reach = {i: _reach(h, K[:, i]) for i in set(states.tolist())}
+            R = np.stack([reach[i] for i in states.tolist()])
+            g0 = y_old.take(states, axis=0) - consts
             size = np.abs(g0)
-            margin = 1e-9 * (size + reach[i] + abs(c0))
+            margin = 1e-9 * (size + R + np.abs(consts))
             # Same sign as g0 at both ends (a product of zero, as from an underflow, samples the step).
-            clear = (size > reach[i] + margin) & (g_prev[w] * g0 > 0) & (g_new[w] * g0 > 0)
+            clear = (size > R + margin) & (g_prev.take(L, axis=0) * g0 > 0) & (g_new.take(L, axis=0) * g0 > 0)
             if search is not None:
-                clear &= search[w] <= t_old
-            maybe[w] &= ~clear
+                clear &= search.take(L, axis=0) <= t_old
+            maybe[L] &= ~clear
         c = np.flatnonzero(maybe.any(axis=0))
         if not len(c):
             return None
