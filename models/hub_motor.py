@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 
-from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
-from simcore.units import to_si
+from simcore import checks
+from simcore.errors import ConfigTypeError, NonFiniteError
 
 from .drive import MotorDrive
 from .ftc_motor_types import *  # noqa: F401,F403 -- the contract names live in simcore.models.hub_motor
@@ -86,9 +86,7 @@ class HubMotor(GearedMechanism):
         self.external_torque = external_torque
         motor = motor_type.motor
         self.stall_torque_output = motor.stall_torque * motor_type.gear_ratio
-        load = to_si("load_inertia", load_inertia, "kg*m**2")
-        if not load >= 0:
-            raise ConfigError("load_inertia", load_inertia, "a non-negative inertia in kg*m**2")
+        load = checks.nonnegative("load_inertia", load_inertia, "kg*m**2", what="inertia")
         if rotor_inertia is None:
             rotor_inertia = motor.stall_torque / (motor.free_speed * UNLOADED_ACCELERATION)
         options.setdefault("command", "duty")
@@ -97,7 +95,7 @@ class HubMotor(GearedMechanism):
             # Kt * I_free at free speed, proportional to speed, reflected to the output.
             options["viscous_friction"] = (motor.Kt * motor.free_current / motor.free_speed
                                            * motor_type.gear_ratio ** 2)
-        drive_opts, mech_opts = split_mechanism_options("HubMotor", options,
+        drive_opts, mech_opts = split_mechanism_options(type(self), options,
                                                         ("start_velocity", "min_position", "max_position"))
         super().__init__(name, MotorDrive(motor, motor_type.gear_ratio, **drive_opts), mass=load, linear=False,
                          position_name="angle", start_position=start_angle, rotor_inertia=rotor_inertia,
