@@ -39,7 +39,7 @@ import pint
 from .errors import ConfigError, ConfigTypeError
 
 __all__ = ["STANDARD_GRAVITY", "number", "real", "finite", "positive", "nonnegative", "tolerance", "fraction",
-           "integer", "flag", "choice", "one_or_many", "point", "pose", "angle", "angles"]
+           "integer", "flag", "choice", "one_or_many", "point", "pose", "angle", "angles", "period_from_rate"]
 
 #: Standard acceleration of gravity, m/s²: the conventional value fixed by the 3rd General
 #: Conference on Weights and Measures (1901), the one SI and NIST tables quote.
@@ -164,6 +164,25 @@ def fraction(parameter: str, value, *, low: float = 0.0, high: float = 1.0, low_
     if not ((low < v) if low_open else (low <= v)) or not v <= high:
         raise ConfigError(parameter, value, f"a number in {'(' if low_open else '['}{low!r}, {high!r}]")
     return v
+
+
+def period_from_rate(parameter: str, rate) -> float:
+    """The period ``1 / rate``, s, of a positive rate in Hz that the nanosecond clock can tick at.
+
+    A rate so high or so low that its period is not a whole number of nanoseconds
+    (within 1e-6 of itself), or overflows, is refused naming ``parameter`` (the rate
+    the user gave), not the period derived from it.
+    """
+    from .clock import to_ns
+
+    r = positive(parameter, rate, "Hz", what="rate")
+    period = 1.0 / r
+    try:
+        to_ns(parameter, period, positive=True)
+    except (ConfigError, OverflowError) as exc:
+        why = getattr(exc, "expected", "a time the clock can count in nanoseconds")
+        raise ConfigError(parameter, rate, f"a rate in Hz whose period 1/rate = {period!r} s is {why}") from None
+    return period
 
 
 def integer(parameter: str, value, *, minimum: int | None = None, what: str = "a whole number") -> int:
