@@ -45,6 +45,7 @@ from .clock import NS_PER_S, to_ns
 from .controller import PeriodicController
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError, SimError, as_real, check_finite
 from .events import EVENT_TIME_TOLERANCE, KEEP_MODE, EventRecord
+from .protocols import check_simulation
 from .result import Result
 from .system import System
 from .units import to_si
@@ -163,6 +164,7 @@ class Simulator:
         cnames = [c.name for c in controllers]
         if len(set(cnames)) != len(cnames):
             raise ConfigError("controllers", cnames, "controllers with distinct names (tick logs are kept by name)")
+        check_simulation(systems, controllers)  # what the engine, battery and field view need of each (protocols)
         if method not in METHODS:
             raise ConfigError("method", method, f"one of {', '.join(METHODS)}")
         for pname, v in (("rtol", rtol), ("atol", atol)):

@@ -45,6 +45,7 @@ import math
 import numbers
 from typing import Mapping, Optional
 
+from simcore import protocols
 from simcore.controller import PeriodicController
 from simcore.errors import ConfigError, ConfigTypeError
 
@@ -182,6 +183,7 @@ class Hub:
         port = int(port)
         if port in self._motors:
             raise ConfigError("port", port, f"a port not already configured on hub {self.name!r}")
+        protocols.check_hub_mechanism(mechanism)  # names a missing input, signal or misspelt motor_type
         mech_name = getattr(mechanism, "name", None)
         if not isinstance(mech_name, str) or not mech_name:
             raise ConfigError("mechanism", mechanism, "a simcore System with a name")
