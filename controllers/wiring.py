@@ -92,6 +92,7 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         if not lo < hi:
             raise ConfigError("output_limits", output_limits, "(low, high) with low < high")
         output_limits = (lo, hi)
+    offset = checks.duration("offset", offset)
     if feedforward is not None and not callable(feedforward):
         raise ConfigTypeError("feedforward", feedforward, "None or a callable ff(t, setpoint, signals)")
     name = name or f"{command} loop"

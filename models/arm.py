@@ -22,7 +22,7 @@ from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .drive import MotorDrive
-from .mechanism import GearedMechanism, split_mechanism_options
+from .mechanism import GearedMechanism, named_as, split_mechanism_options
 
 __all__ = ["Arm", "STANDARD_GRAVITY", "WPILIB_GRAVITY"]
 
@@ -120,9 +120,11 @@ class Arm(GearedMechanism):
         L = checks.positive("arm_length", arm_length, "m", what="length")
         mass = _positive_product("arm_length", arm_length, 3.0 * J / (L * L) if L * L > 0 else math.inf,
                                  f"a length for which WPILib's rod mass 3 J / L² (J={J!r} kg*m**2) is finite")
-        return cls(gearbox, gearing, mass=mass, com_distance=L / 2.0, moi=J, min_angle=min_angle,
-                   max_angle=max_angle, gravity=checks.flag("simulate_gravity", simulate_gravity),
-                   start_angle=starting_angle, name=name, g=WPILIB_GRAVITY, **options)
+        with named_as({"start_angle": "starting_angle", "com_distance": "arm_length", "mass": "moi",
+                       "motor": "gearbox"}):
+            return cls(gearbox, gearing, mass=mass, com_distance=L / 2.0, moi=J, min_angle=min_angle,
+                       max_angle=max_angle, gravity=checks.flag("simulate_gravity", simulate_gravity),
+                       start_angle=starting_angle, name=name, g=WPILIB_GRAVITY, **options)
 
     def load_force(self, q):
         return self._mgd * math.sin(self.gravity_direction - q)

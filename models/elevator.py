@@ -16,7 +16,7 @@ from simcore.errors import ConfigError
 
 from .arm import WPILIB_GRAVITY, _gravity
 from .drive import MotorDrive
-from .mechanism import GearedMechanism, split_mechanism_options
+from .mechanism import GearedMechanism, named_as, split_mechanism_options
 
 __all__ = ["Elevator"]
 
@@ -73,10 +73,11 @@ class Elevator(GearedMechanism):
                     **options) -> "Elevator":
         """The elevator WPILib's ``ElevatorSim(gearbox, gearing, carriageMassKg, drumRadiusMeters,
         minHeightMeters, maxHeightMeters, simulateGravity, startingHeightMeters)`` simulates."""
-        return cls(gearbox, gearing, carriage_mass=carriage_mass, drum_radius=drum_radius, min_height=min_height,
-                   max_height=max_height, gravity=checks.flag("simulate_gravity", simulate_gravity),
-                   start_height=starting_height, name=name,
-                   g=WPILIB_GRAVITY, **options)
+        with named_as({"start_height": "starting_height", "motor": "gearbox"}):
+            return cls(gearbox, gearing, carriage_mass=carriage_mass, drum_radius=drum_radius,
+                       min_height=min_height, max_height=max_height,
+                       gravity=checks.flag("simulate_gravity", simulate_gravity), start_height=starting_height,
+                       name=name, g=WPILIB_GRAVITY, **options)
 
     def load_force(self, q):
         return self.constant_force - self._weight

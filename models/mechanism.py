@@ -48,6 +48,7 @@ is negative. It is kept so the ledger closes and the mismatch is visible.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from typing import NamedTuple
 
 import numpy as np
@@ -60,12 +61,27 @@ from simcore.system import System
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, split_drive_options
 
 __all__ = ["GearedMechanism", "DriveSample", "DRIVE_OPTIONS", "MECHANISM_OPTIONS", "ENERGY_STATES",
-           "split_mechanism_options"]
+           "split_mechanism_options", "named_as"]
 
 #: GearedMechanism's keyword options that every mechanism passes through from its ``**options``.
 MECHANISM_OPTIONS = ("viscous_friction", "static_friction", "kinetic_friction", "rotor_inertia", "track_energy")
 #: Keyword options every motor-driven mechanism accepts (see MotorDrive and GearedMechanism).
 DRIVE_OPTIONS = MOTOR_DRIVE_KEYS + MECHANISM_OPTIONS
+
+
+@contextmanager
+def named_as(names: dict):
+    """Re-raise a ConfigError about one of ``names``'s keys under the name the user wrote.
+
+    For alternative constructors whose parameters have other names than the class's
+    (``Arm.from_wpilib(starting_angle=...)`` builds ``Arm(start_angle=...)``).
+    """
+    try:
+        yield
+    except ConfigError as exc:
+        if exc.parameter in names and type(exc).__init__ is ConfigError.__init__:
+            raise type(exc)(names[exc.parameter], exc.value, exc.expected) from None
+        raise
 
 
 def split_mechanism_options(owner, options: dict, extra: tuple = ()) -> tuple[dict, dict]:

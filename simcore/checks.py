@@ -39,7 +39,7 @@ import pint
 from .errors import ConfigError, ConfigTypeError
 
 __all__ = ["STANDARD_GRAVITY", "number", "real", "finite", "positive", "nonnegative", "tolerance", "fraction",
-           "integer", "flag", "choice", "one_or_many", "point", "pose", "angle", "angles", "period_from_rate"]
+           "integer", "flag", "choice", "one_or_many", "point", "pose", "angle", "angles", "duration", "period_from_rate"]
 
 #: Standard acceleration of gravity, m/s²: the conventional value fixed by the 3rd General
 #: Conference on Weights and Measures (1901), the one SI and NIST tables quote.
@@ -119,6 +119,8 @@ def _array(parameter, value, mag, unit, allow_inf, allow_nan) -> np.ndarray:
                        dtype=float).reshape(raw.shape)
     else:  # bools, strings, complex numbers, dates
         raise ConfigTypeError(parameter, value, f"numbers{_in(unit)}")
+    if arr.size == 0:
+        raise ConfigError(parameter, value, f"at least one number{_in(unit)}")
     if (not allow_nan and np.isnan(arr).any()) or (not allow_inf and np.isinf(arr).any()):
         raise ConfigError(parameter, value, f"finite numbers{_in(unit)}")
     return arr
@@ -166,6 +168,24 @@ def fraction(parameter: str, value, *, low: float = 0.0, high: float = 1.0, low_
     return v
 
 
+def duration(parameter: str, value, *, positive: bool = False) -> float:
+    """A time, s, >= 0 (> 0 with ``positive``), that the integer-nanosecond clock can count exactly.
+
+    A time that is not a whole number of nanoseconds within 1e-6 of itself (1e-12 s)
+    or too long to count (1e308 s) is ConfigError, never an OverflowError.
+    """
+    from .clock import to_ns
+
+    t = number(parameter, value, "s")
+    if not t >= 0.0:  # checked before rounding to the nanosecond, which would make -1e-300 s zero
+        raise ConfigError(parameter, value, "a non-negative time in s")
+    try:
+        to_ns(parameter, t, positive=positive, nonnegative=True)
+    except OverflowError:
+        raise ConfigError(parameter, value, "a time the clock can count in nanoseconds") from None
+    return t
+
+
 def period_from_rate(parameter: str, rate) -> float:
     """The period ``1 / rate``, s, of a positive rate in Hz that the nanosecond clock can tick at.
 
@@ -173,16 +193,13 @@ def period_from_rate(parameter: str, rate) -> float:
     (within 1e-6 of itself), or overflows, is refused naming ``parameter`` (the rate
     the user gave), not the period derived from it.
     """
-    from .clock import to_ns
-
     r = positive(parameter, rate, "Hz", what="rate")
     period = 1.0 / r
     try:
-        to_ns(parameter, period, positive=True)
-    except (ConfigError, OverflowError) as exc:
-        why = getattr(exc, "expected", "a time the clock can count in nanoseconds")
-        raise ConfigError(parameter, rate, f"a rate in Hz whose period 1/rate = {period!r} s is {why}") from None
-    return period
+        return duration(parameter, period, positive=True)
+    except ConfigError as exc:
+        raise ConfigError(parameter, rate, f"a rate in Hz whose period 1/rate = {period!r} s is "
+                                           f"{exc.expected}") from None
 
 
 def integer(parameter: str, value, *, minimum: int | None = None, what: str = "a whole number") -> int:
