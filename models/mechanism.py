@@ -243,6 +243,9 @@ class GearedMechanism(System):
         units.update({s: "J" for s in ENERGY_STATES})
         super().__init__(name, states, inputs, outputs, units)
         self.input_ranges = drive_input_ranges(self.input_names)
+        if drive.n_motors > 1:  # for plot legends: these are the group's totals, not one motor's
+            self.signal_notes = {n: f"total of {drive.n_motors} motors"
+                                 for n in ("stator_current", "supply_current", "motor_torque")}
         self._events_by_mode = self._build_events()
 
     def _friction_force(self, parameter, value, unit):

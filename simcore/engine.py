@@ -899,7 +899,9 @@ class Simulator:
         return Result(t, data, units=units, input_names=self._input_names, lazy=lazy,
                       ticks={k: np.array(v) for k, v in self._ticks.items()},
                       tick_log={k: list(v) for k, v in self._tick_log.items()},
-                      events=self._events, stats=dict(self._stats, method=self.method), modes=modes)
+                      events=self._events, stats=dict(self._stats, method=self.method), modes=modes,
+                      notes={f"{s.name}.{n}": v for s in self.systems
+                             for n, v in getattr(s, "signal_notes", {}).items()})
 
 
 class _OutputColumns:

@@ -42,13 +42,16 @@ class Result:
         Solver statistics (``nfev``, ``njev``, ``nlu``, ``n_steps``, ...).
     modes : mapping of str to list, optional
         Discrete mode of each system at every row.
+    notes : mapping of str to str, optional
+        A short note on a signal, shown in plot legends (``"total of 2 motors"``);
+        from each system's ``signal_notes``.
     """
 
     def __init__(self, t, data: Mapping[str, np.ndarray], *, units: Mapping[str, str] | None = None,
                  input_names: Iterable[str] = (), ticks: Mapping[str, np.ndarray] | None = None,
                  events: Sequence | None = None, stats: Mapping | None = None,
                  modes: Mapping[str, list] | None = None, tick_log: Mapping[str, list] | None = None,
-                 lazy: Mapping[str, object] | None = None):
+                 lazy: Mapping[str, object] | None = None, notes: Mapping[str, str] | None = None):
         self.t = np.asarray(t, dtype=float)
         # name -> callable returning {name: column} for a group of signals computed on first access.
         self._lazy = dict(lazy or {})
@@ -65,6 +68,7 @@ class Result:
         self.events = list(events or [])
         self.stats = dict(stats or {})
         self.modes = dict(modes or {})
+        self.notes = dict(notes or {})
 
     @classmethod
     def from_arrays(cls, t, signals: Mapping[str, np.ndarray], units: Mapping[str, str] | None = None,
