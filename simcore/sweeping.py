@@ -352,15 +352,6 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None):
     return SweepTable(params + names, rows)
 
 
-def _import_pandas():
-    """pandas if importable, else None (pandas is optional)."""
-    try:
-        import pandas
-    except ImportError:
-        return None
-    return pandas
-
-
 # ---------------------------------------------------------------------------------------------
 # the table without pandas
 # ---------------------------------------------------------------------------------------------
@@ -418,12 +409,12 @@ class SweepTable:
 
         Raises
         ------
-        ImportError
-            pandas is not installed (``pip install "simcore[fast]"``).
+        simcore.extras.MissingExtraError
+            pandas is not installed (``pip install "simcore[fast]"``); also an ImportError.
         """
-        pd = _import_pandas()
-        if pd is None:
-            raise ImportError('SweepTable.to_pandas() needs pandas: pip install "simcore[fast]" (or pandas)')
+        from .extras import require
+
+        pd = require("pandas", "fast", "SweepTable.to_pandas()")
         return pd.DataFrame(self.rows, columns=self.columns)
 
     def _repr_html_(self) -> str:

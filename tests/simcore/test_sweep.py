@@ -1,6 +1,7 @@
 """simcore.sweep (module simcore.sweeping): process pool vs serial, grid order, grids, fallbacks, errors."""
 import math
 import multiprocessing
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -57,12 +58,6 @@ def not_a_number(result):
 
 
 # -- tests ------------------------------------------------------------------------------------
-
-@pytest.fixture(autouse=True)
-def no_pandas(monkeypatch):
-    # pandas is optional: the table never needs it, and to_pandas() says which extra to install
-    monkeypatch.setattr(sweep_mod, "_import_pandas", lambda: None)
-
 
 def analytic_row(kp, kd):
     wn, zeta = math.sqrt(kp), kd / (2 * math.sqrt(kp))
@@ -224,10 +219,11 @@ def test_table_csv_pivot_repr(tmp_path):
 
 def test_the_table_type_does_not_depend_on_pandas_and_to_pandas_gives_a_dataframe(monkeypatch):
     pd = pytest.importorskip("pandas")
-    without = sweep(pd_step, {"kp": [4.0, 9.0], "kd": [0.8, 1.2]}, METRICS, executor="serial")
-    with pytest.raises(ImportError, match=r"simcore\[fast\]"):
-        without.to_pandas()
-    monkeypatch.setattr(sweep_mod, "_import_pandas", lambda: pd)
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "pandas", None)  # pandas not installed
+        without = sweep(pd_step, {"kp": [4.0, 9.0], "kd": [0.8, 1.2]}, METRICS, executor="serial")
+        with pytest.raises(ImportError, match=r"simcore\[fast\]"):
+            without.to_pandas()
     table = sweep(pd_step, {"kp": [4.0, 9.0], "kd": [0.8, 1.2]}, METRICS, executor="serial")
     assert type(table) is type(without) is SweepTable and table.rows == without.rows
     df = table.to_pandas()
