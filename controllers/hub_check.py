@@ -1,4 +1,4 @@
-"""The seed's "real-hub check": seven experiments, on the simulator and (optionally) a real hub's log.
+"""The real-hub check (simcore.reference, "The FTC hub"): seven experiments, on the simulator and a real hub's log.
 
 Run ``python -m simcore.controllers.hub_check [--csv FILE] [--out DIR] [--motor NAME] [--max-accel A]``.
 
@@ -6,8 +6,8 @@ Each experiment runs on the simulator (the hub's firmware model,
 :mod:`simcore.controllers.hub.firmware`, whose constants are APPROXIMATIONS) with one
 unloaded motor of type ``--motor`` (a constant of :mod:`simcore.models.ftc_motor_types`,
 default ``GOBILDA_5203_312``) whose load inertia gives ``--max-accel`` free
-speeds per second of acceleration from rest at full power (default 12, the seed's
-reference case), and prints each figure the seed asks to measure:
+speeds per second of acceleration from rest at full power (default 12, the hub
+specification's reference case), and prints each figure the check list asks for:
 
 1. **Default gains**: ``getPIDFCoefficients(RUN_USING_ENCODER)`` and
    ``(RUN_TO_POSITION)`` on a fresh hub (expect 10/3/0/0 and 10/0/0/0).
@@ -62,7 +62,7 @@ rate), comma separated, with a header row naming these columns:
 recognised experiment; the optional columns may be empty. A cell that is not a
 number is an error naming the file, its line and the column.
 
-The position experiments are the seed's commands: target 2000 ticks, power 1.0
+The position experiments are the check list's commands: target 2000 ticks, power 1.0
 or 0.3 (from the experiment name). ``holding`` holds target 0 (the encoder
 zeroed with the arm horizontal). For each experiment present, the same figures
 are computed from the log and printed next to the simulator's; the experiments
@@ -148,7 +148,7 @@ def position_step_figures(tr: Trace, target: float) -> dict:
 
 
 def _position_step_all(tr: Trace, power: float, motor_type) -> dict:
-    """:func:`position_step_figures` for the seed's step (target 2000 ticks at ``power``), and the peak
+    """:func:`position_step_figures` for the check's step (target 2000 ticks at ``power``), and the peak
     speed over the modelled free speed and over the cap ``power`` x achievable max."""
     f = position_step_figures(tr, 2000)
     f["peak_speed_over_free"] = f["peak_speed_tps"] / _free_tps(motor_type)

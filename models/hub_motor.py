@@ -1,7 +1,7 @@
 """The FTC hub motor: a motor type driving a load inertia, with a position-dependent external torque.
 
-The stand-alone mechanism of the hub specification (``../shared/seeds/hub-run-to-position.txt``,
-beside this repository): where the seed's FakeMotor asks robot code to set an
+The stand-alone mechanism of the hub specification (:mod:`simcore.reference`, "The FTC
+hub"): where the specification's FakeMotor asks robot code to set an
 external torque fraction every tick,
 here the torque is a function of the output-shaft angle evaluated continuously
 inside the right-hand side::
@@ -40,7 +40,7 @@ __all__ = ["HubMotor", "UNLOADED_ACCELERATION"] + list(_TYPES_ALL)
 #: APPROXIMATION. Inertia of a gear motor's rotor and gearbox is not published for FTC
 #: motors. It is set so that the unloaded motor at stall torque accelerates by this many
 #: free speeds per second (a mechanical time constant of 1/12 s), the "maxAccel 12" the
-#: seed's FakeMotor uses for its velocity-step figures. Override with ``rotor_inertia=``.
+#: hub specification's FakeMotor uses for its figures (simcore.reference). Override with ``rotor_inertia=``.
 UNLOADED_ACCELERATION = 12.0  # 1/s
 
 

@@ -15,7 +15,7 @@ drives it through the shorted windings in brake mode). Torque is ``Kt * I``.
 stall torque, stall current and free current times ``n`` (so R/n, Kt and Kv
 unchanged), as WPILib does.
 
-The catalogue values are those of ``../shared/REFERENCE.md`` (beside this repository) section 1 (WPILib's
+The catalogue values are those of :mod:`simcore.reference`, "Motors" (WPILib's
 ``DCMotor`` factory methods for FRC motors; gm0's motor table for the bare FTC
 motors), at 12 V.
 """
@@ -136,7 +136,7 @@ def _motor(name, stall_torque, stall_current, free_current, free_rpm):
     return DCMotor(12.0, stall_torque, stall_current, free_current, rpm_to_rad_per_s(free_rpm), name)
 
 
-# FRC motors: WPILib DCMotor factory values (REFERENCE.md section 1).
+# FRC motors: WPILib DCMotor factory values (simcore.reference, "Motors").
 CIM = _motor("CIM", 2.42, 133, 2.7, 5310)
 MINI_CIM = _motor("MiniCIM", 1.41, 89, 3.0, 5840)
 BAG = _motor("Bag", 0.43, 53, 1.8, 13180)
@@ -156,7 +156,7 @@ KRAKEN_X44 = _motor("Kraken X44", 4.11, 279, 2.0, 7758)
 KRAKEN_X44_FOC = _motor("Kraken X44 FOC", 5.01, 329, 2.0, 7368)
 MINION = _motor("Minion", 3.17, 211, 2.0, 7704)
 
-# FTC bare motors: gm0 motor table (REFERENCE.md section 1).
+# FTC bare motors: gm0 motor table (simcore.reference, "Motors").
 GOBILDA_BARE = _motor("goBILDA Yellow Jacket bare", 0.19, 11, 0.3, 5900)
 NEVEREST_BARE = _motor("NeveRest bare", 0.17, 9.8, 0.4, 5500)
 REV_HD_HEX_BARE = _motor("REV HD Hex bare", 0.18, 11, 0.3, 6000)
