@@ -45,7 +45,11 @@ __all__ = ["STANDARD_GRAVITY", "number", "real", "finite", "positive", "nonnegat
 #: Conference on Weights and Measures (1901), the one SI and NIST tables quote.
 STANDARD_GRAVITY = 9.80665
 
-_NOT_NUMBERS = (str, bytes, bytearray, bool, np.bool_)
+#: What float() would convert (or try to) but is not a number a user meant: "5" is a typo, True a flag,
+#: a complex number has no order.
+_NOT_NUMBERS = (str, bytes, bytearray, bool, np.bool_, complex, np.complexfloating)
+_FLOAT64 = np.float64
+_INT_FLOAT_LIMIT = 2 ** 1023  # ints below this convert to a finite float
 
 
 def _in(unit: str) -> str:
@@ -75,9 +79,14 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
         Wording of "what was expected" for a value of the wrong kind (default
         ``"a number in <unit>"``).
     """
-    # Fast path: a plain finite float, the common case inside control loops.
-    if type(value) is float and value - value == 0.0:
-        return value
+    # Fast path: a plain finite float or int (numpy's float64 included), the common case inside
+    # control loops: type identity, no isinstance against ABCs or pint.
+    kind = type(value)
+    if kind is float or kind is _FLOAT64:
+        if value - value == 0.0:
+            return float(value)
+    elif kind is int and -_INT_FLOAT_LIMIT < value < _INT_FLOAT_LIMIT:
+        return float(value)
     want = expected or f"a number{_in(unit)}"
     mag = value
     if isinstance(value, pint.Quantity):
@@ -90,8 +99,6 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
             raise ConfigTypeError(parameter, value, f"a scalar{_in(unit)}")
         return _array(parameter, value, mag, unit, allow_inf, allow_nan)
     if isinstance(mag, _NOT_NUMBERS) or (isinstance(mag, np.ndarray) and mag.dtype.kind not in "iuf"):
-        raise ConfigTypeError(parameter, value, want)
-    if isinstance(mag, numbers.Complex) and not isinstance(mag, numbers.Real):
         raise ConfigTypeError(parameter, value, want)
     try:
         f = float(mag)
