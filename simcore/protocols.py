@@ -35,6 +35,7 @@ The functions: :func:`check` (one object against one protocol),
 from __future__ import annotations
 
 import difflib
+import functools
 import inspect
 from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 
@@ -147,6 +148,7 @@ _OPTIONAL = {FieldDrawable: ("outline",), SwerveFieldDrawable: ("outline", "modu
              Resettable: ("reset",)}
 
 
+@functools.lru_cache(maxsize=None)
 def _members(protocol) -> dict:
     """``{name: protocol function or None (an attribute)}`` over the protocol and its protocol bases."""
     out = {}
@@ -212,8 +214,38 @@ def check(obj, protocol, *, parameter: str, role: str | None = None, optional: S
         Naming the first missing member (and a near miss of its spelling, if any),
         or a method that cannot be called with the protocol's arguments.
     """
-    role = role or f"a {protocol.__name__}"
     optional = _OPTIONAL.get(protocol, ()) if optional is None else tuple(optional)
+    own = tuple(sorted(getattr(obj, "__dict__", ())))
+    problem = _problem(type(obj), own, protocol, optional, obj)
+    for name in set(own) & set(_callable_members(protocol)):  # methods set on the instance: never cached
+        problem = problem or _method_problem(obj, name, _members(protocol)[name])
+    if problem is not None:
+        expected, member = problem
+        raise ProtocolError(parameter, obj, f"{role or f'a {protocol.__name__}'} {expected}", member)
+    return obj
+
+
+def _callable_members(protocol) -> tuple:
+    return tuple(n for n, spec in _members(protocol).items() if spec is not None)
+
+
+_PROBLEMS: dict = {}
+
+
+def _problem(cls, own: tuple, protocol, optional: tuple, obj):
+    """The first problem of ``obj`` with ``protocol``: ``(expected, member)`` or None.
+
+    Everything it looks at is fixed by the class and the names of the instance's own
+    attributes, so the verdict is kept per (class, own names): a simulation built in a
+    sweep's loop pays for the signatures and the spelling search once.
+    """
+    key = (cls, own, protocol, optional)
+    if key not in _PROBLEMS:
+        _PROBLEMS[key] = _find_problem(obj, set(own), protocol, optional)
+    return _PROBLEMS[key]
+
+
+def _find_problem(obj, own: set, protocol, optional: tuple):
     for name, spec in _members(protocol).items():
         what = name if spec is None else _signature_text(name, spec)
         if not hasattr(obj, name):
@@ -221,15 +253,23 @@ def check(obj, protocol, *, parameter: str, role: str | None = None, optional: S
             if name in optional and near is None:
                 continue
             hint = f" (it has {near!r}: a misspelling?)" if near else ""
-            raise ProtocolError(parameter, obj, f"{role} with {what}{hint}", name)
-        if spec is not None:
-            member = getattr(obj, name)
-            if not callable(member):
-                raise ProtocolError(parameter, obj, f"{role} with a method {what} (its {name} is not callable)", name)
-            n = _n_positional(spec)
-            if not _accepts(member, n):
-                raise ProtocolError(parameter, obj, f"{role} whose {name} takes {n} argument(s): {what}", name)
-    return obj
+            return f"with {what}{hint}", name
+        if spec is not None and name not in own:
+            problem = _method_problem(obj, name, spec)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _method_problem(obj, name: str, spec):
+    what = _signature_text(name, spec)
+    member = getattr(obj, name)
+    if not callable(member):
+        return f"with a method {what} (its {name} is not callable)", name
+    n = _n_positional(spec)
+    if not _accepts(member, n):
+        return f"whose {name} takes {n} argument(s): {what}", name
+    return None
 
 
 def _check_signals(obj, parameter: str, role: str, inputs: Sequence[str], signals: Sequence[str] = ()) -> None:
@@ -247,6 +287,20 @@ def _check_signals(obj, parameter: str, role: str, inputs: Sequence[str], signal
 
 def _overrides(obj, base, name: str) -> bool:
     return getattr(type(obj), name, None) is not getattr(base, name, None)
+
+
+@functools.lru_cache(maxsize=None)
+def _shadowed_system_method(cls):
+    """``(near miss, System method)`` when ``cls`` leaves a System method as the default and defines a
+    member spelt like it (``event`` for ``events``), else None."""
+    from .system import System
+
+    for name in ("outputs", "events", "initial_state", "initial_inputs", "initial_mode", "couplings"):
+        if getattr(cls, name, None) is getattr(System, name):
+            near = _near_miss(cls, name)
+            if near is not None and not hasattr(System, near):
+                return near, name
+    return None
 
 
 def check_simulation(systems: Sequence, controllers: Sequence = ()) -> None:
@@ -280,11 +334,11 @@ def check_simulation(systems: Sequence, controllers: Sequence = ()) -> None:
                 hint = f"; it has {near!r}: a misspelling?" if near else ""
                 raise ProtocolError(where, s, f"a System with states {list(s.state_names)} that defines "
                                               f"derivatives(t, x, u){hint}", "derivatives")
-            for name in ("outputs", "events", "initial_state", "initial_inputs", "initial_mode", "couplings"):
-                near = None if _overrides(s, System, name) else _near_miss(type(s), name)
-                if near is not None and not hasattr(System, near):
-                    raise ProtocolError(where, s, f"a System whose {near!r} is meant to be {name!r} (the engine "
-                                                  f"calls {name}; {near} is never called)", name)
+            shadowed = _shadowed_system_method(type(s))
+            if shadowed is not None:
+                near, name = shadowed
+                raise ProtocolError(where, s, f"a System whose {near!r} is meant to be {name!r} (the engine "
+                                              f"calls {name}; {near} is never called)", name)
     suppliers = [s for s in systems if getattr(s, "feeds_bus", False) is True]
     if suppliers:
         supply = suppliers[0]
