@@ -13,7 +13,7 @@ specification's reference case), and prints each figure the check list asks for:
    ``(RUN_TO_POSITION)`` on a fresh hub (expect 10/3/0/0 and 10/0/0/0).
 2. **Velocity step**: ``setVelocity(half of free speed)`` from rest: the first
    crossing of 98 % (``t98_s``), the 2 % settling time (``settling_2pct_s``: from
-   then on within 2 % of the target; the seed's "about 0.3 s" is this one),
+   then on within 2 % of the target; the specification's "about 0.3 s" is this one),
    peak overshoot, steady error.
 3. **Feedforward units**: P = I = D = 0, F = 32767 / free speed,
    ``setVelocity(half)``: settled speed / half (1.00 if the output units are right).
