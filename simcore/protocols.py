@@ -356,21 +356,26 @@ def check_simulation(systems: Sequence, controllers: Sequence = ()) -> None:
             check(s, SwerveFieldDrawable, parameter=f"systems[{k}]", role="a drivetrain the field view can draw")
 
 
-def check_hub_mechanism(mechanism, *, parameter: str = "mechanism") -> None:
-    """Check ``mechanism`` is a :class:`HubMechanism` with the hub's inputs and signals (``Hub.motor`` calls this).
+def check_hub_mechanism(mechanism, *, parameter: str = "mechanism", wheel: str | None = None) -> None:
+    """Check ``mechanism`` is a :class:`HubMechanism` (``Hub.motor`` calls this).
+
+    With ``wheel`` (a channel on one wheel of a drivetrain) the signals carry the
+    wheel's prefix and the hub checks them itself; only the members and the
+    spelling of ``motor_type`` are checked here.
 
     Raises
     ------
     ProtocolError
-        Naming the missing input or signal; a mechanism commanded in volts is told
-        to build it with ``command="duty"``.
+        Naming the missing member, input or signal; a mechanism commanded in volts
+        is told to build it with ``command="duty"``.
     """
     role = "a mechanism a hub channel can drive"
     check(mechanism, HubMechanism, parameter=parameter, role=role)
-    if "duty" not in mechanism.input_names and "voltage" in mechanism.input_names:
-        raise ProtocolError(parameter, mechanism, f"{role} with the input 'duty' (it is commanded in volts: "
-                                                  f"build it with command='duty')", "duty")
-    _check_signals(mechanism, parameter, role, HUB_INPUTS, HUB_SIGNALS)
+    if wheel is None:
+        if "duty" not in mechanism.input_names and "voltage" in mechanism.input_names:
+            raise ProtocolError(parameter, mechanism, f"{role} with the input 'duty' (it is commanded in volts: "
+                                                      f"build it with command='duty')", "duty")
+        _check_signals(mechanism, parameter, role, HUB_INPUTS, HUB_SIGNALS)
     if not hasattr(mechanism, "motor_type"):
         near = _near_miss(mechanism, "motor_type")
         if near is not None:

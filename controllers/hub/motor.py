@@ -309,7 +309,6 @@ class Hub:
         port = int(port)
         if port in self._motors:
             raise ConfigError("port", port, f"a port not already configured on hub {self.name!r}")
-        protocols.check_hub_mechanism(mechanism)  # names a missing input, signal or misspelt motor_type
         mech_name = getattr(mechanism, "name", None)
         if not isinstance(mech_name, str) or not mech_name:
             raise ConfigError("mechanism", mechanism, "a simcore System with a name")
@@ -319,6 +318,7 @@ class Hub:
             raise ConfigError("mechanism", mech_name if wheel is None else f"{mech_name} wheel {wheel}",
                               "a mechanism (or wheel) not already driven by this hub")
         signals = _bind_channel(mechanism, mech_name, wheel)
+        protocols.check_hub_mechanism(mechanism, wheel=wheel)  # the HubMechanism protocol: a misspelt motor_type
         physical = getattr(mechanism, "motor_type", None)
         if motor_type is None:
             motor_type = physical

@@ -9,7 +9,7 @@ import simcore.models as models
 from simcore import Simulator, System, protocols, simulate
 from simcore.controllers import PIDController, control_loop
 from simcore.controllers.hub import Hub
-from simcore.errors import ConfigTypeError, ProtocolError
+from simcore.errors import ConfigError, ConfigTypeError, ProtocolError
 from simcore.models.hub_motor import GOBILDA_5203_312
 from simcore.models.motors import NEO
 
@@ -148,8 +148,10 @@ def test_a_drivetrain_with_a_misspelt_outline_or_module_positions_fails_at_build
 
 # -- the hub ---------------------------------------------------------------------------------------------
 def test_a_hub_channel_refuses_a_mechanism_it_cannot_drive_naming_what_is_missing():
-    err = raises_naming("duty", Hub().motor, 0, models.Flywheel(NEO, 2.0, 0.01))
+    err = raises_naming("duty", protocols.check_hub_mechanism, models.Flywheel(NEO, 2.0, 0.01))
     assert "command='duty'" in str(err)
+    with pytest.raises(ConfigError, match="duty"):  # the hub's own channel check names the signal first
+        Hub().motor(0, models.Flywheel(NEO, 2.0, 0.01))
 
     class Probe:
         name = "probe"
@@ -158,7 +160,9 @@ def test_a_hub_channel_refuses_a_mechanism_it_cannot_drive_naming_what_is_missin
         output_names = ("stator_current", "supply_current")  # no supply_voltage
         motor_type = GOBILDA_5203_312
 
-    raises_naming("supply_voltage", Hub().motor, 0, Probe())
+    raises_naming("supply_voltage", protocols.check_hub_mechanism, Probe())
+    with pytest.raises(ConfigError, match="supply_voltage"):
+        Hub().motor(0, Probe())
     Probe.output_names += ("supply_voltage",)
     Probe.motortype = Probe.motor_type
     del Probe.motor_type
