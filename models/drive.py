@@ -71,6 +71,8 @@ def _optional_limit(parameter, value):
     return v
 
 
+_INF = math.inf
+
 #: Bus voltage, V, at which a dead (0 V) bus's duty is evaluated as a limit (see electrical).
 _DEAD_BUS_PROBE = 1e-9
 
@@ -256,6 +258,7 @@ class MotorDrive:
                                     else checks.positive(name("nominal_bus_voltage"), nominal_bus_voltage, "V",
                                                          what="voltage"))
         # Constants of the motor group, cached as floats for the right-hand side.
+        self._duty_command = self.command == "duty"
         self.R = self.group.R
         self.Kt = self.group.Kt
         self.Kv = self.group.Kv
@@ -295,10 +298,14 @@ class MotorDrive:
                 i = (-vb - emf) / R
                 return _electrical(Electrical, (-vb, i, -i, 0.0, 0.0))
             return _electrical(Electrical, (emf, 0.0, 0.0, 0.0, 0.0))
-        v_req = command * vb if self.command == "duty" else command
+        v_req = command * vb if self._duty_command else command
         saturated = 1.0 if (v_req > vb or v_req < -vb) else 0.0
-        v = self._limited_voltage(v_req, emf, vb)
-        limited = 1.0 if v != min(max(v_req, -vb), vb) else 0.0
+        clamped = min(max(v_req, -vb), vb)
+        if self.stator_current_limit != _INF or self.supply_current_limit != _INF:
+            v = self._limited_voltage(v_req, emf, vb)
+            limited = 1.0 if v != clamped else 0.0
+        else:  # no current limit: the projection is the clamp to the bus (what _limited_voltage returns)
+            v, limited = clamped, 0.0
         i = (v - emf) / R
         if vb > 0.0:
             duty = v / vb

@@ -217,6 +217,8 @@ class GearedMechanism(System):
         self.kinetic_friction = (self.static_friction if kinetic_friction is None
                                  else self._friction_force("kinetic_friction", kinetic_friction, u["force"]))
         self.track_energy = checks.flag("track_energy", track_energy)
+        #: Coulomb friction by sliding mode (its sign is the mode's, so the force is smooth within a mode).
+        self._coulomb = {"forward": self.kinetic_friction, "reverse": -self.kinetic_friction}
         # The direction of motion is a mode when it changes the forces: Coulomb friction's sign, and
         # which way power flows through a lossy gearbox (G eta T or G T / eta).
         self._directional = (self.static_friction > 0 or self.kinetic_friction > 0 or drive.efficiency < 1.0)
@@ -307,12 +309,9 @@ class GearedMechanism(System):
         return self.drive_force(0.0, u, direction) + self.load_force(q)
 
     def _friction(self, v, mode):
-        """Friction force opposing the motion in ``mode`` at velocity ``v``, N·m or N."""
-        if mode == "forward":
-            return self.viscous_friction * v + self.kinetic_friction
-        if mode == "reverse":
-            return self.viscous_friction * v - self.kinetic_friction
-        return self.viscous_friction * v
+        """Friction force opposing the motion in ``mode`` at velocity ``v``, N·m or N: viscous, plus
+        Coulomb with the sign of the sliding mode."""
+        return self.viscous_friction * v + self._coulomb.get(mode, 0.0)
 
     def derivatives(self, t, x, u):
         mode = self.mode
@@ -323,7 +322,7 @@ class GearedMechanism(System):
             f = self.drive_sample(q, 0.0, u)
             i = f.stator_current
             return np.array([0.0, 0.0, u[2] * f.supply_current, i * i * self.drive.R, 0.0, 0.0, 0.0, 0.0])
-        fric = self._friction(v, mode)
+        fric = self.viscous_friction * v + self._coulomb.get(mode, 0.0)  # _friction, inlined: the hot path
         if not self.track_energy:
             return np.array([v, (self.drive_force(v, u, _DIRECTION.get(mode, 0.0)) + self.load_force(q) - fric)
                              / self.M])
