@@ -93,6 +93,13 @@ class Battery(System):
             raise ConfigError("systems", [s.name for s in systems], "at most one Battery per simulation")
         return [_BusCoupling(self, me, consumers, systems)]
 
+    def batched(self, params, n, xp=np):
+        """This battery for ``n`` parameter variants at once (``simcore.simulate_batch``); see
+        :mod:`simcore.models.batched`."""
+        from .batched import batched_system
+
+        return batched_system(self, params, n, xp)
+
 
 class _BusCoupling(Coupling):
     """Solves the bus voltage and writes it into every consumer's ``bus_voltage`` input."""

@@ -41,6 +41,10 @@ class Result:
         Solver statistics (``nfev``, ``njev``, ``nlu``, ``n_steps``, ...).
     modes : mapping of str to list, optional
         Discrete mode of each system at every row.
+    dropped : mapping of str to int, optional
+        What the run's ``record=`` policy left out: ``"rows"`` (solver steps, or
+        rows older than the window), ``"ticks"`` and ``"events"`` (older than the
+        window). All zero under ``record="all"``.
     notes : mapping of str to str, optional
         A short note on a signal, shown in plot legends (``"total of 2 motors"``);
         from each system's ``signal_notes``.
@@ -50,7 +54,8 @@ class Result:
                  input_names: Iterable[str] = (), ticks: Mapping[str, np.ndarray] | None = None,
                  events: Sequence | None = None, stats: Mapping | None = None,
                  modes: Mapping[str, list] | None = None, tick_log: Mapping[str, list] | None = None,
-                 lazy: Mapping[str, object] | None = None, notes: Mapping[str, str] | None = None):
+                 lazy: Mapping[str, object] | None = None, dropped: Mapping[str, int] | None = None,
+                 notes: Mapping[str, str] | None = None):
         self.t = np.asarray(t, dtype=float)
         # name -> callable returning {name: column} for a group of signals computed on first access.
         self._lazy = dict(lazy or {})
@@ -68,6 +73,8 @@ class Result:
         self.stats = dict(stats or {})
         self.modes = dict(modes or {})
         self.notes = dict(notes or {})
+        #: What was not kept (``record=``): counts of ``"rows"``, ``"ticks"``, ``"events"``.
+        self.dropped = {"rows": 0, "ticks": 0, "events": 0, **(dropped or {})}
 
     @classmethod
     def from_arrays(cls, t, signals: Mapping[str, np.ndarray], units: Mapping[str, str] | None = None,
@@ -210,5 +217,7 @@ class Result:
         return plot_result(self, names, events=events, title=title)
 
     def __repr__(self):
+        dropped = ", ".join(f"{n} {k}" for k, n in self.dropped.items() if n)
         return f"<Result {len(self.t)} rows over [{self.t[0] if len(self.t) else '?'}, " \
-               f"{self.t[-1] if len(self.t) else '?'}] s, {len(self._data)} signals, {len(self.events)} events>"
+               f"{self.t[-1] if len(self.t) else '?'}] s, {len(self._data)} signals, {len(self.events)} events" \
+               + (f"; not kept (record={self.stats.get('record')!r}): {dropped}" if dropped else "") + ">"
