@@ -57,6 +57,9 @@ class Battery(System):
     written by the bus coupling, never by controllers.
     """
 
+    #: Feeds every system with a ``bus_voltage`` input (see :class:`simcore.protocols.BusLoad`).
+    feeds_bus = True
+
     def __init__(self, *, open_circuit_voltage=12.0, resistance=0.02, brownout_voltage=6.8,
                  name: str = "battery"):
         self.open_circuit_voltage = to_si("open_circuit_voltage", open_circuit_voltage, "V")
