@@ -553,14 +553,21 @@ class _Batch:
         # its guard (a stop's before-row is not beyond the stop), within the tolerance of the root.
         return np.where(direct, t_b, lo)
 
-    def _events_in_step(self, view, cols, t_old, t_new, y_old, y_new, K):
-        """Guards of the accepted columns ``cols`` of ``view``: returns (sub-view, hit, roots, g_a),
-        roots and g_a as (n_kinds, m) arrays (inf: no root); hit is None when nothing crossed."""
-        sub = view.sub(cols) if len(cols) != view.m else view
+    def _events_in_step(self, view, accepted, t_old, t_new, y_old, y_new, K):
+        """Guards of the columns of ``view`` whose attempt was accepted (``accepted``: (m,) bool, None
+        for all): returns (hit, roots, g_a), roots and g_a as (n_kinds, m) arrays (inf: no root); hit
+        is None when nothing crossed.
+
+        A rejected column is masked out of the armed guards rather than gathered away: its guards
+        are neither searched nor remembered, and the accepted ones keep their own positions.
+        """
+        sub = view
         active = sub.active()
+        if accepted is not None:
+            active &= accepted
         want = np.flatnonzero(active.any(axis=1))
         if not len(want):
-            return sub, None, None, None
+            return None, None, None
         if len(want) != len(self.kinds):
             active = active.take(want, axis=0)
         h = t_new - t_old
@@ -570,7 +577,11 @@ class _Batch:
         def rows_of(store):
             return store.take(want, axis=0) if full else store.take(want, axis=0).take(glob, axis=1)
 
-        g_new = sub.guards(t_new, y_new, want)
+        if accepted is None:
+            g_new = sub.guards(t_new, y_new, want)
+        else:  # a rejected attempt's end may be non-finite; its guards are masked out
+            with np.errstate(invalid="ignore", over="ignore"):
+                g_new = sub.guards(t_new, y_new, want)
         g_prev = rows_of(self.g_prev)
         search = rows_of(self.search_from) if self.searching else None
         hits = self._crossings(sub, active, want, g_prev, g_new, search, t_old, t_new, h, y_old, K)
@@ -578,7 +589,8 @@ class _Batch:
             for e in range(len(self.kinds)):
                 row = self.search_from[e]
                 pending = row if full else row.take(glob)
-                _put(row, glob, np.where(pending > t_new, pending, -np.inf))
+                keep = pending > t_new if accepted is None else (pending > t_new) | ~accepted
+                _put(row, glob, np.where(keep, pending, -np.inf))
             self.searching = bool(np.isfinite(self.search_from).any())
         for w, e in enumerate(want):
             if full:
@@ -586,13 +598,13 @@ class _Batch:
             else:
                 self.g_prev[e][glob] = np.where(active[w], g_new[w], g_prev[w])
         if hits is None:
-            return sub, None, None, None
+            return None, None, None
         c, roots_c, g_as_c = hits
         nk = len(self.kinds)
         roots, g_as = np.full((nk, sub.m), np.inf), np.zeros((nk, sub.m))
         roots[np.ix_(want, c)], g_as[np.ix_(want, c)] = roots_c, g_as_c
         hit = np.isfinite(roots).any(axis=0)
-        return sub, (hit if hit.any() else None), roots, g_as
+        return (hit if hit.any() else None), roots, g_as
 
     def _crossings(self, sub, active, want, g_prev, g_new, search, t_old, t_new, h, y_old, K):
         """Roots of the armed guards within the step: (columns, roots, g_a) of the columns that may cross.
@@ -844,18 +856,12 @@ class _Batch:
             stop = None
             hc = None
             if self.kinds:
-                a = np.arange(m) if every else np.flatnonzero(acc)
-                if every:
-                    t_a, tn_a, y_a, yn_a, K_a = t, t_new, y, y_new, K
-                else:
-                    t_a, tn_a, y_a, yn_a, K_a = t.take(a), t_new.take(a), y.take(a, axis=1), y_new.take(
-                        a, axis=1), K.take(a, axis=2)
-                sub, hit, roots, g_as = self._events_in_step(view, a, t_a, tn_a, y_a, yn_a, K_a)
+                hit, roots, g_as = self._events_in_step(view, None if every else acc, t, t_new, y, y_new, K)
                 if hit is not None:
-                    hc = a[hit]
+                    hc = np.flatnonzero(hit)
                     glob_hit = S.take(hc)
                     self.H[glob_hit] = h.take(hc)  # the step size the restart carries on with
-                    glob_e, te, X, fired = self._fire_step_events(sub, hit, roots, g_as, t_a, tn_a, y_a, yn_a, K_a)
+                    glob_e, te, X, fired = self._fire_step_events(view, hit, roots, g_as, t, t_new, y, y_new, K)
                     self.T[glob_e] = te
                     _put(self.Y, glob_e, X)
                     done = (te >= t_end) | ~self.live[glob_e]
