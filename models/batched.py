@@ -302,7 +302,10 @@ class BatchedMechanism:
         if self._load is None:
             return 0.0
         if self._load[0] == "gravity":
-            return self._p["load"] * self.xp.sin(self._load[2] - q)
+            g = self._load[2] - q
+            self.xp.sin(g, out=g)  # in place: at thousands of columns a temporary costs as much as the sine
+            g *= self._p["load"]
+            return g
         return self._p["load"]
 
     def _applied_force(self, q, u, direction):
@@ -366,28 +369,34 @@ class BatchedMechanism:
         if out is None:
             out = xp.empty((2,) + x.shape[1:])
         q, v = x[0], x[1]
-        emf = p["k"] * v / self._Kv
+        # The same operations in the same order as the serial model; the intermediate arrays are
+        # reused in place (fresh temporaries of thousands of columns cost more than the arithmetic).
+        emf = xp.multiply(p["k"], v)
+        emf /= self._Kv
         if pre["v"] is not None:
-            i = (pre["v"] - emf) / R
+            i = xp.subtract(pre["v"], emf)
             vb = pre["vb"]
         else:
             vb = xp.maximum(u[2], 0.0)
-            i = (self._limited_voltage(u[0] * vb if self._duty else u[0], emf, vb) - emf) / R
+            i = xp.subtract(self._limited_voltage(u[0] * vb if self._duty else u[0], emf, vb), emf)
+        i /= R
         neutral = pre["neutral"]
         if neutral is not None:
             coast = xp.where(emf > vb, (vb - emf) / R, xp.where(emf < -vb, (-vb - emf) / R, 0.0))
             i = xp.where(neutral, xp.where(pre["braking"], -emf / R, coast), i)
-        tm = self._Kt * i
+        i *= self._Kt
+        tm = i  # the motor torque
+        fric = xp.multiply(p["b"], v, out=emf)  # the back-EMF is not needed any more
         direction = pre["direction"]
         if direction is not None:
             f = self._torque_at_load(tm, direction)
-            fric = p["b"] * v + pre["Fc_dir"]
+            fric += pre["Fc_dir"]
         else:  # no Coulomb friction and an ideal gearbox in any variant: direction plays no part
-            f = p["G"] * tm
+            tm *= p["G"]
+            f = tm
             if not self._unit_kG:  # a rotary mechanism's k / G is exactly 1
-                f = f * p["kG"]
-            fric = p["b"] * v
-        f = f + self._load_force(q)
+                f *= p["kG"]
+        f += self._load_force(q)
         f -= fric
         resting = pre["resting"]
         if resting is None:
