@@ -106,7 +106,8 @@ class BatchEvent:
                  reads_inputs=True, linear=None):
         self.name, self.direction, self.active = name, direction, np.asarray(active, dtype=bool)
         self.guard, self.reset, self.new_mode, self.terminal = guard, reset, new_mode, terminal
-        self.reads_inputs = reads_inputs  # False: the guard reads the state only (no bus solve needed)
+        # False: the guard reads the state only, no input (no bus solve needed, and it cannot jump at a tick)
+        self.reads_inputs = reads_inputs
         # (i, c) when the guard is exactly x[i] - c: the engine can then bound it over a step cheaply.
         self.linear = linear
 

@@ -199,6 +199,7 @@ class _View:
         for k, m in enumerate(self.batch.modes):
             self.modes[k][cols] = m.take(ids)
         self._pre = [None] * len(self.systems)
+        self._active = None
 
     def variant(self, j) -> int:
         return int(j if self.idx is None else self.idx[j])
@@ -273,14 +274,21 @@ class _View:
         return self.systems[k].outputs(t, xs[k], us[k], self.modes[k])
 
     def active(self):
-        """(n_kinds, m) bool: each event kind armed in each column's current mode."""
+        """(n_kinds, m) bool: each event kind armed in each column's current mode (kept until the
+        view's modes change; read-only to callers)."""
+        a = getattr(self, "_active", None)
+        if a is not None:
+            return a
         b = self.batch
         if not b.kinds:
-            return np.zeros((0, self.m), dtype=bool)
-        if len(self.systems) == 1:
-            return b.armed[0].take(self.modes[0], axis=1)
-        return np.concatenate([b.armed[k].take(self.modes[k], axis=1) for k in range(len(self.systems))
-                               if len(b.armed[k])], axis=0)
+            a = np.zeros((0, self.m), dtype=bool)
+        elif len(self.systems) == 1:
+            a = b.armed[0].take(self.modes[0], axis=1)
+        else:
+            a = np.concatenate([b.armed[k].take(self.modes[k], axis=1) for k in range(len(self.systems))
+                                if len(b.armed[k])], axis=0)
+        self._active = a
+        return a
 
     def guards(self, t, Y, want):
         """(len(want), m) values of the guards of the event kinds ``want`` (indices into the batch's kinds)."""
@@ -356,6 +364,7 @@ class _Batch:
         # Guards of the form "state minus constant": the state's row (-1: not of that form) and the constant.
         self.lin_state = np.array([self.slices[k].start + ev.linear[0] if ev.linear is not None else -1
                                    for k, _, ev in self.kinds], dtype=np.intp)
+        self.reads_inputs = np.array([ev.reads_inputs for _, _, ev in self.kinds], dtype=bool)
         self.lin_const = np.array([ev.linear[1] if ev.linear is not None else np.nan for _, _, ev in self.kinds])
         # Whether any right-hand side reads the time (a batched system that does not says TIME_INVARIANT).
         self.timed = not all(getattr(s, "TIME_INVARIANT", False) for s in self.systems)
@@ -452,7 +461,8 @@ class _Batch:
         live = self.live
         if not initial and self.kinds:
             active = full.active() & live
-            want = np.flatnonzero(active.any(axis=1))
+            # Only a guard that reads the inputs can jump at a tick (the states, modes and time stay).
+            want = np.flatnonzero(active.any(axis=1) & self.reads_inputs)
             g_before = full.guards(t, self.Y, want)
         signals = BatchSignals(self, t)
         ran = []
@@ -564,7 +574,7 @@ class _Batch:
         sub = view
         active = sub.active()
         if accepted is not None:
-            active &= accepted
+            active = active & accepted
         want = np.flatnonzero(active.any(axis=1))
         if not len(want):
             return None, None, None
