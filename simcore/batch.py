@@ -122,7 +122,8 @@ def _put(a, idx, v):
     if a.ndim == 1:
         a[idx] = v
         return
-    v = np.broadcast_to(v, a.shape[:-1] + (len(idx),))
+    if np.shape(v) != a.shape[:-1] + (len(idx),):
+        v = np.broadcast_to(v, a.shape[:-1] + (len(idx),))
     for r in range(a.shape[0]):
         a[r][idx] = v[r]
 
