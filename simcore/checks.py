@@ -113,7 +113,14 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
     return f
 
 
+def _holds_bool(seq) -> bool:
+    """Whether a (nested) list or tuple holds a bool, which numpy would silently make 1.0 or 0.0."""
+    return any(isinstance(v, (bool, np.bool_)) or (isinstance(v, (list, tuple)) and _holds_bool(v)) for v in seq)
+
+
 def _array(parameter, value, mag, unit, allow_inf, allow_nan) -> np.ndarray:
+    if isinstance(mag, (list, tuple)) and _holds_bool(mag):
+        raise ConfigTypeError(parameter, value, f"numbers{_in(unit)}, not True/False")
     try:
         raw = mag if isinstance(mag, np.ndarray) else np.asarray(mag)
     except (TypeError, ValueError, pint.DimensionalityError):  # ragged, or Quantities numpy cannot stack

@@ -112,3 +112,18 @@ def test_standard_gravity_is_the_conventional_value_and_defined_once():
     import simcore.models.arm as arm
 
     assert checks.STANDARD_GRAVITY == 9.80665 and arm.STANDARD_GRAVITY is checks.STANDARD_GRAVITY
+
+
+@pytest.mark.parametrize("bad", [[True, 2.0], (1.0, np.bool_(False)), [[1.0, 2.0], [3.0, True]]])
+def test_a_bool_inside_an_array_is_refused_as_a_scalar_bool_is(bad):
+    with pytest.raises(ConfigTypeError, match=r"kp=.*True/False"):
+        checks.finite("kp", bad, allow_array=True)
+
+
+def test_controllers_and_setpoints_refuse_a_bool_inside_an_array():
+    from simcore.controllers import PIDController, control_loop
+
+    with pytest.raises(ConfigTypeError, match="kp"):
+        PIDController([True, 2.0], 0, 0)
+    with pytest.raises(ConfigTypeError, match="setpoint"):
+        control_loop(PIDController(1, 0, 0), measure="s.x", command="s.u", setpoint=[True, 1.0])
