@@ -36,8 +36,8 @@ Signals are part of two contracts: a bus load has the input ``bus_voltage``
 
 The functions: :func:`check` (one object against one protocol),
 :func:`check_simulation` (what ``Simulator`` calls), :func:`check_hub_mechanism`
-(what ``Hub.motor`` calls), :func:`loop_controller` and :func:`reset_call` (what
-``control_loop`` calls).
+(what ``Hub.motor`` calls), :func:`loop_controller`, :func:`reset_call` and
+:func:`check_callable` (what ``control_loop`` calls).
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ from .errors import ProtocolError
 
 __all__ = ["SimulatedSystem", "BusLoad", "FieldDrawable", "SwerveFieldDrawable", "HubMechanism", "LoopController",
            "Resettable", "BUS_LOAD_INPUTS", "HUB_INPUTS", "HUB_SIGNALS", "check", "check_simulation",
-           "check_hub_mechanism", "loop_controller", "reset_call"]
+           "check_hub_mechanism", "loop_controller", "reset_call", "check_callable"]
 
 #: Inputs a load the battery feeds must have (the battery writes the solved bus voltage there), V.
 BUS_LOAD_INPUTS = ("bus_voltage",)
@@ -492,3 +492,22 @@ def reset_call(controller, *, parameter: str = "controller") -> Callable | None:
         return reset
     raise ProtocolError(parameter, controller, "a controller whose reset() takes no argument or the measurement",
                         "reset")
+
+
+def check_callable(fn, n_args: int, *, parameter: str, role: str) -> Callable:
+    """Check ``fn`` can be called with ``n_args`` positional arguments; return it.
+
+    For the callables a part calls later (a loop's feedforward ``ff(t, setpoint,
+    signals)``, a setpoint function ``f(t)``): a wrong signature raises when the
+    part is built, not as a bare TypeError at the first tick.
+
+    Raises
+    ------
+    ProtocolError
+        ``fn`` is not callable, or its signature cannot take ``n_args`` arguments.
+    """
+    if not callable(fn):
+        raise ProtocolError(parameter, fn, f"{role} (it is not callable)", "__call__")
+    if not _accepts(fn, n_args):
+        raise ProtocolError(parameter, fn, f"{role} (it cannot take {n_args} positional argument(s))", "__call__")
+    return fn
