@@ -39,7 +39,7 @@ from typing import NamedTuple, Sequence
 import numpy as np
 
 from simcore import checks
-from simcore.errors import ConfigError
+from simcore.errors import ConfigError, ConfigTypeError
 
 from .geometry import Twist2d, wrap_angle
 
@@ -79,11 +79,7 @@ def _as(cls, parameter: str, value):
     """``value`` as a ``cls`` value type: itself, or a tuple of its fields (errors name ``parameter``)."""
     if isinstance(value, cls):
         return value
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise ConfigError(parameter, value, f"a {cls.__name__} or a tuple ({', '.join(cls._fields)})")
-    items = tuple(value)
-    if len(items) != len(cls._fields):
-        raise ConfigError(parameter, value, f"a {cls.__name__} or a tuple ({', '.join(cls._fields)})")
+    items = checks.unpack(parameter, value, len(cls._fields), f"a {cls.__name__} or a tuple ({', '.join(cls._fields)})")
     return _trusted(cls, tuple(checks.finite(f"{parameter}.{f}", v, u)
                                for f, v, u in zip(cls._fields, items, cls._units)))
 
@@ -318,6 +314,8 @@ class SwerveKinematics:
     """
 
     def __init__(self, module_positions: Sequence):
+        if isinstance(module_positions, (str, bytes, set, frozenset, dict)) or not hasattr(module_positions, "__iter__"):
+            raise ConfigTypeError("module_positions", module_positions, "a sequence of (x, y) module positions in m")
         positions = [_point(f"module_positions[{i}]", p)
                      for i, p in enumerate(module_positions)]
         if len(positions) < 2:
@@ -402,6 +400,8 @@ class SwerveKinematics:
         centre of rotation, only slower. States already within the limit are
         returned unchanged.
         """
+        if isinstance(states, (str, bytes, set, frozenset, dict)) or not hasattr(states, "__iter__"):
+            raise ConfigTypeError("states", states, "a sequence of SwerveModuleState")
         states = [_as(SwerveModuleState, f"states[{i}]", s) for i, s in enumerate(states)]
         scaled = _desaturate([s.speed for s in states], max_speed)
         return [_trusted(SwerveModuleState, (v, s.angle)) for v, s in zip(scaled, states)]

@@ -39,7 +39,7 @@ import pint
 from .errors import ConfigError, ConfigTypeError
 
 __all__ = ["STANDARD_GRAVITY", "number", "real", "finite", "positive", "nonnegative", "tolerance", "fraction",
-           "integer", "flag", "choice", "one_or_many", "point", "pose", "angle", "angles", "duration", "period_from_rate"]
+           "integer", "flag", "choice", "one_or_many", "is_scalar", "unpack", "point", "pose", "angle", "angles", "duration", "period_from_rate"]
 
 #: Standard acceleration of gravity, m/s²: the conventional value fixed by the 3rd General
 #: Conference on Weights and Measures (1901), the one SI and NIST tables quote.
@@ -217,12 +217,18 @@ def period_from_rate(parameter: str, rate) -> float:
 
 
 def integer(parameter: str, value, *, minimum: int | None = None, what: str = "a whole number") -> int:
-    """A Python int (numpy integers accepted; bools and floats such as ``2.0`` refused)."""
+    """A Python int (numpy integers accepted; bools and floats such as ``2.0`` refused).
+
+    Ints beyond the float range are refused too: every count meets float arithmetic
+    (``n_motors * stall_torque``), where they would raise OverflowError.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ConfigTypeError(parameter, value, what if minimum is None else f"{what} >= {minimum}")
     v = int(value)
     if minimum is not None and v < minimum:
         raise ConfigError(parameter, value, f"{what} >= {minimum}")
+    if not -_INT_FLOAT_LIMIT < v < _INT_FLOAT_LIMIT:
+        raise ConfigError(parameter, value, f"{what} within the float range (below 2**1023)")
     return v
 
 
@@ -251,7 +257,7 @@ def one_or_many(parameter: str, value, cls) -> list:
     kind = cls.__name__ if isinstance(cls, type) else " or ".join(c.__name__ for c in cls)
     if isinstance(value, cls):
         return [value]
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+    if isinstance(value, (str, bytes, set, frozenset, dict)) or not hasattr(value, "__iter__"):
         raise ConfigTypeError(parameter, value, f"a {kind} or a sequence of {kind}")
     items = list(value)
     bad = next((item for item in items if not isinstance(item, cls)), None)
@@ -260,8 +266,24 @@ def one_or_many(parameter: str, value, cls) -> list:
     return items
 
 
-def _unpack(parameter: str, value, n: int, expected: str) -> tuple:
-    if isinstance(value, (str, bytes)) or value is None:
+def is_scalar(value) -> bool:
+    """Whether ``value`` is one number (a float, an int, a numpy scalar or 0-d array, a scalar Quantity)
+    rather than a sequence: a Quantity has ``__len__`` and ``__iter__`` whatever its shape."""
+    if isinstance(value, pint.Quantity):
+        return np.ndim(value.magnitude) == 0
+    if isinstance(value, np.ndarray):
+        return value.ndim == 0
+    return isinstance(value, (numbers.Number, np.generic))
+
+
+def unpack(parameter: str, value, n: int, expected: str) -> tuple:
+    """The ``n`` items of a tuple-like ``value`` (a pair, a triple, a NamedTuple), unchecked.
+
+    Refuses (ConfigTypeError naming ``parameter``, with ``expected`` as what was
+    expected) strings, None, scalars (a scalar Quantity or 0-d array, too), sets and
+    dicts, whose order is arbitrary, and sequences of another length.
+    """
+    if isinstance(value, (str, bytes, set, frozenset, dict)) or value is None or is_scalar(value):
         raise ConfigTypeError(parameter, value, expected)
     try:
         items = tuple(value)
@@ -274,13 +296,13 @@ def _unpack(parameter: str, value, n: int, expected: str) -> tuple:
 
 def point(parameter: str, value, unit: str = "m") -> tuple[float, float]:
     """An ``(x, y)`` pair of finite numbers in ``unit`` (default m)."""
-    x, y = _unpack(parameter, value, 2, f"an (x, y) pair in {unit}")
+    x, y = unpack(parameter, value, 2, f"an (x, y) pair in {unit}")
     return finite(f"{parameter}[0]", x, unit), finite(f"{parameter}[1]", y, unit)
 
 
 def pose(parameter: str, value) -> tuple[float, float, float]:
     """An ``(x m, y m, heading rad)`` triple of finite numbers (a ``Pose2d`` unpacks to one)."""
-    x, y, h = _unpack(parameter, value, 3, "an (x m, y m, heading rad) triple")
+    x, y, h = unpack(parameter, value, 3, "an (x m, y m, heading rad) triple")
     return (finite(f"{parameter}[0]", x, "m"), finite(f"{parameter}[1]", y, "m"),
             finite(f"{parameter}[2]", h, "rad"))
 
