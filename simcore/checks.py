@@ -94,6 +94,10 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
             mag = value.to(unit).magnitude if unit else value.to("").magnitude
         except pint.DimensionalityError:
             raise ConfigError(parameter, value, f"a quantity convertible to {unit or 'dimensionless'}") from None
+        if value.dimensionality and _turns_and_cycles_mixed(value, unit):
+            raise ConfigError(parameter, value, f"a quantity in {unit or 'a dimensionless unit'} (not converted "
+                                                f"between frequencies and angular rates: pint takes the radian "
+                                                f"as 1, so Hz to rad/s or rpm to Hz would lose the factor 2 pi)")
     if isinstance(mag, (list, tuple)) or (isinstance(mag, np.ndarray) and mag.ndim):
         if not allow_array:
             raise ConfigTypeError(parameter, value, f"a scalar{_in(unit)}")
@@ -116,6 +120,23 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
 def _holds_bool(seq) -> bool:
     """Whether a (nested) list or tuple holds a bool, which numpy would silently make 1.0 or 0.0."""
     return any(isinstance(v, (bool, np.bool_)) or (isinstance(v, (list, tuple)) and _holds_bool(v)) for v in seq)
+
+
+def _turns_and_cycles_mixed(value, unit: str) -> bool:
+    """Whether converting ``value`` to ``unit`` mixes an angular rate with a frequency.
+
+    pint treats the radian as dimensionless, so ``Q_(10, "Hz").to("rad/s")`` is 10 and
+    ``Q_(3000, "rpm").to("Hz")`` 314: each off by 2 pi. Refused when the powers of
+    the radian in the two units differ and one of them is written in hertz, or the
+    value carries an angle (rpm, deg/s); a plain ``1/s`` to ``rad/s`` stays allowed.
+    """
+    registry = value._REGISTRY
+    src = registry.get_root_units(value.units)[1]._units  # unit name -> power (pint's UnitsContainer)
+    dst = registry.get_root_units(unit)[1]._units if unit else {}
+    if src.get("radian", 0) == dst.get("radian", 0):
+        return False
+    written = set(value.units._units) | (set(registry.parse_units(unit)._units) if unit else set())
+    return src.get("radian", 0) != 0 or "hertz" in written
 
 
 def _array(parameter, value, mag, unit, allow_inf, allow_nan) -> np.ndarray:
