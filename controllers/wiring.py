@@ -106,6 +106,8 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
                                                           "feedforward object")
     elif feedforward is not None:
         protocols.check_callable(feedforward, 3, parameter="feedforward", role="a callable ff(t, setpoint, signals)")
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise ConfigTypeError("name", name, "None (the default name) or a non-empty string")
     name = name or f"{command} loop"
     if callable(setpoint):
         ref = protocols.check_callable(setpoint, 1, parameter="setpoint", role="a number or a function f(t)")

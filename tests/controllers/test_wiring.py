@@ -113,3 +113,12 @@ def test_a_feedforward_or_setpoint_callable_with_the_wrong_signature_is_refused_
         assert ei.value.parameter == parameter
     control_loop(PIDController(1, 0, 0), measure="arm.angle", command="arm.voltage",
                  feedforward=lambda t, sp, signals: 0.0, setpoint=lambda t, *rest: 0.0)
+
+
+@pytest.mark.parametrize("name", ["", "  ", 5])
+def test_an_empty_or_non_string_loop_name_is_refused_not_replaced(name):
+    from simcore.errors import ConfigTypeError
+
+    with pytest.raises(ConfigTypeError, match=r"^name="):
+        control_loop(PIDController(1, 0, 0), measure="arm.angle", command="arm.voltage", name=name)
+    assert control_loop(PIDController(1, 0, 0), measure="arm.angle", command="arm.voltage", name="lift").name == "lift"
