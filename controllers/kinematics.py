@@ -330,7 +330,8 @@ class SwerveKinematics:
     """
 
     def __init__(self, module_positions: Sequence):
-        if isinstance(module_positions, (str, bytes, set, frozenset, dict)) or not hasattr(module_positions, "__iter__"):
+        if isinstance(module_positions, (str, bytes, set, frozenset, dict)) \
+                or not hasattr(module_positions, "__iter__"):
             raise ConfigTypeError("module_positions", module_positions, "a sequence of (x, y) module positions in m")
         positions = [_point(f"module_positions[{i}]", p)
                      for i, p in enumerate(module_positions)]

@@ -39,7 +39,8 @@ import pint
 from .errors import ConfigError, ConfigTypeError
 
 __all__ = ["STANDARD_GRAVITY", "number", "real", "finite", "positive", "nonnegative", "tolerance", "fraction",
-           "integer", "flag", "choice", "one_or_many", "is_scalar", "unpack", "point", "pose", "angle", "angles", "duration", "period_from_rate"]
+           "integer", "flag", "choice", "one_or_many", "is_scalar", "unpack", "point", "pose", "angle", "angles",
+           "duration", "period_from_rate"]
 
 #: Standard acceleration of gravity, m/s²: the conventional value fixed by the 3rd General
 #: Conference on Weights and Measures (1901), the one SI and NIST tables quote.

@@ -304,7 +304,8 @@ def _problem(own: tuple, protocol, optional: tuple, obj):
     A simulation built in a sweep's loop pays for the signatures and the spelling
     search once per class (see :func:`_fingerprint`).
     """
-    return _cached((protocol, optional), tuple(_members(protocol)), obj, lambda: _find_problem(obj, set(own), protocol, optional))
+    return _cached((protocol, optional), tuple(_members(protocol)), obj,
+                   lambda: _find_problem(obj, set(own), protocol, optional))
 
 
 def _find_problem(obj, own: set, protocol, optional: tuple):
