@@ -244,6 +244,8 @@ def tank_voltages(drive, speeds, *, measured=None, kp=0.0):
     """
     vx, _, om = _as(ChassisSpeeds, "speeds", speeds)
     kp = checks.finite("kp", kp)
+    if measured is not None:  # checked even when kp = 0 leaves it unused
+        ml, mr = checks.point("measured", measured, "m/s")
     kin = DifferentialKinematics(drive.track_width)
     left, right = kin.to_wheel_speeds(ChassisSpeeds(vx, 0.0, om))
     if hasattr(drive, "kv_linear"):
@@ -257,7 +259,6 @@ def tank_voltages(drive, speeds, *, measured=None, kp=0.0):
         kv = drive.gearing / (drive.wheel_radius * drive.drive.Kv)
         vl, vr = kv * left, kv * right
     if measured is not None and kp:
-        ml, mr = checks.point("measured", measured, "m/s")
         vl += kp * (left - ml)
         vr += kp * (right - mr)
     return vl, vr

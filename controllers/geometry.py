@@ -108,6 +108,7 @@ class Pose2d(_Checked):
 
         ``dtheta`` is wrapped into ``(-pi, pi]``.
         """
+        other = _as_pose("other", other)
         c, s = math.cos(other.heading), math.sin(other.heading)
         ex, ey = self.x - other.x, self.y - other.y
         return c * ex + s * ey, -s * ex + c * ey, wrap_angle(self.heading - other.heading)
@@ -129,8 +130,13 @@ class Pose2d(_Checked):
         The rotation is the wrapped heading difference, so the twist turns at most
         half a revolution.
         """
-        tx, ty, dtheta = end.relative_to(self)
+        tx, ty, dtheta = _as_pose("end", end).relative_to(self)
         s, c = _arc_factors(dtheta)
         # Invert [[S, -C], [C, S]]: its inverse is [[S, C], [-C, S]] / (S^2 + C^2).
         det = s * s + c * c
         return Twist2d((s * tx + c * ty) / det, (-c * tx + s * ty) / det, dtheta)
+
+
+def _as_pose(parameter: str, value) -> "Pose2d":
+    """``value`` as a Pose2d: itself, or an ``(x, y, heading)`` triple (errors name ``parameter``)."""
+    return value if isinstance(value, Pose2d) else Pose2d(*checks.pose(parameter, value))

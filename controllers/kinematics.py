@@ -37,9 +37,10 @@ import math
 from typing import NamedTuple, Sequence
 
 import numpy as np
+import pint
 
 from simcore import checks
-from simcore.errors import ConfigError
+from simcore.errors import ConfigError, ConfigTypeError
 
 from .geometry import Twist2d, wrap_angle
 
@@ -67,7 +68,7 @@ class _Checked:
 
     def __new__(cls, *args, **kwargs):
         bound = super().__new__(cls, *args, **kwargs)
-        return _trusted(cls, tuple(checks.finite(f, v, u) for f, v, u in zip(cls._fields, bound, cls._units)))
+        return _trusted(cls, tuple(_field(f, v, u) for f, v, u in zip(cls._fields, bound, cls._units)))
 
     @classmethod
     def _make(cls, iterable):
@@ -79,13 +80,24 @@ def _as(cls, parameter: str, value):
     """``value`` as a ``cls`` value type: itself, or a tuple of its fields (errors name ``parameter``)."""
     if isinstance(value, cls):
         return value
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise ConfigError(parameter, value, f"a {cls.__name__} or a tuple ({', '.join(cls._fields)})")
-    items = tuple(value)
-    if len(items) != len(cls._fields):
-        raise ConfigError(parameter, value, f"a {cls.__name__} or a tuple ({', '.join(cls._fields)})")
-    return _trusted(cls, tuple(checks.finite(f"{parameter}.{f}", v, u)
-                               for f, v, u in zip(cls._fields, items, cls._units)))
+    items = checks.unpack(parameter, value, len(cls._fields), f"a {cls.__name__} or a tuple ({', '.join(cls._fields)})")
+    return _trusted(cls, tuple(_field(f"{parameter}.{f}", v, u) for f, v, u in zip(cls._fields, items, cls._units)))
+
+
+#: The unit of a wheel's field: a rim speed, m/s, or (for odometry) a distance, m.
+_SPEED_OR_DISTANCE = ("m/s", "m")
+
+
+def _field(parameter: str, value, unit):
+    """A value type's field, checked: ``unit`` one SI unit, or a tuple of the units a Quantity may have."""
+    if not isinstance(unit, tuple):
+        return checks.finite(parameter, value, unit)
+    if isinstance(value, pint.Quantity):
+        for one in unit:
+            if value.check(value._REGISTRY.parse_units(one).dimensionality):
+                return checks.finite(parameter, value, one)
+        raise ConfigError(parameter, value, f"a quantity in {' or '.join(unit)}")
+    return checks.finite(parameter, value)
 
 
 class _ChassisSpeedsFields(NamedTuple):
@@ -146,7 +158,7 @@ class DifferentialWheelSpeeds(_Checked, _DifferentialWheelSpeedsFields):
     """Left and right wheel rim speeds, m/s (or distances, m, for odometry: plain numbers)."""
 
     __slots__ = ()
-    _units = ("", "")
+    _units = (_SPEED_OR_DISTANCE, _SPEED_OR_DISTANCE)
 
 
 class DifferentialKinematics:
@@ -193,7 +205,7 @@ class MecanumWheelSpeeds(_Checked, _MecanumWheelSpeedsFields):
     """Mecanum wheel rim speeds, m/s (or distances, m, for odometry: plain numbers)."""
 
     __slots__ = ()
-    _units = ("", "", "", "")
+    _units = (_SPEED_OR_DISTANCE,) * 4
 
     def desaturate(self, max_speed: float) -> "MecanumWheelSpeeds":
         """Scale all four speeds by one factor so none exceeds ``max_speed`` (m/s)."""
@@ -318,6 +330,9 @@ class SwerveKinematics:
     """
 
     def __init__(self, module_positions: Sequence):
+        if isinstance(module_positions, (str, bytes, set, frozenset, dict)) \
+                or not hasattr(module_positions, "__iter__"):
+            raise ConfigTypeError("module_positions", module_positions, "a sequence of (x, y) module positions in m")
         positions = [_point(f"module_positions[{i}]", p)
                      for i, p in enumerate(module_positions)]
         if len(positions) < 2:
@@ -402,6 +417,8 @@ class SwerveKinematics:
         centre of rotation, only slower. States already within the limit are
         returned unchanged.
         """
+        if isinstance(states, (str, bytes, set, frozenset, dict)) or not hasattr(states, "__iter__"):
+            raise ConfigTypeError("states", states, "a sequence of SwerveModuleState")
         states = [_as(SwerveModuleState, f"states[{i}]", s) for i, s in enumerate(states)]
         scaled = _desaturate([s.speed for s in states], max_speed)
         return [_trusted(SwerveModuleState, (v, s.angle)) for v, s in zip(scaled, states)]

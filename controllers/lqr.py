@@ -84,6 +84,13 @@ def discretize(A, B, dt: float):
     -------
     Ad : ndarray, shape (n, n)
     Bd : ndarray, shape (n, m)
+
+    Raises
+    ------
+    ConfigError
+        Bad shapes, a period that is not a positive number of seconds, or a plant
+        and period whose discretization overflows (``A dt`` so large that
+        ``expm(A dt)`` is not finite).
     """
     A, B = _check_plant(A, B)
     dt = checks.positive("dt", dt, "s", what="period")
@@ -91,7 +98,11 @@ def discretize(A, B, dt: float):
     block = np.zeros((n + m, n + m))
     block[:n, :n] = A
     block[:n, n:] = B
-    phi = scipy.linalg.expm(block * dt)
+    with np.errstate(all="ignore"):  # an overflow is reported below, naming the inputs
+        phi = scipy.linalg.expm(block * dt)
+    if not np.all(np.isfinite(phi)):
+        raise ConfigError("(A, B, dt)", (A.tolist(), B.tolist(), dt),
+                          "a plant and period whose zero-order hold is finite (expm(A dt) overflows)")
     return phi[:n, :n], phi[:n, n:]
 
 
@@ -127,6 +138,8 @@ def lqr(A, B, Q, R, *, dt: float | None = None) -> np.ndarray:
     A, B = _check_plant(A, B)
     n, m = B.shape
     Q, R = _check_costs(Q, R, n, m)
+    if dt is not None:  # outside the try: its errors name dt, not the plant
+        Ad, Bd = discretize(A, B, dt)
     try:
         if dt is None:
             P = scipy.linalg.solve_continuous_are(A, B, Q, R)
@@ -134,7 +147,6 @@ def lqr(A, B, Q, R, *, dt: float | None = None) -> np.ndarray:
             poles = np.linalg.eigvals(A - B @ K)
             stable = bool(np.all(poles.real < 0.0))
         else:
-            Ad, Bd = discretize(A, B, dt)
             P = scipy.linalg.solve_discrete_are(Ad, Bd, Q, R)
             K = np.linalg.solve(Bd.T @ P @ Bd + R, Bd.T @ P @ Ad)
             poles = np.linalg.eigvals(Ad - Bd @ K)

@@ -39,7 +39,6 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from simcore import checks
-from simcore.errors import ConfigError
 
 # Ties between "goal beyond" and "goal short of" the direct velocity change are
 # decided by the goal velocity's sign below this distance (m or rad), like WPILib.
@@ -85,22 +84,41 @@ class State:
         yield self.velocity
 
 
-class Constraints(NamedTuple):
-    """Profile limits: ``max_velocity`` (m/s or rad/s), ``max_acceleration`` (m/s^2 or rad/s^2)."""
-
+class _ConstraintsFields(NamedTuple):
     max_velocity: float
     max_acceleration: float
+
+
+class Constraints(_ConstraintsFields):
+    """Profile limits: ``max_velocity`` (m/s or rad/s), ``max_acceleration`` (m/s^2 or rad/s^2).
+
+    Raises
+    ------
+    ConfigError
+        A limit is not a positive finite number (or a Quantity of that dimension).
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, max_velocity: float, max_acceleration: float):
+        return tuple.__new__(cls, (_limit("max_velocity", max_velocity, "/s"),
+                                   _limit("max_acceleration", max_acceleration, "/s**2")))
+
+    @classmethod
+    def _make(cls, iterable):
+        # namedtuple's _make (and so _replace) would skip the checks.
+        return cls(*iterable)
+
+
+def _limit(parameter: str, value, per: str) -> float:
+    return checks.positive(parameter, _m_or_rad(parameter, value, per))
 
 
 def _state(name: str, value) -> State:
     """Accept a State or a ``(position, velocity)`` pair; check both are finite."""
     if isinstance(value, State):
         return value
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
-        raise ConfigError(name, value, "a State or a (position, velocity) pair")
-    items = tuple(value)
-    if len(items) != 2:
-        raise ConfigError(name, value, "a State or a (position, velocity) pair")
+    items = checks.unpack(name, value, 2, "a State or a (position, velocity) pair")
     return State(_m_or_rad(f"{name}.position", items[0]), _m_or_rad(f"{name}.velocity", items[1], "/s"))
 
 
@@ -135,8 +153,7 @@ class TrapezoidProfile:
     """
 
     def __init__(self, max_velocity: float, max_acceleration: float):
-        self._vmax = checks.positive("max_velocity", _m_or_rad("max_velocity", max_velocity, "/s"))
-        self._amax = checks.positive("max_acceleration", _m_or_rad("max_acceleration", max_acceleration, "/s**2"))
+        self._vmax, self._amax = Constraints(max_velocity, max_acceleration)
         self._start = State()
         self._goal = State()
         self._segments: list[tuple[float, float]] = []

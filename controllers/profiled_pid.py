@@ -27,6 +27,8 @@ __all__ = ["ProfiledPIDController"]
 
 import math
 
+from simcore import checks
+
 from .pid import PIDController, _modulus
 from .profile import Constraints, State, TrapezoidProfile, _m_or_rad, _state
 
@@ -117,7 +119,7 @@ class ProfiledPIDController:
 
     def set_goal(self, goal) -> None:
         """Set the goal: a position (velocity 0), a :class:`State` or a pair."""
-        if isinstance(goal, State) or (hasattr(goal, "__len__") and not isinstance(goal, (str, bytes))):
+        if isinstance(goal, State) or not (checks.is_scalar(goal) or isinstance(goal, (str, bytes)) or goal is None):
             self._goal = _state("goal", goal)
         else:
             self._goal = State(_m_or_rad("goal", goal), 0.0)

@@ -104,9 +104,13 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     elif feedforward is not None and not callable(feedforward):
         raise ConfigTypeError("feedforward", feedforward, "None, a callable ff(t, setpoint, signals) or a "
                                                           "feedforward object")
+    elif feedforward is not None:
+        protocols.check_callable(feedforward, 3, parameter="feedforward", role="a callable ff(t, setpoint, signals)")
+    if name is not None and (not isinstance(name, str) or not name.strip()):
+        raise ConfigTypeError("name", name, "None (the default name) or a non-empty string")
     name = name or f"{command} loop"
     if callable(setpoint):
-        ref = setpoint
+        ref = protocols.check_callable(setpoint, 1, parameter="setpoint", role="a number or a function f(t)")
     else:
         constant = checks.finite("setpoint", setpoint, allow_array=True)
         ref = lambda t: constant  # noqa: E731
@@ -119,8 +123,8 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
 
     def tick(t, signals):
         r = ref(t)
-        if callable(setpoint) and not _finite(r):
-            raise NonFiniteError("setpoint of", name, r, t)
+        if callable(setpoint):
+            _check_setpoint(r, name, t)
         out = calc(signals[measure], r)
         if feedforward is not None:
             out = out + feedforward(t, r, signals)
@@ -142,15 +146,27 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     return loop
 
 
-def _finite(value) -> bool:
-    """Whether a setpoint (a number, an array of them, or a profile State) is finite throughout."""
+def _check_setpoint(value, loop: str, t: float) -> None:
+    """Refuse what a setpoint function returned unless it is finite numbers (a number, an array, a profile
+    State). None (a path that forgot to return, which ``calculate(m, None)`` would take as "keep the last
+    setpoint") and strings raise ConfigTypeError naming the function and the time; NaN NonFiniteError."""
+    if not _finite(value, loop, t):
+        raise NonFiniteError("setpoint of", loop, value, t)
+
+
+def _finite(value, loop: str, t: float) -> bool:
+    if value is None or isinstance(value, (str, bytes, bool, complex)):
+        raise ConfigTypeError(f"the setpoint function of {loop!r} at t={t!r} s returned", value,
+                              "a finite number, an array of numbers or a profile State")
     try:
         return bool(math.isfinite(value))
     except TypeError:
-        try:
-            return all(_finite(v) for v in value)
-        except TypeError:
-            return True  # not a number at all: the controller's own check names it
+        pass
+    try:
+        items = list(value)
+    except TypeError:
+        return True  # not a number at all: the controller's own check names it
+    return all([_finite(v, loop, t) for v in items])
 
 
 class _AtSetpoint:

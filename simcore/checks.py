@@ -39,7 +39,8 @@ import pint
 from .errors import ConfigError, ConfigTypeError
 
 __all__ = ["STANDARD_GRAVITY", "number", "real", "finite", "positive", "nonnegative", "tolerance", "fraction",
-           "integer", "flag", "choice", "one_or_many", "point", "pose", "angle", "angles", "duration", "period_from_rate"]
+           "integer", "flag", "choice", "one_or_many", "is_scalar", "unpack", "point", "pose", "angle", "angles",
+           "duration", "period_from_rate"]
 
 #: Standard acceleration of gravity, m/s²: the conventional value fixed by the 3rd General
 #: Conference on Weights and Measures (1901), the one SI and NIST tables quote.
@@ -94,6 +95,10 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
             mag = value.to(unit).magnitude if unit else value.to("").magnitude
         except pint.DimensionalityError:
             raise ConfigError(parameter, value, f"a quantity convertible to {unit or 'dimensionless'}") from None
+        if value.dimensionality and _turns_and_cycles_mixed(value, unit):
+            raise ConfigError(parameter, value, f"a quantity in {unit or 'a dimensionless unit'} (not converted "
+                                                f"between frequencies and angular rates: pint takes the radian "
+                                                f"as 1, so Hz to rad/s or rpm to Hz would lose the factor 2 pi)")
     if isinstance(mag, (list, tuple)) or (isinstance(mag, np.ndarray) and mag.ndim):
         if not allow_array:
             raise ConfigTypeError(parameter, value, f"a scalar{_in(unit)}")
@@ -113,7 +118,31 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
     return f
 
 
+def _holds_bool(seq) -> bool:
+    """Whether a (nested) list or tuple holds a bool, which numpy would silently make 1.0 or 0.0."""
+    return any(isinstance(v, (bool, np.bool_)) or (isinstance(v, (list, tuple)) and _holds_bool(v)) for v in seq)
+
+
+def _turns_and_cycles_mixed(value, unit: str) -> bool:
+    """Whether converting ``value`` to ``unit`` mixes an angular rate with a frequency.
+
+    pint treats the radian as dimensionless, so ``Q_(10, "Hz").to("rad/s")`` is 10 and
+    ``Q_(3000, "rpm").to("Hz")`` 314: each off by 2 pi. Refused when the powers of
+    the radian in the two units differ and one of them is written in hertz, or the
+    value carries an angle (rpm, deg/s); a plain ``1/s`` to ``rad/s`` stays allowed.
+    """
+    registry = value._REGISTRY
+    src = registry.get_root_units(value.units)[1]._units  # unit name -> power (pint's UnitsContainer)
+    dst = registry.get_root_units(unit)[1]._units if unit else {}
+    if src.get("radian", 0) == dst.get("radian", 0):
+        return False
+    written = set(value.units._units) | (set(registry.parse_units(unit)._units) if unit else set())
+    return src.get("radian", 0) != 0 or "hertz" in written
+
+
 def _array(parameter, value, mag, unit, allow_inf, allow_nan) -> np.ndarray:
+    if isinstance(mag, (list, tuple)) and _holds_bool(mag):
+        raise ConfigTypeError(parameter, value, f"numbers{_in(unit)}, not True/False")
     try:
         raw = mag if isinstance(mag, np.ndarray) else np.asarray(mag)
     except (TypeError, ValueError, pint.DimensionalityError):  # ragged, or Quantities numpy cannot stack
@@ -210,12 +239,18 @@ def period_from_rate(parameter: str, rate) -> float:
 
 
 def integer(parameter: str, value, *, minimum: int | None = None, what: str = "a whole number") -> int:
-    """A Python int (numpy integers accepted; bools and floats such as ``2.0`` refused)."""
+    """A Python int (numpy integers accepted; bools and floats such as ``2.0`` refused).
+
+    Ints beyond the float range are refused too: every count meets float arithmetic
+    (``n_motors * stall_torque``), where they would raise OverflowError.
+    """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise ConfigTypeError(parameter, value, what if minimum is None else f"{what} >= {minimum}")
     v = int(value)
     if minimum is not None and v < minimum:
         raise ConfigError(parameter, value, f"{what} >= {minimum}")
+    if not -_INT_FLOAT_LIMIT < v < _INT_FLOAT_LIMIT:
+        raise ConfigError(parameter, value, f"{what} within the float range (below 2**1023)")
     return v
 
 
@@ -244,7 +279,7 @@ def one_or_many(parameter: str, value, cls) -> list:
     kind = cls.__name__ if isinstance(cls, type) else " or ".join(c.__name__ for c in cls)
     if isinstance(value, cls):
         return [value]
-    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+    if isinstance(value, (str, bytes, set, frozenset, dict)) or not hasattr(value, "__iter__"):
         raise ConfigTypeError(parameter, value, f"a {kind} or a sequence of {kind}")
     items = list(value)
     bad = next((item for item in items if not isinstance(item, cls)), None)
@@ -253,8 +288,24 @@ def one_or_many(parameter: str, value, cls) -> list:
     return items
 
 
-def _unpack(parameter: str, value, n: int, expected: str) -> tuple:
-    if isinstance(value, (str, bytes)) or value is None:
+def is_scalar(value) -> bool:
+    """Whether ``value`` is one number (a float, an int, a numpy scalar or 0-d array, a scalar Quantity)
+    rather than a sequence: a Quantity has ``__len__`` and ``__iter__`` whatever its shape."""
+    if isinstance(value, pint.Quantity):
+        return np.ndim(value.magnitude) == 0
+    if isinstance(value, np.ndarray):
+        return value.ndim == 0
+    return isinstance(value, (numbers.Number, np.generic))
+
+
+def unpack(parameter: str, value, n: int, expected: str) -> tuple:
+    """The ``n`` items of a tuple-like ``value`` (a pair, a triple, a NamedTuple), unchecked.
+
+    Refuses (ConfigTypeError naming ``parameter``, with ``expected`` as what was
+    expected) strings, None, scalars (a scalar Quantity or 0-d array, too), sets and
+    dicts, whose order is arbitrary, and sequences of another length.
+    """
+    if isinstance(value, (str, bytes, set, frozenset, dict)) or value is None or is_scalar(value):
         raise ConfigTypeError(parameter, value, expected)
     try:
         items = tuple(value)
@@ -267,13 +318,13 @@ def _unpack(parameter: str, value, n: int, expected: str) -> tuple:
 
 def point(parameter: str, value, unit: str = "m") -> tuple[float, float]:
     """An ``(x, y)`` pair of finite numbers in ``unit`` (default m)."""
-    x, y = _unpack(parameter, value, 2, f"an (x, y) pair in {unit}")
+    x, y = unpack(parameter, value, 2, f"an (x, y) pair in {unit}")
     return finite(f"{parameter}[0]", x, unit), finite(f"{parameter}[1]", y, unit)
 
 
 def pose(parameter: str, value) -> tuple[float, float, float]:
     """An ``(x m, y m, heading rad)`` triple of finite numbers (a ``Pose2d`` unpacks to one)."""
-    x, y, h = _unpack(parameter, value, 3, "an (x m, y m, heading rad) triple")
+    x, y, h = unpack(parameter, value, 3, "an (x m, y m, heading rad) triple")
     return (finite(f"{parameter}[0]", x, "m"), finite(f"{parameter}[1]", y, "m"),
             finite(f"{parameter}[2]", h, "rad"))
 

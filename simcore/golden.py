@@ -62,7 +62,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import math
 import os
 import re
 from pathlib import Path
@@ -292,6 +291,8 @@ def write_golden(path, result, signals, *, times=None, test_id: str = "") -> Non
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        # mkstemp creates the file 0600; a golden file is shared (CI, other users): the mode open() would give
+        os.chmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
             f.write(buf.getvalue())
         os.replace(tmp, path)
@@ -299,6 +300,13 @@ def write_golden(path, result, signals, *, times=None, test_id: str = "") -> Non
         if os.path.lexists(tmp):
             os.unlink(tmp)
         raise
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it: restored at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _read(path):
@@ -309,7 +317,8 @@ def _read(path):
     path = Path(path)
     with open(path, newline="", encoding="utf-8") as f:
         text = f.read()
-    lines = text.split("\n")
+    # write_golden ends lines with "\n"; Git for Windows (core.autocrlf) checks them out with "\r\n"
+    lines = text.replace("\r\n", "\n").split("\n")
     if lines[-1] != "" and len(lines) > 3:
         # write_golden ends every line with "\n": a last line without one was cut, perhaps inside a number
         raise GoldenFileError(path, "the last line has no line end: the file was cut", len(lines))
@@ -414,18 +423,6 @@ def _resample(result, name, times):
     return out
 
 
-def _check_tol(parameter, value):
-    from .errors import ConfigError
-
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ConfigError(parameter, value, "a non-negative number") from None
-    if not (math.isfinite(v) and v >= 0.0):
-        raise ConfigError(parameter, value, "a finite non-negative number")
-    return v
-
-
 def check_golden(result, path, signals=None, *, update: bool = False, rtol: float = DEFAULT_RTOL,
                  atol: float = DEFAULT_ATOL, tolerances=None, times=None, test_id: str = "",
                  written: list | None = None) -> None:
@@ -438,6 +435,7 @@ def check_golden(result, path, signals=None, *, update: bool = False, rtol: floa
     __tracebackhide__ = True
     import numpy as np
 
+    from . import checks
     from .errors import ConfigError
 
     path = Path(path)
@@ -457,8 +455,8 @@ def check_golden(result, path, signals=None, *, update: bool = False, rtol: floa
             raise ConfigError("signals", s, f"a recorded signal name, one of {', '.join(result.names)}")
     if len(set(signals)) != len(signals):
         raise ConfigError("signals", signals, "distinct signal names")
-    rtol = _check_tol("rtol", rtol)
-    atol = _check_tol("atol", atol)
+    rtol = checks.nonnegative("rtol", rtol)
+    atol = checks.nonnegative("atol", atol)
     tol = {s: (rtol, atol) for s in signals}
     for s, pair in dict(tolerances or {}).items():
         if s not in tol:
@@ -467,7 +465,7 @@ def check_golden(result, path, signals=None, *, update: bool = False, rtol: floa
             r, a = pair
         except (TypeError, ValueError):
             raise ConfigError(f"tolerances[{s!r}]", pair, "a pair (rtol, atol)") from None
-        tol[s] = (_check_tol(f"tolerances[{s!r}] rtol", r), _check_tol(f"tolerances[{s!r}] atol", a))
+        tol[s] = (checks.nonnegative(f"tolerances[{s!r}] rtol", r), checks.nonnegative(f"tolerances[{s!r}] atol", a))
     fail_png = path.with_name(path.stem + "-failed.png")
 
     if update:

@@ -1,8 +1,11 @@
 """What each part of the simulator needs of the objects it is given, written as ``typing.Protocol``s.
 
-The engine, the battery, the field view, an FTC hub channel and :func:`control_loop`
-work with any object that has the members listed here: a team's own mechanism or
-controller joins in by having them (duck typing), not by inheriting. Because a
+The battery, the field view, an FTC hub channel and :func:`control_loop` work with any
+object that has the members listed here: a team's own load or controller joins in by
+having them (duck typing), not by inheriting. The engine is the exception: its
+systems must be :class:`simcore.System` subclasses (``Simulator`` refuses anything
+else); :class:`SimulatedSystem` lists what it uses of them, the members a subclass
+overrides. Because a
 misspelt member used to be silently ignored (a load whose ``supply_current_at`` is
 misspelt drew 0 A from the battery; a controller whose ``reset`` is misspelt was never
 reset), they are checked where the object is handed over, and a missing member
@@ -20,8 +23,12 @@ protocol                  who needs it                                checked
 ========================  ==========================================  =============================
 
 Members a part can do without (a drivetrain's ``outline()``, a controller's
-``reset()``) are optional: the check then only refuses a near miss, a member spelt
-like it but not it (``outlines``, ``rest``), which is almost always a typo.
+``reset()``) are optional. Where one is absent the check refuses only a member that
+looks like a typo of it: spelt nearly the same (``outlines``, ``rest``, ``Reset``) *and*
+of the same kind, a method callable with the protocol's arguments for a method, a
+plain value for an attribute. A counter ``self.resets = 0`` or a helper ``output(k)``
+is left alone. A missing *required* member is always refused, with any near spelling
+as a hint.
 
 Signals are part of two contracts: a bus load has the input ``bus_voltage``
 (:data:`BUS_LOAD_INPUTS`); a hub-driven mechanism has the inputs and signals in
@@ -29,8 +36,8 @@ Signals are part of two contracts: a bus load has the input ``bus_voltage``
 
 The functions: :func:`check` (one object against one protocol),
 :func:`check_simulation` (what ``Simulator`` calls), :func:`check_hub_mechanism`
-(what ``Hub.motor`` calls), :func:`loop_controller` and :func:`reset_call` (what
-``control_loop`` calls).
+(what ``Hub.motor`` calls), :func:`loop_controller`, :func:`reset_call` and
+:func:`check_callable` (what ``control_loop`` calls).
 """
 from __future__ import annotations
 
@@ -43,7 +50,7 @@ from .errors import ProtocolError
 
 __all__ = ["SimulatedSystem", "BusLoad", "FieldDrawable", "SwerveFieldDrawable", "HubMechanism", "LoopController",
            "Resettable", "BUS_LOAD_INPUTS", "HUB_INPUTS", "HUB_SIGNALS", "check", "check_simulation",
-           "check_hub_mechanism", "loop_controller", "reset_call"]
+           "check_hub_mechanism", "loop_controller", "reset_call", "check_callable"]
 
 #: Inputs a load the battery feeds must have (the battery writes the solved bus voltage there), V.
 BUS_LOAD_INPUTS = ("bus_voltage",)
@@ -164,12 +171,37 @@ def _members(protocol) -> dict:
 
 
 def _near_miss(obj, name: str):
-    """A public member of ``obj`` spelt like ``name`` but not it, or None."""
-    names = [n for n in dir(obj) if not n.startswith("_") and n != name]
-    near = difflib.get_close_matches(name, names, n=1, cutoff=_NEAR_MISS)
-    if not near and name.lower() in (n.lower() for n in names):
-        near = [next(n for n in names if n.lower() == name.lower())]
+    """A public member of ``obj`` spelt like ``name`` but not it, or None (a hint for a missing member)."""
+    near = _near_names(obj, name)
     return near[0] if near else None
+
+
+def _near_names(obj, name: str) -> list:
+    names = [n for n in dir(obj) if not n.startswith("_") and n != name]
+    near = difflib.get_close_matches(name, names, n=3, cutoff=_NEAR_MISS)
+    near += [n for n in names if n.lower() == name.lower() and n not in near]
+    return near
+
+
+def _misspelling(obj, name: str, spec):
+    """A member of ``obj`` that is most likely a typo of the protocol member ``name``, or None.
+
+    Spelling alone is no evidence (``preset`` is spelt like ``reset``): the near miss
+    must also be of the member's kind. For a method (``spec`` a function) it must be
+    callable with the protocol's positional arguments; for an attribute (``spec``
+    None) it must not be callable.
+    """
+    for near in _near_names(obj, name):
+        try:
+            member = getattr(obj, near)
+        except Exception:  # a property that raises: not evidence of anything
+            continue
+        if spec is None:
+            if not callable(member):
+                return near
+        elif callable(member) and _accepts(member, _n_positional(spec), unknown=False):
+            return near
+    return None
 
 
 def _n_positional(fn) -> int:
@@ -182,14 +214,14 @@ def _signature_text(name: str, fn) -> str:
     return f"{name}({', '.join(params)})"
 
 
-def _accepts(member, n: int) -> bool:
-    """Whether ``member`` can be called with ``n`` positional arguments (True when it cannot be told)."""
+def _accepts(member, n: int, unknown: bool = True) -> bool:
+    """Whether ``member`` can be called with ``n`` positional arguments (``unknown`` when it cannot be told)."""
     try:
         inspect.signature(member).bind(*([None] * n))
     except TypeError:
         return False
     except ValueError:  # a builtin without a signature
-        return True
+        return unknown
     return True
 
 
@@ -205,8 +237,9 @@ def check(obj, protocol, *, parameter: str, role: str | None = None, optional: S
     role : str, optional
         What the object is meant to be, in words (default from the protocol's name).
     optional : sequence of str, optional
-        Members it may lack (default: the protocol's optional members); a member
-        spelt like one of them but not it is still refused.
+        Members it may lack (default: the protocol's optional members); where one
+        is absent, a member that looks like a typo of it (spelt nearly the same and
+        of the same kind) is still refused.
 
     Raises
     ------
@@ -216,7 +249,7 @@ def check(obj, protocol, *, parameter: str, role: str | None = None, optional: S
     """
     optional = _OPTIONAL.get(protocol, ()) if optional is None else tuple(optional)
     own = tuple(sorted(getattr(obj, "__dict__", ())))
-    problem = _problem(type(obj), own, protocol, optional, obj)
+    problem = _problem(own, protocol, optional, obj)
     for name in set(own) & set(_callable_members(protocol)):  # methods set on the instance: never cached
         problem = problem or _method_problem(obj, name, _members(protocol)[name])
     if problem is not None:
@@ -232,26 +265,59 @@ def _callable_members(protocol) -> tuple:
 _PROBLEMS: dict = {}
 
 
-def _problem(cls, own: tuple, protocol, optional: tuple, obj):
+def _fingerprint(obj, names: tuple):
+    """What a verdict on ``obj`` depends on, or None when it cannot be cached.
+
+    The class, the names defined along its MRO (a member added or deleted in a
+    notebook cell changes them), the identity of the members ``names`` the verdict
+    is about (a method replaced in place), the instance's own attribute names. An
+    instance with callables of its own is not cached: their signatures belong to the
+    instance. The members are returned too and kept with the verdict, so no ``id``
+    is reused while cached.
+    """
+    own = getattr(obj, "__dict__", {})
+    if any(map(callable, own.values())):
+        return None, ()
+    cls = type(obj)
+    members = tuple(getattr(cls, n, None) for n in names)
+    key = (cls, tuple(sorted(own)), tuple(tuple(vars(c)) for c in cls.__mro__), tuple(map(id, members)))
+    return key, members
+
+
+def _cached(kind, names: tuple, obj, compute):
+    """``compute()``, remembered for objects with the same :func:`_fingerprint`; failures are not kept."""
+    key, members = _fingerprint(obj, names)
+    if key is None:
+        return compute()
+    key = (kind, key)
+    if key not in _PROBLEMS:
+        verdict = compute()
+        if verdict is not None:
+            return verdict
+        _PROBLEMS[key] = (verdict, members)
+    return _PROBLEMS[key][0]
+
+
+def _problem(own: tuple, protocol, optional: tuple, obj):
     """The first problem of ``obj`` with ``protocol``: ``(expected, member)`` or None.
 
-    Everything it looks at is fixed by the class and the names of the instance's own
-    attributes, so the verdict is kept per (class, own names): a simulation built in a
-    sweep's loop pays for the signatures and the spelling search once.
+    A simulation built in a sweep's loop pays for the signatures and the spelling
+    search once per class (see :func:`_fingerprint`).
     """
-    key = (cls, own, protocol, optional)
-    if key not in _PROBLEMS:
-        _PROBLEMS[key] = _find_problem(obj, set(own), protocol, optional)
-    return _PROBLEMS[key]
+    return _cached((protocol, optional), tuple(_members(protocol)), obj,
+                   lambda: _find_problem(obj, set(own), protocol, optional))
 
 
 def _find_problem(obj, own: set, protocol, optional: tuple):
     for name, spec in _members(protocol).items():
         what = name if spec is None else _signature_text(name, spec)
         if not hasattr(obj, name):
-            near = _near_miss(obj, name)
-            if name in optional and near is None:
-                continue
+            if name in optional:
+                near = _misspelling(obj, name, spec)
+                if near is None:
+                    continue
+            else:
+                near = _near_miss(obj, name)
             hint = f" (it has {near!r}: a misspelling?)" if near else ""
             return f"with {what}{hint}", name
         if spec is not None and name not in own:
@@ -289,18 +355,23 @@ def _overrides(obj, base, name: str) -> bool:
     return getattr(type(obj), name, None) is not getattr(base, name, None)
 
 
-@functools.lru_cache(maxsize=None)
-def _shadowed_system_method(cls):
-    """``(near miss, System method)`` when ``cls`` leaves a System method as the default and defines a
-    member spelt like it (``event`` for ``events``), else None."""
+def _shadowed_system_method(system):
+    """``(misspelling, System method)`` when ``system`` leaves a System method as the default and has a
+    member that looks like a typo of it (``event()`` for ``events()``), else None."""
     from .system import System
 
-    for name in ("outputs", "events", "initial_state", "initial_inputs", "initial_mode", "couplings"):
-        if getattr(cls, name, None) is getattr(System, name):
-            near = _near_miss(cls, name)
-            if near is not None and not hasattr(System, near):
-                return near, name
-    return None
+    names = ("outputs", "events", "initial_state", "initial_inputs", "initial_mode", "couplings")
+
+    def find():
+        cls = type(system)
+        for name in names:
+            if getattr(cls, name, None) is getattr(System, name):
+                near = _misspelling(system, name, getattr(System, name))
+                if near is not None and not hasattr(System, near):
+                    return near, name
+        return None
+
+    return _cached("System", names, system, find)
 
 
 def check_simulation(systems: Sequence, controllers: Sequence = ()) -> None:
@@ -334,7 +405,7 @@ def check_simulation(systems: Sequence, controllers: Sequence = ()) -> None:
                 hint = f"; it has {near!r}: a misspelling?" if near else ""
                 raise ProtocolError(where, s, f"a System with states {list(s.state_names)} that defines "
                                               f"derivatives(t, x, u){hint}", "derivatives")
-            shadowed = _shadowed_system_method(type(s))
+            shadowed = _shadowed_system_method(s)
             if shadowed is not None:
                 near, name = shadowed
                 raise ProtocolError(where, s, f"a System whose {near!r} is meant to be {name!r} (the engine "
@@ -377,7 +448,7 @@ def check_hub_mechanism(mechanism, *, parameter: str = "mechanism", wheel: str |
                                                       f"build it with command='duty')", "duty")
         _check_signals(mechanism, parameter, role, HUB_INPUTS, HUB_SIGNALS)
     if not hasattr(mechanism, "motor_type"):
-        near = _near_miss(mechanism, "motor_type")
+        near = _misspelling(mechanism, "motor_type", None)
         if near is not None:
             raise ProtocolError(parameter, mechanism, f"{role} with motor_type (it has {near!r}: a misspelling?)",
                                 "motor_type")
@@ -386,12 +457,14 @@ def check_hub_mechanism(mechanism, *, parameter: str = "mechanism", wheel: str |
 def loop_controller(controller, *, parameter: str = "controller") -> Callable:
     """The ``calculate(measurement, setpoint)`` of a :class:`LoopController`, or ``controller`` itself
     if it is a plain callable ``f(measurement, setpoint)``."""
-    role = "a controller with calculate(measurement, setpoint), or a callable f(measurement, setpoint)"
+    role = "a callable f(measurement, setpoint) or a controller"
     if hasattr(controller, "calculate") or not callable(controller):
         check(controller, LoopController, parameter=parameter, role=role)
         return controller.calculate
     if not _accepts(controller, 2):
-        raise ProtocolError(parameter, controller, role + " (it cannot take two arguments)", "calculate")
+        raise ProtocolError(parameter, controller, "a callable f(measurement, setpoint) (it cannot take two "
+                                                   "arguments) or a controller with calculate(measurement, setpoint)",
+                            "calculate")
     return controller
 
 
@@ -420,3 +493,22 @@ def reset_call(controller, *, parameter: str = "controller") -> Callable | None:
         return reset
     raise ProtocolError(parameter, controller, "a controller whose reset() takes no argument or the measurement",
                         "reset")
+
+
+def check_callable(fn, n_args: int, *, parameter: str, role: str) -> Callable:
+    """Check ``fn`` can be called with ``n_args`` positional arguments; return it.
+
+    For the callables a part calls later (a loop's feedforward ``ff(t, setpoint,
+    signals)``, a setpoint function ``f(t)``): a wrong signature raises when the
+    part is built, not as a bare TypeError at the first tick.
+
+    Raises
+    ------
+    ProtocolError
+        ``fn`` is not callable, or its signature cannot take ``n_args`` arguments.
+    """
+    if not callable(fn):
+        raise ProtocolError(parameter, fn, f"{role} (it is not callable)", "__call__")
+    if not _accepts(fn, n_args):
+        raise ProtocolError(parameter, fn, f"{role} (it cannot take {n_args} positional argument(s))", "__call__")
+    return fn

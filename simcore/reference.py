@@ -14,8 +14,9 @@ Motors
 
 The constants of a DC motor come from four datasheet numbers at the nominal voltage
 ``V`` (12 V for every motor below), as WPILib's ``DCMotor`` derives them
-(allwpilib, ``wpimath/src/main/java/edu/wpi/first/math/system/plant/DCMotor.java``;
-robotpy-wpimath 2026.2.2 has the same numbers):
+(allwpilib's C++ ``DCMotor.h``, which robotpy-wpimath wraps; the table below is
+checked against robotpy-wpimath 2026.2.2. WPILib's Java ``DCMotor.java`` has the same
+numbers except the NEO Vortex's free current, 3.6 A there, 3.615 A in C++):
 
 * resistance ``R = V / I_stall``;
 * torque constant ``Kt = T_stall / I_stall``;
@@ -45,7 +46,7 @@ BaneBots RS775     0.72        97       2.7     13050
 RS775-125          0.28        18       1.6     5800
 NEO                2.6         105      1.8     5676
 NEO 550            0.97        100      1.4     11000
-NEO Vortex         3.60        211      3.6     6784
+NEO Vortex         3.60        211      3.615   6784
 Falcon 500         4.69        257      1.5     6380
 Falcon 500 FOC     5.84        304      1.5     6080
 Kraken X60         7.09        366      2.0     6000

@@ -61,8 +61,8 @@ METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "LSODA": LSODA, "Radau"
 #: Every accepted ``method=``: ``"auto"`` and the names of :data:`METHODS`.
 METHOD_NAMES = ("auto",) + tuple(METHODS)
 
-#: The implicit method ``"auto"`` switches to over stiff intervals (measured against BDF and
-#: LSODA on a stiff linear problem and a tyre-slip drivetrain: ``bench/RESULTS.md``).
+#: The implicit method ``"auto"`` switches to over stiff intervals (it was faster than BDF and
+#: LSODA when measured on a stiff linear problem and a tyre-slip drivetrain).
 STIFF_METHOD = "Radau"
 
 #: Explicit methods: moved from interval to interval instead of rebuilt.

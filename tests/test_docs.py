@@ -12,6 +12,8 @@ REPO = Path(__file__).resolve().parents[1]
 SHIPPED = sorted(p for folder in ("simcore", "models", "controllers") for p in (REPO / folder).rglob("*.py"))
 #: Pointers to documents an installed package does not carry.
 UNSHIPPED = re.compile(r"REFERENCE\.md|\.\./shared|seeds/|\bthe seed\b|\bseed's\b|steering doc", re.IGNORECASE)
+#: The repository's folders the installed package does not carry (the README describes the repository: allowed).
+REPOSITORY_ONLY = re.compile(r"\b(tests|bench|notebooks|examples|\.ci)/")
 
 
 def sections() -> list[str]:
@@ -23,7 +25,7 @@ def sections() -> list[str]:
 @pytest.mark.parametrize("path", SHIPPED + [REPO / "README.md"], ids=lambda p: str(p.relative_to(REPO)))
 def test_shipped_text_points_at_nothing_the_package_does_not_ship(path):
     hits = [f"line {i}: {line.strip()}" for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-            if UNSHIPPED.search(line)]
+            if UNSHIPPED.search(line) or (path.suffix == ".py" and REPOSITORY_ONLY.search(line))]
     assert not hits, "\n".join(hits)
 
 
@@ -56,3 +58,20 @@ def test_the_reference_motor_table_is_the_catalogue():
                                                                                  free_current)
         assert motor.free_speed == pytest.approx(free_rpm * 2 * math.pi / 60, rel=1e-15)
     assert not rows, f"in the reference, not in the catalogue: {sorted(rows)}"
+
+
+def test_the_frc_catalogue_has_wpilibs_dcmotor_numbers():
+    # robotpy-wpimath (the test extra installs it) is the independent source the reference cites.
+    from wpimath.system.plant import DCMotor
+
+    factories = {"CIM": "CIM", "MINI_CIM": "miniCIM", "BAG": "bag", "VEX_775PRO": "vex775Pro",
+                 "ANDYMARK_9015": "andymark9015", "BANEBOTS_RS550": "banebotsRS550",
+                 "BANEBOTS_RS775": "banebotsRS775", "RS775_125": "RS775_125", "NEO": "NEO", "NEO_550": "NEO550",
+                 "NEO_VORTEX": "neoVortex", "FALCON_500": "falcon500", "FALCON_500_FOC": "falcon500FOC",
+                 "KRAKEN_X60": "krakenX60", "KRAKEN_X60_FOC": "krakenX60FOC", "KRAKEN_X44": "krakenX44",
+                 "KRAKEN_X44_FOC": "krakenX44FOC", "MINION": "minion"}
+    for ours, theirs in factories.items():
+        mine, wpi = getattr(motors, ours), getattr(DCMotor, theirs)(1)
+        assert (mine.nominal_voltage, mine.stall_torque, mine.stall_current, mine.free_current) == \
+            pytest.approx((wpi.nominalVoltage, wpi.stallTorque, wpi.stallCurrent, wpi.freeCurrent), rel=1e-12), ours
+        assert mine.free_speed == pytest.approx(wpi.freeSpeed, rel=1e-12), ours

@@ -2,8 +2,8 @@
 
 Exact (the SDK side, read off ``DcMotorImpl``, ``DcMotorImplEx``,
 ``LynxDcMotorController`` and the Lynx command classes; the hub specification's
-"Exact" table, :mod:`simcore.reference` "The FTC hub", each row pinned by
-``tests/controllers/test_hub_exact.py``):
+"Exact" table, :mod:`simcore.reference` "The FTC hub", each row pinned by a test
+of the project's suite):
 
 * what each call sends to the hub and in which order (the mode is recorded
   before the power is re-sent; every power and velocity command is followed by a

@@ -195,3 +195,46 @@ def test_wrap_angle():
     assert wrap_angle(math.pi) == pytest.approx(math.pi)
     assert wrap_angle(-math.pi) == pytest.approx(math.pi)
     assert wrap_angle(3 * math.pi / 2) == pytest.approx(-math.pi / 2)
+
+
+def test_a_scalar_quantity_or_0d_array_where_speeds_are_needed_is_a_config_error():
+    from simcore import Q_
+    from simcore.controllers.drive_control import tank_voltages
+    from simcore.models.tank import CharacterizedTankDrive
+
+    drive = CharacterizedTankDrive(kv_linear=2.0, ka_linear=0.5, kv_angular=1.5, ka_angular=0.3, track_width=0.6)
+    for bad in (Q_(1, "m/s"), np.array(1.0), {1.0, 0.0, 2.0}):
+        with pytest.raises(ConfigError, match=r"^speeds="):
+            tank_voltages(drive, bad)
+    with pytest.raises(ConfigError, match=r"^measured"):
+        tank_voltages(drive, (1.0, 0.0, 0.0), measured="x")  # checked although kp = 0
+    # kv_linear * vx on each side: 2 V/(m/s) * 1 m/s
+    assert tank_voltages(drive, (1.0, 0.0, 0.0)) == pytest.approx((2.0, 2.0))
+
+
+@pytest.mark.parametrize("bad", [None, 5.0, "ab", {(0.3, 0.3), (-0.3, -0.3)}])
+def test_swerve_kinematics_and_desaturate_refuse_what_is_not_a_sequence(bad):
+    with pytest.raises(ConfigError, match=r"^module_positions"):
+        SwerveKinematics(bad)
+    with pytest.raises(ConfigError, match=r"^states"):
+        SwerveKinematics.desaturate(bad, 1.0)
+
+
+def test_pose_relative_to_and_log_refuse_what_is_not_a_pose_and_take_a_triple():
+    for method, parameter in ((Pose2d().relative_to, "other"), (Pose2d().log, "end")):
+        for bad in (None, "x", (1.0, 2.0)):
+            with pytest.raises(ConfigError, match=rf"^{parameter}"):
+                method(bad)
+    # (2, 0, 0) seen from (1, 0, pi/2): one metre along its -y axis
+    dx, dy, dth = Pose2d(2.0, 0.0, 0.0).relative_to((1.0, 0.0, math.pi / 2))
+    assert (dx, dy, dth) == pytest.approx((0.0, -1.0, -math.pi / 2), abs=1e-15)
+
+
+def test_a_count_beyond_the_float_range_is_a_config_error_not_an_overflow():
+    from simcore.models.drive import MotorDrive
+    from simcore.models.motors import NEO
+
+    with pytest.raises(ConfigError, match=r"^n_motors="):
+        MotorDrive(NEO, 2.0, n_motors=10 ** 400)
+    with pytest.raises(ConfigError, match=r"^n="):
+        NEO.gearbox(10 ** 400)

@@ -6,7 +6,7 @@ import pytest
 import scipy.linalg
 
 from simcore.controllers.lqr import LinearQuadraticRegulator, bryson, discretize, lqr
-from simcore.errors import ConfigError
+from simcore.errors import ConfigError, ConfigTypeError
 
 
 def test_scalar_continuous_matches_closed_form():
@@ -123,3 +123,16 @@ def test_bad_costs_and_shapes():
         lqr(A, [[1, 0, 0]], np.eye(2), [[1.0]])    # B rows
     with pytest.raises(ConfigError):
         lqr(A, B, np.eye(2), [[1.0]], dt=0.0)
+
+
+@pytest.mark.parametrize("A, dt", [([[0, 1], [0, 0]], 1e300), ([[1e300, 0], [0, 0]], 0.02), ([[800, 0], [0, 0]], 1.0)])
+def test_a_discretization_that_overflows_is_refused_not_returned_as_nan(A, dt):
+    # exp(800) > 1.8e308, the largest double: Ad cannot be represented
+    with pytest.raises(ConfigError, match=r"\(A, B, dt\)=.*overflows"):
+        discretize(A, [[0], [1]], dt)
+
+
+@pytest.mark.parametrize("dt, error", [("0.02", ConfigTypeError), (-0.02, ConfigError), (True, ConfigTypeError)])
+def test_lqr_names_a_bad_period_dt(dt, error):
+    with pytest.raises(error, match=r"^dt="):
+        lqr([[0, 1], [0, 0]], [[0], [1]], np.eye(2), [[1.0]], dt=dt)

@@ -243,3 +243,40 @@ def test_random_profiles_are_continuous_bounded_and_end_at_goal():
         assert np.all(np.abs(vel) <= max(V, abs(v0)) + 1e-12)
         assert pos[-1] == pytest.approx(xg, abs=1e-9)
         assert vel[-1] == pytest.approx(vg, abs=1e-9)
+
+
+@pytest.mark.parametrize("bad", [None, "1", float("nan"), math.inf, 1j, True, -1.0, 0.0])
+def test_constraints_refuse_what_is_not_a_positive_finite_limit(bad):
+    from simcore.controllers.profile import Constraints
+
+    for args, parameter in (((bad, 1.0), "max_velocity"), ((1.0, bad), "max_acceleration")):
+        with pytest.raises(ConfigError, match=rf"^{parameter}="):
+            Constraints(*args)
+    with pytest.raises(ConfigError, match="max_velocity"):
+        Constraints(1.0, 2.0)._replace(max_velocity=bad)
+
+
+def test_constraints_convert_quantities_and_refuse_the_wrong_dimension():
+    from simcore import Q_
+    from simcore.controllers.profile import Constraints
+
+    assert Constraints(Q_(500, "mm/s"), Q_(180, "deg/s**2")) == (0.5, math.pi)
+    with pytest.raises(ConfigError, match="max_velocity"):
+        Constraints(Q_(1, "m"), 1.0)
+
+
+def test_a_scalar_quantity_or_0d_array_is_a_position_goal_or_a_clear_error_where_a_state_is_needed():
+    from simcore import Q_
+    from simcore.controllers import ProfiledPIDController
+
+    c = ProfiledPIDController(1, 0, 0, 1, 2)
+    c.calculate(0.0, Q_(1, "m"))
+    assert c.goal == State(1.0, 0.0)
+    c.calculate(0.0, np.array(250.0))
+    assert c.goal == State(250.0, 0.0)
+    p = TrapezoidProfile(1.0, 2.0)
+    for current in (Q_(1, "m"), np.array(1.0)):
+        with pytest.raises(ConfigError, match=r"^initial_state="):
+            p.calculate(0.1, current, State(2.0, 0.0))
+    with pytest.raises(ConfigError, match=r"^initial_state="):
+        p.calculate(0.1, {0.0, 1.0}, State(2.0, 0.0))  # a set has no order

@@ -83,3 +83,42 @@ def test_control_loop_units_and_bad_values():
         with pytest.raises(ConfigError) as ei:
             control_loop(PIDController(1, 0, 0), measure="arm.angle", command="arm.voltage", **kwargs)
         assert ei.value.parameter.startswith(parameter)
+
+
+def _forgot_else(t):
+    if t > 10.0:
+        return 1.0  # and None before t = 10 s
+
+
+@pytest.mark.parametrize("controller", [lambda: PIDController(1, 0, 0),
+                                        lambda: __import__("simcore.controllers").controllers.ProfiledPIDController(
+                                            1, 0, 0, 1.0, 2.0),
+                                        lambda: __import__("simcore.controllers").controllers.BangBangController()])
+@pytest.mark.parametrize("setpoint", [lambda t: "1", _forgot_else, lambda t: [1.0, None]])
+def test_a_setpoint_function_returning_no_number_is_refused_naming_it_and_the_time(controller, setpoint):
+    from simcore.errors import ConfigTypeError
+
+    loop = control_loop(controller(), measure="arm.angle", command="arm.voltage", setpoint=setpoint)
+    with pytest.raises(ConfigTypeError, match=r"the setpoint function of 'arm.voltage loop' at t=0.0 s returned"):
+        simulate(_arm(), 0.1, [loop])
+
+
+def test_a_feedforward_or_setpoint_callable_with_the_wrong_signature_is_refused_at_build():
+    from simcore.errors import ProtocolError
+
+    for kwargs, parameter in ((dict(feedforward=lambda sp: 0.0), "feedforward"),
+                              (dict(setpoint=lambda: 1.0), "setpoint")):
+        with pytest.raises(ProtocolError) as ei:
+            control_loop(PIDController(1, 0, 0), measure="arm.angle", command="arm.voltage", **kwargs)
+        assert ei.value.parameter == parameter
+    control_loop(PIDController(1, 0, 0), measure="arm.angle", command="arm.voltage",
+                 feedforward=lambda t, sp, signals: 0.0, setpoint=lambda t, *rest: 0.0)
+
+
+@pytest.mark.parametrize("name", ["", "  ", 5])
+def test_an_empty_or_non_string_loop_name_is_refused_not_replaced(name):
+    from simcore.errors import ConfigTypeError
+
+    with pytest.raises(ConfigTypeError, match=r"^name="):
+        control_loop(PIDController(1, 0, 0), measure="arm.angle", command="arm.voltage", name=name)
+    assert control_loop(PIDController(1, 0, 0), measure="arm.angle", command="arm.voltage", name="lift").name == "lift"

@@ -112,3 +112,48 @@ def test_standard_gravity_is_the_conventional_value_and_defined_once():
     import simcore.models.arm as arm
 
     assert checks.STANDARD_GRAVITY == 9.80665 and arm.STANDARD_GRAVITY is checks.STANDARD_GRAVITY
+
+
+@pytest.mark.parametrize("bad", [[True, 2.0], (1.0, np.bool_(False)), [[1.0, 2.0], [3.0, True]]])
+def test_a_bool_inside_an_array_is_refused_as_a_scalar_bool_is(bad):
+    with pytest.raises(ConfigTypeError, match=r"kp=.*True/False"):
+        checks.finite("kp", bad, allow_array=True)
+
+
+def test_controllers_and_setpoints_refuse_a_bool_inside_an_array():
+    from simcore.controllers import PIDController, control_loop
+
+    with pytest.raises(ConfigTypeError, match="kp"):
+        PIDController([True, 2.0], 0, 0)
+    with pytest.raises(ConfigTypeError, match="setpoint"):
+        control_loop(PIDController(1, 0, 0), measure="s.x", command="s.u", setpoint=[True, 1.0])
+
+
+@pytest.mark.parametrize("value, unit", [(Q_(10, "Hz"), "rad/s"), (Q_(3000, "rpm"), "Hz"), (Q_(1, "deg/s"), "1/s"),
+                                         (Q_(1, "Hz"), "rad/s**2*s")])
+def test_frequencies_and_angular_rates_are_not_converted_into_each_other(value, unit):
+    # 10 Hz is 20 pi rad/s as a rotation, 3000 rpm is 50 Hz: pint would give 10 and 314
+    with pytest.raises(ConfigError, match=r"^speed=.*factor 2 pi"):
+        checks.number("speed", value, unit)
+
+
+def test_angular_rates_and_frequencies_still_convert_within_their_kind():
+    assert checks.number("w", Q_(3000, "rpm"), "rad/s") == pytest.approx(3000 * 2 * math.pi / 60, rel=1e-15)
+    assert checks.number("rate", Q_(50, "Hz"), "Hz") == 50.0
+    assert checks.number("w", Q_(2.0, "1/s"), "rad/s") == 2.0  # written without an angle: taken as rad/s
+    assert checks.number("a", Q_(90, "deg"), "rad") == pytest.approx(math.pi / 2, rel=1e-15)
+
+
+def test_rates_and_wheel_speeds_in_the_wrong_kind_of_unit_are_refused_and_m_per_s_converts():
+    from simcore.controllers import ChassisSpeeds, DifferentialWheelSpeeds, MecanumWheelSpeeds, PIDController, \
+        control_loop
+
+    with pytest.raises(ConfigError, match=r"^rate="):
+        control_loop(PIDController(1, 0, 0), measure="s.x", command="s.u", rate=Q_(3000, "rpm"))
+    with pytest.raises(ConfigError, match=r"^omega="):
+        ChassisSpeeds(omega=Q_(1, "Hz"))
+    assert DifferentialWheelSpeeds(Q_(1, "m/s"), Q_(36, "km/h")) == (1.0, pytest.approx(10.0, rel=1e-15))
+    assert MecanumWheelSpeeds(Q_(50, "cm"), 0, 0, 0)[0] == 0.5  # an odometry distance, m
+    for bad in (Q_(3, "dimensionless"), Q_(1, "s")):
+        with pytest.raises(ConfigError, match=r"^left=.*m/s or m"):
+            DifferentialWheelSpeeds(bad, 0)

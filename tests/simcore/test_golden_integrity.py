@@ -152,3 +152,42 @@ def test_an_interrupted_write_leaves_the_old_file(tmp_path, monkeypatch):
     with pytest.raises(OSError, match="disk full"):
         write_golden(path, Result.from_arrays(t, {"a.x": 2 * t}), ["a.x"])
     assert path.read_bytes() == before and sorted(p.name for p in tmp_path.iterdir()) == ["x.csv"]
+
+
+def test_a_file_checked_out_with_crlf_line_ends_passes_and_a_cut_one_still_fails(tmp_path):
+    from simcore.golden import check_golden
+
+    t = np.linspace(0.0, 1.0, 5)
+    r = Result.from_arrays(t, {"a.x": t * t})
+    path = tmp_path / "x.csv"
+    check_golden(r, path, ["a.x"], update=True)
+    crlf = path.read_bytes().replace(b"\n", b"\r\n")  # what Git for Windows' core.autocrlf=true checks out
+    path.write_bytes(crlf)
+    check_golden(r, path, ["a.x"])
+    assert read_golden(path)["a.x"].tolist() == (t * t).tolist()
+    path.write_bytes(crlf[:crlf.rindex(b"\r\n", 0, len(crlf) - 2) + 2])  # the last row cut off
+    with pytest.raises(GoldenFileError, match="data rows where the header records 5"):
+        read_golden(path)
+
+
+def test_a_golden_file_gets_the_mode_of_any_new_file_under_the_umask(tmp_path):
+    t = np.array([0.0, 1.0])
+    old = os.umask(0o027)
+    try:
+        write_golden(tmp_path / "x.csv", Result.from_arrays(t, {"a.x": t}), ["a.x"])
+        probe = tmp_path / "probe"
+        probe.write_text("")  # what open() gives a new file under this umask: 0640
+    finally:
+        os.umask(old)
+    assert (tmp_path / "x.csv").stat().st_mode & 0o777 == 0o640 == probe.stat().st_mode & 0o777
+
+
+@pytest.mark.parametrize("kw", [dict(rtol=True), dict(rtol="0.5"), dict(atol=None), dict(atol=float("inf")),
+                                dict(tolerances={"a.x": ("1", 0.0)}), dict(tolerances={"a.x": (0.0, True)})])
+def test_golden_tolerances_refuse_what_is_not_a_finite_non_negative_number(tmp_path, kw):
+    from simcore.golden import check_golden
+
+    t = np.array([0.0, 1.0])
+    with pytest.raises(ConfigError, match="tol"):
+        check_golden(Result.from_arrays(t, {"a.x": t}), tmp_path / "x.csv", ["a.x"], update=True, **kw)
+    assert not (tmp_path / "x.csv").exists()

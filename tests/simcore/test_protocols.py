@@ -247,3 +247,60 @@ def test_the_project_objects_satisfy_their_protocols_and_the_error_pickles():
     protocols.check_hub_mechanism(models.HubMotor(GOBILDA_5203_312))
     err = pickle.loads(pickle.dumps(ProtocolError("systems[0]", "x", "a System with derivatives", "derivatives")))
     assert err.member == "derivatives" and str(err).startswith("systems[0]='x'")
+
+
+# -- what is not a misspelling (review-11, finding 1) -----------------------------------------------------
+def test_members_spelt_like_an_optional_one_but_of_another_kind_are_accepted():
+    class Preset:
+        """A team controller with a setpoint attribute ``preset`` and a counter ``resets``, no reset()."""
+
+        def __init__(self):
+            self.preset, self.resets = 1.0, 0
+
+        def calculate(self, measurement, setpoint):
+            return 2.0 * (self.preset - measurement)
+
+    r = simulate(Decay(), 0.05, [control_loop(Preset(), measure="s.x", command="s.u", period=0.01)])
+    assert r["s.u"][0] == pytest.approx(2.0 * (1.0 - 1.0))  # x(0) = 1, so u = 2 (1 - 1) = 0 at the first tick
+
+    class Helper(Decay):
+        def output(self, k):  # a helper of one argument: not the engine's outputs(t, x, u)
+            return k
+
+    simulate(Helper(), 0.05)
+
+    class Counted(Cart):
+        outlines = 4  # a number, not a method: not a misspelt outline()
+
+    simulate(Counted(), 0.05)
+    Hub().motor(0, models.HubMotor(GOBILDA_5203_312), GOBILDA_5203_312)
+
+
+def test_a_misspelt_required_member_is_refused_whatever_its_kind():
+    class Calc:
+        calculat = 3.0  # not callable, but calculate is required: still refused, with the hint
+
+    err = raises_naming("calculate", control_loop, Calc(), measure="s.x", command="s.u")
+    assert "'calculat'" in str(err)
+
+
+# -- verdicts follow the class as it is now (review-11, finding 11) ----------------------------------------
+def test_a_class_edited_after_a_check_is_checked_as_it_is_now():
+    class Calc:
+        def calculat(self, measurement, setpoint):
+            return 0.0
+
+    raises_naming("calculate", control_loop, Calc(), measure="s.x", command="s.u")
+    Calc.calculate = Calc.calculat
+    del Calc.calculat
+    control_loop(Calc(), measure="s.x", command="s.u")  # fixed in place: now accepted
+
+    Calc.calculate = lambda self, measurement: 0.0  # broken in place: refused again
+    raises_naming("calculate", control_loop, Calc(), measure="s.x", command="s.u")
+
+    class Good(Decay):
+        pass
+
+    simulate(Good(), 0.05)
+    Good.event = lambda self: []  # a typo of events() added later
+    raises_naming("events", Simulator, Good())
