@@ -143,6 +143,13 @@ def _reach(h, K_i):
     return h * (np.abs(_P_T @ K_i).sum(axis=0) + _P_ROUNDING @ np.abs(K_i))
 
 
+def _bisection_steps(width):
+    """(m,) int: the bisections that shrink each bracket of ``width`` s to :data:`EVENT_TIME_TOLERANCE`,
+    ``ceil(log2(max(width, tol) / tol)) + 1``, computed exactly (frexp) column by column."""
+    mant, expo = np.frexp(np.maximum(width, EVENT_TIME_TOLERANCE) / EVENT_TIME_TOLERANCE)
+    return expo - (mant == 0.5) + 1
+
+
 def _crosses(ga, gb, direction):
     rising = (ga < 0.0) & (gb >= 0.0)
     falling = (ga > 0.0) & (gb <= 0.0)
@@ -539,16 +546,17 @@ class _Batch:
         lo, hi = t_a.copy(), t_b.copy()
         glo = g_a.copy()
         direct = g_b == 0.0
-        width = float(np.max(hi - lo)) if len(lo) else 0.0
-        n_iter = max(0, int(math.ceil(math.log2(max(width, EVENT_TIME_TOLERANCE) / EVENT_TIME_TOLERANCE))) + 1)
+        n_iter = _bisection_steps(hi - lo)  # per column: a root must not depend on the columns beside it
         sub = view.sub(cols)
-        for _ in range(n_iter):
+        for i in range(int(n_iter.max()) if len(lo) else 0):
+            going = i < n_iter
             mid = 0.5 * (lo + hi)
             x = batch_rk.dense(t_old, h, y_old, Q, mid)
             gm = sub.guard(e, mid, x)
             crossed = np.where(glo < 0.0, gm >= 0.0, gm <= 0.0)
-            lo, glo = np.where(crossed, lo, mid), np.where(crossed, glo, gm)
-            hi = np.where(crossed, mid, hi)
+            up, down = going & ~crossed, going & crossed
+            lo, glo = np.where(up, mid, lo), np.where(up, gm, glo)
+            hi = np.where(down, mid, hi)
         # The last instant on the side the guard comes from: a state at the event never lies past
         # its guard (a stop's before-row is not beyond the stop), within the tolerance of the root.
         return np.where(direct, t_b, lo)

@@ -1,0 +1,63 @@
+"""Regression tests for the review of issue 13 (review-13: D1-D5, W1-W5).
+
+Expected values come from the serial engine (``simulate(..., method="RK45")`` on a model built
+with the variant's parameters) or from the batch itself run in another company (a variant must
+not depend on the variants beside it); never from the code under test's own arithmetic.
+"""
+import numpy as np
+import pytest
+
+import simcore.models as models
+from simcore import simulate, simulate_batch, sweep
+from simcore.controllers import PIDController, control_loop
+from simcore.models.motors import NEO, VEX_775PRO
+from simcore.testing import step_info
+
+
+def friction_arm(mass=6.0, gearing=200.0, kp=40.0, kd=2.0):
+    # Static friction: velocity_zero and breakaway events in every variant that moves and settles.
+    arm = models.Arm(VEX_775PRO, gearing, mass=mass, com_distance=0.381, moi=1.16, min_angle=-0.3,
+                     max_angle=1.3, n_motors=2, static_friction=2.0)
+    loop = control_loop(PIDController(kp, 0.0, kd, period=0.02), measure="arm.angle", command="arm.voltage",
+                        setpoint=1.2, output_limits=(-12.0, 12.0), name="pid")
+    return arm, loop
+
+
+def _signals(batch):
+    return np.concatenate([batch.at_ticks(s, "pid") for s in ("arm.angle", "arm.velocity", "arm.stator_current")],
+                          axis=1)
+
+
+def test_d1_a_variant_with_events_does_not_depend_on_the_batch_it_shares():
+    rng = np.random.default_rng(1)
+    n = 300
+    p = {"arm.mass": rng.uniform(2, 10, n), "arm.gearing": rng.uniform(120, 260, n),
+         "pid.kp": rng.uniform(10, 120, n), "pid.kd": rng.uniform(0, 6, n)}
+    arm, loop = friction_arm()
+    whole = simulate_batch(arm, 0.5, [loop], params=p)
+    assert sum(len(whole[k].events) for k in range(n)) > n  # events are located in this batch
+    ref = _signals(whole)
+    for idx in (np.arange(3, 5), np.arange(0, 10), rng.permutation(n)[:40]):
+        part = simulate_batch(arm, 0.5, [loop], params={k: v[idx] for k, v in p.items()})
+        np.testing.assert_array_equal(_signals(part), ref[idx])
+        for j, k in enumerate(idx[:5]):
+            assert [e.t for e in part[j].events] == [e.t for e in whole[int(k)].events]
+
+
+def sweep_arm(kp, kd):
+    arm = models.Arm(NEO, 100.0, mass=4.0, com_distance=0.35, min_angle=-0.6, max_angle=1.05, static_friction=1.0)
+    loop = control_loop(PIDController(40.0, 0.0, 1.0, period=0.02), measure="arm.angle", command="arm.voltage",
+                        setpoint=1.0, output_limits=(-12.0, 12.0), name="pid")
+    return simulate_batch(arm, 0.6, [loop], params={"pid.kp": kp, "pid.kd": kd})
+
+
+SWEEP_METRICS = {"iae": lambda r: step_info(r, "arm.angle", 1.0).iae, "final_v": lambda r: r.final("arm.velocity")}
+SWEEP_GRID = {"kp": [20.0, 60.0, 120.0, 200.0], "kd": [0.0, 1.5, 3.0]}
+
+
+def test_d1_a_sweep_table_with_events_does_not_depend_on_the_chunk_size():
+    whole = sweep(sweep_arm, SWEEP_GRID, SWEEP_METRICS, executor="serial", batch=True, chunk_size=12)
+    ones = sweep(sweep_arm, SWEEP_GRID, SWEEP_METRICS, executor="serial", batch=True, chunk_size=1)
+    fives = sweep(sweep_arm, SWEEP_GRID, SWEEP_METRICS, executor="serial", batch=True, chunk_size=5)
+    assert ones.rows == whole.rows
+    assert fives.rows == whole.rows
