@@ -61,3 +61,40 @@ def test_d1_a_sweep_table_with_events_does_not_depend_on_the_chunk_size():
     fives = sweep(sweep_arm, SWEEP_GRID, SWEEP_METRICS, executor="serial", batch=True, chunk_size=5)
     assert ones.rows == whole.rows
     assert fives.rows == whole.rows
+
+
+def _open_loop():
+    from simcore import PeriodicController
+    from simcore.batch import elementwise
+
+    # +6 V until the 0.1 s tick, then -6 V (element-wise: the batch runs it on (N,) arrays)
+    return elementwise(PeriodicController(
+        0.02, lambda t, s: {"elevator.voltage": (6.0 if t < 0.1 - 1e-12 else -6.0) + 0.0 * s["elevator.position"]},
+        name="ol"))
+
+
+def _free_elevator(carriage_mass, top):
+    return models.Elevator(NEO, 10.0, carriage_mass=carriage_mass, drum_radius=0.03, min_height=0.0,
+                           max_height=top, gravity=False)
+
+
+def test_d3_at_ticks_after_an_event_at_the_tick_instant_equals_the_serial_sample():
+    # The upper stop sits where the free elevator is at the 0.1 s tick: variants a hair heavier or
+    # lighter hit it just before, at, or just after the tick instant.
+    free = simulate(_free_elevator(5.0, 10.0), 0.2, [_open_loop()], method="RK45")
+    top = float(free.sample("elevator.position", [0.1])[0])
+    masses = 5.0 * (1 + np.array([0.0, 1e-13, -1e-13, 1e-11, -1e-11, 1e-9, -1e-9, 1e-6, -1e-6]))
+    batch = simulate_batch(_free_elevator(5.0, top), 0.2, [_open_loop()], params={"elevator.carriage_mass": masses})
+    serial = [simulate(_free_elevator(m, top), 0.2, [_open_loop()], method="RK45") for m in masses]
+    ticks = serial[0].ticks("ol")
+    at_tick_instant = 0
+    for k, r in enumerate(serial):
+        at_tick_instant += any(e.t == 0.1 and not e.at_tick for e in r.events)
+    assert at_tick_instant >= 1  # the case of the review: an event the next interval locates at the tick
+    for name in ("elevator.position", "elevator.velocity", "elevator.stator_current", "elevator.acceleration"):
+        got = batch.at_ticks(name, "ol")
+        ref = np.stack([r.sample(name, ticks) for r in serial])
+        own = np.stack([batch[k].sample(name, ticks) for k in range(len(masses))])
+        np.testing.assert_array_equal(got, own)
+        scale = np.maximum(np.abs(ref), 1e-3 * np.max(np.abs(ref)))
+        assert np.max(np.abs(got - ref) / scale) <= 1e-7, name
