@@ -25,7 +25,7 @@ import copy
 
 import numpy as np
 
-from simcore import checks
+from simcore.batch_params import variant_values
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .pid import PIDController
@@ -60,8 +60,8 @@ class BatchedControlLoop:
             allowed += _PID_GAINS
             pid = copy.deepcopy(controller)
             for key in _PID_GAINS:
-                if key in params:
-                    setattr(pid, key, params[key])  # the controller's own setter checks them (non-negative)
+                if key in params:  # checked here to name the params key and the variant; the setter checks again
+                    setattr(pid, key, variant_values(label(key), params[key], nonnegative=True))
             self.pid = pid
             self.calc = pid.calculate
         elif not hasattr(controller, "calculate") and callable(controller):
@@ -79,14 +79,14 @@ class BatchedControlLoop:
             ff.model = copy.deepcopy(model)
             for key in _FF_GAINS:
                 if key in params:
-                    check = checks.nonnegative if key in ("kv", "ka") else checks.finite
-                    setattr(ff.model, key, check(label(key), params[key], allow_array=True))
+                    setattr(ff.model, key, variant_values(label(key), params[key], nonnegative=key in ("kv", "ka")))
         self.feedforward = ff
         for key in params:
             if key not in allowed:
                 raise ConfigError(label(key), key, f"a batch parameter of loop {name!r}: {', '.join(allowed)}")
         self.reference = spec["reference"]
-        self.setpoint = params.get("setpoint")
+        # a setpoint Quantity converts as control_loop's setpoint does (dimensionless: degrees become radians)
+        self.setpoint = variant_values(label("setpoint"), params["setpoint"]) if "setpoint" in params else None
 
     def start(self, t, signals):
         if self.pid is not None:

@@ -47,7 +47,9 @@ from .arm import Arm
 from .battery import Battery
 from .elevator import Elevator
 from .flywheel import Flywheel
-from .mechanism import BREAKAWAY_MARGIN, GearedMechanism
+from simcore.batch_params import variant_values
+
+from .mechanism import _LINEAR_UNITS, _ROTARY_UNITS, BREAKAWAY_MARGIN, GearedMechanism
 
 __all__ = ["BatchedMechanism", "BatchedBattery", "BatchEvent", "batched_system"]
 
@@ -81,13 +83,17 @@ def _values(system, params: dict, key: str, n: int, *, positive: bool = False, n
     if key not in params:
         owner = system.drive if key == "gearing" else system
         return np.full(n, float(getattr(owner, key)))
-    v = params[key]
     label = f"params[{system.name + '.' + key!r}]"
-    if positive and not np.all(v > 0):
-        raise ConfigError(label, v[~(v > 0)][0], "positive values")
-    if nonnegative and not np.all(v >= 0):
-        raise ConfigError(label, v[~(v >= 0)][0], "non-negative values")
-    return v
+    return variant_values(label, params[key], _parameter_unit(system, key), positive=positive, nonnegative=nonnegative)
+
+
+def _parameter_unit(system, key: str) -> str:
+    """The SI unit the serial constructor converts parameter ``key`` of ``system`` to."""
+    if isinstance(system, Battery):
+        return {"resistance": "ohm", "open_circuit_voltage": "V"}[key]
+    u = _LINEAR_UNITS if system.linear else _ROTARY_UNITS
+    return {"gearing": "", "moi": "kg*m**2", "mass": "kg", "carriage_mass": "kg", "com_distance": "m",
+            "viscous_friction": u["viscous"], "static_friction": u["force"], "kinetic_friction": u["force"]}[key]
 
 
 class BatchEvent:

@@ -62,7 +62,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import batch_rk
+from . import batch_params, batch_rk
 from .batch_result import BatchResult
 from .clock import NS_PER_S, to_ns
 from .controller import PeriodicController
@@ -381,7 +381,7 @@ class _Batch:
             if kind[0] != "x":
                 raise ConfigError("x0", name, "a state name, one of " + ", ".join(
                     nm for nm, v in self.signal_index.items() if v[0] == "x"))
-            Y[kind[2]] = self._column(f"x0[{name!r}]", value)
+            Y[kind[2]] = self._column(f"x0[{name!r}]", value, self._unit(name))
         for name, value in (inputs or {}).items():
             self._write(name, value, "inputs")
         self.Y = Y
@@ -406,7 +406,14 @@ class _Batch:
         self.res = BatchResult._recorder(self)
 
     # -- inputs ------------------------------------------------------------------------------
-    def _column(self, label, value):
+    def _unit(self, name):
+        """The SI unit of signal ``name`` ("system.signal"), what a Quantity given for it converts to."""
+        s = self.systems[self.signal_index[name][1]]
+        return s.units.get(name[len(s.name) + 1:], "")
+
+    def _column(self, label, value, unit=""):
+        if batch_params.is_quantity(value):  # converted to the signal's unit, as simulate does
+            value = batch_params.variant_values(label, value, unit)
         try:
             v = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
@@ -428,7 +435,7 @@ class _Batch:
         if name in self.coupled_names:
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self.coupled_names[name]!r} (it is solved continuously)")
-        v = self._column(f"{who}[{name!r}]", value)
+        v = self._column(f"{who}[{name!r}]", value, self._unit(name))
         s = self.systems[kind[1]]
         rng = s.input_ranges.get(s.input_names[kind[2]])
         if rng is not None and not (np.all(v >= rng[0]) and np.all(v <= rng[1])):
@@ -998,10 +1005,10 @@ def _split_params(params, systems, controllers):
         owner, _, pname = key.partition(".")
         if owner not in owners:
             raise ConfigError(f"params[{key!r}]", owner, f"the name of a system or controller: {', '.join(owners)}")
-        try:
-            arr = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            raise ConfigTypeError(f"params[{key!r}]", value, "a 1-D array of numbers") from None
+        arr = batch_params.variant_values(f"params[{key!r}]", value.magnitude if batch_params.is_quantity(value)
+                                          else value)  # a Quantity's unit is converted by the part that owns it
+        if arr.ndim == 0:
+            raise ConfigError(f"params[{key!r}]", float(arr), "a non-empty 1-D array (one value per variant)")
         if arr.ndim != 1 or arr.size == 0:
             raise ConfigError(f"params[{key!r}]", f"<array of shape {arr.shape}>", "a non-empty 1-D array")
         if n is None:
@@ -1012,7 +1019,7 @@ def _split_params(params, systems, controllers):
         if not np.isfinite(arr).all():
             j = int(np.flatnonzero(~np.isfinite(arr))[0])
             raise ConfigError(f"params[{key!r}][{j}]", arr[j], "a finite number")
-        routed.setdefault(owner, {})[pname] = arr
+        routed.setdefault(owner, {})[pname] = value if batch_params.is_quantity(value) else arr
     return routed, n
 
 

@@ -98,3 +98,34 @@ def test_d3_at_ticks_after_an_event_at_the_tick_instant_equals_the_serial_sample
         np.testing.assert_array_equal(got, own)
         scale = np.maximum(np.abs(ref), 1e-3 * np.max(np.abs(ref)))
         assert np.max(np.abs(got - ref) / scale) <= 1e-7, name
+
+
+def _pint_arm(mass=4.0):
+    return models.Arm(NEO, 100.0, mass=mass, com_distance=0.35, min_angle=-0.6, max_angle=1.9, moi=0.5)
+
+
+def _pint_loop(setpoint=0.8):
+    return control_loop(PIDController(20.0, 0.0, 1.0, period=0.02), measure="arm.angle", command="arm.voltage",
+                        setpoint=setpoint, name="pid")
+
+
+def test_d2_quantities_in_params_x0_and_inputs_convert_as_simulate_does():
+    from simcore import ConfigError, Q_
+
+    batch = simulate_batch(_pint_arm(), 0.2, [_pint_loop()],
+                           params={"arm.mass": Q_([4000.0, 8000.0], "g"), "pid.setpoint": Q_([10.0, 20.0], "deg")},
+                           x0={"arm.angle": Q_([5.0, -5.0], "deg")})
+    for k, (grams, deg, start) in enumerate(((4000.0, 10.0, 5.0), (8000.0, 20.0, -5.0))):
+        serial = simulate(_pint_arm(Q_(grams, "g")), 0.2, [_pint_loop(Q_(deg, "deg"))], method="RK45",
+                          x0={"arm.angle": Q_(start, "deg")})
+        np.testing.assert_allclose(batch[k]["arm.angle"][0], np.deg2rad(start), rtol=1e-15)
+        np.testing.assert_allclose(batch.final("arm.angle")[k], serial.final("arm.angle"), rtol=1e-9)
+        np.testing.assert_allclose(batch.final("arm.voltage")[k], serial.final("arm.voltage"), rtol=1e-9)
+    # an input given as a Quantity (no controller writes it here)
+    held = simulate_batch(_pint_arm(), 0.05, params={"arm.mass": [4.0, 5.0]}, inputs={"arm.voltage": Q_(6000.0, "mV")})
+    np.testing.assert_array_equal(held.final("arm.voltage"), [6.0, 6.0])
+    with pytest.raises(ConfigError, match=r"params\['arm.mass'\]"):
+        simulate_batch(_pint_arm(), 0.1, [_pint_loop()], params={"arm.mass": Q_([1.0, 2.0], "m")})
+    with pytest.raises(ConfigError, match=r"x0\['arm.angle'\]"):
+        simulate_batch(_pint_arm(), 0.1, [_pint_loop()], params={"arm.mass": [4.0, 5.0]},
+                       x0={"arm.angle": Q_([1.0, 2.0], "m")})
