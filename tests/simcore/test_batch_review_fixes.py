@@ -129,3 +129,69 @@ def test_d2_quantities_in_params_x0_and_inputs_convert_as_simulate_does():
     with pytest.raises(ConfigError, match=r"x0\['arm.angle'\]"):
         simulate_batch(_pint_arm(), 0.1, [_pint_loop()], params={"arm.mass": [4.0, 5.0]},
                        x0={"arm.angle": Q_([1.0, 2.0], "m")})
+
+
+def _heavy_elevator(carriage_mass=6.0, gearing=10.0, resistance=0.3, kp=60.0, kd=2.0, setpoint=1.0, voc=12.0):
+    from simcore.controllers import ElevatorFeedforward
+
+    # Two NEOs with current limits on a sagging battery: the bus solve takes its bracketing fallback.
+    elevator = models.Elevator(NEO, gearing, carriage_mass=carriage_mass, drum_radius=0.05, min_height=0.0,
+                               max_height=1.2, static_friction=40.0, viscous_friction=0.5, stator_current_limit=40,
+                               supply_current_limit=30, n_motors=2, neutral_mode="coast", start_height=0.5)
+    battery = models.Battery(resistance=resistance, open_circuit_voltage=voc)
+    loop = control_loop(PIDController(kp, 0.0, kd, period=0.02), measure="elevator.position",
+                        command="elevator.voltage", setpoint=setpoint, output_limits=(-12.0, 12.0),
+                        feedforward=ElevatorFeedforward(0.0, 0.3, 0.0), name="pid")
+    return [elevator, battery], loop
+
+
+def test_d4_the_batched_bus_fallback_gives_the_serial_bus_voltage_to_the_last_bit(monkeypatch):
+    import simcore.models.battery as battery_module
+
+    (elevator, battery), _ = _heavy_elevator()
+    serial_bus = battery.couplings([elevator, battery])[0]
+    m = 800
+    rng = np.random.default_rng(0)
+    velocity, command = rng.uniform(-2, 2, m), rng.uniform(-12, 12, m)
+    be, bb = elevator.batched({}, m), battery.batched({}, m)
+    xs = [np.stack([np.full(m, 0.5), velocity]), np.zeros((0, m))]
+    us = [np.stack([command, np.zeros(m), np.full(m, 12.0)]), np.stack([np.full(m, 12.0), np.zeros(m)])]
+    modes = [np.where(velocity > 0, 1, 2).astype(np.int8), np.zeros(m, dtype=np.int8)]
+    bb.couplings([be, bb])[0].apply(0.0, [be, bb], xs, us, modes)
+    calls = []
+    brentq = battery_module.brentq
+    monkeypatch.setattr(battery_module, "brentq", lambda *a, **k: calls.append(1) or brentq(*a, **k))
+    ref = np.empty(m)
+    for k in range(m):
+        elevator.mode = "forward" if velocity[k] > 0 else "reverse"
+        x, u = [np.array([0.5, velocity[k]]), np.zeros(0)], [np.array([command[k], 0.0, 12.0]), np.array([12.0, 0.0])]
+        serial_bus.apply(0.0, x, u)
+        ref[k] = u[0][2]
+    assert len(calls) >= 20  # the serial solve's Brent fallback is exercised
+    np.testing.assert_array_equal(us[0][2], ref)
+
+
+def _rod_arm(mass=4.0, com_distance=0.35):
+    return models.Arm(NEO, 100.0, mass=mass, com_distance=com_distance, min_angle=-0.6, max_angle=1.9)  # no moi
+
+
+def test_d5_varying_the_mass_of_an_arm_built_without_moi_recomputes_its_rod_inertia():
+    masses, coms = np.array([1.0, 4.0, 7.5]), np.array([0.2, 0.35, 0.5])
+    loop = lambda: control_loop(PIDController(30.0, 0.0, 1.0, period=0.02), measure="arm.angle",  # noqa: E731
+                                command="arm.voltage", setpoint=0.8, output_limits=(-12.0, 12.0), name="pid")
+    batch = simulate_batch(_rod_arm(), 0.4, [loop()], params={"arm.mass": masses, "arm.com_distance": coms})
+    only_mass = simulate_batch(_rod_arm(), 0.4, [loop()], params={"arm.mass": masses})
+    for k in range(3):
+        for got, arm in ((batch, _rod_arm(masses[k], coms[k])), (only_mass, _rod_arm(masses[k]))):
+            serial = simulate(arm, 0.4, [loop()], method="RK45")
+            ticks = serial.ticks("pid")
+            for name in ("arm.angle", "arm.stator_current"):
+                ref = serial.sample(name, ticks)
+                np.testing.assert_allclose(got.at_ticks(name, "pid")[k], ref, rtol=1e-7,
+                                           atol=1e-7 * np.max(np.abs(ref)))
+    # an explicit moi stays the user's: varying the mass does not touch it
+    fixed = simulate_batch(models.Arm(NEO, 100.0, mass=4.0, com_distance=0.35, moi=0.6, min_angle=-0.6,
+                                      max_angle=1.9), 0.4, [loop()], params={"arm.mass": masses})
+    serial = simulate(models.Arm(NEO, 100.0, mass=masses[0], com_distance=0.35, moi=0.6, min_angle=-0.6,
+                                 max_angle=1.9), 0.4, [loop()], method="RK45")
+    np.testing.assert_allclose(fixed.final("arm.angle")[0], serial.final("arm.angle"), rtol=1e-7)
