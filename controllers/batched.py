@@ -28,6 +28,7 @@ import numpy as np
 from simcore.batch_params import variant_values
 from simcore.errors import ConfigError, ConfigTypeError
 
+from .feedforward import ArmFeedforward, ElevatorFeedforward
 from .pid import PIDController
 
 __all__ = ["BatchedControlLoop"]
@@ -74,7 +75,14 @@ class BatchedControlLoop:
         ff = spec["feedforward"]
         model = getattr(ff, "model", None)
         if model is not None:
-            allowed += tuple(g for g in _FF_GAINS if hasattr(model, g))
+            acting = _acting_gains(model)
+            for key in params:
+                if key in _FF_GAINS and hasattr(model, key) and key not in acting:
+                    raise ConfigError(label(key), key, f"a feedforward gain that acts: loop {name!r} evaluates its "
+                                                       f"{type(model).__name__} at the setpoint at rest, where only "
+                                                       f"{', '.join(acting)} act (vary those, or use a callable "
+                                                       f"feedforward)")
+            allowed += acting
             ff = copy.copy(ff)
             ff.model = copy.deepcopy(model)
             for key in _FF_GAINS:
@@ -107,3 +115,12 @@ class BatchedControlLoop:
         if self.limits is not None:
             out = np.minimum(np.maximum(out, self.limits[0]), self.limits[1])
         return {self.command: out}
+
+
+def _acting_gains(model) -> tuple:
+    """The gains of a feedforward object that change its output where a loop evaluates it (at the
+    setpoint, see ``control_loop``): an arm's or elevator's ``calculate`` there has zero velocity and
+    acceleration, so only ``kg`` acts; a simple motor's ``calculate(setpoint)`` has zero acceleration."""
+    if isinstance(model, (ArmFeedforward, ElevatorFeedforward)):
+        return ("kg",)
+    return tuple(g for g in ("ks", "kv") if hasattr(model, g))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ConfigError
+from .errors import ConfigError, ConfigTypeError
 from .events import EventRecord
 from .result import Result
 
@@ -267,10 +267,19 @@ class BatchResult:
     def __len__(self) -> int:
         return self.n
 
+    def __iter__(self):
+        """The variants' Results in order (``for result in batch``)."""
+        return (self[k] for k in range(self.n))
+
     def __getitem__(self, k) -> Result:
-        """The :class:`~simcore.result.Result` of variant ``k`` (0 <= k < n)."""
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not -self.n <= k < self.n:
-            raise ConfigError("variant", k, f"an integer index in [0, {self.n})")
+        """The :class:`~simcore.result.Result` of variant ``k`` (0 <= k < n; negative counts from the end).
+
+        Raises ConfigTypeError for an index that is not an integer, IndexError (as a sequence
+        does) for one out of range."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise ConfigTypeError("variant", k, f"an integer index in [0, {self.n})")
+        if not -self.n <= k < self.n:
+            raise IndexError(f"variant={k!r}: expected an integer index in [0, {self.n}) (or from -{self.n} back)")
         k = int(k) % self.n
         b = self._b
         t, X, M, epochs = self._rows_of(k)

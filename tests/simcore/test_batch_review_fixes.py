@@ -195,3 +195,53 @@ def test_d5_varying_the_mass_of_an_arm_built_without_moi_recomputes_its_rod_iner
     serial = simulate(models.Arm(NEO, 100.0, mass=masses[0], com_distance=0.35, moi=0.6, min_angle=-0.6,
                                  max_angle=1.9), 0.4, [loop()], method="RK45")
     np.testing.assert_allclose(fixed.final("arm.angle")[0], serial.final("arm.angle"), rtol=1e-7)
+
+
+def test_w3_w4_a_batch_iterates_like_a_sequence_and_its_step_info_summarises():
+    arm, loop = _pint_arm(), _pint_loop()
+    batch = simulate_batch(arm, 0.1, [loop], params={"pid.kp": [10.0, 20.0, 30.0]})
+    results = list(batch)
+    assert len(results) == 3
+    assert [r.final("arm.angle") for r in results] == batch.final("arm.angle").tolist()
+    with pytest.raises(IndexError, match="variant=3"):
+        batch[3]
+    with pytest.raises(TypeError, match="variant"):
+        batch[1.0]
+    info = step_info(batch, "arm.angle", 0.8)
+    lines = info.summary().splitlines()
+    assert len(lines) == 3
+    for k, line in enumerate(lines):  # each line is the serial summary of that variant's own Result
+        assert line == f"[{k}] " + step_info(batch[k], "arm.angle", 0.8).summary()
+
+
+def test_w5_bad_params_name_the_key_the_variant_and_the_value():
+    from simcore import ConfigError
+    from simcore.controllers import ArmFeedforward, ElevatorFeedforward
+
+    arm = _pint_arm()
+    with pytest.raises(ConfigError, match=r"params\['pid.kp'\]\[2\]=-1.0.*variant 2"):
+        simulate_batch(arm, 0.1, [_pint_loop()], params={"pid.kp": [1.0, 2.0, -1.0]})
+    with pytest.raises(ConfigError, match=r"params\['arm.mass'\]=4.0"):
+        simulate_batch(arm, 0.1, [_pint_loop()], params={"arm.mass": 4.0})
+    with pytest.raises(TypeError, match=r"params\['pid.kp'\].*not booleans"):
+        simulate_batch(arm, 0.1, [_pint_loop()], params={"pid.kp": [True, False]})
+    with pytest.raises(ConfigError, match=r"params\['arm.mass'\]\[1\]=-2.0"):
+        simulate_batch(arm, 0.1, [_pint_loop()], params={"arm.mass": [1.0, -2.0]})
+    arm_ff = control_loop(PIDController(20.0, 0.0, 1.0, period=0.02), measure="arm.angle", command="arm.voltage",
+                          setpoint=0.8, feedforward=ArmFeedforward(0.0, 0.3, 0.0), name="pid")
+    for gain in ("ks", "kv", "ka"):  # no effect at the setpoint at rest: refused rather than silently inert
+        with pytest.raises(ConfigError, match=rf"params\['pid.{gain}'\].*only kg act"):
+            simulate_batch(arm, 0.1, [arm_ff], params={f"pid.{gain}": [0.0, 1.0]})
+    elevator = models.Elevator(NEO, 10.0, carriage_mass=5.0, drum_radius=0.03, min_height=0.0, max_height=1.0)
+    elev_ff = control_loop(PIDController(20.0, 0.0, 1.0, period=0.02), measure="elevator.position",
+                           command="elevator.voltage", setpoint=0.5, feedforward=ElevatorFeedforward(0.0, 0.3, 0.0),
+                           name="pid")
+    with pytest.raises(ConfigError, match=r"params\['pid.kv'\]"):
+        simulate_batch(elevator, 0.1, [elev_ff], params={"pid.kv": [0.0, 50.0]})
+    # kg does act: the batch gives each variant the serial run with that kg
+    batch = simulate_batch(arm, 0.1, [arm_ff], params={"pid.kg": [0.0, 0.6]})
+    for k, kg in enumerate((0.0, 0.6)):
+        loop = control_loop(PIDController(20.0, 0.0, 1.0, period=0.02), measure="arm.angle", command="arm.voltage",
+                            setpoint=0.8, feedforward=ArmFeedforward(0.0, kg, 0.0), name="pid")
+        serial = simulate(_pint_arm(), 0.1, [loop], method="RK45")
+        np.testing.assert_allclose(batch.final("arm.voltage")[k], serial.final("arm.voltage"), rtol=1e-9)
