@@ -4,6 +4,8 @@ Expected values come from the serial engine (``simulate(..., method="RK45")`` on
 with the variant's parameters) or from the batch itself run in another company (a variant must
 not depend on the variants beside it); never from the code under test's own arithmetic.
 """
+from concurrent.futures import Executor
+
 import numpy as np
 import pytest
 
@@ -245,3 +247,41 @@ def test_w5_bad_params_name_the_key_the_variant_and_the_value():
                             setpoint=0.8, feedforward=ArmFeedforward(0.0, kg, 0.0), name="pid")
         serial = simulate(_pint_arm(), 0.1, [loop], method="RK45")
         np.testing.assert_allclose(batch.final("arm.voltage")[k], serial.final("arm.voltage"), rtol=1e-9)
+
+
+class _ClusterClient:
+    """Stands in for a distributed.Client: its executor's cluster has 3 workers of 2 threads."""
+
+    def nthreads(self):
+        return {"tcp://a": 2, "tcp://b": 2, "tcp://c": 2}
+
+
+class _InlineClusterExecutor(Executor):
+    """An executor without _max_workers (as distributed's ClientExecutor), running tasks on one thread."""
+
+    def __init__(self):
+        from concurrent.futures import ThreadPoolExecutor
+
+        self._client = _ClusterClient()
+        self._pool = ThreadPoolExecutor(max_workers=1)
+        self.tasks = 0
+
+    def submit(self, fn, *args, **kwargs):
+        self.tasks += 1
+        return self._pool.submit(fn, *args, **kwargs)
+
+
+
+def _tiny_batch(kp):
+    return simulate_batch(_pint_arm(), 0.04, [_pint_loop()], params={"pid.kp": kp})
+
+
+def test_w2_default_chunks_follow_a_dask_clusters_thread_count():
+    executor = _InlineClusterExecutor()
+    grid = {"kp": [float(k) for k in range(1, 13)]}
+    table = sweep(_tiny_batch, grid, {"final": lambda r: r.final("arm.angle")}, executor=executor, batch=True,
+                  progress=False)
+    assert executor.tasks == 6  # 12 points over the cluster's 6 threads, not this machine's cpu count
+    assert table.rows == sweep(_tiny_batch, grid, {"final": lambda r: r.final("arm.angle")}, executor="serial",
+                               batch=True, progress=False).rows
+    executor._pool.shutdown()
