@@ -41,14 +41,13 @@ import math
 
 import numpy as np
 
+from simcore.batch_params import variant_values
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .arm import Arm
 from .battery import Battery
 from .elevator import Elevator
 from .flywheel import Flywheel
-from simcore.batch_params import variant_values
-
 from .mechanism import _LINEAR_UNITS, _ROTARY_UNITS, BREAKAWAY_MARGIN, GearedMechanism
 
 __all__ = ["BatchedMechanism", "BatchedBattery", "BatchEvent", "batched_system"]

@@ -1016,9 +1016,6 @@ def _split_params(params, systems, controllers):
         elif arr.size != n:
             raise ConfigError(f"params[{key!r}]", f"<array of length {arr.size}>",
                               f"length {n}, as params[{first!r}] (one value per variant)")
-        if not np.isfinite(arr).all():
-            j = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise ConfigError(f"params[{key!r}][{j}]", arr[j], "a finite number")
         routed.setdefault(owner, {})[pname] = value if batch_params.is_quantity(value) else arr
     return routed, n
 
