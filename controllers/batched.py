@@ -25,9 +25,10 @@ import copy
 
 import numpy as np
 
-from simcore import checks
+from simcore.batch_params import variant_values
 from simcore.errors import ConfigError, ConfigTypeError
 
+from .feedforward import ArmFeedforward, ElevatorFeedforward
 from .pid import PIDController
 
 __all__ = ["BatchedControlLoop"]
@@ -60,8 +61,8 @@ class BatchedControlLoop:
             allowed += _PID_GAINS
             pid = copy.deepcopy(controller)
             for key in _PID_GAINS:
-                if key in params:
-                    setattr(pid, key, params[key])  # the controller's own setter checks them (non-negative)
+                if key in params:  # checked here to name the params key and the variant; the setter checks again
+                    setattr(pid, key, variant_values(label(key), params[key], nonnegative=True))
             self.pid = pid
             self.calc = pid.calculate
         elif not hasattr(controller, "calculate") and callable(controller):
@@ -74,19 +75,26 @@ class BatchedControlLoop:
         ff = spec["feedforward"]
         model = getattr(ff, "model", None)
         if model is not None:
-            allowed += tuple(g for g in _FF_GAINS if hasattr(model, g))
+            acting = _acting_gains(model)
+            for key in params:
+                if key in _FF_GAINS and hasattr(model, key) and key not in acting:
+                    raise ConfigError(label(key), key, f"a feedforward gain that acts: loop {name!r} evaluates its "
+                                                       f"{type(model).__name__} at the setpoint at rest, where only "
+                                                       f"{', '.join(acting)} act (vary those, or use a callable "
+                                                       f"feedforward)")
+            allowed += acting
             ff = copy.copy(ff)
             ff.model = copy.deepcopy(model)
             for key in _FF_GAINS:
                 if key in params:
-                    check = checks.nonnegative if key in ("kv", "ka") else checks.finite
-                    setattr(ff.model, key, check(label(key), params[key], allow_array=True))
+                    setattr(ff.model, key, variant_values(label(key), params[key], nonnegative=key in ("kv", "ka")))
         self.feedforward = ff
         for key in params:
             if key not in allowed:
                 raise ConfigError(label(key), key, f"a batch parameter of loop {name!r}: {', '.join(allowed)}")
         self.reference = spec["reference"]
-        self.setpoint = params.get("setpoint")
+        # a setpoint Quantity converts as control_loop's setpoint does (dimensionless: degrees become radians)
+        self.setpoint = variant_values(label("setpoint"), params["setpoint"]) if "setpoint" in params else None
 
     def start(self, t, signals):
         if self.pid is not None:
@@ -107,3 +115,12 @@ class BatchedControlLoop:
         if self.limits is not None:
             out = np.minimum(np.maximum(out, self.limits[0]), self.limits[1])
         return {self.command: out}
+
+
+def _acting_gains(model) -> tuple:
+    """The gains of a feedforward object that change its output where a loop evaluates it (at the
+    setpoint, see ``control_loop``): an arm's or elevator's ``calculate`` there has zero velocity and
+    acceleration, so only ``kg`` acts; a simple motor's ``calculate(setpoint)`` has zero acceleration."""
+    if isinstance(model, (ArmFeedforward, ElevatorFeedforward)):
+        return ("kg",)
+    return tuple(g for g in ("ks", "kv") if hasattr(model, g))

@@ -86,6 +86,7 @@ class Arm(GearedMechanism):
         drive_opts, mech_opts = split_mechanism_options(type(self), options)
         self.mass = checks.positive("mass", mass, "kg", what="mass")
         self.com_distance = checks.positive("com_distance", com_distance, "m", what="distance")
+        self.moi_from_rod = moi is None  # a batch that varies the mass or com_distance recomputes it
         if moi is None:
             self.moi = _positive_product("com_distance", com_distance, self.mass * (2 * self.com_distance) ** 2 / 3,
                                          "a distance whose rod inertia m (2 d)² / 3 is a positive finite number")

@@ -11,11 +11,11 @@ every variant follows exactly what its own model object would do in ``simulate``
 Parameters. Every value is read from the model object's public attributes; a batch parameter
 replaces one attribute for each variant, and what the model derives from that attribute in
 its constructor (the effective inertia with the rotors, the transmission ratio, the gravity
-torque, the breakaway force) is derived again from the varied value. Constructor *defaults*
-computed from other arguments are not: an arm built without ``moi`` keeps its rod inertia
-when only ``mass`` varies (vary ``moi`` too, e.g. ``Arm.rod_moi(masses, 2 * d)``). The one
-exception is kinetic friction, which follows ``static_friction`` when the model's two are
-equal (its default) and ``kinetic_friction`` is not varied itself.
+torque, the breakaway force) is derived again from the varied value. So are the two defaults
+the constructor derives from other arguments: an arm built without ``moi`` gets each variant's
+rod inertia ``m (2 d)^2 / 3`` from its varied ``mass`` or ``com_distance`` (as
+``Arm(mass=m)`` would), and kinetic friction follows ``static_friction`` when the model's two
+are equal (its default) and ``kinetic_friction`` is not varied itself.
 
 =============  ===========================================================================
 model          batch parameters
@@ -41,13 +41,14 @@ import math
 
 import numpy as np
 
+from simcore.batch_params import variant_values
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .arm import Arm
 from .battery import Battery
 from .elevator import Elevator
 from .flywheel import Flywheel
-from .mechanism import BREAKAWAY_MARGIN, GearedMechanism
+from .mechanism import _LINEAR_UNITS, _ROTARY_UNITS, BREAKAWAY_MARGIN, GearedMechanism
 
 __all__ = ["BatchedMechanism", "BatchedBattery", "BatchEvent", "batched_system"]
 
@@ -81,13 +82,32 @@ def _values(system, params: dict, key: str, n: int, *, positive: bool = False, n
     if key not in params:
         owner = system.drive if key == "gearing" else system
         return np.full(n, float(getattr(owner, key)))
-    v = params[key]
     label = f"params[{system.name + '.' + key!r}]"
-    if positive and not np.all(v > 0):
-        raise ConfigError(label, v[~(v > 0)][0], "positive values")
-    if nonnegative and not np.all(v >= 0):
-        raise ConfigError(label, v[~(v >= 0)][0], "non-negative values")
-    return v
+    return variant_values(label, params[key], _parameter_unit(system, key), positive=positive, nonnegative=nonnegative)
+
+
+def _arm_moi(arm, params: dict, mass, com, val):
+    """The arm's inertia about its pivot per variant: the varied ``moi``, the arm's own, or, for an
+    arm built without ``moi``, the rod inertia ``m (2 d)^2 / 3`` of each variant's mass and
+    com_distance (what ``Arm(mass=m, com_distance=d)`` derives)."""
+    if "moi" in params or not getattr(arm, "moi_from_rod", False) or not ("mass" in params or "com_distance" in params):
+        return val("moi", positive=True)
+    moi = mass * (2 * com) ** 2 / 3
+    if not np.all(np.isfinite(moi) & (moi > 0)):
+        j = int(np.flatnonzero(~(np.isfinite(moi) & (moi > 0)))[0])
+        raise ConfigError(f"params[{arm.name + '.mass'!r}][{j}]", float(mass[j]),
+                          f"a mass and com_distance whose rod inertia m (2 d)^2 / 3 is a positive finite number "
+                          f"(variant {j})")
+    return moi
+
+
+def _parameter_unit(system, key: str) -> str:
+    """The SI unit the serial constructor converts parameter ``key`` of ``system`` to."""
+    if isinstance(system, Battery):
+        return {"resistance": "ohm", "open_circuit_voltage": "V"}[key]
+    u = _LINEAR_UNITS if system.linear else _ROTARY_UNITS
+    return {"gearing": "", "moi": "kg*m**2", "mass": "kg", "carriage_mass": "kg", "com_distance": "m",
+            "viscous_friction": u["viscous"], "static_friction": u["force"], "kinetic_friction": u["force"]}[key]
 
 
 class BatchEvent:
@@ -153,7 +173,7 @@ class BatchedMechanism:
         k = gearing / system.drum_radius if system.linear else gearing
         if cls is Arm:
             mass, com = val("mass", positive=True), val("com_distance", positive=True)
-            load_mass = val("moi", positive=True)
+            load_mass = _arm_moi(system, params, mass, com, val)
             self._load = ("gravity", mass * system.g * com, system.gravity_direction)
         elif cls is Elevator:
             carriage = val("carriage_mass", positive=True)
@@ -632,15 +652,58 @@ class _BatchedBus:
             found = found | neg
             upper = lower
         bracketed = found & ~ok
-        lo_, hi_ = lower_b, upper_b
-        for _ in range(200):  # bisection to brentq's tolerance (1e-14 V and 4 eps relative)
-            width = hi_ - lo_
-            if not np.any(bracketed & (width > 1e-14 + 4 * np.finfo(float).eps * np.abs(hi_))):
-                break
-            mid = 0.5 * (lo_ + hi_)
-            neg = phi(mid) < 0.0
-            lo_, hi_ = xp.where(bracketed & neg, mid, lo_), xp.where(bracketed & ~neg, mid, hi_)
-        root = 0.5 * (lo_ + hi_)
+        root = _brentq(phi, lower_b, upper_b, bracketed, xtol=1e-14, rtol=4 * np.finfo(float).eps)
         collapsed = ~found
         out = xp.where(ok, b, xp.where(bracketed, root, 0.0))
         return out, collapsed
+
+
+def _brentq(phi, xa, xb, active, *, xtol, rtol, maxiter=100):
+    """scipy's ``brentq(phi, xa, xb, xtol, rtol)`` for every column of ``active`` at once, each column
+    taking the iterates, the steps and the stopping test scipy's scalar Brent takes for it alone,
+    so that a batch's bus voltage is the serial fallback's to the last bit.
+
+    Scipy's C routine keeps a bracket ``[xcur, xblk]`` with ``|f(xcur)| <= |f(xblk)|`` and
+    tries inverse interpolation (linear when only two points are known, else inverse quadratic),
+    accepting the step only when it is short enough, else bisecting; it stops when
+    ``f(xcur) == 0`` or half the bracket is below ``(xtol + rtol |xcur|) / 2``. Columns not
+    ``active`` are evaluated but ignored. A column that does not converge in ``maxiter`` steps
+    returns its last iterate.
+    """
+    xp = np
+    xpre, xcur = xa.copy(), xb.copy()
+    with np.errstate(all="ignore"):
+        fpre, fcur = phi(xpre), phi(xcur)
+    root = xp.where(fpre == 0, xpre, xcur)
+    run = active & (fpre != 0) & (fcur != 0)
+    zero = xp.zeros_like(xcur)
+    xblk, fblk, spre, scur = zero, zero, zero, zero
+    for _ in range(maxiter):
+        if not run.any():
+            break
+        with np.errstate(all="ignore"):
+            opposite = (fpre != 0) & (fcur != 0) & (xp.signbit(fpre) != xp.signbit(fcur))
+            xblk, fblk = xp.where(opposite, xpre, xblk), xp.where(opposite, fpre, fblk)
+            spre = scur = xp.where(opposite, xcur - xpre, scur)
+            swap = xp.abs(fblk) < xp.abs(fcur)
+            xpre, xcur, xblk = xp.where(swap, xcur, xpre), xp.where(swap, xblk, xcur), xp.where(swap, xcur, xblk)
+            fpre, fcur, fblk = xp.where(swap, fcur, fpre), xp.where(swap, fblk, fcur), xp.where(swap, fcur, fblk)
+            delta = (xtol + rtol * xp.abs(xcur)) / 2
+            sbis = (xblk - xcur) / 2
+            done = run & ((fcur == 0) | (xp.abs(sbis) < delta))
+            root = xp.where(done, xcur, root)
+            run = run & ~done
+            if not run.any():
+                break
+            interpolate = -fcur * (xcur - xpre) / (fcur - fpre)
+            dpre, dblk = (fpre - fcur) / (xpre - xcur), (fblk - fcur) / (xblk - xcur)
+            extrapolate = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+            stry = xp.where(xpre == xblk, interpolate, extrapolate)
+            a, b = xp.abs(spre), 3 * xp.abs(sbis) - delta
+            short = (xp.abs(spre) > delta) & (xp.abs(fcur) < xp.abs(fpre)) & (2 * xp.abs(stry) < xp.where(a < b, a, b))
+            spre, scur = xp.where(short, scur, sbis), xp.where(short, stry, sbis)
+            xpre, fpre = xcur, fcur
+            xcur = xp.where(xp.abs(scur) > delta, xcur + scur, xcur + xp.where(sbis > 0, delta, -delta))
+            xcur = xp.where(run, xcur, xpre)  # finished columns stay put (their root is kept above)
+            fcur = phi(xcur)
+    return xp.where(run, xcur, root)

@@ -62,7 +62,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import batch_rk
+from . import batch_params, batch_rk
 from .batch_result import BatchResult
 from .clock import NS_PER_S, to_ns
 from .controller import PeriodicController
@@ -142,6 +142,13 @@ def _reach(h, K_i):
     coefficients the dense output is evaluated with (summed in stage order) as well.
     """
     return h * (np.abs(_P_T @ K_i).sum(axis=0) + _P_ROUNDING @ np.abs(K_i))
+
+
+def _bisection_steps(width):
+    """(m,) int: the bisections that shrink each bracket of ``width`` s to :data:`EVENT_TIME_TOLERANCE`,
+    ``ceil(log2(max(width, tol) / tol)) + 1``, computed exactly (frexp) column by column."""
+    mant, expo = np.frexp(np.maximum(width, EVENT_TIME_TOLERANCE) / EVENT_TIME_TOLERANCE)
+    return expo - (mant == 0.5) + 1
 
 
 def _crosses(ga, gb, direction):
@@ -384,7 +391,7 @@ class _Batch:
             if kind[0] != "x":
                 raise ConfigError("x0", name, "a state name, one of " + ", ".join(
                     nm for nm, v in self.signal_index.items() if v[0] == "x"))
-            Y[kind[2]] = self._column(f"x0[{name!r}]", value)
+            Y[kind[2]] = self._column(f"x0[{name!r}]", value, self._unit(name))
         for name, value in (inputs or {}).items():
             self._write(name, value, "inputs")
         self.Y = Y
@@ -409,7 +416,14 @@ class _Batch:
         self.res = BatchResult._recorder(self)
 
     # -- inputs ------------------------------------------------------------------------------
-    def _column(self, label, value):
+    def _unit(self, name):
+        """The SI unit of signal ``name`` ("system.signal"), what a Quantity given for it converts to."""
+        s = self.systems[self.signal_index[name][1]]
+        return s.units.get(name[len(s.name) + 1:], "")
+
+    def _column(self, label, value, unit=""):
+        if batch_params.is_quantity(value):  # converted to the signal's unit, as simulate does
+            value = batch_params.variant_values(label, value, unit)
         try:
             v = np.asarray(value, dtype=float)
         except (TypeError, ValueError):
@@ -431,7 +445,7 @@ class _Batch:
         if name in self.coupled_names:
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self.coupled_names[name]!r} (it is solved continuously)")
-        v = self._column(f"{who}[{name!r}]", value)
+        v = self._column(f"{who}[{name!r}]", value, self._unit(name))
         s = self.systems[kind[1]]
         rng = s.input_ranges.get(s.input_names[kind[2]])
         if rng is not None and not (np.all(v >= rng[0]) and np.all(v <= rng[1])):
@@ -550,16 +564,17 @@ class _Batch:
         lo, hi = t_a.copy(), t_b.copy()
         glo = g_a.copy()
         direct = g_b == 0.0
-        width = float(np.max(hi - lo)) if len(lo) else 0.0
-        n_iter = max(0, int(math.ceil(math.log2(max(width, EVENT_TIME_TOLERANCE) / EVENT_TIME_TOLERANCE))) + 1)
+        n_iter = _bisection_steps(hi - lo)  # per column: a root must not depend on the columns beside it
         sub = view.sub(cols)
-        for _ in range(n_iter):
+        for i in range(int(n_iter.max()) if len(lo) else 0):
+            going = i < n_iter
             mid = 0.5 * (lo + hi)
             x = batch_rk.dense(t_old, h, y_old, Q, mid)
             gm = sub.guard(e, mid, x)
             crossed = np.where(glo < 0.0, gm >= 0.0, gm <= 0.0)
-            lo, glo = np.where(crossed, lo, mid), np.where(crossed, glo, gm)
-            hi = np.where(crossed, mid, hi)
+            up, down = going & ~crossed, going & crossed
+            lo, glo = np.where(up, mid, lo), np.where(up, gm, glo)
+            hi = np.where(down, mid, hi)
         # The last instant on the side the guard comes from: a state at the event never lies past
         # its guard (a stop's before-row is not beyond the stop), within the tolerance of the root.
         return np.where(direct, t_b, lo)
@@ -1001,10 +1016,10 @@ def _split_params(params, systems, controllers):
         owner, _, pname = key.partition(".")
         if owner not in owners:
             raise ConfigError(f"params[{key!r}]", owner, f"the name of a system or controller: {', '.join(owners)}")
-        try:
-            arr = np.asarray(value, dtype=float)
-        except (TypeError, ValueError):
-            raise ConfigTypeError(f"params[{key!r}]", value, "a 1-D array of numbers") from None
+        arr = batch_params.variant_values(f"params[{key!r}]", value.magnitude if batch_params.is_quantity(value)
+                                          else value)  # a Quantity's unit is converted by the part that owns it
+        if arr.ndim == 0:
+            raise ConfigError(f"params[{key!r}]", float(arr), "a non-empty 1-D array (one value per variant)")
         if arr.ndim != 1 or arr.size == 0:
             raise ConfigError(f"params[{key!r}]", f"<array of shape {arr.shape}>", "a non-empty 1-D array")
         if n is None:
@@ -1012,10 +1027,7 @@ def _split_params(params, systems, controllers):
         elif arr.size != n:
             raise ConfigError(f"params[{key!r}]", f"<array of length {arr.size}>",
                               f"length {n}, as params[{first!r}] (one value per variant)")
-        if not np.isfinite(arr).all():
-            j = int(np.flatnonzero(~np.isfinite(arr))[0])
-            raise ConfigError(f"params[{key!r}][{j}]", arr[j], "a finite number")
-        routed.setdefault(owner, {})[pname] = arr
+        routed.setdefault(owner, {})[pname] = value if batch_params.is_quantity(value) else arr
     return routed, n
 
 

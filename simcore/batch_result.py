@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .errors import ConfigError
+from .errors import ConfigError, ConfigTypeError
 from .events import EventRecord
 from .result import Result
 
@@ -69,7 +69,9 @@ class _Recorder:
             self.tick_log[name].append(logged)
 
     def after_tick(self, Y, modes):
-        self.post.append((Y.copy(), [m.copy() for m in modes]))
+        # with the number of blocks so far: an event the next interval locates at the tick instant
+        # records its rows after this snapshot (see BatchResult._at_instant)
+        self.post.append((Y.copy(), [m.copy() for m in modes], len(self.blocks)))
 
     def event(self, e, cols, te, x_before, x_after, mode_before, mode_after, at_tick):
         self.events.append((e, np.asarray(cols), np.array(te, dtype=float), x_before, x_after, mode_before,
@@ -189,9 +191,33 @@ class BatchResult:
         ids = np.arange(self.n)
         cols = []
         for t, epoch in ticks:
-            X, modes = self._rec.post[epoch - 1]
+            X, modes = self._at_instant(t, epoch)
             cols.append(self._evaluate(signal, ids, t, X, modes, epoch))
         return np.stack(cols, axis=1) if cols else np.zeros((self.n, 0))
+
+    def _at_instant(self, t, epoch):
+        """Every variant's state and modes at its last row at the tick instant ``t`` (epoch ``epoch``):
+        the snapshot after the tick, overridden by the rows of events that the next interval
+        located at ``t`` itself (as ``Result.sample`` takes the last row at ``t``)."""
+        cache = self.__dict__.setdefault("_instants", {})
+        if epoch not in cache:
+            X, modes, start = self._rec.post[epoch - 1]
+            later = []
+            for idx, tb, Xb, mb, ep in self._rec.blocks[start:]:
+                if ep != epoch:
+                    break
+                j = (np.arange(len(idx)) if tb == t else np.zeros(0, dtype=int)) if np.ndim(tb) == 0 \
+                    else np.flatnonzero(tb == t)
+                if len(j):
+                    later.append((idx.take(j), Xb.take(j, axis=1), mb.take(j, axis=1)))
+            if later:
+                X, modes = X.copy(), [m.copy() for m in modes]
+                for idx, Xb, mb in later:  # in block order: the last row at t wins
+                    X[:, idx] = Xb
+                    for k, m in enumerate(modes):
+                        m[idx] = mb[k]
+            cache[epoch] = (X, modes)
+        return cache[epoch]
 
     def final(self, signal: str) -> np.ndarray:
         """``(N,)``: the value of ``signal`` at each variant's last row."""
@@ -241,10 +267,19 @@ class BatchResult:
     def __len__(self) -> int:
         return self.n
 
+    def __iter__(self):
+        """The variants' Results in order (``for result in batch``)."""
+        return (self[k] for k in range(self.n))
+
     def __getitem__(self, k) -> Result:
-        """The :class:`~simcore.result.Result` of variant ``k`` (0 <= k < n)."""
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not -self.n <= k < self.n:
-            raise ConfigError("variant", k, f"an integer index in [0, {self.n})")
+        """The :class:`~simcore.result.Result` of variant ``k`` (0 <= k < n; negative counts from the end).
+
+        Raises ConfigTypeError for an index that is not an integer, IndexError (as a sequence
+        does) for one out of range."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+            raise ConfigTypeError("variant", k, f"an integer index in [0, {self.n})")
+        if not -self.n <= k < self.n:
+            raise IndexError(f"variant={k!r}: expected an integer index in [0, {self.n}) (or from -{self.n} back)")
         k = int(k) % self.n
         b = self._b
         t, X, M, epochs = self._rows_of(k)

@@ -286,10 +286,24 @@ class _Progress:
 # ---------------------------------------------------------------------------------------------
 # sweep
 # ---------------------------------------------------------------------------------------------
+def _executor_workers(executor) -> int:
+    """How many tasks ``executor`` runs at once: a pool's ``_max_workers``; a Dask client
+    executor's cluster threads (``Client.nthreads()``, summed over its workers at this moment);
+    else this machine's cpu count."""
+    n = getattr(executor, "_max_workers", None)
+    client = getattr(executor, "_client", None)
+    if not n and client is not None and callable(getattr(client, "nthreads", None)):
+        try:
+            n = sum(client.nthreads().values())
+        except Exception:  # a client that cannot say (closed, not connected): fall back below
+            n = None
+    return int(n) if n else (os.cpu_count() or 1)
+
+
 def _chunks(points: list, chunk_size, executor) -> list[tuple[int, dict]]:
     """(first point index, columns) of each chunk of a batched sweep, in grid order."""
     if chunk_size is None:
-        workers = 1 if executor == "serial" else (getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
+        workers = 1 if executor == "serial" else _executor_workers(executor)
         chunk_size = max(1, -(-len(points) // workers))
     elif isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
         raise ConfigError("chunk_size", chunk_size, "None or a whole number of points >= 1")
@@ -335,7 +349,8 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
         executor, one task each.
     chunk_size : int, optional
         Points per batch (default: the points split evenly over the
-        executor's workers; all of them with ``executor="serial"``). The
+        executor's workers, a Dask executor's cluster threads included; all
+        of them with ``executor="serial"``). The
         table does not depend on it: a variant's result does not depend on
         the batch it shares.
 

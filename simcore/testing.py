@@ -32,6 +32,7 @@ a failing tuning test says by how much it missed::
 from __future__ import annotations
 
 import math
+import dataclasses
 from dataclasses import dataclass
 from typing import Optional
 
@@ -243,13 +244,21 @@ class StepInfo:
     itae: float
 
     def summary(self) -> str:
-        """One line with the main figures and their units."""
+        """One line with the main figures and their units (one line per variant, ``[k] ...``, for
+        the figures of a BatchResult)."""
+        if np.ndim(self.overshoot):
+            return "\n".join(f"[{k}] " + self.variant(k).summary() for k in range(len(self.overshoot)))
         u = f" {self.unit}" if self.unit else ""
         return (f"{self.signal}: step {self.initial:.6g} -> {self.target:.6g}{u}; "
                 f"rise time {self.rise_time:.6g} s, settling time (±{100 * self.band:.3g} % band) "
                 f"{self.settling_time:.6g} s, overshoot {100 * self.overshoot:.4g} %, "
                 f"peak {self.peak:.6g}{u} at {self.peak_time:.6g} s, "
                 f"steady-state error {self.steady_state_error:.6g}{u}")
+
+    def variant(self, k: int) -> "StepInfo":
+        """The figures of variant ``k`` alone (for the ``(N,)`` figures of a BatchResult)."""
+        return dataclasses.replace(self, **{f.name: float(np.asarray(getattr(self, f.name))[k])
+                                            for f in dataclasses.fields(self) if np.ndim(getattr(self, f.name))})
 
 
 def step_info(result, signal: str, target, *, band: float = 0.02, initial=None,
@@ -697,7 +706,12 @@ def _rows_take(a, idx):
 
 
 def _trapezoid_rows(t, f):
-    return np.sum(0.5 * (f[:, 1:] + f[:, :-1]) * np.diff(t, axis=1), axis=1)
+    # Summed in row order (a running sum, not numpy's pairwise sum, whose blocking follows the padded
+    # width): a variant's figure must not depend on the longest record in its batch; the padding's
+    # zero-width intervals add exact zeros.
+    if t.shape[1] < 2:
+        return np.zeros(t.shape[0])
+    return np.cumsum(0.5 * (f[:, 1:] + f[:, :-1]) * np.diff(t, axis=1), axis=1)[:, -1]
 
 
 def _crossing_rows(t, n, i, level):

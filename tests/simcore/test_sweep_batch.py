@@ -19,7 +19,9 @@ T_END = 0.6
 
 
 def parts(kp=40.0, kd=1.0):
-    arm = models.Arm(NEO, 100.0, mass=4.0, com_distance=0.35, min_angle=-0.6, max_angle=1.9)
+    # Static friction and a reachable upper stop: events are located in most points, so the exact
+    # equalities below also hold where a root's last bits could depend on the batch (review-13 D1).
+    arm = models.Arm(NEO, 100.0, mass=4.0, com_distance=0.35, min_angle=-0.6, max_angle=1.05, static_friction=1.0)
     loop = control_loop(PIDController(kp, 0.0, kd, period=0.02), measure="arm.angle", command="arm.voltage",
                         setpoint=1.0, output_limits=(-12.0, 12.0), name="pid")
     return arm, loop

@@ -1,0 +1,68 @@
+"""The per-variant parameter arrays of a batch (``simulate_batch(params=...)``): units and checks.
+
+A params value is one number per variant: a 1-D array-like of reals, or a pint Quantity of one,
+converted once here to the SI unit the serial constructor converts that parameter to (a
+Quantity of the wrong dimension is refused, as the constructor refuses it). Errors name the
+key as the user wrote it, ``params['<owner>.<parameter>']``, and the first bad variant's index
+and value.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from . import checks
+from .errors import ConfigError, ConfigTypeError
+
+__all__ = ["is_quantity", "variant_values"]
+
+
+def is_quantity(value) -> bool:
+    """Whether ``value`` is a pint Quantity (duck-typed: a magnitude and a unit conversion)."""
+    return hasattr(value, "magnitude") and hasattr(value, "to")
+
+
+def variant_values(label: str, value, unit: str = "", *, positive: bool = False,
+                   nonnegative: bool = False) -> np.ndarray:
+    """``value`` as a float array in ``unit`` (SI), checked variant by variant.
+
+    Parameters
+    ----------
+    label : str
+        How the user addressed it, e.g. ``"params['arm.mass']"``.
+    value : array-like or pint.Quantity
+        A plain number or array is taken to be in SI already.
+    unit : str
+        The SI unit of the parameter (``""``: dimensionless; degrees then become radians).
+    positive, nonnegative : bool
+        Require every value > 0 (>= 0).
+
+    Raises
+    ------
+    ConfigTypeError
+        Booleans, or something that is not numbers.
+    ConfigError
+        A Quantity of another dimension, a non-finite value, or one out of range (naming the variant).
+    """
+    raw = value.magnitude if is_quantity(value) else value
+    arr = np.asarray(raw)
+    if arr.dtype == bool:
+        raise ConfigTypeError(label, value, "numbers (one per variant), not booleans")
+    if is_quantity(value):
+        arr = np.asarray(checks.finite(label, value, unit, allow_array=True), dtype=float)
+    else:
+        try:
+            arr = np.asarray(raw, dtype=float)
+        except (TypeError, ValueError):
+            raise ConfigTypeError(label, value, "a 1-D array of numbers (one per variant)") from None
+    bad = ~np.isfinite(arr)
+    what = "a finite number"
+    if not bad.any() and positive:
+        bad, what = ~(arr > 0), "a positive number"
+    elif not bad.any() and nonnegative:
+        bad, what = ~(arr >= 0), "a non-negative number"
+    if bad.any():
+        if arr.ndim == 0:
+            raise ConfigError(label, float(arr), what)
+        j = int(np.flatnonzero(bad.ravel())[0])
+        raise ConfigError(f"{label}[{j}]", float(arr.ravel()[j]), f"{what} (variant {j})")
+    return arr
