@@ -1,0 +1,162 @@
+"""A drivetrain's motor channels evaluated together: electrical state, torques and the supply curve.
+
+A drivetrain has several motor channels (a tank's two sides, a mecanum's four
+wheels, a swerve's four drive and four steer motors), each a
+:class:`~simcore.models.drive.MotorDrive` (a motor group behind its controller and
+gearbox) with its own command. :class:`MotorChannels` evaluates all of them at one
+instant with the semantics of :meth:`MotorDrive.electrical` and
+:meth:`MotorDrive.output_torque` (brake and coast at neutral, saturation at the
+bus, current limits, gearbox efficiency blended through zero speed), plus the
+motor's own friction: a viscous torque ``b w_rotor`` on each rotor, whose default
+(:func:`free_current_friction`) is the friction the datasheet's free current
+implies, so an unloaded motor at its nominal voltage turns at the datasheet free
+speed drawing the datasheet free current.
+
+It is one flat loop over plain floats: on the two to eight channels of a
+drivetrain this is faster than numpy (measured: about 2.6x on eight channels; numpy
+pays about a microsecond per call on arrays this small). A channel without current
+limits is computed in line; one with limits calls :meth:`MotorDrive.electrical`.
+
+:meth:`MotorChannels.supply_curve` gives the channels' total supply current as a
+function of the bus voltage, from the same single evaluation
+(:class:`~simcore.models.battery.SupplyCurve`), so a
+:class:`~simcore.models.battery.Battery` solves the bus exactly with one call; it
+returns None when a channel has current limits (the battery then solves numerically).
+"""
+from __future__ import annotations
+
+import math
+
+from .battery import SupplyCurve
+from .drive import EFFICIENCY_SPEED_EPSILON, MotorDrive
+
+__all__ = ["MotorChannels", "ChannelState", "free_current_friction"]
+
+_EPS2 = EFFICIENCY_SPEED_EPSILON ** 2
+
+
+def free_current_friction(drive: MotorDrive) -> float:
+    """The viscous torque coefficient at one motor group's rotor the datasheet free current implies, N·m·s/rad.
+
+    The free current ``I_free`` at free speed ``w_free`` is the current the motor's own
+    friction draws: a torque ``Kt I_free`` at ``w_free``, taken proportional to speed:
+    ``b = Kt I_free / w_free`` (times the number of motors in the group). With it a motor
+    at its nominal voltage settles at exactly ``w_free`` drawing exactly ``I_free``.
+    """
+    m = drive.motor
+    return drive.n_motors * m.Kt * m.free_current / m.free_speed
+
+
+class ChannelState:
+    """The channels' electrical and mechanical state at one instant (lists, channel order).
+
+    Attributes
+    ----------
+    applied_voltage, stator_current, supply_current : list of float
+        V, A, A (group totals).
+    saturated, current_limited : list of float
+        0/1 flags.
+    motor_torque : list of float
+        ``Kt I`` at the rotor, N·m.
+    output_torque : list of float
+        At the gearbox output, N·m (efficiency applied).
+    friction_torque : list of float
+        The rotor's viscous friction torque ``b w_rotor``, N·m (opposes the rotor).
+    """
+
+    __slots__ = ("applied_voltage", "stator_current", "supply_current", "saturated", "current_limited",
+                 "motor_torque", "output_torque", "friction_torque")
+
+    def __init__(self, n: int):
+        z = [0.0] * n
+        self.applied_voltage, self.stator_current, self.supply_current = list(z), list(z), list(z)
+        self.saturated, self.current_limited = list(z), list(z)
+        self.motor_torque, self.output_torque, self.friction_torque = list(z), list(z), list(z)
+
+
+class MotorChannels:
+    """Motor channels, one MotorDrive each (the same object may serve several channels).
+
+    Parameters
+    ----------
+    drives : sequence of MotorDrive
+        One per channel.
+    viscous : sequence of float
+        Each channel's rotor viscous friction coefficient, N·m·s/rad.
+    """
+
+    def __init__(self, drives, viscous):
+        self.drives = list(drives)
+        self.n = len(self.drives)
+        self.viscous = [float(b) for b in viscous]
+        self._R = [d.R for d in self.drives]
+        self._inv_kv = [1.0 / d.Kv for d in self.drives]
+        self._kt = [d.Kt for d in self.drives]
+        self._gear = [d.gearing for d in self.drives]
+        self._eta = [d.efficiency for d in self.drives]
+        self._duty = [d.command == "duty" for d in self.drives]
+        self._limited = [d.stator_current_limit != math.inf or d.supply_current_limit != math.inf
+                         for d in self.drives]
+        self.any_limits = any(self._limited)
+
+    def evaluate(self, rotor_speed, command, brake, bus_voltage: float) -> ChannelState:
+        """Every channel at rotor speeds ``rotor_speed`` (rad/s), commands, brake flags and one bus voltage."""
+        n = self.n
+        st = ChannelState(n)
+        vb = bus_voltage if bus_voltage > 0.0 else 0.0
+        for k in range(n):
+            w, cmd = rotor_speed[k], command[k]
+            R, ikv = self._R[k], self._inv_kv[k]
+            if self._limited[k] or (vb == 0.0 and cmd != 0.0):
+                e = self.drives[k].electrical(w, cmd, brake[k], bus_voltage)
+                v, i, isup, sat, lim = e[0], e[1], e[2], e[3], e[4]
+            else:
+                emf = w * ikv
+                sat = lim = 0.0
+                if cmd == 0.0:
+                    if brake[k] >= 0.5:
+                        v, i, isup = 0.0, -emf / R, 0.0
+                    elif emf > vb:
+                        v = vb
+                        i = isup = (vb - emf) / R
+                    elif emf < -vb:
+                        v = -vb
+                        i = (-vb - emf) / R
+                        isup = -i
+                    else:
+                        v, i, isup = emf, 0.0, 0.0
+                else:
+                    v = cmd * vb if self._duty[k] else cmd
+                    if v > vb:
+                        v, sat = vb, 1.0
+                    elif v < -vb:
+                        v, sat = -vb, 1.0
+                    i = (v - emf) / R
+                    isup = v / vb * i
+            st.applied_voltage[k], st.stator_current[k], st.supply_current[k] = v, i, isup
+            st.saturated[k], st.current_limited[k] = sat, lim
+            tm = self._kt[k] * i
+            st.motor_torque[k] = tm
+            eta = self._eta[k]
+            if eta == 1.0 or tm == 0.0:
+                st.output_torque[k] = self._gear[k] * tm
+            else:
+                s = w / math.sqrt(w * w + _EPS2)
+                st.output_torque[k] = self._gear[k] * tm * eta ** (s if tm > 0.0 else -s)
+            st.friction_torque[k] = self.viscous[k] * w
+        return st
+
+    def supply_curve(self, rotor_speed, command, brake):
+        """The channels' total supply current as a function of the bus voltage, or None with current limits."""
+        if self.any_limits:
+            return None
+        curve = SupplyCurve()
+        for k in range(self.n):
+            curve.add_motor(self._R[k], rotor_speed[k] * self._inv_kv[k], self._duty[k], command[k], brake[k])
+        return curve
+
+    def supply_current(self, rotor_speed, command, brake, bus_voltage: float) -> float:
+        """The channels' total supply current at ``bus_voltage``, A."""
+        if not self.any_limits and bus_voltage > 0.0:
+            return self.supply_curve(rotor_speed, command, brake).at(bus_voltage)
+        return sum(self.evaluate(rotor_speed, command, brake, bus_voltage).supply_current)
