@@ -183,7 +183,9 @@ def bus_root(curve: SupplyCurve, open_circuit_voltage: float, resistance: float)
     a, b, c = curve.a, curve.b, curve.c
     slack = 1e-12 * voc
     hi = math.inf
-    breaks = sorted(curve.breaks, key=lambda k: -k[0])
+    breaks = curve.breaks
+    if len(breaks) > 1:
+        breaks = sorted(breaks, reverse=True)
     k, n = 0, len(breaks)
     while True:
         lo = breaks[k][0] if k < n else 0.0
@@ -349,6 +351,8 @@ class _BusCoupling(Coupling):
                          if battery.brownout_behaviour == "disable" else [])
         self._held: dict = {}  # (system index, input index) -> the command a controller last wrote
         self._last = None  # (t, xs, us) of the last apply, for the recovery decision
+        self._key = None  # the loads' states and inputs at the last solve (their bus slots hold its result)
+        self._solved = None
 
     # -- brownout: commands held at neutral ---------------------------------------------------------
     def _hold_neutral(self, us) -> None:
@@ -385,12 +389,21 @@ class _BusCoupling(Coupling):
             elif self._held:
                 self._restore(us)
             self._last = (t, xs, us)
-        v, current, _ = self._solve(xs, us)
+        # The same loads in the same states with the same inputs (their bus slots as this solve left
+        # them) give the same bus: records and guards at an instant the right-hand side just saw.
+        key = (self.battery.mode, b"".join(xs[k].tobytes() + us[k].tobytes() for k, _, _ in self.consumers))
+        if key == self._key:
+            v, current = self._solved
+        else:
+            v, current, _ = self._solve(xs, us)
         for k, s, i in self.consumers:
             us[k][i] = v
         ub = us[self.index]
         ub[0] = v
         ub[1] = current
+        if key != self._key:
+            self._key = (key[0], b"".join(xs[k].tobytes() + us[k].tobytes() for k, _, _ in self.consumers))
+            self._solved = (v, current)
 
     def _solve(self, xs, us):
         """(bus voltage, battery current, collapsed)."""

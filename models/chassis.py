@@ -242,63 +242,70 @@ class Chassis:
         return rows
 
     # -- the instant ------------------------------------------------------------------------------------
-    def solve(self, *, vx: float, vy: float, om: float, dx, dy, arm, hterm, couple, couple_free, mass_eq,
-              drive, modes, mu, free_dirs, free_arm, free_coef, free_of_wheel, fext_x: float, fext_y: float,
-              torque: float, walls, ay_fixed=None) -> ContactSolution:
+    def set_wheels(self, *, couple, couple_free, mass_eq, mu, free_of_wheel) -> None:
+        """The wheels' fixed data: ``couple = e . d``, ``couple_free = e . n`` of the wheel's own contact
+        (mecanum; 0 otherwise), ``mass_eq`` ``M_i``, ``mu`` (None: never slips) and ``free_of_wheel``
+        (the contact whose free force reacts on the wheel through ``couple_free``, or -1)."""
+        self.couple, self.couple_free = list(couple), list(couple_free)
+        self.mass_eq, self.mu, self.free_of_wheel = list(mass_eq), list(mu), list(free_of_wheel)
+        self._reacts = [j >= 0 and cp != 0.0 for j, cp in zip(self.free_of_wheel, self.couple_free)]
+
+    def solve(self, vx, vy, om, dx, dy, arm, hterm, drive, modes, free_dirs, free_arm, free_coef,
+              fext_x, fext_y, torque, walls, ay_fixed=None) -> ContactSolution:
         """Accelerations and forces at one instant.
 
-        Per wheel ``i`` (lists): traction direction ``(dx, dy)``; ``arm = r_i x d_i``;
+        Per wheel ``i`` (sequences): traction direction ``(dx, dy)``; ``arm = r_i x d_i``;
         ``hterm``: the part of the ground acceleration along ``d_i`` that does not
         depend on the unknowns (``omega (v_y d_x - v_x d_y)`` plus, for a steered
-        wheel, ``dphi/dt (v_i . n_i)``); ``couple = e_i . d_i``; ``couple_free =
-        e_i . n_j`` of the wheel's own contact (mecanum; 0 otherwise); ``mass_eq``
-        ``M_i``; ``drive`` ``D_i`` (the motor's force at the rim along ``e_i``,
-        friction included); ``modes``; ``mu`` (None: never slips).
-        Per contact ``j``: ``free_dirs`` ``(n_x, n_y)``, ``free_arm = r_j x n_j``,
-        ``free_coef = mu_n,j s_n/sqrt(s_n^2 + eps^2)`` (the free force is
-        ``-free_coef N_j``); ``free_of_wheel[i]``: the contact whose free force reacts
-        on wheel ``i`` through ``couple_free`` (or -1). ``fext_*``, ``torque``: external
+        wheel, ``dphi/dt (v_i . n_i)``); ``drive`` ``D_i`` (the motor's force at the rim
+        along ``e_i``, friction included); ``modes``. Per contact ``j``: ``free_dirs``
+        ``(n_x, n_y)``, ``free_arm = r_j x n_j``, ``free_coef = mu_n,j s_n / sqrt(s_n^2 +
+        eps^2)`` (the free force is ``-free_coef N_j``). ``fext_*``, ``torque``: external
         force (robot frame) and yaw torque (external minus steering reactions);
         ``walls``: :meth:`wall_rows` of the wall contacts. ``ay_fixed``: a chassis that
         cannot move sideways (a tank without a wheelbase) has ``A_y`` given (the
         centripetal ``omega v``); its sideways force is whatever that takes.
+        The wheels' fixed data are :meth:`set_wheels`'s.
         """
         m, J = self.mass, self.moi
-        l0, lx, ly = self.load0, self.load_x, self.load_y
-        # Free forces g_j = G0 + Gx A_x + Gy A_y.
+        l0 = self.load0
+        transfer = self.tips
         nc = len(free_coef)
+        # Free forces g_j = G0 + Gx A_x + Gy A_y (Gx = Gy = 0 without load transfer).
         G0 = [-free_coef[j] * l0[j] for j in range(nc)]
-        Gx = [-free_coef[j] * lx[j] for j in range(nc)]
-        Gy = [-free_coef[j] * ly[j] for j in range(nc)]
-        # Traction forces f_i = F0 + Fx A_x + Fy A_y + Fa alpha.
-        nw = len(modes)
-        F0, Fx, Fy, Fa = [0.0] * nw, [0.0] * nw, [0.0] * nw, [0.0] * nw
-        for i in range(nw):
-            if modes[i] == ROLL:
-                c, M = couple[i], mass_eq[i]
-                k = M / (c * c)
-                f0 = (drive[i] - M * hterm[i] / c) / c
-                fx, fy = -k * dx[i], -k * dy[i]
-                j = free_of_wheel[i]
-                cp = couple_free[i]
-                if j >= 0 and cp != 0.0:
-                    f0 -= cp * G0[j] / c
-                    fx -= cp * Gx[j] / c
-                    fy -= cp * Gy[j] / c
-                F0[i], Fx[i], Fy[i], Fa[i] = f0, fx, fy, -k * arm[i]
-            else:
-                lim = modes[i] * mu[i]
-                F0[i] = lim * self.wheel_load0[i]
-                Fx[i] = lim * self.wheel_load_x[i]
-                Fy[i] = lim * self.wheel_load_y[i]
-        # m A = sum f d + sum g n + sum lambda n_w + F_ext;  J alpha = sum f arm + sum g arm_n + sum lambda chi + T.
+        if transfer:
+            lx, ly = self.load_x, self.load_y
+            Gx = [-free_coef[j] * lx[j] for j in range(nc)]
+            Gy = [-free_coef[j] * ly[j] for j in range(nc)]
         a00, a01, a02 = m, 0.0, 0.0
         a10, a11, a12 = 0.0, m, 0.0
         a20, a21, a22 = 0.0, 0.0, J
         b0, b1, b2 = fext_x, fext_y, torque
-        for i in range(nw):
+        # Traction forces f_i = F0 + Fx A_x + Fy A_y + Fa alpha, into the chassis rows as they come.
+        coeffs = []
+        couple, cfree, mass_eq, mu, fow, reacts = (self.couple, self.couple_free, self.mass_eq, self.mu,
+                                                   self.free_of_wheel, self._reacts)
+        for i in range(len(modes)):
             ddx, ddy, ar = dx[i], dy[i], arm[i]
-            f0, fx, fy, fa = F0[i], Fx[i], Fy[i], Fa[i]
+            if modes[i] == ROLL:
+                c, M = couple[i], mass_eq[i]
+                k = M / (c * c)
+                f0 = (drive[i] - M * hterm[i] / c) / c
+                fx, fy, fa = -k * ddx, -k * ddy, -k * ar
+                if reacts[i]:
+                    j = fow[i]
+                    q = cfree[i] / c
+                    f0 -= q * G0[j]
+                    if transfer:
+                        fx -= q * Gx[j]
+                        fy -= q * Gy[j]
+            else:
+                lim = modes[i] * mu[i]
+                f0 = lim * self.wheel_load0[i]
+                fx = lim * self.wheel_load_x[i]
+                fy = lim * self.wheel_load_y[i]
+                fa = 0.0
+            coeffs.append((f0, fx, fy, fa))
             a00 -= fx * ddx
             a01 -= fy * ddx
             a02 -= fa * ddx
@@ -312,26 +319,28 @@ class Chassis:
             b1 += f0 * ddy
             b2 += f0 * ar
         for j in range(nc):
-            gx, gy = Gx[j], Gy[j]
-            if gx == 0.0 and gy == 0.0 and G0[j] == 0.0:
+            g0 = G0[j]
+            if g0 == 0.0 and not transfer:
                 continue
             nx, ny = free_dirs[j]
             ar = free_arm[j]
-            a00 -= gx * nx
-            a01 -= gy * nx
-            a10 -= gx * ny
-            a11 -= gy * ny
-            a20 -= gx * ar
-            a21 -= gy * ar
-            b0 += G0[j] * nx
-            b1 += G0[j] * ny
-            b2 += G0[j] * ar
+            if transfer:
+                gx, gy = Gx[j], Gy[j]
+                a00 -= gx * nx
+                a01 -= gy * nx
+                a10 -= gx * ny
+                a11 -= gy * ny
+                a20 -= gx * ar
+                a21 -= gy * ar
+            b0 += g0 * nx
+            b1 += g0 * ny
+            b2 += g0 * ar
         if ay_fixed is not None:
             a10, a11, a12, b1 = 0.0, 1.0, 0.0, ay_fixed
         if walls:
             A = [[a00, a01, a02], [a10, a11, a12], [a20, a21, a22]]
             b = [b0, b1, b2]
-            for row, (nx, ny, chi, rhs) in enumerate(walls):
+            for nx, ny, chi, rhs in walls:
                 A[0].append(-nx)
                 A[1].append(0.0 if ay_fixed is not None else -ny)
                 A[2].append(-chi)
@@ -349,22 +358,27 @@ class Chassis:
             ax = (b0 * c00 + b1 * (a02 * a21 - a01 * a22) + b2 * (a01 * a12 - a02 * a11)) / det
             ay = (b0 * c01 + b1 * (a00 * a22 - a02 * a20) + b2 * (a02 * a10 - a00 * a12)) / det
             alpha = (b0 * c02 + b1 * (a01 * a20 - a00 * a21) + b2 * (a00 * a11 - a01 * a10)) / det
-            lam = []
+            lam = ()
         sol = ContactSolution()
         sol.ax, sol.ay, sol.alpha, sol.wall_force = ax, ay, alpha, lam
-        sol.normal = [l0[j] + lx[j] * ax + ly[j] * ay for j in range(len(l0))]
-        sol.free_force = [G0[j] + Gx[j] * ax + Gy[j] * ay for j in range(nc)]
-        f = [F0[i] + Fx[i] * ax + Fy[i] * ay + Fa[i] * alpha for i in range(nw)]
-        sol.traction = f
-        wa = [0.0] * nw
-        for i in range(nw):
+        if transfer:
+            sol.normal = [l0[j] + lx[j] * ax + ly[j] * ay for j in range(len(l0))]
+            sol.free_force = [G0[j] + Gx[j] * ax + Gy[j] * ay for j in range(nc)]
+        else:
+            sol.normal = l0
+            sol.free_force = G0
+        f, wa = [], []
+        ff = sol.free_force
+        for i, (f0, fx, fy, fa) in enumerate(coeffs):
+            fi = f0 + fx * ax + fy * ay + fa * alpha
+            f.append(fi)
             c = couple[i]
             if modes[i] == ROLL:
-                wa[i] = (dx[i] * ax + dy[i] * ay + arm[i] * alpha + hterm[i]) / c
+                wa.append((dx[i] * ax + dy[i] * ay + arm[i] * alpha + hterm[i]) / c)
             else:
-                j = free_of_wheel[i]
-                g = sol.free_force[j] * couple_free[i] if j >= 0 else 0.0
-                wa[i] = (drive[i] - f[i] * c - g) / mass_eq[i]
+                g = ff[fow[i]] * cfree[i] if reacts[i] else 0.0
+                wa.append((drive[i] - fi * c - g) / mass_eq[i])
+        sol.traction = f
         sol.wheel_accel = wa
         return sol
 

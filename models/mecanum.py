@@ -227,11 +227,16 @@ class MecanumDrive(ChassisDrive, System):
         self._arm = [px * ay - py * ax for (px, py), (ax, ay) in zip(self.wheel_positions, ROLLER_AXES)]
         self._free_arm = [px * ny - py * nx for (px, py), (nx, ny) in
                           zip(self.wheel_positions, self._free_dirs)]
+        self._geometry = [(px, py, ax, ay) for (px, py), (ax, ay) in zip(self.wheel_positions, ROLLER_AXES)]
+        self._k = G / r
         self._couple = list(self._ax)
         self._couple_free = [nx for nx, _ in self._free_dirs]
+        self.chassis.set_wheels(couple=self._couple, couple_free=self._couple_free, mass_eq=(self.wheel_mass,) * 4,
+                                mu=self.traction_limits, free_of_wheel=(0, 1, 2, 3))
         self.viscous_friction = checks.nonnegative("viscous_friction", viscous_friction, "N*s/m", what="coefficient")
         b_rotor = self.viscous_friction * r * r / (G * G)
         self.channels = MotorChannels([self.drive] * 4, [b_rotor] * 4)
+        self._kin_key = self._kin_val = None
         self._names(name, command)
         self._setup_modes()
 
@@ -290,54 +295,66 @@ class MecanumDrive(ChassisDrive, System):
         return voltage * self.drive.Kv * self.wheel_radius / self.gearing
 
     # -- the instant -------------------------------------------------------------------------------
+    def _kinematics_of(self, x):
+        """:meth:`_kinematics` of the state array ``x``, remembered for the next call with the same state."""
+        key = x.tobytes()
+        if key != self._kin_key:
+            self._kin_key, self._kin_val = key, self._kinematics(x.tolist())
+        return self._kin_val
+
     def _kinematics(self, xl):
-        """Robot-frame chassis velocity, and each wheel's contact velocity along its roller axle and across it."""
+        """(state list, cos, sin, robot-frame vx, vy, omega, each contact's velocity along its roller axle, across)."""
         c, s = math.cos(xl[2]), math.sin(xl[2])
         vx, vy, om = c * xl[3] + s * xl[4], -s * xl[3] + c * xl[4], xl[5]
         along, across = [], []
-        for i in range(4):
-            px, py = vx - om * self._py[i], vy + om * self._px[i]
-            along.append(px * self._ax[i] + py * self._ay[i])
-            nx, ny = self._free_dirs[i]
-            across.append(px * nx + py * ny)
-        return c, s, vx, vy, om, along, across
+        for px, py, ax, ay in self._geometry:
+            qx, qy = vx - om * py, vy + om * px
+            along.append(qx * ax + qy * ay)
+            across.append(qy * ax - qx * ay)  # along n = z x a = (-a_y, a_x)
+        return xl, c, s, vx, vy, om, along, across
 
     def _rims(self, xl, wheels, along):
         """Rim speeds: a rolling wheel's follows its roller (the constraint), m/s."""
         return [along[i] / self._couple[i] if wheels[i] == ROLL else xl[6 + i] for i in range(4)]
 
     def _evaluate(self, x, u, mode):
-        xl, ul = x.tolist(), u.tolist()
+        ul = u.tolist()
         wheels, contacts = mode
-        c, s, vx, vy, om, along, across = self._kinematics(xl)
+        xl, c, s, vx, vy, om, along, across = self._kinematics_of(x)
         w = self._rims(xl, wheels, along)
-        k = self.gearing / self.wheel_radius
+        k = self._k
         rotor = [k * wi for wi in w]
         bus = ul[self._ibus]
         ib = self._ib
-        chs = self.channels.evaluate(rotor, ul[0:4], [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]], bus)
+        chs = self.channels.evaluate(rotor, ul, [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]], bus)
         G, r = self.gearing, self.wheel_radius
-        D = [(chs.output_torque[i] - G * chs.friction_torque[i]) / r for i in range(4)]
-        # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
-        roll = [across[i] - w[i] * self._couple_free[i] for i in range(4)]
+        to, tf = chs.output_torque, chs.friction_torque
         crr, eps2 = self.roller_friction, self.slip_epsilon ** 2
-        coef = [crr * sn / math.sqrt(sn * sn + eps2) for sn in roll] if crr else [0.0] * 4
+        D, roll, coef, hterm, slip_free, slip = [], [], [], [], [], []
+        fric = 0.0
+        for i in range(4):
+            D.append((to[i] - G * tf[i]) / r)
+            # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
+            sn = across[i] - w[i] * self._couple_free[i]
+            roll.append(sn)
+            coef.append(crr * sn / math.sqrt(sn * sn + eps2) if crr else 0.0)
+            hterm.append(om * (vy * self._ax[i] - vx * self._ay[i]))
+            sf = xl[6 + i] * self._couple[i] - along[i]
+            slip_free.append(sf)
+            slip.append(0.0 if wheels[i] == ROLL else sf)
+            fric += tf[i] * rotor[i]
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
-        hterm = [om * (vy * self._ax[i] - vx * self._ay[i]) for i in range(4)]
-        mu = self.friction_coefficient
-        M = self.wheel_mass
-        sol = self.chassis.solve(vx=vx, vy=vy, om=om, dx=self._ax, dy=self._ay, arm=self._arm, hterm=hterm,
-                                 couple=self._couple, couple_free=self._couple_free, mass_eq=(M, M, M, M),
-                                 drive=D, modes=wheels, mu=(mu, mu, mu, mu), free_dirs=self._free_dirs,
-                                 free_arm=self._free_arm, free_coef=coef, free_of_wheel=(0, 1, 2, 3),
-                                 fext_x=c * fx + s * fy, fext_y=-s * fx + c * fy, torque=tz,
-                                 walls=self.chassis.wall_rows(contacts, om, c, s) if contacts else ())
+        sol = self.chassis.solve(vx, vy, om, self._ax, self._ay, self._arm, hterm, D, wheels, self._free_dirs,
+                                 self._free_arm, coef, c * fx + s * fy, -s * fx + c * fy, tz,
+                                 self.chassis.wall_rows(contacts, om, c, s) if contacts else ())
+        f, g = sol.traction, sol.free_force
+        for i in range(4):
+            fric += f[i] * slip[i] - g[i] * roll[i]
         smp = MecanumSample()
         smp.sol = sol
-        slip_free = [xl[6 + i] * self._couple[i] - along[i] for i in range(4)]
         smp.slip_free = slip_free
-        smp.slip = [0.0 if wheels[i] == ROLL else slip_free[i] for i in range(4)]
+        smp.slip = slip
         smp.pose = (xl[0], xl[1], c, s)
         smp.velocity = (vx, vy, om)
         smp.wheel_speed = w
@@ -345,9 +362,6 @@ class MecanumDrive(ChassisDrive, System):
         smp.channels = chs
         smp.roller_speed = roll
         smp.bus = bus
-        fric = sum(chs.friction_torque[i] * rotor[i] for i in range(4))
-        fric += sum(sol.traction[i] * smp.slip[i] for i in range(4))
-        fric -= sum(sol.free_force[i] * roll[i] for i in range(4))
         smp.friction_power = fric
         smp.external_power = fx * xl[3] + fy * xl[4] + tz * om
         return smp
@@ -398,10 +412,10 @@ class MecanumDrive(ChassisDrive, System):
         return out
 
     def _speeds_and_commands(self, x, u):
-        xl, ul = x.tolist(), u.tolist()
+        ul = u.tolist()
         wheels = self.mode[0] if self.mode else (ROLL,) * 4
-        *_, along, _ = self._kinematics(xl)
-        k = self.gearing / self.wheel_radius
+        xl, *_, along, _ = self._kinematics_of(x)
+        k = self._k
         ib = self._ib
         return ([k * wi for wi in self._rims(xl, wheels, along)], ul[0:4],
                 [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]])

@@ -67,11 +67,6 @@ class ChannelState:
     __slots__ = ("applied_voltage", "stator_current", "supply_current", "saturated", "current_limited",
                  "motor_torque", "output_torque", "friction_torque")
 
-    def __init__(self, n: int):
-        z = [0.0] * n
-        self.applied_voltage, self.stator_current, self.supply_current = list(z), list(z), list(z)
-        self.saturated, self.current_limited = list(z), list(z)
-        self.motor_torque, self.output_torque, self.friction_torque = list(z), list(z), list(z)
 
 
 class MotorChannels:
@@ -101,18 +96,19 @@ class MotorChannels:
 
     def evaluate(self, rotor_speed, command, brake, bus_voltage: float) -> ChannelState:
         """Every channel at rotor speeds ``rotor_speed`` (rad/s), commands, brake flags and one bus voltage."""
-        n = self.n
-        st = ChannelState(n)
+        st = ChannelState()
+        va, ia, sa, sat_, lim_, tma, toa, tfa = [], [], [], [], [], [], [], []
         vb = bus_voltage if bus_voltage > 0.0 else 0.0
-        for k in range(n):
+        eps2 = _EPS2
+        for k in range(self.n):
             w, cmd = rotor_speed[k], command[k]
-            R, ikv = self._R[k], self._inv_kv[k]
+            R = self._R[k]
+            sat = lim = 0.0
             if self._limited[k] or (vb == 0.0 and cmd != 0.0):
                 e = self.drives[k].electrical(w, cmd, brake[k], bus_voltage)
                 v, i, isup, sat, lim = e[0], e[1], e[2], e[3], e[4]
             else:
-                emf = w * ikv
-                sat = lim = 0.0
+                emf = w * self._inv_kv[k]
                 if cmd == 0.0:
                     if brake[k] >= 0.5:
                         v, i, isup = 0.0, -emf / R, 0.0
@@ -133,17 +129,24 @@ class MotorChannels:
                         v, sat = -vb, 1.0
                     i = (v - emf) / R
                     isup = v / vb * i
-            st.applied_voltage[k], st.stator_current[k], st.supply_current[k] = v, i, isup
-            st.saturated[k], st.current_limited[k] = sat, lim
             tm = self._kt[k] * i
-            st.motor_torque[k] = tm
             eta = self._eta[k]
             if eta == 1.0 or tm == 0.0:
-                st.output_torque[k] = self._gear[k] * tm
+                to = self._gear[k] * tm
             else:
-                s = w / math.sqrt(w * w + _EPS2)
-                st.output_torque[k] = self._gear[k] * tm * eta ** (s if tm > 0.0 else -s)
-            st.friction_torque[k] = self.viscous[k] * w
+                sw = w / math.sqrt(w * w + eps2)
+                to = self._gear[k] * tm * eta ** (sw if tm > 0.0 else -sw)
+            va.append(v)
+            ia.append(i)
+            sa.append(isup)
+            sat_.append(sat)
+            lim_.append(lim)
+            tma.append(tm)
+            toa.append(to)
+            tfa.append(self.viscous[k] * w)
+        st.applied_voltage, st.stator_current, st.supply_current = va, ia, sa
+        st.saturated, st.current_limited = sat_, lim_
+        st.motor_torque, st.output_torque, st.friction_torque = tma, toa, tfa
         return st
 
     def supply_curve(self, rotor_speed, command, brake):
@@ -151,8 +154,10 @@ class MotorChannels:
         if self.any_limits:
             return None
         curve = SupplyCurve()
+        add = curve.add_motor
+        R, ikv, duty = self._R, self._inv_kv, self._duty
         for k in range(self.n):
-            curve.add_motor(self._R[k], rotor_speed[k] * self._inv_kv[k], self._duty[k], command[k], brake[k])
+            add(R[k], rotor_speed[k] * ikv[k], duty[k], command[k], brake[k])
         return curve
 
     def supply_current(self, rotor_speed, command, brake, bus_voltage: float) -> float:

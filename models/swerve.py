@@ -259,6 +259,8 @@ class SwerveDrive(ChassisDrive, System):
         self.chassis.check_inside("start_pose", self.start_pose)
         self.bumper, self.field = self.chassis.bumper, self.chassis.field
         self.traction_limits = [self.friction_coefficient] * n
+        self.chassis.set_wheels(couple=(1.0,) * n, couple_free=(0.0,) * n, mass_eq=(self.wheel_mass,) * n,
+                                mu=self.traction_limits, free_of_wheel=(-1,) * n)
         self._lateral_fixed = False
         self._px = np.array([p[0] for p in self.module_positions])
         self._py = np.array([p[1] for p in self.module_positions])
@@ -267,9 +269,11 @@ class SwerveDrive(ChassisDrive, System):
                                                          what="coefficient")
         self.steer_viscous_friction = checks.nonnegative("steer_viscous_friction", steer_viscous_friction,
                                                          "N*m*s/rad", what="coefficient")
+        self._kd = Gd / r
         bd = self.drive_viscous_friction * r * r / (Gd * Gd)
         bs = self.steer_viscous_friction / (Gs * Gs)
         self.channels = MotorChannels([self.drive] * n + [self.steer] * n, [bd] * n + [bs] * n)
+        self._kin_key = self._kin_val = None
         self._names(name)
         self._setup_modes()
 
@@ -335,8 +339,16 @@ class SwerveDrive(ChassisDrive, System):
         """Wheel rim speed with ``voltage`` on a drive motor and no load, m/s (frictionless motor)."""
         return voltage * self.drive.Kv * self.wheel_radius / self.drive.gearing
 
+    def _kinematics_of(self, x):
+        """:meth:`_kinematics` of the state array ``x``, remembered for the next call with the same state."""
+        key = x.tobytes()
+        if key != self._kin_key:
+            self._kin_key, self._kin_val = key, self._kinematics(x.tolist())
+        return self._kin_val
+
     def _kinematics(self, xl):
-        """Robot-frame chassis velocity; per module heading (cos, sin) and contact velocity along and across."""
+        """(state list, cos, sin, robot-frame vx, vy, omega, per module cos and sin of the steer angle and the
+        contact velocity along and across the wheel)."""
         n = self.n_modules
         c, s = math.cos(xl[2]), math.sin(xl[2])
         vx, vy, om = c * xl[3] + s * xl[4], -s * xl[3] + c * xl[4], xl[5]
@@ -344,66 +356,75 @@ class SwerveDrive(ChassisDrive, System):
         for i in range(n):
             phi = xl[6 + i]
             ci, si = math.cos(phi), math.sin(phi)
-            px, py = vx - om * self._pyl[i], vy + om * self._pxl[i]
+            qx, qy = vx - om * self._pyl[i], vy + om * self._pxl[i]
             ce.append(ci)
             se.append(si)
-            along.append(px * ci + py * si)
-            across.append(py * ci - px * si)
-        return c, s, vx, vy, om, ce, se, along, across
+            along.append(qx * ci + qy * si)
+            across.append(qy * ci - qx * si)
+        return xl, c, s, vx, vy, om, ce, se, along, across
 
     def _rotors(self, xl, wheels, along):
         """Rim speeds (a rolling wheel's its ground speed) and the 2n rotor speeds (drive, then steer)."""
         n = self.n_modules
-        kd = self.drive.gearing / self.wheel_radius
-        ks, cr = self.steer.gearing, self.couple_ratio
+        kd, ks, cr = self._kd, self.steer.gearing, self.couple_ratio
         w = [along[i] if wheels[i] == ROLL else xl[6 + 2 * n + i] for i in range(n)]
         rates = xl[6 + n:6 + 2 * n]
-        return w, [kd * w[i] + cr * rates[i] for i in range(n)] + [ks * rates[i] for i in range(n)]
+        return w, [kd * w[i] + cr * rates[i] for i in range(n)] + [ks * r for r in rates]
 
     def _evaluate(self, x, u, mode):
-        xl, ul = x.tolist(), u.tolist()
+        ul = u.tolist()
         n = self.n_modules
         wheels, contacts = mode
-        c, s, vx, vy, om, ce, se, along, across = self._kinematics(xl)
+        xl, c, s, vx, vy, om, ce, se, along, across = self._kinematics_of(x)
         w, rotor = self._rotors(xl, wheels, along)
         rates = xl[6 + n:6 + 2 * n]
         bus = ul[self._ibus]
-        bd, bs = ul[2 * n], ul[2 * n + 1]
-        chs = self.channels.evaluate(rotor, ul[0:2 * n], [bd] * n + [bs] * n, bus)
+        chs = self.channels.evaluate(rotor, ul, [ul[2 * n]] * n + [ul[2 * n + 1]] * n, bus)
         Gd, Gs, r, cr = self.drive.gearing, self.steer.gearing, self.wheel_radius, self.couple_ratio
         tout, tm, tf = chs.output_torque, chs.motor_torque, chs.friction_torque
-        D = [(tout[i] - Gd * tf[i]) / r for i in range(n)]
-        # Torque on each module's steering: the steer motor's, and the drive motor's through the coupling.
-        Q = [tout[n + i] - Gs * tf[n + i] + cr * (tm[i] - tf[i]) for i in range(n)]
         mu, eps2 = self.friction_coefficient, self.slip_epsilon ** 2
-        coef = [mu * sn / math.sqrt(sn * sn + eps2) for sn in across]
-        free_dirs = [(-se[i], ce[i]) for i in range(n)]
-        arm = [self._pxl[i] * se[i] - self._pyl[i] * ce[i] for i in range(n)]
-        free_arm = [self._pxl[i] * ce[i] + self._pyl[i] * se[i] for i in range(n)]
-        hterm = [om * (vy * ce[i] - vx * se[i]) + rates[i] * across[i] for i in range(n)]
+        D, Q, coef, free_dirs, arm, free_arm, hterm, slip_free, slip = [], [], [], [], [], [], [], [], []
+        fric = 0.0
+        for i in range(n):
+            ci, si, px, py, sn = ce[i], se[i], self._pxl[i], self._pyl[i], across[i]
+            D.append((tout[i] - Gd * tf[i]) / r)
+            # Torque on the module's steering: the steer motor's, and the drive motor's through the coupling.
+            Q.append(tout[n + i] - Gs * tf[n + i] + cr * (tm[i] - tf[i]))
+            coef.append(mu * sn / math.sqrt(sn * sn + eps2))
+            free_dirs.append((-si, ci))
+            arm.append(px * si - py * ci)
+            free_arm.append(px * ci + py * si)
+            hterm.append(om * (vy * ci - vx * si) + rates[i] * sn)
+            sf = xl[6 + 2 * n + i] - along[i]
+            slip_free.append(sf)
+            slip.append(0.0 if wheels[i] == ROLL else sf)
+            fric += tf[i] * rotor[i] + tf[n + i] * rotor[n + i]
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
-        M = self.wheel_mass
-        sol = self.chassis.solve(vx=vx, vy=vy, om=om, dx=ce, dy=se, arm=arm, hterm=hterm, couple=(1.0,) * n,
-                                 couple_free=(0.0,) * n, mass_eq=(M,) * n, drive=D, modes=wheels, mu=(mu,) * n,
-                                 free_dirs=free_dirs, free_arm=free_arm, free_coef=coef, free_of_wheel=(-1,) * n,
-                                 fext_x=c * fx + s * fy, fext_y=-s * fx + c * fy, torque=tz - sum(Q),
-                                 walls=self.chassis.wall_rows(contacts, om, c, s) if contacts else ())
+        sol = self.chassis.solve(vx, vy, om, ce, se, arm, hterm, D, wheels, free_dirs, free_arm, coef,
+                                 c * fx + s * fy, -s * fx + c * fy, tz - sum(Q),
+                                 self.chassis.wall_rows(contacts, om, c, s) if contacts else ())
+        # Steer scrub: the patch twisting at the module's absolute yaw rate, fading with the rolling speed.
+        rho, J_s, alpha = self.scrub_radius, self.steer_moi, sol.alpha
+        f, g, normal = sol.traction, sol.free_force, sol.normal
+        scrub, steer_accel = [], []
+        for i in range(n):
+            spin = om + rates[i]
+            if rho:
+                tw = rho * spin
+                ts = -mu * normal[i] * rho * tw / math.sqrt(tw * tw + along[i] * along[i] + eps2)
+            else:
+                ts = 0.0
+            scrub.append(ts)
+            steer_accel.append((Q[i] + ts) / J_s - alpha)
+            fric += f[i] * slip[i] - g[i] * across[i] - ts * spin
         smp = SwerveSample()
         smp.sol = sol
-        slip_free = [xl[6 + 2 * n + i] - along[i] for i in range(n)]
         smp.slip_free = slip_free
-        smp.slip = [0.0 if wheels[i] == ROLL else slip_free[i] for i in range(n)]
+        smp.slip = slip
         smp.lateral_slip = across
-        # Steer scrub: the patch twisting at the module's absolute yaw rate, fading with the rolling speed.
-        rho = self.scrub_radius
-        scrub = []
-        for i in range(n):
-            tw = rho * (om + rates[i])
-            scrub.append(-mu * sol.normal[i] * rho * tw / math.sqrt(tw * tw + along[i] * along[i] + eps2)
-                         if rho else 0.0)
         smp.scrub_torque = scrub
-        smp.steer_accel = [(Q[i] + scrub[i]) / self.steer_moi - sol.alpha for i in range(n)]
+        smp.steer_accel = steer_accel
         smp.pose = (xl[0], xl[1], c, s)
         smp.velocity = (vx, vy, om)
         smp.wheel_speed = w
@@ -411,10 +432,6 @@ class SwerveDrive(ChassisDrive, System):
         smp.channels = chs
         smp.drive_force = D
         smp.bus = bus
-        fric = sum(tf[k] * rotor[k] for k in range(2 * n))
-        fric += sum(sol.traction[i] * smp.slip[i] for i in range(n))
-        fric -= sum(sol.free_force[i] * across[i] for i in range(n))
-        fric -= sum(scrub[i] * (om + rates[i]) for i in range(n))
         smp.friction_power = fric
         smp.external_power = fx * xl[3] + fy * xl[4] + tz * om
         return smp
@@ -481,10 +498,10 @@ class SwerveDrive(ChassisDrive, System):
 
     def _speeds_and_commands(self, x, u):
         n = self.n_modules
-        xl, ul = x.tolist(), u.tolist()
+        ul = u.tolist()
         wheels = self.mode[0] if self.mode else (ROLL,) * n
-        along = self._kinematics(xl)[7]
-        _, rotor = self._rotors(xl, wheels, along)
+        kin = self._kinematics_of(x)
+        _, rotor = self._rotors(kin[0], wheels, kin[8])
         return rotor, ul[0:2 * n], [ul[2 * n]] * n + [ul[2 * n + 1]] * n
 
     def supply_current_at(self, x, u, bus_voltage: float) -> float:
@@ -502,7 +519,7 @@ class SwerveDrive(ChassisDrive, System):
         x = np.array(x, dtype=float)
         if wheels:
             n = self.n_modules
-            along = self._kinematics(x.tolist())[7]
+            along = self._kinematics(x.tolist())[8]
             for i in wheels:
                 x[6 + 2 * n + i] = along[i]
         return x

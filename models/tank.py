@@ -326,10 +326,18 @@ class TankDrive(ChassisDrive, System):
         self.chassis.check_inside("start_pose", self.start_pose)
         self.bumper, self.field = self.chassis.bumper, self.chassis.field
         self.traction_limits = [self.friction_coefficient] * 2
+        Mw = self.side_rotating_mass
+        self.chassis.set_wheels(couple=(1.0, 1.0), couple_free=(0.0, 0.0), mass_eq=(Mw, Mw),
+                                mu=self.traction_limits, free_of_wheel=(-1, -1))
         self._lateral_fixed = not self.scrub
         self._contact_axle = [a for a in range(len(axles)) for _ in (0, 1)]
         self._free_dirs = [(0.0, 1.0)] * len(contacts)
         self._free_arm = [xa for xa, _ in contacts]
+        self._k = G / r
+        self._ones2, self._zeros2, self._arms = (1.0, 1.0), (0.0, 0.0), (-self._rb, self._rb)
+        self._zeros = [0.0] * len(contacts)
+        self._contact_mu = ([self.lateral_friction_coefficient[a] for a in self._contact_axle] if self.scrub
+                            else self._zeros)
         self.viscous_friction = checks.nonnegative("viscous_friction", viscous_friction, "N*s/m", what="coefficient")
         b_rotor = self.viscous_friction * r * r / (G * G)
         self.channels = MotorChannels([self.drive, self.drive], [b_rotor, b_rotor])
@@ -559,38 +567,44 @@ class TankDrive(ChassisDrive, System):
         wheels, contacts = mode
         th = xl[2]
         c, s = math.cos(th), math.sin(th)
-        v, vlat, om = self._chassis_velocity(xl)
         rb = self._rb
-        gl, gr = v - om * rb, v + om * rb
-        wl, wr = self._rims(xl, wheels)
-        k = self.gearing / self.wheel_radius
+        vl, vr = xl[3], xl[4]
+        if self.traction:
+            v, om = xl[self._iv], xl[self._iw]
+            gl, gr = v - om * rb, v + om * rb
+            wl = gl if wheels[0] == ROLL else vl
+            wr = gr if wheels[1] == ROLL else vr
+        else:
+            v, om = 0.5 * (vl + vr), (vr - vl) / self.track_width
+            gl, gr, wl, wr = vl, vr, vl, vr
+        vlat = xl[self._ilat] if self.scrub else 0.0
+        k = self._k
         rotor = (k * wl, k * wr)
         bus = ul[self._ibus]
-        chs = self.channels.evaluate(rotor, (ul[0], ul[1]), (ul[self._ib[0]], ul[self._ib[1]]), bus)
+        ib0, ib1 = self._ib
+        chs = self.channels.evaluate(rotor, ul, (ul[ib0], ul[ib1]), bus)
         G, r = self.gearing, self.wheel_radius
-        D = [(chs.output_torque[i] - G * chs.friction_torque[i]) / r for i in (0, 1)]
+        to, tf = chs.output_torque, chs.friction_torque
+        D = ((to[0] - G * tf[0]) / r, (to[1] - G * tf[1]) / r)
         ch = self.chassis
         if self.scrub:
             eps2 = self.slip_epsilon ** 2
             lat = [vlat + om * xa for xa in self._free_arm]
-            coef = [self.lateral_friction_coefficient[self._contact_axle[j]] * sn / math.sqrt(sn * sn + eps2)
-                    for j, sn in enumerate(lat)]
+            coef = [mu_a * sn / math.sqrt(sn * sn + eps2) for mu_a, sn in zip(self._contact_mu, lat)]
         else:
-            lat = coef = [0.0] * len(self._free_arm)
+            lat = coef = self._zeros
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
-        mu = self.friction_coefficient
-        Mw = self.side_rotating_mass
-        sol = ch.solve(vx=v, vy=vlat, om=om, dx=(1.0, 1.0), dy=(0.0, 0.0), arm=(-rb, rb),
-                       hterm=(om * vlat, om * vlat), couple=(1.0, 1.0), couple_free=(0.0, 0.0), mass_eq=(Mw, Mw),
-                       drive=D, modes=wheels, mu=(mu, mu), free_dirs=self._free_dirs, free_arm=self._free_arm,
-                       free_coef=coef, free_of_wheel=(-1, -1), fext_x=c * fx + s * fy, fext_y=-s * fx + c * fy,
-                       torque=tz, walls=ch.wall_rows(contacts, om, c, s) if contacts else (),
-                       ay_fixed=None if self.scrub else om * v)
+        sol = ch.solve(v, vlat, om, self._ones2, self._zeros2, self._arms, (om * vlat, om * vlat), D, wheels,
+                       self._free_dirs, self._free_arm, coef, c * fx + s * fy, -s * fx + c * fy, tz,
+                       ch.wall_rows(contacts, om, c, s) if contacts else (), None if self.scrub else om * v)
         smp = TankSample()
         smp.sol = sol
-        smp.slip_free = (xl[3] - gl, xl[4] - gr)
-        smp.slip = (0.0 if wheels[0] == ROLL else smp.slip_free[0], 0.0 if wheels[1] == ROLL else smp.slip_free[1])
+        sl, sr = vl - gl, vr - gr
+        smp.slip_free = (sl, sr)
+        sl = 0.0 if wheels[0] == ROLL else sl
+        sr = 0.0 if wheels[1] == ROLL else sr
+        smp.slip = (sl, sr)
         smp.pose = (xl[0], xl[1], c, s)
         smp.velocity = (v, vlat, om)
         smp.wheel_speed = (wl, wr)
@@ -599,9 +613,10 @@ class TankDrive(ChassisDrive, System):
         smp.drive_force = D
         smp.lateral_slip = lat
         smp.bus = bus
-        fric = sum(chs.friction_torque[i] * rotor[i] for i in (0, 1))
-        fric += sum(sol.traction[i] * smp.slip[i] for i in (0, 1))
-        fric -= sum(g * sn for g, sn in zip(sol.free_force, lat))
+        f = sol.traction
+        fric = tf[0] * rotor[0] + tf[1] * rotor[1] + f[0] * sl + f[1] * sr
+        if self.scrub:
+            fric -= sum(g * sn for g, sn in zip(sol.free_force, lat))
         smp.friction_power = fric
         smp.external_power = fx * (c * v - s * vlat) + fy * (s * v + c * vlat) + tz * om
         return smp
