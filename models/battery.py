@@ -168,7 +168,10 @@ class SupplyCurve:
         for v_k, da, db, dc in self.breaks:
             if voltage < v_k:
                 a, b, c = a + da, b + db, c + dc
-        return a * voltage + b + (c / voltage if c != 0.0 else 0.0)
+        if voltage <= 0.0:
+            # Below every breakpoint no request is met, so no c / V term is left (c is round-off there).
+            return b
+        return a * voltage + b + c / voltage
 
 
 def bus_root(curve: SupplyCurve, open_circuit_voltage: float, resistance: float):
@@ -188,7 +191,10 @@ def bus_root(curve: SupplyCurve, open_circuit_voltage: float, resistance: float)
         breaks = sorted(breaks, reverse=True)
     k, n = 0, len(breaks)
     while True:
-        lo = breaks[k][0] if k < n else 0.0
+        if k < n:
+            lo = breaks[k][0]
+        else:
+            lo, c = 0.0, 0.0  # below every breakpoint no request is met: c is round-off
         root = _largest_root_in(1.0 + r * a, r * b - voc, r * c, lo, hi, slack)
         if root is not None:
             return root

@@ -603,9 +603,10 @@ class ChassisDrive:
 
     # -- resets ------------------------------------------------------------------------------------------
     def _reset_grip(self, t, x, u):
-        """A wheel whose slip reached zero rolls: its rim is set to its ground speed exactly."""
+        """A wheel that rolled (its rim speed state follows the constraint up to the integration error), or
+        whose slip reached zero, is set to its ground speed exactly before the modes change."""
         probe = self._evaluate(x, u, ((ROLL,) * self.chassis.n_wheels, self.mode[1]))
-        wheels = [i for i, s in enumerate(probe.slip_free) if abs(s) <= GRIP_SPEED]
+        wheels = [i for i, s in enumerate(probe.slip_free) if abs(s) <= GRIP_SPEED or self.mode[0][i] == ROLL]
         return self._book(x, self._snap(x, wheels))
 
     def _reset_impact(self, t, x, u):
