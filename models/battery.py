@@ -208,7 +208,14 @@ def bus_root(curve: SupplyCurve, open_circuit_voltage: float, resistance: float)
 
 
 def _largest_root_in(qa: float, qb: float, qc: float, lo: float, hi: float, slack: float):
-    """The largest root of ``qa V^2 + qb V + qc`` (qa > 0) in ``[lo - slack, hi + slack]``, clipped to it."""
+    """The largest root of ``qa V^2 + qb V + qc`` (qa > 0) in ``[lo - slack, hi + slack]``, clipped to it.
+
+    With ``qc = 0`` the quadratic is ``V`` times the bus equation itself, whose root ``V = 0`` is not one:
+    the linear root alone is taken.
+    """
+    if qc == 0.0:
+        v = -qb / qa
+        return min(max(v, lo, 0.0), hi) if lo - slack <= v <= hi + slack and v >= -slack else None
     disc = qb * qb - 4.0 * qa * qc
     if disc < 0.0:
         return None

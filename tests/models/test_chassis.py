@@ -301,3 +301,42 @@ def test_swerve_energy_ledger_closes_with_coupling_scrub_transfer_and_battery():
     res = simcore.simulate([sw, Battery()], 0.8, ctrls)
     assert res.final("swerve.friction_loss") > 0
     assert abs(energy_residual(res, "swerve")) < 1e-6
+
+
+# -- hub-drivable drivetrains (issue 15 item 1, the model side) -------------------------------------------
+def test_a_mecanum_built_from_an_ftc_motor_type_is_hub_drivable_wheel_by_wheel():
+    from simcore import ConfigError
+    from simcore.models.hub_motor import GOBILDA_5203_312
+    mec = MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0, moi=0.35)
+    assert mec.motor_type is GOBILDA_5203_312 and mec.drive.command == "duty"
+    assert mec.gearing == GOBILDA_5203_312.gear_ratio and mec.motor is GOBILDA_5203_312.motor
+    for w in WHEELS:
+        assert f"{w}_duty" in mec.input_names and f"{w}_brake" in mec.input_names
+        for o in ("rotor_position", "rotor_velocity", "stator_current", "supply_current"):
+            assert f"{w}_{o}" in mec.output_names
+    assert "supply_voltage" in mec.output_names and "brake" not in mec.input_names
+    with pytest.raises(ConfigError) as info:
+        MecanumDrive(GOBILDA_5203_312, 19.2, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0,
+                     moi=0.35)
+    assert info.value.parameter == "gearing"
+    # One wheel powered: the chassis moves and carries the other wheels (their rotors turn); each wheel's
+    # brake input is its own (the coasting one draws nothing, the braked ones brake).
+    res = simcosim(mec, 0.5, {"mecanum.front_left_duty": 0.8, "mecanum.front_right_brake": 0.0})
+    k = GOBILDA_5203_312.gear_ratio / 0.048
+    for w in WHEELS:
+        np.testing.assert_allclose(res[f"mecanum.{w}_rotor_position"], k * res[f"mecanum.{w}_position"], rtol=1e-12)
+    assert abs(res.final("mecanum.rear_left_rotor_position")) > 0.1
+    assert np.all(res["mecanum.front_right_stator_current"] == 0.0)
+    assert res["mecanum.rear_left_stator_current"].max() > 0.01 or res["mecanum.rear_left_stator_current"].min() < -0.01
+
+
+def test_a_tank_built_from_an_ftc_motor_type_has_per_side_hub_channels():
+    from simcore.models.hub_motor import GOBILDA_5203_435
+    tk = TankDrive(GOBILDA_5203_435, n_motors_per_side=2, wheel_radius=0.048, track_width=0.4, mass=12.0, moi=0.4)
+    assert tk.motor_type is GOBILDA_5203_435 and tk.drive.command == "duty"
+    assert tk.input_names[:4] == ("left_duty", "right_duty", "left_brake", "right_brake")
+    for side in ("left", "right"):
+        for o in ("rotor_position", "rotor_velocity", "stator_current", "supply_current"):
+            assert f"{side}_{o}" in tk.output_names
+    res = simcosim(tk, 0.5, {"drive.left_duty": 0.5, "drive.right_duty": 0.5})
+    assert res.final("drive.supply_voltage") == 12.0 and res.final("drive.velocity") > 0.1
