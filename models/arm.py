@@ -123,3 +123,13 @@ class Arm(GearedMechanism):
     def gravity_torque(self, angle):
         """Gravity torque about the pivot at ``angle``, N·m."""
         return self.load_force(angle)
+
+    @classmethod
+    def from_sysid(cls, ks, kg, kv, ka, *, min_angle, max_angle, name: str = "arm", **options) -> "Arm":
+        """The arm whose WPILib SysId gains are ``ks``, ``kg`` V, ``kv`` V/(rad/s), ``ka`` V/(rad/s²).
+
+        Angle from horizontal (``kG cos(angle)``); see :func:`simcore.sysid.arm`.
+        """
+        from simcore.sysid import arm
+
+        return arm(ks, kg, kv, ka, min_angle=min_angle, max_angle=max_angle, name=name, **options)

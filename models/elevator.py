@@ -81,3 +81,14 @@ class Elevator(GearedMechanism):
 
     def potential_energy(self, q):
         return (self._weight - self.constant_force) * q
+
+    @classmethod
+    def from_sysid(cls, ks, kg, kv, ka, *, min_height, max_height, name: str = "elevator",
+                   **options) -> "Elevator":
+        """The elevator whose WPILib SysId gains are ``ks``, ``kg`` V, ``kv`` V/(m/s), ``ka`` V/(m/s²).
+
+        See :func:`simcore.sysid.elevator`.
+        """
+        from simcore.sysid import elevator
+
+        return elevator(ks, kg, kv, ka, min_height=min_height, max_height=max_height, name=name, **options)

@@ -43,3 +43,14 @@ class Flywheel(GearedMechanism):
         super().__init__(name, MotorDrive(motor, gearing, **drive_opts), mass=moi_si, linear=False,
                          position_name="angle", start_velocity=start_velocity,
                          parameter_names={"mass": "moi"}, **mech_opts)
+
+    @classmethod
+    def from_sysid(cls, ks, kv, ka, *, name: str = "flywheel", **options) -> "Flywheel":
+        """The flywheel whose WPILib SysId gains are ``ks`` V, ``kv`` V/(rad/s), ``ka`` V/(rad/s²).
+
+        Optional ``motor=``, ``gearing=``, ``n_motors=`` make its currents real;
+        see :func:`simcore.sysid.flywheel`.
+        """
+        from simcore.sysid import flywheel
+
+        return flywheel(ks, kv, ka, name=name, **options)

@@ -110,9 +110,27 @@ __all__ = ["Rotation", "HubParams", "MotorType", "java_round",
            "NEVEREST_20", "NEVEREST_40", "NEVEREST_60", "TETRIX", "TETRIX_MOTOR", "FTC_MOTOR_TYPES"]
 
 
+_LONG_MIN, _LONG_MAX = -2 ** 63, 2 ** 63 - 1
+
+
 def java_round(x: float) -> int:
-    """Java's ``Math.round(double)``: ``floor(x + 0.5)`` (halves round up, also for negatives)."""
-    return int(math.floor(x + 0.5))
+    """Java's ``Math.round(double)``: the closest integer, ties towards positive infinity.
+
+    Not ``floor(x + 0.5)``, which rounds 0.49999999999999994 (the double just
+    below one half) up to 1, because ``x + 0.5`` rounds to 1.0; Java (since 7)
+    defines the result as the closest long and gives 0. The fractional part
+    ``x - floor(x)`` of a double is exact, so comparing it with 0.5 decides.
+    NaN gives 0 and values beyond the long range saturate, as in Java.
+    """
+    x = float(x)
+    if math.isnan(x):
+        return 0
+    if x >= 2.0 ** 63:
+        return _LONG_MAX
+    if x <= -2.0 ** 63:
+        return _LONG_MIN
+    whole = math.floor(x)
+    return int(whole) + (1 if x - whole >= 0.5 else 0)
 
 
 class Rotation(enum.Enum):

@@ -12,7 +12,6 @@ attaches the unit.
 """
 from __future__ import annotations
 
-import csv
 from typing import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -168,20 +167,31 @@ class Result:
         """Value of a signal at the last row."""
         return float(self[name][-1])
 
-    # -- export ------------------------------------------------------------------------------
-    def to_csv(self, path, names: Sequence[str] | None = None) -> None:
+    # -- export (log files: simcore.logs) ------------------------------------------------------
+    def to_csv(self, path, names: Sequence[str] | None = None, *, layout: str = "simcore") -> None:
         """Write the time grid and the chosen signals (all by default) to a CSV file.
 
-        The header row is ``t [s]`` then ``name [unit]`` for each signal.
+        ``layout="simcore"`` (default): the header row is ``t [s]`` then
+        ``name [unit]`` for each signal. ``layout="advantagescope"``: the header
+        AdvantageScope's CSV reader accepts, ``Timestamp`` then ``/system/signal``
+        keys (no units; see :mod:`simcore.logs`).
         """
-        names = list(names) if names is not None else self.names
-        cols = [self.t] + [self[n] for n in names]
-        header = ["t [s]"] + [f"{n} [{self.units.get(n, '')}]" for n in names]
-        with open(path, "w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(header)
-            for row in zip(*cols):
-                w.writerow([repr(float(v)) for v in row])
+        from .logs import write_csv
+
+        write_csv(self, path, names, layout=layout)
+
+    def to_wpilog(self, path, names: Sequence[str] | None = None) -> None:
+        """Write the chosen signals (all by default) to a WPILOG file for AdvantageScope.
+
+        One ``double`` entry ``/system/signal`` per signal with its unit in the
+        entry metadata, every row kept (t = 0 included), the exact times and the
+        modes alongside; :func:`simcore.logs.read_wpilog` reads it back to the same
+        Result. Needs robotpy-wpiutil (``pip install "simcore[wpilog]"``); see
+        :mod:`simcore.logs`.
+        """
+        from .logs import write_wpilog
+
+        write_wpilog(self, path, names)
 
     def plot(self, *names: str, events: bool = True, title: str | None = None):
         """Plot signals against time, one axes per unit, and return the Figure.

@@ -2,44 +2,79 @@
 
 Robot code talks to :class:`DcMotorEx` objects with the SDK's method names; the
 :class:`Hub`'s firmware runs as one :class:`simcore.PeriodicController` and drives
-each configured mechanism's ``duty`` and ``brake`` inputs. What is exact and what
-is an approximation is stated in :mod:`simcore.controllers.hub.motor` (the SDK side) and
+each configured mechanism's ``duty`` and ``brake`` inputs (or one wheel's, on a
+drivetrain). What is exact and what is an approximation is stated in
+:mod:`simcore.controllers.hub.motor` (the SDK side),
 :mod:`simcore.controllers.hub.firmware` (the firmware, every constant in
-:class:`FirmwareConstants`); op modes in :mod:`simcore.controllers.hub.opmode`.
+:class:`FirmwareConstants`) and :mod:`simcore.controllers.hub.timing` (what a
+read costs). Op modes come in three styles: :class:`LinearOpMode` written as the
+Java reads, run on its own thread by :func:`run_opmode`
+(:mod:`simcore.controllers.hub.linear`); the generator style
+:func:`linear_opmode` and the iterative :class:`OpMode`
+(:mod:`simcore.controllers.hub.opmode`). Op modes in the shape of the SDK's
+samples are in :mod:`simcore.controllers.hub.samples`.
 
 Example
 -------
-::
+The seed's snippet as a team writes it (``while (arm.isBusy()) {}`` included):
 
-    from simcore.controllers.hub import Hub, RunMode, linear_opmode
-    from simcore.models import HubMotor
-    from simcore.models.hub_motor import GOBILDA_5203_312
+>>> import simcore
+>>> from simcore.controllers.hub import DcMotorEx, Hub, LinearOpMode, RunMode, run_opmode
+>>> from simcore.models import HubMotor
+>>> from simcore.models.hub_motor import GOBILDA_5203_312
+>>> arm_mechanism = HubMotor(GOBILDA_5203_312, load_inertia=0.01, name="arm")
+>>> hub = Hub()
+>>> class RaiseArm(LinearOpMode):
+...     def runOpMode(self):
+...         arm = self.hardwareMap.get(DcMotorEx, "arm")
+...         self.waitForStart()
+...         arm.setTargetPosition(178)              # target first...
+...         arm.setMode(RunMode.RUN_TO_POSITION)    # ...then the mode...
+...         arm.setPower(0.8)                       # ...then the speed cap
+...         while arm.isBusy():                     # each isBusy() is a hub round trip
+...             pass
+...         self.telemetry.addData("arm at", arm.getCurrentPosition())
+...         self.telemetry.update()
+>>> controllers = run_opmode(RaiseArm, hubs=[hub], configuration={"arm": hub.motor(0, arm_mechanism)})
+>>> result = simcore.simulate([arm_mechanism], 1.0, controllers=controllers)
+>>> frame = controllers[0].fn.telemetry.frames[-1]
+>>> abs(frame.values["arm at"] - 178) <= 5, 0.1 < frame.t < 1.0
+(True, True)
 
-    arm_mechanism = HubMotor(GOBILDA_5203_312, load_inertia=0.01, name="arm")
-    hub = Hub()
-    arm = hub.motor(0, arm_mechanism)
+The same in the generator style (``yield`` ends one loop iteration)::
 
     def auto():
-        arm.setTargetPosition(178)              # target first...
-        arm.setMode(RunMode.RUN_TO_POSITION)    # ...then the mode...
-        arm.setPower(0.8)                       # ...then the speed cap
+        arm.setTargetPosition(178)
+        arm.setMode(RunMode.RUN_TO_POSITION)
+        arm.setPower(0.8)
         while arm.isBusy():
-            yield                               # one loop iteration
+            yield
 
-    simcore.simulate([arm_mechanism], 3.0,
+    simcore.simulate([arm_mechanism], 1.0,
                      controllers=[linear_opmode(auto, period=0.02, hubs=[hub]), *hub.controllers()])
 """
 from simcore.models.ftc_motor_types import MotorType, Rotation
 
+from .bulk import BulkCachingMode, BulkData
 from .firmware import DEFAULT_FIRMWARE, FULL_SCALE, FirmwareConstants
-from .motor import DEFAULT_TARGET_POSITION_TOLERANCE, NUMBER_OF_MOTORS, DcMotorEx, Hub
+from .gamepad import Gamepad
+from .hardware_map import HardwareMap
+from .imu import IMU, AngularVelocity, RevHubOrientationOnRobot, YawPitchRollAngles
+from .linear import MAX_LINES_WITHOUT_HANDOVER, LinearOpMode, OpModeRunner, OpModeStuckError, run_opmode
+from .motor import DEFAULT_TARGET_POSITION_TOLERANCE, NUMBER_OF_MOTORS, DcMotorEx, Hub, LynxModule
 from .opmode import OpMode, iterative_opmode, linear_opmode
 from .sdk import (AngleUnit, CurrentUnit, DcMotor, DcMotorSimple, Direction, IllegalArgumentException,
                   MotorControlAlgorithm, PIDCoefficients, PIDFCoefficients, RunMode, TargetPositionNotSetException,
                   UnsupportedOperationException, ZeroPowerBehavior)
+from .telemetry import Telemetry, TelemetryFrame
+from .timing import DEFAULT_TIMING, ElapsedTime, HubTiming
 
-__all__ = ["Hub", "DcMotorEx", "FirmwareConstants", "DEFAULT_FIRMWARE", "FULL_SCALE", "NUMBER_OF_MOTORS",
-           "DEFAULT_TARGET_POSITION_TOLERANCE", "RunMode", "Direction", "ZeroPowerBehavior", "MotorControlAlgorithm",
-           "PIDFCoefficients", "PIDCoefficients", "AngleUnit", "CurrentUnit", "DcMotor", "DcMotorSimple",
-           "TargetPositionNotSetException", "IllegalArgumentException", "UnsupportedOperationException",
-           "MotorType", "Rotation", "linear_opmode", "iterative_opmode", "OpMode"]
+__all__ = ["Hub", "LynxModule", "DcMotorEx", "FirmwareConstants", "DEFAULT_FIRMWARE", "FULL_SCALE",
+           "NUMBER_OF_MOTORS", "DEFAULT_TARGET_POSITION_TOLERANCE", "RunMode", "Direction", "ZeroPowerBehavior",
+           "MotorControlAlgorithm", "PIDFCoefficients", "PIDCoefficients", "AngleUnit", "CurrentUnit", "DcMotor",
+           "DcMotorSimple", "TargetPositionNotSetException", "IllegalArgumentException",
+           "UnsupportedOperationException", "MotorType", "Rotation", "linear_opmode", "iterative_opmode", "OpMode",
+           "LinearOpMode", "run_opmode", "OpModeRunner", "OpModeStuckError", "MAX_LINES_WITHOUT_HANDOVER",
+           "HardwareMap", "Telemetry", "TelemetryFrame", "Gamepad", "ElapsedTime", "HubTiming", "DEFAULT_TIMING",
+           "IMU", "YawPitchRollAngles", "AngularVelocity", "RevHubOrientationOnRobot", "BulkCachingMode",
+           "BulkData"]

@@ -266,18 +266,16 @@ class Channel:
     uses :class:`~simcore.controllers.hub.motor.DcMotorEx`.
     """
 
-    def __init__(self, port: int, mechanism_name: str, counts_per_motor_rev: float, raw_sign: int,
+    def __init__(self, port: int, signals: Mapping[str, str], counts_per_motor_rev: float, raw_sign: int,
                  default_gains: dict, firmware: FirmwareConstants, hub):
         self.port = port
-        self.mech = mechanism_name
         self.counts_per_rad = counts_per_motor_rev / (2 * math.pi)
         self.raw_sign = raw_sign
         self.fw = firmware
         self.hub = hub
-        self.keys = {s: f"{mechanism_name}.{s}" for s in
-                     ("rotor_position", "rotor_velocity", "stator_current", "supply_current", "supply_voltage")}
-        self.duty_key = f"{mechanism_name}.duty"
-        self.brake_key = f"{mechanism_name}.brake"
+        self.keys = dict(signals)  # REQUIRED_SIGNALS -> "<system>.<signal>" (the mechanism's or its wheel's)
+        self.duty_key = self.keys["duty"]
+        self.brake_key = self.keys["brake"]
         # registers
         self.mode = RunMode.RUN_WITHOUT_ENCODER
         self.enabled = True

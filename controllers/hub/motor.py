@@ -26,36 +26,58 @@ Exact (the SDK side, read off ``DcMotorImpl``, ``DcMotorImplEx``,
 Not modelled, by design (the seed's "Not modelled" row): the SDK's 500 ms
 caches of power and enable (every command and every enable is sent, so where a
 robot repeating the same power within 500 ms would send nothing, the fake
-throws TargetPositionNotSetException at once), bulk caching. The SDK's cache of
-the run mode is modelled as never expiring: ``setMode`` with the mode already
-recorded sends nothing.
+throws TargetPositionNotSetException at once). The SDK's cache of the run mode
+is modelled as never expiring: ``setMode`` with the mode already recorded sends
+nothing.
+
+Bulk caching (exact, ``LynxModule``): :meth:`Hub.setBulkCachingMode` with OFF,
+MANUAL or AUTO decides which reads are answered from the last bulk read
+(:mod:`simcore.controllers.hub.bulk`). ``isBusy`` still reads False outside
+RUN_TO_POSITION in every mode.
+
+NaN commands: ``setPower(nan)``, ``setVelocity(nan)`` and NaN PIDF gains raise
+:class:`~simcore.errors.NonFiniteError`. The SDK accepts them and sends 0
+(Java's ``(int)`` of NaN), silently stopping the motor; the simulator is there
+to find that bug before the robot does.
 
 Timing (APPROXIMATION of command latency): a DcMotorEx call changes the hub's
 registers at once, but the motor only sees it at the firmware's next pass (the
 hub's :class:`~simcore.PeriodicController`, every ``loop_period``). Put an op
 mode *before* ``hub.controllers()`` in the controller list for it to be seen in
 the same tick. Reads (``getCurrentPosition``, ``getVelocity``, ``isBusy``,
-``getCurrent``) use the signals mapping the hub was last handed (the engine
-passes a live view, so between ``Simulator.advance()`` calls they are current);
-an encoder reset takes effect at once on those signals.
+``getCurrent``, ``getTargetPosition``, ``getPIDFCoefficients``) use the signals
+mapping the hub was last handed (the engine passes a live view, so between
+``Simulator.advance()`` calls they are current); an encoder reset takes effect
+at once on those signals. Called from a Java-style op mode each read that sends
+a command costs one hub round trip of simulated time
+(:mod:`simcore.controllers.hub.timing`); elsewhere reads cost nothing.
+
+Channels on drivetrains: ``hub.motor(port, drive, wheel="front_left")`` binds
+a channel to one wheel of a drivetrain whose wheels carry their own signals
+(``<wheel>_duty``, ``<wheel>_brake``, ``<wheel>_rotor_position``, ...; the bus
+``supply_voltage`` is shared): :data:`PER_WHEEL_SIGNALS`.
 """
 from __future__ import annotations
 
 import math
 import numbers
+import weakref
 from typing import Mapping, Optional
 
 from simcore.controller import PeriodicController
-from simcore.errors import ConfigError, ConfigTypeError
+from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 
 from simcore.models.ftc_motor_types import MotorType, Rotation, java_round
 
+from .bulk import BulkCache, BulkCachingMode, BulkData
 from .firmware import DEFAULT_FIRMWARE, FULL_SCALE, Channel, FirmwareConstants, _Gains
-from .sdk import (AngleUnit, CurrentUnit, Direction, IllegalArgumentException, MotorControlAlgorithm,
+from .sdk import (AngleUnit, CurrentUnit, DcMotor, Direction, IllegalArgumentException, MotorControlAlgorithm,
                   PIDCoefficients, PIDFCoefficients, RunMode, UnsupportedOperationException, ZeroPowerBehavior,
                   external_coefficient_from_internal)
+from .timing import robot_clock, spend_round_trips
 
-__all__ = ["Hub", "DcMotorEx", "NUMBER_OF_MOTORS", "DEFAULT_TARGET_POSITION_TOLERANCE", "REQUIRED_SIGNALS"]
+__all__ = ["Hub", "LynxModule", "DcMotorEx", "NUMBER_OF_MOTORS", "DEFAULT_TARGET_POSITION_TOLERANCE",
+           "REQUIRED_SIGNALS", "PER_WHEEL_SIGNALS", "channel_signal_names"]
 
 #: Motor ports per hub (0..3), as LynxConstants.
 NUMBER_OF_MOTORS = 4
@@ -64,6 +86,9 @@ DEFAULT_TARGET_POSITION_TOLERANCE = 5
 #: Signals a mechanism must offer to be driven by a hub channel: (inputs, outputs or states).
 REQUIRED_SIGNALS = (("duty", "brake"),
                     ("rotor_position", "rotor_velocity", "stator_current", "supply_current", "supply_voltage"))
+#: The signals each wheel of a drivetrain carries for itself, as ``<wheel>_<signal>``; the others
+#: (``supply_voltage``, the bus) are the drivetrain's own.
+PER_WHEEL_SIGNALS = ("duty", "brake", "rotor_position", "rotor_velocity", "stator_current", "supply_current")
 _TOL_FIRST, _TOL_LAST = 0, 65535
 _INT_FIRST, _INT_LAST = -2 ** 31, 2 ** 31 - 1  # a Java int
 _VEL_FIRST, _VEL_LAST = -FULL_SCALE, FULL_SCALE
@@ -110,6 +135,96 @@ def _num_arg(name: str, value) -> float:
     return float(value)
 
 
+def _refuse_nan(call: str, device: str, value: float, what_the_sdk_does: str) -> None:
+    """NonFiniteError for a NaN the SDK would accept: named, timed (when robot code runs), explained."""
+    if math.isnan(value):
+        clock = robot_clock()
+        exc = NonFiniteError(call, device, value, clock.now if clock is not None else math.nan)
+        exc.add_note(f"The FTC SDK accepts it and {what_the_sdk_does}: on the robot the motor silently stops. "
+                     "The simulator refuses it to find that bug before the robot does.")
+        raise exc
+
+
+def channel_signal_names(mechanism_name: str, wheel: Optional[str] = None) -> dict:
+    """Where a hub channel finds each of :data:`REQUIRED_SIGNALS`: ``{signal: "<system>.<name>"}``.
+
+    Without ``wheel`` the mechanism's own signals (``arm.duty``); with one, the
+    wheel's (``mecanum.front_left_duty``) for :data:`PER_WHEEL_SIGNALS` and the
+    drivetrain's for the rest (``mecanum.supply_voltage``).
+    """
+    names = {}
+    for s in REQUIRED_SIGNALS[0] + REQUIRED_SIGNALS[1]:
+        own = wheel is not None and s in PER_WHEEL_SIGNALS
+        names[s] = f"{mechanism_name}.{wheel}_{s}" if own else f"{mechanism_name}.{s}"
+    return names
+
+
+def _wheels_of(inputs) -> list:
+    """The wheels a system offers to hub channels: names ``w`` with inputs ``w_duty`` and ``w_brake``."""
+    return sorted(n[:-len("_duty")] for n in inputs if n.endswith("_duty") and n[:-len("_duty")] + "_brake" in inputs)
+
+
+def _bind_channel(mechanism, mech_name: str, wheel: Optional[str]) -> dict:
+    """The signal names a channel on ``mechanism`` (and ``wheel``) uses, checked: the one place of that check."""
+    inputs = set(getattr(mechanism, "input_names", ()) or ())
+    others = set(getattr(mechanism, "output_names", ()) or ()) | set(getattr(mechanism, "state_names", ()) or ())
+    wheels = _wheels_of(inputs)
+    if wheel is None and wheels and not set(REQUIRED_SIGNALS[0]) <= inputs:
+        raise ConfigError("wheel", None, f"one of {wheels}: {mech_name!r} is a drivetrain, a channel drives one "
+                                         "of its wheels")
+    if wheel is not None and wheel not in wheels:
+        raise ConfigError("wheel", wheel, f"one of {wheels} (the wheels of {mech_name!r}: inputs "
+                                          "<wheel>_duty and <wheel>_brake)" if wheels else
+                          f"None: {mech_name!r} has no wheels (no <wheel>_duty, <wheel>_brake inputs)")
+    names = channel_signal_names(mech_name, wheel)
+    prefix = len(mech_name) + 1
+    missing = [names[s][prefix:] for s in REQUIRED_SIGNALS[0] if names[s][prefix:] not in inputs] + \
+              [names[s][prefix:] for s in REQUIRED_SIGNALS[1] if names[s][prefix:] not in others]
+    if missing:
+        raise ConfigError("mechanism", mech_name, f"a mechanism with signals {missing} (a hub-driven motor)")
+    return names
+
+
+class WeakSignals(Mapping):
+    """A simulation's live signals, held weakly: a device that keeps it does not keep the simulation alive."""
+
+    def __init__(self, signals: Mapping[str, float]):
+        self._ref = weakref.ref(signals)
+
+    def views(self, signals) -> bool:
+        """Whether this views ``signals``."""
+        return self._ref() is signals
+
+    def _live(self) -> Mapping[str, float]:
+        signals = self._ref()
+        if signals is None:
+            raise RuntimeError("the simulation these hub signals came from is gone: keep the simcore.Simulator "
+                               "to read the hardware after a run of a Java-style op mode (or read its Result)")
+        return signals
+
+    def __getitem__(self, name: str) -> float:
+        return self._live()[name]
+
+    def __iter__(self):
+        return iter(self._live())
+
+    def __len__(self) -> int:
+        return len(self._live())
+
+
+def held_signals(signals, weakly: bool, current=None):
+    """What a device keeps of ``signals``: the mapping itself or, ``weakly``, a :class:`WeakSignals` view of it
+    (``current`` when it views it already; a plain dict, which cannot be held weakly, itself)."""
+    if not weakly or signals is None or isinstance(signals, WeakSignals):
+        return signals
+    if isinstance(current, WeakSignals) and current.views(signals):
+        return current
+    try:
+        return WeakSignals(signals)
+    except TypeError:
+        return signals
+
+
 class Hub:
     """A REV Control Hub / Expansion Hub: four motor channels and the firmware that runs them.
 
@@ -145,7 +260,9 @@ class Hub:
         self.name = name
         self.firmware = firmware
         self.signals: Optional[Mapping[str, float]] = None
+        self._weak_signals = False
         self._motors: dict[int, DcMotorEx] = {}
+        self._bulk = BulkCache(self._bulk_snapshot)
         self._controller = PeriodicController(firmware.loop_period, self.firmware_step, name=f"{name}.firmware")
 
     @property
@@ -154,8 +271,9 @@ class Hub:
         return self.firmware.loop_period
 
     # -- configuration ----------------------------------------------------------------------------
-    def motor(self, port: int, mechanism, motor_type: Optional[MotorType] = None) -> "DcMotorEx":
-        """Configure ``port`` to drive ``mechanism``; returns the robot code's ``DcMotorEx``.
+    def motor(self, port: int, mechanism, motor_type: Optional[MotorType] = None, *,
+              wheel: Optional[str] = None) -> "DcMotorEx":
+        """Configure ``port`` to drive ``mechanism`` (or one wheel of it); returns the robot code's ``DcMotorEx``.
 
         Parameters
         ----------
@@ -164,17 +282,25 @@ class Hub:
         mechanism : simcore.System
             A mechanism with inputs ``duty``, ``brake`` and signals
             ``rotor_position`` (rad), ``rotor_velocity`` (rad/s),
-            ``stator_current``, ``supply_current`` (A), ``supply_voltage`` (V).
+            ``stator_current``, ``supply_current`` (A), ``supply_voltage`` (V);
+            or, with ``wheel``, a drivetrain whose wheels carry those signals
+            as ``<wheel>_duty``, ... (:data:`PER_WHEEL_SIGNALS`; ``supply_voltage``
+            is the drivetrain's).
         motor_type : MotorType, optional
             The type *configured* on the robot (what the SDK is told). Defaults to
             ``mechanism.motor_type``. The encoder resolution is the physical
             one, ``mechanism.motor_type.encoder_counts_per_motor_rev`` when the
             mechanism has a motor type, else this one's.
+        wheel : str, optional
+            The wheel this channel drives: ``"front_left"``, ``"front_right"``,
+            ``"rear_left"``, ``"rear_right"`` on a mecanum drive, ``"left"`` or
+            ``"right"`` on a tank drive (any wheel the drivetrain has).
 
         Raises
         ------
         ConfigError
-            Bad or used port, a mechanism already driven by this hub, missing
+            Bad or used port, a mechanism (or wheel) already driven by this hub,
+            a drivetrain without ``wheel`` or with one it does not have, missing
             signals, or no motor type.
         """
         if isinstance(port, bool) or not isinstance(port, numbers.Integral) or not 0 <= port < NUMBER_OF_MOTORS:
@@ -185,14 +311,12 @@ class Hub:
         mech_name = getattr(mechanism, "name", None)
         if not isinstance(mech_name, str) or not mech_name:
             raise ConfigError("mechanism", mechanism, "a simcore System with a name")
-        if any(m.mechanism_name == mech_name for m in self._motors.values()):
-            raise ConfigError("mechanism", mech_name, "a mechanism not already driven by this hub")
-        inputs = set(getattr(mechanism, "input_names", ()) or ())
-        others = set(getattr(mechanism, "output_names", ()) or ()) | set(getattr(mechanism, "state_names", ()) or ())
-        missing = [s for s in REQUIRED_SIGNALS[0] if s not in inputs] + \
-                  [s for s in REQUIRED_SIGNALS[1] if s not in others]
-        if missing:
-            raise ConfigError("mechanism", mech_name, f"a mechanism with signals {missing} (a hub-driven motor)")
+        if wheel is not None and (not isinstance(wheel, str) or not wheel):
+            raise ConfigTypeError("wheel", wheel, "a wheel name (str) or None")
+        if any(m.mechanism_name == mech_name and m.wheel == wheel for m in self._motors.values()):
+            raise ConfigError("mechanism", mech_name if wheel is None else f"{mech_name} wheel {wheel}",
+                              "a mechanism (or wheel) not already driven by this hub")
+        signals = _bind_channel(mechanism, mech_name, wheel)
         physical = getattr(mechanism, "motor_type", None)
         if motor_type is None:
             motor_type = physical
@@ -202,7 +326,7 @@ class Hub:
             raise ConfigTypeError("motor_type", motor_type, "a simcore.models.ftc_motor_types.MotorType")
         if not isinstance(physical, MotorType):
             physical = motor_type
-        m = DcMotorEx(self, port, mech_name, motor_type, physical)
+        m = DcMotorEx(self, port, mech_name, motor_type, physical, wheel=wheel, signals=signals)
         self._motors[port] = m
         return m
 
@@ -230,14 +354,72 @@ class Hub:
         """The hub's firmware as simcore controllers (one PeriodicController)."""
         return [self._controller]
 
+    # -- LynxModule: bulk reads and fail-safe -------------------------------------------------------
+    #: ``LynxModule.BulkCachingMode``, so that ported Java reads ``LynxModule.BulkCachingMode.AUTO``.
+    BulkCachingMode = BulkCachingMode
+
+    def setBulkCachingMode(self, mode: BulkCachingMode) -> None:
+        """OFF, MANUAL or AUTO (see :mod:`simcore.controllers.hub.bulk`); OFF clears the cache."""
+        self._bulk.set_mode(mode)
+
+    def getBulkCachingMode(self) -> BulkCachingMode:
+        """The bulk-caching mode (OFF at power-up)."""
+        return self._bulk.mode
+
+    def clearBulkCache(self) -> None:
+        """Forget the cached bulk read: the next cached read sends a new one."""
+        self._bulk.clear()
+
+    def getBulkData(self) -> BulkData:
+        """Send a bulk read now (one round trip, whatever the mode); it becomes the cache."""
+        return self._bulk.read()
+
+    def failSafe(self) -> None:
+        """The SDK's fail-safe (sent to every hub when an op mode stops): every motor channel disabled.
+
+        APPROXIMATION: a disabled channel opens its bridge (the motors coast), as
+        :meth:`DcMotorEx.setMotorDisable`; the next power or velocity command
+        enables it again.
+        """
+        for port in sorted(self._motors):
+            self._motors[port]._channel.cmd_enable(False)
+
+    def _bulk_snapshot(self) -> BulkData:
+        """What a bulk read returns now: every configured port's count, velocity and busy flag (raw)."""
+        counts, velocities, busy = {}, {}, {}
+        for port, m in self._motors.items():
+            ch = m._channel
+            counts[port] = ch.read_count()
+            velocities[port] = ch.read_velocity()
+            busy[port] = ch.mode is RunMode.RUN_TO_POSITION and not ch.at_target()
+        return BulkData(counts, velocities, busy)
+
+    def _cached(self, key) -> Optional[BulkData]:
+        """The bulk data answering read ``key`` in a caching mode, or None with caching OFF."""
+        if self._bulk.mode is BulkCachingMode.OFF:
+            return None
+        return self._bulk.cached(key)
+
+    @staticmethod
+    def _answered(value, round_trips: int = 1):
+        """``value``, read by its own command now: the reading op mode waits for the answer."""
+        spend_round_trips(round_trips)
+        return value
+
     # -- the firmware -----------------------------------------------------------------------------
     def observe(self, signals: Mapping[str, float]) -> None:
         """Hand the hub the signals mapping its reads use (the engine's live view)."""
-        self.signals = signals
+        self.signals = held_signals(signals, self._weak_signals, self.signals)
+
+    def hold_signals_weakly(self) -> None:
+        """Keep the simulation's signals through a weak view from now on (:func:`run_opmode` asks this, so that
+        its waiting thread does not keep a finished simulation alive through the hub)."""
+        self._weak_signals = True
+        self.signals = held_signals(self.signals, True)
 
     def firmware_step(self, t: float, signals: Mapping[str, float]) -> dict:
         """One firmware pass over every channel; the PeriodicController's ``fn``."""
-        self.signals = signals
+        self.observe(signals)
         out = {}
         for port in sorted(self._motors):
             out.update(self._motors[port]._channel.step(signals))
@@ -247,18 +429,25 @@ class Hub:
         return f"Hub({self.name!r}, ports={sorted(self._motors)}, loop_period={self.loop_period!r} s)"
 
 
-class DcMotorEx:
+#: The SDK's name for a hub (``hardwareMap.getAll(LynxModule)``).
+LynxModule = Hub
+
+
+class DcMotorEx(DcMotor):
     """The robot code's handle on one hub motor port, with the SDK's method names.
 
     Created by :meth:`Hub.motor`. Every method is the SDK's ``DcMotorEx`` method
     of the same name; see the module docstring for what is exact and what is an
-    approximation.
+    approximation. It is a ``DcMotor`` (and ``DcMotorSimple``), so
+    ``hardwareMap.get(DcMotor, name)`` finds it and ``DcMotorEx.RunMode`` reads.
     """
 
-    def __init__(self, hub: Hub, port: int, mechanism_name: str, motor_type: MotorType, physical: MotorType):
+    def __init__(self, hub: Hub, port: int, mechanism_name: str, motor_type: MotorType, physical: MotorType, *,
+                 wheel: Optional[str] = None, signals: Optional[dict] = None):
         self._hub = hub
         self._port = port
         self.mechanism_name = mechanism_name
+        self.wheel = wheel
         # DcMotorImpl: the handle's own direction and (construction-time) motor type
         self._direction = Direction.FORWARD
         self._handle_type = motor_type
@@ -273,7 +462,9 @@ class DcMotorEx:
             RunMode.RUN_USING_ENCODER: _Gains.from_external(*fw.default_velocity_pidf, fw.default_velocity_algorithm),
             RunMode.RUN_TO_POSITION: _Gains.from_external(*fw.default_position_pidf, fw.default_position_algorithm),
         }
-        self._channel = Channel(port, mechanism_name, physical.encoder_counts_per_motor_rev, physical.raw_sign,
+        if signals is None:
+            signals = channel_signal_names(mechanism_name, wheel)
+        self._channel = Channel(port, signals, physical.encoder_counts_per_motor_rev, physical.raw_sign,
                                 self._firmware_defaults, fw, hub)
         self._apply_type_params()
 
@@ -388,9 +579,21 @@ class DcMotorEx:
         """The mode last recorded."""
         return self._last_mode
 
+    def _device(self) -> str:
+        """This motor as error messages name it."""
+        where = self.mechanism_name if self.wheel is None else f"{self.mechanism_name} {self.wheel}"
+        return f"{self._hub.name} port {self._port} ({where})"
+
     def setPower(self, power: float) -> None:
-        """Send a power: abs(p) in RUN_TO_POSITION (a speed cap), direction-adjusted otherwise."""
+        """Send a power: abs(p) in RUN_TO_POSITION (a speed cap), direction-adjusted otherwise.
+
+        Raises
+        ------
+        NonFiniteError
+            ``power`` is NaN (the SDK would send 0 and silently stop the motor).
+        """
         power = _num_arg("power", power)
+        _refuse_nan("setPower", self._device(), power, "sends power 0 ((int) of NaN is 0)")
         if self.getMode() is RunMode.RUN_TO_POSITION:
             power = abs(power)
         else:
@@ -405,10 +608,18 @@ class DcMotorEx:
         return self._adjust(power)
 
     def isBusy(self) -> bool:
-        """False except in RUN_TO_POSITION, where it is the hub's ``!atTarget``."""
+        """False except in RUN_TO_POSITION, where it is the hub's ``!atTarget``.
+
+        A read (one round trip from a Java-style op mode), from the bulk cache
+        in MANUAL and AUTO; with caching OFF outside RUN_TO_POSITION the SDK
+        sends nothing.
+        """
+        data = self._hub._cached(("busy", self._port))
         if self._last_mode is not RunMode.RUN_TO_POSITION:
             return False
-        return not self._channel.at_target()
+        if data is not None:
+            return data.isMotorBusy(self._port)
+        return self._hub._answered(not self._channel.at_target())
 
     def setZeroPowerBehavior(self, zero_power_behavior: ZeroPowerBehavior) -> None:
         """BRAKE or FLOAT, sent with the channel's current mode."""
@@ -466,12 +677,16 @@ class DcMotorEx:
         self._channel.cmd_target_position(position, tol)
 
     def getTargetPosition(self) -> int:
-        """The hub's target register, direction-adjusted (0 before any target)."""
-        return self._adjust(self._channel.target)
+        """The hub's target register, direction-adjusted (0 before any target); a read."""
+        return self._adjust(self._hub._answered(self._channel.target))
 
     def getCurrentPosition(self) -> int:
-        """Encoder count since the last reset (or power-up), direction-adjusted, ticks."""
-        return self._adjust(self._channel.read_count())
+        """Encoder count since the last reset (or power-up), direction-adjusted, ticks; a read (bulk-cached
+        in MANUAL and AUTO)."""
+        data = self._hub._cached(("position", self._port))
+        if data is not None:
+            return self._adjust(data.getMotorCurrentPosition(self._port))
+        return self._adjust(self._hub._answered(self._channel.read_count()))
 
     # -- DcMotorEx ----------------------------------------------------------------------------------
     def setMotorEnable(self) -> None:
@@ -491,26 +706,35 @@ class DcMotorEx:
 
         Switches to RUN_USING_ENCODER unless already in it or RUN_TO_POSITION,
         then sends ``round(direction * v)`` clipped to +-32767 ticks/s.
+
+        Raises
+        ------
+        NonFiniteError
+            ``angular_rate`` is NaN (the SDK would send 0 and silently stop the motor).
         """
         rate = self._adjust(_num_arg("angularRate", angular_rate))
+        _refuse_nan("setVelocity", self._device(), rate, "sends velocity 0 (Math.round of NaN is 0)")
         if unit is not None:
             if not isinstance(unit, AngleUnit):
                 raise TypeError(f"unit={unit!r}: expected an AngleUnit")
             rate = self._type.getTicksPerRev() * (unit.rate_to_degrees(rate) / 360.0)
         if self._last_mode not in (RunMode.RUN_USING_ENCODER, RunMode.RUN_TO_POSITION):
             self.setMode(RunMode.RUN_USING_ENCODER)
-        ticks = 0 if math.isnan(rate) else _clip(java_round(rate) if math.isfinite(rate) else
-                                                  (_VEL_LAST if rate > 0 else _VEL_FIRST), _VEL_FIRST, _VEL_LAST)
+        ticks = _clip(java_round(rate) if math.isfinite(rate) else (_VEL_LAST if rate > 0 else _VEL_FIRST),
+                      _VEL_FIRST, _VEL_LAST)
         self._channel.cmd_velocity_target(ticks)
         self._channel.cmd_enable(True)
 
     def getVelocity(self, unit: Optional[AngleUnit] = None) -> float:
-        """Whole ticks/s as the hub reports them, or that whole number in ``unit`` per second."""
-        ticks = self._channel.read_velocity()
+        """Whole ticks/s as the hub reports them, or that whole number in ``unit`` per second; a read (a bulk
+        read of its own with caching OFF, the cache otherwise)."""
+        if unit is not None and not isinstance(unit, AngleUnit):
+            raise TypeError(f"unit={unit!r}: expected an AngleUnit")
+        data = self._hub._cached(("velocity", self._port))
+        ticks = (data.getMotorVelocity(self._port) if data is not None
+                 else self._hub._answered(self._channel.read_velocity()))
         if unit is None:
             return float(self._adjust(ticks))
-        if not isinstance(unit, AngleUnit):
-            raise TypeError(f"unit={unit!r}: expected an AngleUnit")
         revs = ticks / self._type.getTicksPerRev()
         return self._adjust(unit.rate_from_degrees(revs * 360.0))
 
@@ -524,11 +748,16 @@ class DcMotorEx:
         UnsupportedOperationException
             RUN_TO_POSITION with non-zero I, D or F under the PIDF algorithm
             (nothing changes on the hub).
+        NonFiniteError
+            A gain is NaN (the SDK would send a gain of 0; nothing is sent).
         """
         if not isinstance(mode, RunMode):
             raise TypeError(f"mode={mode!r}: expected a RunMode")
         if not isinstance(pidf_coefficients, PIDFCoefficients):
             raise TypeError(f"pidfCoefficients={pidf_coefficients!r}: expected a PIDFCoefficients")
+        for gain in ("p", "i", "d", "f"):
+            _refuse_nan(f"setPIDFCoefficients {gain}", self._device(), getattr(pidf_coefficients, gain),
+                        "sends a gain of 0 ((int) of NaN is 0), so the loop loses that term")
         if not mode.isPIDMode():
             raise IllegalArgumentException(f"motor {self._port}: mode {mode.name} is invalid as PID Mode")
         mode = mode.migrate()
@@ -556,7 +785,7 @@ class DcMotorEx:
             raise TypeError(f"mode={mode!r}: expected a RunMode")
         if mode not in (RunMode.RUN_USING_ENCODER, RunMode.RUN_TO_POSITION):
             raise IllegalArgumentException(f"illegal mode: {mode.name}")
-        return self._channel.gains[mode]
+        return self._hub._answered(self._channel.gains[mode])
 
     def getPIDFCoefficients(self, mode: RunMode) -> PIDFCoefficients:
         """The hub's gains for RUN_USING_ENCODER or RUN_TO_POSITION (a new object)."""
@@ -590,7 +819,7 @@ class DcMotorEx:
         """Motor current sensed by the hub (see ``FirmwareConstants.current_signal``), in ``unit``."""
         if not isinstance(unit, CurrentUnit):
             raise TypeError(f"unit={unit!r}: expected a CurrentUnit")
-        milliamps = self._channel.read_current() * 1000.0
+        milliamps = self._hub._answered(self._channel.read_current()) * 1000.0
         return unit.convert(milliamps, CurrentUnit.MILLIAMPS)
 
     # -- simulator extras (names from the seed's FakeMotor) ---------------------------------------
@@ -603,5 +832,6 @@ class DcMotorEx:
         return self._channel.read_count()
 
     def __repr__(self):
-        return (f"DcMotorEx({self._hub.name!r} port {self._port} -> {self.mechanism_name!r}, "
+        target = self.mechanism_name if self.wheel is None else f"{self.mechanism_name}.{self.wheel}"
+        return (f"DcMotorEx({self._hub.name!r} port {self._port} -> {target!r}, "
                 f"{self._type.name!r}, {self._last_mode.name})")

@@ -25,6 +25,11 @@ Pass ``hubs=[hub, ...]`` so that reads made before the firmware's first pass
 
 An exception raised by robot code propagates with its own type (the engine adds
 the simulation time), as it would end the op mode on a robot.
+
+While robot code runs, its thread's robot clock (:mod:`simcore.controllers.hub.timing`)
+reads the tick's time, so ``ElapsedTime`` works in both styles; hardware reads
+cost no time here (the loop period paces the op mode). For robot code written as
+the Java reads, without ``yield``, see :mod:`simcore.controllers.hub.linear`.
 """
 from __future__ import annotations
 
@@ -36,6 +41,8 @@ from typing import Callable, Iterable, Optional
 from simcore.controller import PeriodicController
 from simcore.errors import ConfigError, ConfigTypeError
 
+from .timing import RobotClock, set_robot_clock
+
 __all__ = ["linear_opmode", "iterative_opmode", "OpMode", "LinearOpModeRunner", "IterativeOpModeRunner"]
 
 _EPS = 1e-9  # s; ticks are whole nanoseconds
@@ -45,8 +52,22 @@ def _check_hubs(hubs) -> tuple:
     hubs = tuple(hubs or ())
     for h in hubs:
         if not hasattr(h, "observe"):
-            raise ConfigTypeError("hubs", h, "Hub objects")
+            raise ConfigTypeError("hubs", h, "Hub objects (or other devices with observe(signals), an IMU)")
     return hubs
+
+
+class _RobotClockAt:
+    """Context manager: the calling thread's robot clock reads tick ``t`` while robot code runs."""
+
+    def __init__(self, clock: RobotClock, t: float):
+        clock.now_ns = round(t * 1e9)
+        self.clock = clock
+
+    def __enter__(self):
+        self.previous = set_robot_clock(self.clock)
+
+    def __exit__(self, *exc):
+        set_robot_clock(self.previous)
 
 
 class LinearOpModeRunner:
@@ -60,22 +81,29 @@ class LinearOpModeRunner:
         self.started = False
         self.finished = False
         self._wake = None
+        self.clock = RobotClock()
 
     def __call__(self, t: float, signals):
         for h in self.hubs:
             h.observe(signals)
         if self.finished:
             return None
-        if self.stop_time is not None and t >= self.stop_time - _EPS:
+        stopping = self.stop_time is not None and t >= self.stop_time - _EPS
+        if not stopping and self._wake is not None and t < self._wake - _EPS:
+            return None  # asleep: no robot code runs at this tick
+        with _RobotClockAt(self.clock, t):
+            return self._step(t, stopping)
+
+    def _step(self, t: float, stopping: bool):
+        if stopping:
             if self.generator is not None:
                 self.generator.close()
             self.finished = True
             return None
-        if self._wake is not None and t < self._wake - _EPS:
-            return None
         try:
             if not self.started:
                 self.started = True
+                self.clock.init_ns = self.clock.now_ns
                 self.generator = self.generator_fn()
                 if not isinstance(self.generator, types.GeneratorType):
                     raise TypeError(f"linear_opmode: {self.generator_fn!r} returned {self.generator!r}, "
@@ -182,6 +210,7 @@ class IterativeOpModeRunner:
         self.stop_time = stop_time
         self.phase = "new"
         self._t_init = None
+        self.clock = RobotClock()
 
     def _call(self, which):
         fn = self.methods.get(which)
@@ -193,8 +222,13 @@ class IterativeOpModeRunner:
             h.observe(signals)
         if self.phase == "stopped":
             return None
+        with _RobotClockAt(self.clock, t):
+            return self._step(t)
+
+    def _step(self, t: float):
         if self._t_init is None:
             self._t_init = t
+            self.clock.init_ns = self.clock.now_ns
         if isinstance(self.target, OpMode):
             self.target.time = t - self._t_init - getattr(self.target, "_runtime_zero", 0.0)
         if self.stop_time is not None and t >= self.stop_time - _EPS:

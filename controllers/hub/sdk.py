@@ -118,7 +118,7 @@ class MotorControlAlgorithm(enum.Enum):
 class AngleUnit(enum.Enum):
     """``AngleUnit`` (DEGREES, RADIANS).
 
-    The ``from*``/``to*`` methods normalise to (-180, 180] degrees / (-pi, pi] as
+    The ``from*``/``to*`` methods normalise to [-180, 180) degrees / [-pi, pi) as
     the SDK's do; the motor velocity overloads use the *unnormalised* conversions
     (:meth:`rate_to_degrees`, :meth:`rate_from_degrees`), as the SDK's
     ``UnnormalizedAngleUnit``.
@@ -128,7 +128,7 @@ class AngleUnit(enum.Enum):
     RADIANS = 1
 
     def normalize(self, angle: float) -> float:
-        """Wrap ``angle`` (in this unit) to (-180, 180] degrees or (-pi, pi] radians."""
+        """Wrap ``angle`` (in this unit) to [-180, 180) degrees or [-pi, pi) radians."""
         full = 360.0 if self is AngleUnit.DEGREES else 2 * math.pi
         while angle >= full / 2:
             angle -= full

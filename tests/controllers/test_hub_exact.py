@@ -12,6 +12,7 @@ import pytest
 from simcore.controllers.hub import (AngleUnit, CurrentUnit, DcMotor, Direction, Hub, IllegalArgumentException,
                              MotorControlAlgorithm, PIDCoefficients, PIDFCoefficients, RunMode,
                              TargetPositionNotSetException, UnsupportedOperationException, ZeroPowerBehavior)
+from simcore.errors import NonFiniteError
 from simcore.models.ftc_motor_types import (GOBILDA_5202_SDK, GOBILDA_5203_312, NEVEREST_20, REV_CORE_HEX,
                                     REV_ULTRAPLANETARY)
 
@@ -502,22 +503,44 @@ def test_pidf_quantization_saturates_as_java_int_cast():
     """(int)(abs(c) * 65536 + 0.5) * (int)signum(c): Java's cast saturates at Integer.MAX_VALUE, also for
     an infinite gain (the code raised OverflowError)."""
     hub, m, sig = make()
-    m.setVelocityPIDFCoefficients(float("inf"), -float("inf"), 1e12, float("nan"))
+    m.setVelocityPIDFCoefficients(float("inf"), -float("inf"), 1e12, 0.0)
     got = m.getPIDFCoefficients(RunMode.RUN_USING_ENCODER)
     assert (got.p, got.i, got.d, got.f) == ((2 ** 31 - 1) / 65536, -(2 ** 31 - 1) / 65536, (2 ** 31 - 1) / 65536, 0.0)
 
 
-def test_nan_power_sends_zero_as_java_int_cast():
-    """Power row: the SDK sends (int)(p * 32767) / (int)(signum(p) * abs(p) * max); Java's (int) of NaN
-    is 0, so a NaN power stops the motor instead of crashing the op mode (the code raised ValueError)."""
+# A NaN command is refused (issue 11 reverses the earlier choice of sending the SDK's 0): the SDK would
+# send (int) of NaN = 0 and silently stop the motor; the simulator is there to find that bug first.
+def test_nan_power_is_refused_naming_the_motor_and_nothing_is_sent():
     hub, m, sig = make()
     m.setPower(0.5)
-    m.setPower(float("nan"))
-    assert reg(hub, "constant_power") == 0 and duty(hub, sig) == 0.0
-    m.setMode(RunMode.RUN_USING_ENCODER)
-    m.setPower(float("nan"))
-    assert reg(hub, "velocity_target") == 0
-    assert math.isnan(m.getPower())  # the cached power reads back as sent
+    for mode, register, sent in ((RunMode.RUN_WITHOUT_ENCODER, "constant_power", int(0.5 * 32767)),
+                                 (RunMode.RUN_USING_ENCODER, "velocity_target", int(0.5 * NR20_MAX_TPS))):
+        m.setMode(mode)
+        with pytest.raises(NonFiniteError) as e:
+            m.setPower(float("nan"))
+        assert "setPower" in str(e.value) and "port 0" in str(e.value) and math.isnan(e.value.value)
+        assert "silently stops" in "\n".join(e.value.__notes__)
+        assert reg(hub, register) == sent and m.getPower() == 0.5  # nothing sent, nothing cached
+
+
+def test_nan_velocity_and_nan_gains_are_refused_and_nothing_is_sent():
+    hub, m, sig = make()
+    m.setVelocity(100)
+    with pytest.raises(NonFiniteError, match="setVelocity") as e:
+        m.setVelocity(float("nan"))
+    assert "silently stops" in "\n".join(e.value.__notes__)
+    with pytest.raises(NonFiniteError, match="setVelocity"):
+        m.setVelocity(float("nan"), AngleUnit.DEGREES)
+    assert reg(hub, "velocity_target") == 100
+    before = m.getPIDFCoefficients(RunMode.RUN_USING_ENCODER)
+    for gains in ((float("nan"), 0, 0, 0), (1, float("nan"), 0, 0), (1, 0, float("nan"), 0), (1, 0, 0, float("nan"))):
+        with pytest.raises(NonFiniteError, match="setPIDFCoefficients"):
+            m.setVelocityPIDFCoefficients(*gains)
+    with pytest.raises(NonFiniteError, match="setPIDFCoefficients p"):
+        m.setPositionPIDFCoefficients(float("nan"))
+    with pytest.raises(NonFiniteError):
+        m.setPIDCoefficients(RunMode.RUN_USING_ENCODER, PIDCoefficients(1, float("nan"), 0))
+    assert m.getPIDFCoefficients(RunMode.RUN_USING_ENCODER) == before
 
 
 def test_power_scale_follows_the_configured_type_not_the_physical_one():
@@ -552,3 +575,16 @@ def test_gobilda_types_carry_the_published_counts_and_the_physical_ratio(rpm, ra
     assert float(f"{t.gear_ratio:.4g}") == ratio  # the planetary product, to the table's digits
     assert t.encoder_counts_per_motor_rev == 28
     assert t.getAchieveableMaxTicksPerSecondRounded() == math.floor(counts * rpm * 0.85 / 60 + 0.5)
+
+
+def test_java_round_is_the_closest_integer_with_ties_up():
+    """Math.round(double) since Java 7: 0.49999999999999994 (the double below 1/2) gives 0, not floor(x + 0.5) = 1;
+    halves go towards positive infinity; NaN gives 0; the long range saturates."""
+    from simcore.models.ftc_motor_types import java_round
+    below_half = math.nextafter(0.5, 0.0)
+    assert below_half == 0.49999999999999994 and math.floor(below_half + 0.5) == 1
+    cases = {below_half: 0, 0.5: 1, -0.5: 0, -1.5: -1, 1.5: 2, 2.5: 3, -2.5: -2, -0.49999999999999994: 0,
+             math.nextafter(-0.5, -1.0): -1, 4503599627370497.0: 4503599627370497, -7.0: -7, 0.0: 0,
+             math.nan: 0, math.inf: 2 ** 63 - 1, -math.inf: -2 ** 63, 1e300: 2 ** 63 - 1}
+    for x, expected in cases.items():
+        assert java_round(x) == expected, x

@@ -330,13 +330,11 @@ def test_run_to_position_2000_ticks(power):
     assert cap * 0.98 < w.max() < cap * 1.15
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "Issue 4 asks for the peak speed at power 0.3 within 5 % of 0.3 of the achievable max. Under the seed's "
-    "default velocity gains (P 10, I 3 per 10 ms pass) the velocity loop overshoots a step by about 10 % "
-    "(the seed itself: 'about 10% overshoot for maxAccel 12'), and RUN_TO_POSITION's capped velocity target "
-    "is such a step, so the peak is ~1.10x the cap while the cruise speed is at the cap (tested above). "
-    "Kept as a visible, strict expectation until the approximation or the criterion is revised."))
-def test_issue_criterion_peak_speed_at_power_0_3_within_5_percent_of_cap():
+def test_run_to_position_at_power_0_3_cruises_within_5_and_peaks_within_15_percent_of_the_cap():
+    """The criterion the audit settled (it replaces a strict xfail on "peak within 5 %"): the seed's own
+    velocity loop overshoots a step by about 10 % ("about 10% overshoot for maxAccel 12"), and
+    RUN_TO_POSITION's capped velocity target is such a step, so the cruise speed sits at the cap and the
+    peak above it."""
     def code(m):
         m.setTargetPosition(2000)
         m.setMode(RunMode.RUN_TO_POSITION)
@@ -346,7 +344,11 @@ def test_issue_criterion_peak_speed_at_power_0_3_within_5_percent_of_cap():
 
     cap = 0.3 * T.getAchieveableMaxTicksPerSecondRounded()
     res, m = run(code, 3.0)
-    assert ticks_per_s(res).max() == pytest.approx(cap, rel=0.05)
+    w = ticks_per_s(res)
+    pos = res["m.rotor_position"] / (2 * math.pi) * CPR
+    cruise = (pos >= 500) & (pos <= 1500)
+    assert np.mean(w[cruise]) == pytest.approx(cap, rel=0.05)
+    assert w.max() == pytest.approx(cap, rel=0.15) and w.max() > cap * 1.05  # the overshoot is there
 
 
 # ================================================================================================
