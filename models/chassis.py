@@ -72,11 +72,12 @@ import math
 import numpy as np
 
 from simcore import checks
-from simcore.errors import ConfigError, ConfigTypeError, IntegrationError
+from simcore.errors import ConfigError, IntegrationError
 from simcore.events import StateEvent
+from simcore.field import field_bounds
 
-__all__ = ["Chassis", "ChassisDrive", "ContactSolution", "DRIVE_ENERGY_STATES", "EXTERNAL_INPUTS", "ROLL", "FORWARD", "BACKWARD", "BREAKAWAY_MARGIN", "GRIP_SPEED",
-           "field_bounds"]
+__all__ = ["Chassis", "ChassisDrive", "ContactSolution", "DRIVE_ENERGY_STATES", "EXTERNAL_INPUTS", "ROLL", "FORWARD",
+           "BACKWARD", "BREAKAWAY_MARGIN", "GRIP_SPEED", "TOUCH_DISTANCE"]
 
 #: Energy-accounting states of every drivetrain (``track_energy=True``), J: ``energy_in +
 #: external_work = ΔKE + copper_loss + conversion_loss + gear_loss + friction_loss + impact_loss``.
@@ -97,22 +98,6 @@ BREAKAWAY_MARGIN = 1e-9
 #: Slip speed, m/s, below which a wheel whose grip event fired is set rolling exactly (the
 #: event is located to 1e-13 s, so the slip left there is about 1e-11 m/s).
 GRIP_SPEED = 1e-9
-
-
-def field_bounds(parameter: str, field):
-    """``(x_min, y_min, x_max, y_max)`` of a field given as that or as ``(length, width)`` from (0, 0), m."""
-    try:
-        values = tuple(field)
-    except TypeError:
-        raise ConfigTypeError(parameter, field, "(length, width) or (x_min, y_min, x_max, y_max) in m") from None
-    if len(values) == 2:
-        values = (0.0, 0.0) + values
-    if len(values) != 4:
-        raise ConfigTypeError(parameter, field, "(length, width) or (x_min, y_min, x_max, y_max) in m")
-    x0, y0, x1, y1 = (checks.finite(f"{parameter}[{i}]", v, "m") for i, v in enumerate(values))
-    if not (x1 > x0 and y1 > y0):
-        raise ConfigError(parameter, field, "x_max > x_min and y_max > y_min")
-    return x0, y0, x1, y1
 
 
 class ContactSolution:

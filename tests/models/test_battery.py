@@ -1,5 +1,4 @@
 """The battery's bus solve (exact from the loads' supply curves) and the roboRIO's brownout behaviour."""
-import math
 
 import numpy as np
 import pytest

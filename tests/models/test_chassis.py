@@ -340,3 +340,27 @@ def test_a_tank_built_from_an_ftc_motor_type_has_per_side_hub_channels():
             assert f"{side}_{o}" in tk.output_names
     res = simcosim(tk, 0.5, {"drive.left_duty": 0.5, "drive.right_duty": 0.5})
     assert res.final("drive.supply_voltage") == 12.0 and res.final("drive.velocity") > 0.1
+
+
+def test_a_tank_on_an_ftc_hub_its_sides_coupled_through_the_chassis():
+    """One side driven by its hub channel at power 0.6, the other floating (no current, no force): from rest
+    the floating side's encoder counts (1/m - b^2/4J) / (1/m + b^2/4J) of the driven side's (massless wheels)."""
+    from simcore.controllers.hub import Hub, ZeroPowerBehavior, linear_opmode
+    from simcore.models.hub_motor import GOBILDA_5203_312
+    m, J, b = 10.0, 0.5, 0.4
+    tk = TankDrive(GOBILDA_5203_312, n_motors_per_side=1, wheel_radius=0.048, track_width=b, mass=m, moi=J)
+    hub = Hub()
+    left, right = hub.motor(0, tk, wheel="left"), hub.motor(1, tk, wheel="right")
+    log = []
+
+    def code():
+        right.setZeroPowerBehavior(ZeroPowerBehavior.FLOAT)
+        left.setPower(0.6)
+        while True:
+            log.append((left.getCurrentPosition(), right.getCurrentPosition()))
+            yield
+
+    res = simcore.simulate([tk], 0.5, [linear_opmode(code, period=0.01, hubs=[hub]), *hub.controllers()])
+    assert np.all(res["drive.right_stator_current"] == 0.0) and res["drive.left_duty"][-1] > 0.5
+    pl, pr = log[-1]
+    assert pl > 500 and pr / pl == pytest.approx((1 / m - b * b / (4 * J)) / (1 / m + b * b / (4 * J)), abs=2 / pl)
