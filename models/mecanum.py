@@ -63,7 +63,7 @@ from simcore.system import System
 
 from .chassis import DRIVE_ENERGY_STATES as ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive
 from .drive import MotorDrive, drive_input_ranges
-from .motor_channels import MotorChannels
+from .motor_channels import MotorChannels, free_current_friction
 from .swerve import module_layout
 from .tank import motor_and_gearing
 
@@ -148,8 +148,9 @@ class MecanumDrive(ChassisDrive, System):
         Bumper outline, m.
     field : field, optional
         With ``bumper``, the field's walls are contacts (``simcore.field.FTC_FIELD``, ...).
-    viscous_friction : float or Quantity
-        The motors' own viscous friction at the wheel rim, per wheel, N·s/m (default 0).
+    viscous_friction : float or Quantity, optional
+        The motors' own viscous friction at the wheel rim, per wheel, N·s/m. Default:
+        the friction the datasheet free current implies; 0 the ideal motor.
 
     Notes
     -----
@@ -171,7 +172,7 @@ class MecanumDrive(ChassisDrive, System):
                  stator_current_limit=None, supply_current_limit=None, command=None,
                  nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0),
                  wheel_positions=None, roller_friction=DEFAULT_ROLLER_FRICTION, cog_height=0.0, bumper=None,
-                 field=None, viscous_friction=0.0):
+                 field=None, viscous_friction=None):
         motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
         if command is None:
             command = "duty" if self.motor_type is not None else "voltage"
@@ -233,8 +234,14 @@ class MecanumDrive(ChassisDrive, System):
         self._couple_free = [nx for nx, _ in self._free_dirs]
         self.chassis.set_wheels(couple=self._couple, couple_free=self._couple_free, mass_eq=(self.wheel_mass,) * 4,
                                 mu=self.traction_limits, free_of_wheel=(0, 1, 2, 3))
-        self.viscous_friction = checks.nonnegative("viscous_friction", viscous_friction, "N*s/m", what="coefficient")
-        b_rotor = self.viscous_friction * r * r / (G * G)
+        # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
+        if viscous_friction is None:
+            b_rotor = free_current_friction(self.drive)
+            self.viscous_friction = b_rotor * (G / r) ** 2
+        else:
+            self.viscous_friction = checks.nonnegative("viscous_friction", viscous_friction, "N*s/m",
+                                                       what="coefficient")
+            b_rotor = self.viscous_friction * r * r / (G * G)
         self.channels = MotorChannels([self.drive] * 4, [b_rotor] * 4)
         self._kin_key = self._kin_val = None
         self._names(name, command)
@@ -291,8 +298,9 @@ class MecanumDrive(ChassisDrive, System):
         return u
 
     def free_speed(self, voltage: float) -> float:
-        """Rim speed of a wheel with ``voltage`` on its motor and no load, m/s (frictionless motor)."""
-        return voltage * self.drive.Kv * self.wheel_radius / self.gearing
+        """Steady rim speed of a wheel with ``voltage`` on its motor and no load but the motor's friction, m/s."""
+        d = self.drive
+        return voltage / (1.0 / d.Kv + self.channels.viscous[0] * d.R / d.Kt) / self._k
 
     # -- the instant -------------------------------------------------------------------------------
     def _kinematics_of(self, x):

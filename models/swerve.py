@@ -57,6 +57,7 @@ steer scrub), ``impact_loss``, ``external_work``, and ``energy_in + external_wor
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -67,11 +68,11 @@ from simcore.system import System
 
 from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges
-from .motor_channels import MotorChannels
+from .motor_channels import MotorChannels, free_current_friction
 from .motors import DCMotor
 
-__all__ = ["SwerveDrive", "ENERGY_STATES", "MOTOR_DRIVE_KEYS", "EXTERNAL_INPUTS", "module_layout",
-           "DEFAULT_SCRUB_RADIUS"]
+__all__ = ["SwerveDrive", "ENERGY_STATES", "MOTOR_DRIVE_KEYS", "MODULE_MOTOR_KEYS", "EXTERNAL_INPUTS",
+           "module_layout", "split_swerve_options", "DEFAULT_SCRUB_RADIUS"]
 
 #: Energy-accounting states, J.
 ENERGY_STATES = DRIVE_ENERGY_STATES
@@ -99,19 +100,63 @@ def module_layout(parameter, positions, minimum=2):
     return out
 
 
-def motor_drive(parameter, motor, gearing, gearing_name, options):
-    """A MotorDrive from a motor, a gearing and an options mapping (MotorDrive keywords)."""
+#: The keywords each motor group of a swerve takes (the steer group's prefixed ``steer_``): MotorDrive's and
+#: the motors' own friction.
+MODULE_MOTOR_KEYS = MOTOR_DRIVE_KEYS + ("viscous_friction",)
+
+
+def split_swerve_options(options: dict, drive_options, steer_options) -> tuple[dict, dict, dict]:
+    """The drive and steer motor groups' keywords from a SwerveDrive's ``**options``.
+
+    Plain keywords are the drive motors' (``stator_current_limit=80``), ``steer_``
+    ones the steer motors' (``steer_efficiency=0.8``). The deprecated
+    ``drive_options=`` / ``steer_options=`` mappings still work, with a
+    DeprecationWarning. Returns ``(drive, steer, spelling)``: keywords without prefix
+    for each group, and how the user spelt each (for error messages).
+    """
+    drive, steer, spelling = {}, {}, {}
+    for key, value in options.items():
+        if key in MODULE_MOTOR_KEYS:
+            drive[key], spelling[("drive", key)] = value, key
+        elif key.startswith("steer_") and key[6:] in MODULE_MOTOR_KEYS:
+            steer[key[6:]], spelling[("steer", key[6:])] = value, key
+        else:
+            accepted = ", ".join(list(MODULE_MOTOR_KEYS) + [f"steer_{k}" for k in MODULE_MOTOR_KEYS])
+            raise ConfigTypeError("SwerveDrive() keyword", key, f"one of its parameters or {accepted}")
+    for group, legacy, target in (("drive", drive_options, drive), ("steer", steer_options, steer)):
+        if legacy is None:
+            continue
+        if not hasattr(legacy, "items"):
+            raise ConfigTypeError(f"{group}_options", legacy, "a mapping of MotorDrive keywords (or None)")
+        warnings.warn(f"SwerveDrive({group}_options=...) is deprecated: pass its keywords directly"
+                      f"{' with the prefix steer_' if group == 'steer' else ''}", DeprecationWarning, stacklevel=3)
+        for key, value in legacy.items():
+            if key not in MOTOR_DRIVE_KEYS:
+                raise ConfigError(f"{group}_options", sorted(legacy), f"keys among {', '.join(MOTOR_DRIVE_KEYS)}")
+            if key in target:
+                raise ConfigError(f"{group}_options[{key!r}]", value, f"no value also given as "
+                                                                      f"{spelling[(group, key)]}=")
+            target[key], spelling[(group, key)] = value, f"{group}_options[{key!r}]"
+    return drive, steer, spelling
+
+
+def motor_drive(group, motor, gearing, gearing_name, options, spelling):
+    """A MotorDrive from a motor, a gearing and MotorDrive keywords (errors name the user's spelling)."""
+    parameter = f"{group}_motor"
     if not isinstance(motor, DCMotor):
         raise ConfigTypeError(parameter, motor, "a simcore.models.motors.DCMotor")
     gearing = checks.positive(gearing_name, gearing, what="gear ratio")
-    options = dict(options or {})
-    unknown = set(options) - set(MOTOR_DRIVE_KEYS)
-    if unknown:
-        raise ConfigError(f"{parameter}_options", sorted(unknown), f"keys among {', '.join(MOTOR_DRIVE_KEYS)}")
+    options = {k: v for k, v in options.items() if k != "viscous_friction"}
     if "n_motors" in options:
-        options["n_motors"] = checks.integer(f"{parameter}_options['n_motors']", options["n_motors"], minimum=1,
+        options["n_motors"] = checks.integer(spelling[(group, "n_motors")], options["n_motors"], minimum=1,
                                              what="a whole number of motors")
-    return MotorDrive(motor, gearing, **options)
+    try:
+        return MotorDrive(motor, gearing, **options)
+    except ConfigError as exc:
+        name = spelling.get((group, exc.parameter))
+        if name is None or name == exc.parameter:
+            raise
+        raise type(exc)(name, exc.value, exc.expected) from None
 
 
 class SwerveSample:
@@ -159,10 +204,8 @@ class SwerveDrive(ChassisDrive, System):
     gravity : float
         m/s² (default standard gravity).
     drive_options, steer_options : mapping, optional
-        :class:`~simcore.models.drive.MotorDrive` keywords for the drive and steer motors
-        (``efficiency``, ``neutral_mode``, ``stator_current_limit``,
-        ``supply_current_limit``, ``command``, ``nominal_bus_voltage``,
-        ``n_motors``).
+        Deprecated (a DeprecationWarning): the same keywords as ``**options``, as a
+        mapping per motor group.
     track_energy : bool
         Add the energy-accounting states.
     start_pose : (x, y, heading)
@@ -181,12 +224,15 @@ class SwerveDrive(ChassisDrive, System):
         Bumper outline, m.
     field : field, optional
         With ``bumper``, the field's walls are contacts (``simcore.field.FRC_FIELD``, ...).
-    drive_viscous_friction : float or Quantity
-        The drive motors' own viscous friction at the wheel rim, per module, N·s/m
-        (default 0).
-    steer_viscous_friction : float or Quantity
-        The steer motors' own viscous friction at the steering axis, per module,
-        N·m·s/rad (default 0).
+    **options
+        The drive motors' keywords: :class:`~simcore.models.drive.MotorDrive`'s
+        (``n_motors``, ``efficiency``, ``neutral_mode``, ``stator_current_limit``,
+        ``supply_current_limit``, ``command``, ``nominal_bus_voltage``) and
+        ``viscous_friction`` (the motors' own friction at the wheel rim, per module,
+        N·s/m; default: the friction the datasheet free current implies, 0 the ideal
+        motor); the steer motors' the same with the prefix ``steer_``
+        (``steer_stator_current_limit=40``; ``steer_viscous_friction`` at the steering
+        axis, N·m·s/rad).
 
     Notes
     -----
@@ -210,17 +256,18 @@ class SwerveDrive(ChassisDrive, System):
                  steer_inertia=0.005, drive_rotor_inertia=0.0, steer_rotor_inertia=0.0, slip_epsilon=0.02,
                  gravity=STANDARD_GRAVITY, drive_options=None, steer_options=None, track_energy: bool = False,
                  start_pose=(0.0, 0.0, 0.0), start_steer_angles=None, couple_ratio=0.0,
-                 scrub_radius=DEFAULT_SCRUB_RADIUS, cog_height=0.0, bumper=None, field=None,
-                 drive_viscous_friction=0.0, steer_viscous_friction=0.0):
+                 scrub_radius=DEFAULT_SCRUB_RADIUS, cog_height=0.0, bumper=None, field=None, **options):
         self.module_positions = module_layout("module_positions", module_positions)
         n = self.n_modules = len(self.module_positions)
-        self.drive = motor_drive("drive", drive_motor, drive_gearing, "drive_gearing", drive_options)
-        self.steer = motor_drive("steer", steer_motor, steer_gearing, "steer_gearing", steer_options)
+        drive_kw, steer_kw, spelling = split_swerve_options(options, drive_options, steer_options)
+        self.drive = motor_drive("drive", drive_motor, drive_gearing, "drive_gearing", drive_kw, spelling)
+        self.steer = motor_drive("steer", steer_motor, steer_gearing, "steer_gearing", steer_kw, spelling)
         if self.steer.nominal_bus_voltage != self.drive.nominal_bus_voltage:
             # One bus feeds every motor (the bus_voltage input); two nominal values would be ignored.
-            raise ConfigError("steer_options['nominal_bus_voltage']", self.steer.nominal_bus_voltage,
+            raise ConfigError(spelling.get(("steer", "nominal_bus_voltage"), "steer_nominal_bus_voltage"),
+                              self.steer.nominal_bus_voltage,
                               f"the drive's nominal_bus_voltage {self.drive.nominal_bus_voltage} V (one bus "
-                              "feeds every motor; set it in drive_options and steer_options alike)")
+                              "feeds every motor; give both the same)")
         self.wheel_radius = checks.positive("wheel_radius", wheel_radius, "m", what="radius")
         self.mass = checks.positive("mass", mass, "kg", what="mass")
         self.moi = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
@@ -265,13 +312,23 @@ class SwerveDrive(ChassisDrive, System):
         self._px = np.array([p[0] for p in self.module_positions])
         self._py = np.array([p[1] for p in self.module_positions])
         self._pxl, self._pyl = self._px.tolist(), self._py.tolist()
-        self.drive_viscous_friction = checks.nonnegative("drive_viscous_friction", drive_viscous_friction, "N*s/m",
-                                                         what="coefficient")
-        self.steer_viscous_friction = checks.nonnegative("steer_viscous_friction", steer_viscous_friction,
-                                                         "N*m*s/rad", what="coefficient")
         self._kd = Gd / r
-        bd = self.drive_viscous_friction * r * r / (Gd * Gd)
-        bs = self.steer_viscous_friction / (Gs * Gs)
+        # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
+        if drive_kw.get("viscous_friction") is None:
+            bd = free_current_friction(self.drive)
+            self.viscous_friction = bd * self._kd ** 2
+        else:
+            self.viscous_friction = checks.nonnegative(spelling[("drive", "viscous_friction")],
+                                                       drive_kw["viscous_friction"], "N*s/m", what="coefficient")
+            bd = self.viscous_friction / self._kd ** 2
+        if steer_kw.get("viscous_friction") is None:
+            bs = free_current_friction(self.steer)
+            self.steer_viscous_friction = bs * Gs * Gs
+        else:
+            self.steer_viscous_friction = checks.nonnegative(spelling[("steer", "viscous_friction")],
+                                                             steer_kw["viscous_friction"], "N*m*s/rad",
+                                                             what="coefficient")
+            bs = self.steer_viscous_friction / (Gs * Gs)
         self.channels = MotorChannels([self.drive] * n + [self.steer] * n, [bd] * n + [bs] * n)
         self._kin_key = self._kin_val = None
         self._names(name)
@@ -336,8 +393,9 @@ class SwerveDrive(ChassisDrive, System):
         return u
 
     def drive_free_speed(self, voltage: float) -> float:
-        """Wheel rim speed with ``voltage`` on a drive motor and no load, m/s (frictionless motor)."""
-        return voltage * self.drive.Kv * self.wheel_radius / self.drive.gearing
+        """Steady wheel rim speed with ``voltage`` on a drive motor and no load but the motors' own friction, m/s."""
+        d = self.drive
+        return voltage / (1.0 / d.Kv + self.channels.viscous[0] * d.R / d.Kt) / self._kd
 
     def _kinematics_of(self, x):
         """:meth:`_kinematics` of the state array ``x``, remembered for the next call with the same state."""

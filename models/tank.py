@@ -242,9 +242,11 @@ class TankDrive(ChassisDrive, System):
     field : field, optional
         ``simcore.field.FRC_FIELD``, ``FTC_FIELD`` or ``(x_min, y_min, x_max, y_max)``;
         with ``bumper``, the walls are contacts.
-    viscous_friction : float or Quantity
-        The motors' own viscous friction at the wheel rim, per side, N·s/m (default
-        0: WPILib's ideal plant).
+    viscous_friction : float or Quantity, optional
+        The motors' own viscous friction at the wheel rim, per side, N·s/m. Default:
+        the friction the datasheet free current implies (a motor at free speed draws
+        its free current; :func:`~simcore.models.motor_channels.free_current_friction`);
+        0 gives WPILib's ideal plant.
 
     Notes
     -----
@@ -261,7 +263,7 @@ class TankDrive(ChassisDrive, System):
                  stator_current_limit=None, supply_current_limit=None, command=None,
                  nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0),
                  wheelbase=None, axle_positions=None, lateral_friction_coefficient=None, axle_load_fractions=None,
-                 cog_height=0.0, bumper=None, field=None, viscous_friction=0.0):
+                 cog_height=0.0, bumper=None, field=None, viscous_friction=None):
         motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
         if command is None:
             command = "duty" if self.motor_type is not None else "voltage"
@@ -338,8 +340,14 @@ class TankDrive(ChassisDrive, System):
         self._zeros = [0.0] * len(contacts)
         self._contact_mu = ([self.lateral_friction_coefficient[a] for a in self._contact_axle] if self.scrub
                             else self._zeros)
-        self.viscous_friction = checks.nonnegative("viscous_friction", viscous_friction, "N*s/m", what="coefficient")
-        b_rotor = self.viscous_friction * r * r / (G * G)
+        # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
+        if viscous_friction is None:
+            b_rotor = free_current_friction(self.drive)
+            self.viscous_friction = b_rotor * (G / r) ** 2
+        else:
+            self.viscous_friction = checks.nonnegative("viscous_friction", viscous_friction, "N*s/m",
+                                                       what="coefficient")
+            b_rotor = self.viscous_friction * r * r / (G * G)
         self.channels = MotorChannels([self.drive, self.drive], [b_rotor, b_rotor])
         self._names(name, command, contacts)
         self._setup_modes()
@@ -542,8 +550,9 @@ class TankDrive(ChassisDrive, System):
         return u
 
     def free_speed(self, voltage: float) -> float:
-        """Steady straight-line speed with ``voltage`` on both sides and no load, m/s (frictionless motors)."""
-        return voltage * self.drive.Kv * self.wheel_radius / self.gearing
+        """Steady straight-line speed with ``voltage`` on both sides and no load but the motors' own friction, m/s."""
+        d = self.drive
+        return voltage / (1.0 / d.Kv + self.channels.viscous[0] * d.R / d.Kt) / self._k
 
     def _chassis_velocity(self, xl):
         """(forward speed, sideways speed, yaw rate), robot frame."""
@@ -738,6 +747,7 @@ class TankDrive(ChassisDrive, System):
 
         return tank_drive(ks, kv, ka, track_width=track_width, kv_angular=kv_angular, ka_angular=ka_angular,
                           name=name, start_pose=start_pose)
+
 
 class CharacterizedTankDrive(System):
     """A tank drive from feedforward gains; build it with :meth:`TankDrive.characterized`.

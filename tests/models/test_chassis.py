@@ -28,7 +28,7 @@ def cim_pair():
 
 
 def tank(**kw):
-    args = dict(n_motors_per_side=N, wheel_radius=RADIUS, track_width=TRACK, mass=MASS, moi=MOI)
+    args = dict(n_motors_per_side=N, wheel_radius=RADIUS, track_width=TRACK, mass=MASS, moi=MOI, viscous_friction=0)
     args.update(kw)
     return TankDrive(CIM, G, **args)
 
@@ -163,7 +163,7 @@ MG, MR, MM = 19.2, 0.048, 12.0
 
 
 def mecanum(**kw):
-    args = dict(track_width=0.36, wheelbase=0.30, wheel_radius=MR, mass=MM, moi=0.35)
+    args = dict(track_width=0.36, wheelbase=0.30, wheel_radius=MR, mass=MM, moi=0.35, viscous_friction=0)
     args.update(kw)
     return MecanumDrive(GOBILDA_BARE, MG, **args)
 
@@ -174,8 +174,9 @@ def test_strafe_is_slower_and_draws_more_current_by_the_roller_model():
     Kv = GB["w"] / (12.0 - R * GB["If"])
     k = MG / MR  # rotor rad/s per rim m/s
     b_rotor = b_rim / (k * k)
-    fwd = simcosim(mecanum(roller_friction=crr, viscous_friction=b_rim), 4.0, {f"mecanum.{w}_voltage": V for w in WHEELS})
-    strafe = simcosim(mecanum(roller_friction=crr, viscous_friction=b_rim), 4.0,
+    made = dict(roller_friction=crr, viscous_friction=b_rim)
+    fwd = simcosim(mecanum(**made), 4.0, {f"mecanum.{w}_voltage": V for w in WHEELS})
+    strafe = simcosim(mecanum(**made), 4.0,
                       {f"mecanum.{w}_voltage": v for w, v in zip(WHEELS, (-V, V, V, -V))})
     # Independent. Forward: the rollers do not turn; each motor's torque meets its own friction only,
     # Kt i = b w_rotor with V = i R + w_rotor / Kv.
@@ -205,7 +206,7 @@ def test_strafe_is_slower_and_draws_more_current_by_the_roller_model():
 
 def test_mecanum_energy_ledger_closes_with_rollers_slip_transfer_and_a_push():
     drive = mecanum(track_energy=True, command="duty", friction_coefficient=0.6, cog_height=0.1,
-                    viscous_friction=0.3, efficiency=0.9)
+                    viscous_friction=None, efficiency=0.9)  # the motors' free-current friction
 
     def cmd(t, s):
         p = (1.0, -0.5, 0.8, 0.2) if t < 0.5 else (-0.6, 0.6, 0.6, -0.6)
@@ -226,7 +227,7 @@ POS = [(0.29, 0.29), (0.29, -0.29), (-0.29, 0.29), (-0.29, -0.29)]
 
 def swerve(**kw):
     args = dict(module_positions=POS, drive_gearing=6.75, steer_gearing=150 / 7, wheel_radius=0.0508, mass=55.0,
-                moi=6.0)
+                moi=6.0, viscous_friction=0, steer_viscous_friction=0)
     args.update(kw)
     return SwerveDrive(KRAKEN_X60, FALCON_500, **args)
 
@@ -293,8 +294,7 @@ def test_swerve_energy_ledger_closes_with_coupling_scrub_transfer_and_battery():
     from simcore.controllers.kinematics import ChassisSpeeds, SwerveKinematics
     from simcore.models.battery import Battery
     sw = swerve(track_energy=True, couple_ratio=3.5, cog_height=0.2, friction_coefficient=0.5,
-                drive_viscous_friction=2.0, steer_viscous_friction=0.01, drive_options={"efficiency": 0.9},
-                steer_options={"efficiency": 0.8})
+                viscous_friction=2.0, steer_viscous_friction=0.01, efficiency=0.9, steer_efficiency=0.8)
     ctrls = swerve_module_controllers(sw, SwerveKinematics(POS),
                                       lambda t, s: ChassisSpeeds(3.0, -1.0, 2.0) if t < 0.4 else
                                       ChassisSpeeds(-2.0, 1.5, -1.0))
@@ -348,7 +348,8 @@ def test_a_tank_on_an_ftc_hub_its_sides_coupled_through_the_chassis():
     from simcore.controllers.hub import Hub, ZeroPowerBehavior, linear_opmode
     from simcore.models.hub_motor import GOBILDA_5203_312
     m, J, b = 10.0, 0.5, 0.4
-    tk = TankDrive(GOBILDA_5203_312, n_motors_per_side=1, wheel_radius=0.048, track_width=b, mass=m, moi=J)
+    tk = TankDrive(GOBILDA_5203_312, n_motors_per_side=1, wheel_radius=0.048, track_width=b, mass=m, moi=J,
+                   viscous_friction=0)  # an ideal floating motor: no force at all
     hub = Hub()
     left, right = hub.motor(0, tk, wheel="left"), hub.motor(1, tk, wheel="right")
     log = []
@@ -364,3 +365,40 @@ def test_a_tank_on_an_ftc_hub_its_sides_coupled_through_the_chassis():
     assert np.all(res["drive.right_stator_current"] == 0.0) and res["drive.left_duty"][-1] > 0.5
     pl, pr = log[-1]
     assert pl > 500 and pr / pl == pytest.approx((1 / m - b * b / (4 * J)) / (1 / m + b * b / (4 * J)), abs=2 / pl)
+
+
+def test_a_drivetrain_motor_at_free_speed_draws_its_datasheet_free_current():
+    """The default viscous friction is the free current's: at the nominal voltage and no load, each motor turns at
+    the datasheet free speed drawing the datasheet free current."""
+    sw = swerve(viscous_friction=None, steer_viscous_friction=None)
+    tk = TankDrive(KRAKEN_X60, 6.0, n_motors_per_side=2, wheel_radius=0.05, track_width=0.5, mass=40.0, moi=3.0)
+    res = simcosim(tk, 12.0, {"drive.left_voltage": 12.0, "drive.right_voltage": 12.0})
+    w_free = 6000 * 2 * math.pi / 60  # Kraken X60 datasheet: 6000 rpm, 2 A free (REFERENCE.md section 1)
+    assert res.final("drive.left_rotor_velocity") == pytest.approx(w_free, rel=1e-6)
+    assert res.final("drive.left_stator_current") == pytest.approx(2 * 2.0, rel=1e-6)  # two motors
+    assert tk.free_speed(12.0) == pytest.approx(w_free * 0.05 / 6.0, rel=1e-12)
+    assert sw.drive_free_speed(12.0) == pytest.approx(w_free * 0.0508 / 6.75, rel=1e-12)
+
+
+def test_swerve_motor_keywords_are_plain_and_steer_prefixed_with_the_old_dicts_deprecated():
+    from simcore import ConfigError
+    sw = swerve(stator_current_limit=60.0, steer_stator_current_limit=30.0, steer_efficiency=0.9, n_motors=1)
+    assert sw.drive.stator_current_limit == 60.0 and sw.steer.stator_current_limit == 30.0
+    assert sw.steer.efficiency == 0.9 and sw.drive.efficiency == 1.0
+    with pytest.warns(DeprecationWarning, match="drive_options"):
+        old = swerve(drive_options={"stator_current_limit": 60.0})
+    assert old.drive.stator_current_limit == 60.0
+    with pytest.raises(ConfigError) as info:
+        swerve(steer_efficiency=1.5)
+    assert info.value.parameter == "steer_efficiency"
+    with pytest.raises(ConfigError) as info:
+        swerve(steer_n_motors=0)
+    assert info.value.parameter == "steer_n_motors"
+    with pytest.raises(TypeError, match="SwerveDrive"):
+        swerve(stator_curent_limit=60.0)
+    with pytest.raises(ConfigError) as info:
+        swerve(drive_gearing=0.0)
+    assert info.value.parameter == "drive_gearing"
+    with pytest.raises(ConfigError) as info:
+        swerve(steer_gearing=-2.0)
+    assert info.value.parameter == "steer_gearing"

@@ -18,8 +18,9 @@ POS = [(0.29, 0.29), (0.29, -0.29), (-0.29, 0.29), (-0.29, -0.29)]
 
 
 def make(**kw):
+    # viscous_friction=0: motors without their free-current friction, as the references below
     args = dict(module_positions=POS, drive_gearing=6.75, steer_gearing=150 / 7, wheel_radius=0.0508, mass=55.0,
-                moi=6.0)
+                moi=6.0, viscous_friction=0, steer_viscous_friction=0)
     args.update(kw)
     return SwerveDrive(KRAKEN_X60, FALCON_500, **args)
 

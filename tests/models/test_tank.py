@@ -28,7 +28,8 @@ def cim_group_constants(n):
 
 
 def make(**kw):
-    args = dict(n_motors_per_side=N, wheel_radius=RADIUS, track_width=TRACK, mass=MASS, moi=MOI)
+    # viscous_friction=0: the motors without their free-current friction, as the references below (WPILib's plant)
+    args = dict(n_motors_per_side=N, wheel_radius=RADIUS, track_width=TRACK, mass=MASS, moi=MOI, viscous_friction=0)
     args.update(kw)
     return TankDrive(CIM, G, **args)
 
