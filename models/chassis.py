@@ -67,6 +67,7 @@ solves that small linear system (3 unknowns, plus one per wall contact).
 """
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -372,37 +373,47 @@ class Chassis:
         """Chassis velocity (robot frame) after a perfectly plastic impact on the wall ``contacts``.
 
         The impulses ``P_k >= 0`` make every contact's velocity into its wall zero or
-        outward (``P_k`` zero where outward): the few contacts are enumerated. With
-        ``lateral_fixed`` the chassis cannot move sideways (its sideways constraint
-        takes that part of the impulse). Returns ``(vx, vy, om, kept contacts)``.
+        outward, with ``P_k`` zero where it is outward (a linear complementarity problem:
+        the few contacts' active sets are enumerated, smallest first). With
+        ``lateral_fixed`` the chassis cannot move sideways (its sideways constraint takes
+        that part of the impulse). Returns ``(vx, vy, om, kept contacts)``.
         """
         m, J = self.mass, self.moi
         my = math.inf if lateral_fixed else m
         rows = self.wall_rows(contacts, 0.0, c, s)
-        vn = [nx * (vx - om * self.corners[k][1]) + ny * (vy + om * self.corners[k][0])
+        corners = self.corners
+        vn = [nx * (vx - om * corners[k][1]) + ny * (vy + om * corners[k][0])
               for (nx, ny, chi, _), (w, k) in zip(rows, contacts)]
-        active = [q for q in range(len(rows)) if vn[q] < 0.0]
-        while True:
-            if not active:
-                return vx, vy, om, [contacts[q] for q in range(len(rows)) if vn[q] <= 0.0]
-            W = [[rows[p][0] * rows[q][0] / m + rows[p][1] * rows[q][1] / my + rows[p][2] * rows[q][2] / J
-                  for q in active] for p in active]
-            try:
-                P = _gauss(W, [-vn[p] for p in active])
-            except ZeroDivisionError:  # two corners on one wall along one line: one impulse serves both
-                active = active[:1]
-                continue
-            if min(P) >= 0.0:
-                break
-            active = [q for q, p in zip(active, P) if p > 0.0]
-        dvx = sum(P[a] * rows[q][0] for a, q in enumerate(active)) / m
-        dvy = sum(P[a] * rows[q][1] for a, q in enumerate(active)) / my
-        dom = sum(P[a] * rows[q][2] for a, q in enumerate(active)) / J
-        vx, vy, om = vx + dvx, vy + dvy, om + dom
+        n = len(rows)
+        tol = 1e-12 * (1.0 + abs(vx) + abs(vy) + abs(om))
+        W = [[rows[p][0] * rows[q][0] / m + rows[p][1] * rows[q][1] / my + rows[p][2] * rows[q][2] / J
+              for q in range(n)] for p in range(n)]
+        best = None
+        if min(vn, default=0.0) < -tol:
+            for size in range(1, n + 1):
+                for active in itertools.combinations(range(n), size):
+                    try:
+                        P = _gauss([[W[p][q] for q in active] for p in active], [-vn[p] for p in active])
+                    except ZeroDivisionError:  # a contact dependent on the others (two along one line)
+                        continue
+                    if min(P) < -tol:
+                        continue
+                    post = [vn[p] + sum(W[p][q] * P[a] for a, q in enumerate(active)) for p in range(n)]
+                    if min(post) >= -tol:
+                        best = (active, P)
+                        break
+                if best is not None:
+                    break
+            if best is None:
+                raise IntegrationError("no consistent wall impact", float("nan"))
+            active, P = best
+            vx += sum(P[a] * rows[q][0] for a, q in enumerate(active)) / m
+            vy += sum(P[a] * rows[q][1] for a, q in enumerate(active)) / my
+            om += sum(P[a] * rows[q][2] for a, q in enumerate(active)) / J
         kept = []
         for (nx, ny, chi, _), (w, k) in zip(rows, contacts):
-            v = nx * (vx - om * self.corners[k][1]) + ny * (vy + om * self.corners[k][0])
-            if v <= 1e-12 * (1.0 + abs(vx) + abs(vy)):
+            v = nx * (vx - om * corners[k][1]) + ny * (vy + om * corners[k][0])
+            if v <= tol:
                 kept.append((w, k))
         return vx, vy, om, kept
 
@@ -477,8 +488,8 @@ class ChassisDrive:
         ch = self.chassis
         self._wall_events = [StateEvent(self._wall_guard(w), direction=-1, reset=self._reset_impact,
                                         mode=self._settle_event, name="wall") for w in range(len(ch.walls))]
-        self._tip = (StateEvent(lambda t, x, u: min(self._sample(t, x, u).sol.normal), direction=-1,
-                                terminal=True, name="tip"),) if ch.tips else ()
+        self._tip = (StateEvent(self._tip_guard, direction=-1, terminal=True, mode=self._settle_event,
+                                name="tip"),) if ch.tips else ()
 
     # -- the cached instant ------------------------------------------------------------------------
     def _sample(self, t, x, u):
@@ -513,6 +524,20 @@ class ChassisDrive:
             return min(self.chassis.gap(w, k, px, py, c, s) for k in range(4) if (w, k) not in touching)
         return guard
 
+    def _tip_guard(self, t, x, u):
+        """The smallest contact load, with the wheels' traction as it is: a rolling wheel asked for more than
+        its limit (only just after a controller's write, before its breakaway fires) counted as slipping."""
+        smp = self._sample(t, x, u)
+        sol = smp.sol
+        wheels = self.mode[0]
+        for i, m in enumerate(wheels):
+            mu = self.traction_limits[i]
+            if m == ROLL and mu is not None and \
+                    abs(sol.traction[i]) > mu * (1.0 + BREAKAWAY_MARGIN) * self._wheel_load(sol, i):
+                sol = self._evaluate(x, u, self._settle(x, u, self.mode)).sol
+                break
+        return min(sol.normal)
+
     def _leave_guard(self, q):
         return lambda t, x, u: self._sample(t, x, u).sol.wall_force[q]
 
@@ -531,13 +556,22 @@ class ChassisDrive:
                     evs.append(ev)
             evs += [StateEvent(self._leave_guard(q), direction=-1, mode=self._settle_event, name="leave_wall")
                     for q in range(len(contacts))]
-            evs = tuple(evs) + self._tip
+            # Tipping first: at a tick the engine fires one event per system, and the others' modes are settled
+            # together by whichever fires, but a tip ends the run.
+            evs = self._tip + tuple(evs)
             self._event_cache[mode] = evs
         return evs
 
     # -- modes ------------------------------------------------------------------------------------------
     def initial_mode(self, t, x, u):
-        return self._settle(x, u, ((ROLL,) * self.chassis.n_wheels, ()), initial=True)
+        mode = self._settle(x, u, ((ROLL,) * self.chassis.n_wheels, ()), initial=True)
+        if self.chassis.tips:
+            normal = self._evaluate(x, u, mode).sol.normal
+            j = min(range(len(normal)), key=normal.__getitem__)
+            if normal[j] < 0.0:
+                raise IntegrationError(f"{self.name} tips at once: contact {j} would carry {normal[j]:.6g} N "
+                                       "(a lower cog_height, or a gentler start)", t)
+        return mode
 
     def _settle_event(self, t, x, u):
         return self._settle(x, u, self.mode)

@@ -147,6 +147,26 @@ def test_wall_contact_located_no_penetration_and_pushing_slips_at_the_limit():
     np.testing.assert_allclose(res["drive.wall_force"][pushing], mu * MASS * G0, rtol=1e-9)
 
 
+def test_an_angled_wall_hit_brings_both_corners_to_the_wall_without_penetration():
+    """One corner hits, the robot swings about it, the other corner hits while the first still touches:
+    the second impact must stop both corners (an impulse on the second alone would drive the first in)."""
+    bumper, heading, x0 = (0.85, 0.85), 0.35, 14.5
+    drive = tank(friction_coefficient=1.1, wheelbase=0.6, bumper=bumper, field=FRC_FIELD, track_energy=True,
+                 start_pose=(x0, 4.0, heading), stator_current_limit=60.0)
+    res = simcosim(drive, 1.0, {"drive.left_voltage": 8.0, "drive.right_voltage": 8.0})
+    hits = [e for e in res.events if e.name == "wall"]
+    assert len(hits) >= 2
+    # Independent: every bumper corner's x from the pose, against the field's far wall x = 16.54.
+    c, s = np.cos(res["drive.heading"]), np.sin(res["drive.heading"])
+    for ex, ey in [(1, 1), (1, -1), (-1, 1), (-1, -1)]:
+        px, py = ex * bumper[0] / 2, ey * bumper[1] / 2
+        assert (res["drive.x"] + c * px - s * py).max() <= FRC_FIELD[0] + 1e-9
+    # flat against the wall at the end: heading 0, both front corners at x = 16.54
+    assert res.final("drive.heading") == pytest.approx(0.0, abs=1e-9)
+    assert res.final("drive.x") == pytest.approx(FRC_FIELD[0] - bumper[0] / 2, abs=1e-9)
+    assert abs(energy_residual(res, "drive")) < 1e-6
+
+
 def test_external_force_and_torque_move_a_coasting_robot_as_newton_says():
     drive = tank(wheelbase=0.6, friction_coefficient=1.0, neutral_mode="coast", start_pose=(0.0, 0.0, 0.5))
     F = 80.0
