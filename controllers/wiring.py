@@ -28,6 +28,7 @@ from simcore import PeriodicController
 from simcore.errors import ConfigError, ConfigTypeError, check_finite
 from simcore.units import to_si
 
+from .feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward
 from .pid import PIDController
 from .profiled_pid import ProfiledPIDController
 
@@ -54,8 +55,12 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         Loop rate, Hz.
     period : float, optional
         Loop period, s (default: ``controller.period``, else 0.02 s).
-    feedforward : callable ``ff(t, setpoint, signals) -> float``, optional
-        Added to the controller's output.
+    feedforward : callable ``ff(t, setpoint, signals) -> float``, or a feedforward object, optional
+        Added to the controller's output. A SimpleMotorFeedforward, ElevatorFeedforward or
+        ArmFeedforward is evaluated at the setpoint, as WPILib's examples do:
+        ``calculate(setpoint)`` (a velocity loop), ``calculate(0)`` (an elevator held
+        against gravity), ``calculate(setpoint, 0)`` (an arm at its reference angle); its
+        gains can then vary in ``simcore.simulate_batch``.
     output_limits : (float, float), optional
         Clamp of the written command (e.g. ``(-12, 12)`` V), applied as a motor
         controller's configured limits would be.
@@ -97,6 +102,11 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
             raise ConfigError("output_limits", output_limits, "(low, high) with low < high")
         output_limits = (lo, hi)
     ref = setpoint if callable(setpoint) else (lambda t, _r=check_finite("setpoint", setpoint): _r)
+    if isinstance(feedforward, (SimpleMotorFeedforward, ElevatorFeedforward, ArmFeedforward)):
+        feedforward = _AtSetpoint(feedforward)
+    elif feedforward is not None and not callable(feedforward):
+        raise ConfigTypeError("feedforward", feedforward, "None, a callable ff(t, setpoint, signals) or a "
+                                                          "feedforward object")
 
     def start(t, signals):
         # A controller object reused for a second run starts it as it started the first:
@@ -115,4 +125,29 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
             out = min(max(out, output_limits[0]), output_limits[1])
         return {command: out}
 
-    return PeriodicController(period, tick, name=name or f"{command} loop", offset=offset, on_start=start)
+    loop = PeriodicController(period, tick, name=name or f"{command} loop", offset=offset, on_start=start)
+    spec = {"controller": controller, "measure": measure, "command": command, "reference": ref,
+            "feedforward": feedforward, "output_limits": output_limits}
+
+    def batched(params, n, xp=None):
+        # The same loop for many variants at once (simcore.simulate_batch): controllers/batched.py.
+        from .batched import BatchedControlLoop
+
+        return BatchedControlLoop(spec, loop.name, params, n)
+
+    loop.batched = batched
+    return loop
+
+
+class _AtSetpoint:
+    """A feedforward object as a loop's ``ff(t, setpoint, signals)``: evaluated at the setpoint."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, t, setpoint, signals):
+        if isinstance(self.model, ArmFeedforward):
+            return self.model.calculate(setpoint, 0.0)
+        if isinstance(self.model, ElevatorFeedforward):
+            return self.model.calculate(0.0)
+        return self.model.calculate(setpoint)

@@ -349,6 +349,13 @@ def _command_inputs(system) -> list:
                           "motor_command_inputs attribute listing its command inputs)")
     return [system.input_names.index(n) for n in names]
 
+    def batched(self, params, n, xp=np):
+        """This battery for ``n`` parameter variants at once (``simcore.simulate_batch``); see
+        :mod:`simcore.models.batched`."""
+        from .batched import batched_system
+
+        return batched_system(self, params, n, xp)
+
 
 class _BusCoupling(Coupling):
     """Solves the bus voltage and writes it into every consumer's ``bus_voltage`` input."""

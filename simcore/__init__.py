@@ -12,12 +12,14 @@ from .engine import METHODS, Simulator, simulate
 from .errors import ConfigError, IntegrationError, NonFiniteError, SimError
 from .events import EventRecord, StateEvent
 from .result import Result
+from .solvers import StiffnessWarning
 from .system import System
 from .units import Q_, ureg
 from .sweeping import SweepTable, pivot, sweep
+from .batch import BatchResult, simulate_batch
 
 
 __all__ = ["System", "StateEvent", "EventRecord", "PeriodicController", "Coupling", "simulate", "Simulator",
            "Result", "METHODS", "ureg", "Q_", "SimError", "ConfigError", "IntegrationError", "NonFiniteError",
-           "sweep", "pivot", "SweepTable"]
+           "sweep", "pivot", "SweepTable", "StiffnessWarning", "simulate_batch", "BatchResult"]
 __version__ = "0.1.0"

@@ -76,18 +76,18 @@ class StateEvent:
 
     def __init__(self, guard: Callable, *, direction: int = 0, reset: Callable | None = None,
                  terminal: bool = False, name: str | None = None, mode=KEEP_MODE):
-        from .errors import ConfigError, ConfigTypeError
+        from .errors import ConfigError, ConfigTypeError, check_bool
 
         if not callable(guard):
             raise ConfigTypeError("guard", guard, "a callable guard(t, x, u) -> float")
-        if direction not in (-1, 0, 1):
+        if isinstance(direction, bool) or direction not in (-1, 0, 1):
             raise ConfigError("direction", direction, "-1, 0 or +1")
         if reset is not None and not callable(reset):
             raise ConfigTypeError("reset", reset, "None or a callable reset(t, x, u) -> new state")
         self.guard = guard
         self.direction = int(direction)
         self.reset = reset
-        self.terminal = bool(terminal)
+        self.terminal = check_bool("terminal", terminal)  # bool("no") would be True
         self.name = name if name is not None else getattr(guard, "__name__", "event")
         self.mode = mode
 

@@ -41,13 +41,17 @@ class Result:
         Solver statistics (``nfev``, ``njev``, ``nlu``, ``n_steps``, ...).
     modes : mapping of str to list, optional
         Discrete mode of each system at every row.
+    dropped : mapping of str to int, optional
+        What the run's ``record=`` policy left out: ``"rows"`` (solver steps, or
+        rows older than the window), ``"ticks"`` and ``"events"`` (older than the
+        window). All zero under ``record="all"``.
     """
 
     def __init__(self, t, data: Mapping[str, np.ndarray], *, units: Mapping[str, str] | None = None,
                  input_names: Iterable[str] = (), ticks: Mapping[str, np.ndarray] | None = None,
                  events: Sequence | None = None, stats: Mapping | None = None,
                  modes: Mapping[str, list] | None = None, tick_log: Mapping[str, list] | None = None,
-                 lazy: Mapping[str, object] | None = None):
+                 lazy: Mapping[str, object] | None = None, dropped: Mapping[str, int] | None = None):
         self.t = np.asarray(t, dtype=float)
         # name -> callable returning {name: column} for a group of signals computed on first access.
         self._lazy = dict(lazy or {})
@@ -64,6 +68,8 @@ class Result:
         self.events = list(events or [])
         self.stats = dict(stats or {})
         self.modes = dict(modes or {})
+        #: What was not kept (``record=``): counts of ``"rows"``, ``"ticks"``, ``"events"``.
+        self.dropped = {"rows": 0, "ticks": 0, "events": 0, **(dropped or {})}
 
     @classmethod
     def from_arrays(cls, t, signals: Mapping[str, np.ndarray], units: Mapping[str, str] | None = None,
@@ -206,5 +212,7 @@ class Result:
         return plot_result(self, names, events=events, title=title)
 
     def __repr__(self):
+        dropped = ", ".join(f"{n} {k}" for k, n in self.dropped.items() if n)
         return f"<Result {len(self.t)} rows over [{self.t[0] if len(self.t) else '?'}, " \
-               f"{self.t[-1] if len(self.t) else '?'}] s, {len(self._data)} signals, {len(self.events)} events>"
+               f"{self.t[-1] if len(self.t) else '?'}] s, {len(self._data)} signals, {len(self.events)} events" \
+               + (f"; not kept (record={self.stats.get('record')!r}): {dropped}" if dropped else "") + ">"

@@ -74,8 +74,12 @@ supply current, ``duty * stator current``, which is what a real battery sees
 binding sets the roboRIO's brownout threshold to the Battery's, and
 :attr:`Physics.browned_out` says whether the bus is below it.
 
-**History.** The simulator keeps every recorded row unless told otherwise; pass
-``record=`` (what :class:`~simcore.Simulator` accepts) to bound it on long runs.
+**History.** A robot program runs as long as someone leaves ``robotpy sim`` open, so
+:class:`Physics` keeps a rolling window of the last :data:`DEFAULT_HISTORY` seconds
+(60 s: every solver step, tick and event within it) rather than everything; memory
+stays bounded however long it runs, and ``result().dropped`` counts what fell out of
+the window. Pass ``record=`` (anything :class:`~simcore.Simulator` accepts: ``"all"``,
+``"ticks"``, ``"none"`` or a window in seconds) to choose otherwise.
 """
 from __future__ import annotations
 
@@ -85,9 +89,13 @@ import weakref
 from .errors import ConfigError, ConfigTypeError, NonFiniteError
 from .extras import require
 
-__all__ = ["Physics", "wpilib_current"]
+__all__ = ["Physics", "wpilib_current", "DEFAULT_HISTORY"]
 
 _TWO_PI = 2.0 * math.pi
+
+#: The rolling window of history a Physics keeps by default, s (a match is 150 s; a robot test
+#: looks at its last seconds): bounded memory for a program left running.
+DEFAULT_HISTORY = 60.0
 
 
 def wpilib_current(stator_current: float, applied_voltage: float) -> float:
@@ -131,7 +139,8 @@ class Physics:
         Controllers run by the simulation itself (a motor controller's 1 kHz loop).
     **simulator_options
         Passed to :class:`~simcore.Simulator` (``method``, ``rtol``, ``atol``,
-        ``max_step``, ``record``, ...).
+        ``max_step``, ...); ``record`` defaults to a rolling window of
+        :data:`DEFAULT_HISTORY` seconds (see the module docstring).
     """
 
     def __init__(self, physics_controller, systems, controllers=(), **simulator_options):
@@ -139,6 +148,7 @@ class Physics:
 
         self._wpilib = _wpilib()
         self.physics_controller = physics_controller
+        simulator_options.setdefault("record", DEFAULT_HISTORY)
         self.sim = Simulator(systems, controllers, **simulator_options)
         self.sim.advance(0.0)  # modes settled and the initial row recorded, so bindings can read signals
         self._bindings: list[_Binding] = []

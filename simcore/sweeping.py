@@ -31,6 +31,19 @@ Executors
     simulations that release the GIL. ``executor="serial"`` runs in this
     process, in order.
 
+Batches
+    ``batch=True`` evaluates chunks of points as batches (``simcore.simulate_batch``):
+    ``make_result`` receives each parameter as a 1-D array of the chunk's values and
+    the metrics return one number per point; each chunk is one task of the executor.
+    A Dask cluster's executor works here unchanged, batched or not::
+
+        from distributed import Client
+        with Client("scheduler-address:8786") as client:   # or Client(LocalCluster(...))
+            table = sweep(make_result, grid, metrics, executor=client.get_executor(), batch=True)
+
+    (``pip install simcore[dask]``; the functions are sent by cloudpickle, so lambdas
+    and notebook functions are fine there.)
+
 Progress
     ``progress=None`` (default) shows a tqdm bar when tqdm is importable and the
     sweep has more than 20 points; ``progress=True`` always reports (tqdm, or a
@@ -154,6 +167,25 @@ def _evaluate(make_result, metrics: dict, params: dict) -> list[float]:
     return out
 
 
+def _evaluate_batch(make_result, metrics: dict, columns: dict) -> list[list[float]]:
+    """Run one chunk of points as one batch: ``make_result(**columns)`` with each parameter an
+    array of the chunk's values, then every metric on the batch; return one row of floats per point."""
+    n = len(next(iter(columns.values())))
+    result = make_result(**columns)
+    out = []
+    for name, fn in metrics.items():
+        value = fn(result)
+        try:
+            arr = np.asarray(value, dtype=float)
+        except (TypeError, ValueError):
+            arr = None
+        if arr is None or arr.shape != (n,):
+            raise ConfigTypeError(f"metrics[{name!r}]", value, f"a callable returning one real number per point "
+                                                               f"of the batch (an array of shape ({n},))")
+        out.append([float(v) for v in arr])
+    return [list(row) for row in zip(*out)]
+
+
 class SweepPointError(SimError, RuntimeError):
     """An exception raised in a worker process that could not travel back as itself.
 
@@ -164,10 +196,10 @@ class SweepPointError(SimError, RuntimeError):
     """
 
 
-def _evaluate_remote(make_result, metrics: dict, params: dict) -> list[float]:
-    """:func:`_evaluate` for a worker process: exceptions are made picklable."""
+def _evaluate_remote(make_result, metrics: dict, params: dict, evaluate=_evaluate) -> list[float]:
+    """:func:`_evaluate` (or ``evaluate``) for a worker process: exceptions are made picklable."""
     try:
-        return _evaluate(make_result, metrics, params)
+        return evaluate(make_result, metrics, params)
     except Exception as exc:
         try:
             pickle.loads(pickle.dumps(exc))
@@ -254,7 +286,25 @@ class _Progress:
 # ---------------------------------------------------------------------------------------------
 # sweep
 # ---------------------------------------------------------------------------------------------
-def sweep(make_result, grid, metrics, *, executor=None, progress=None):
+def _chunks(points: list, chunk_size, executor) -> list[tuple[int, dict]]:
+    """(first point index, columns) of each chunk of a batched sweep, in grid order."""
+    if chunk_size is None:
+        workers = 1 if executor == "serial" else (getattr(executor, "_max_workers", None) or os.cpu_count() or 1)
+        chunk_size = max(1, -(-len(points) // workers))
+    elif isinstance(chunk_size, bool) or not isinstance(chunk_size, int) or chunk_size < 1:
+        raise ConfigError("chunk_size", chunk_size, "None or a whole number of points >= 1")
+    out = []
+    for start in range(0, len(points), chunk_size):
+        chunk = points[start:start + chunk_size]
+        columns = {}
+        for key in chunk[0]:
+            col = np.array([p[key] for p in chunk])
+            columns[key] = col if col.dtype.kind in "fiub" else np.array([p[key] for p in chunk], dtype=object)
+        out.append((start, columns))
+    return out
+
+
+def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=False, chunk_size=None):
     """Simulate every point of ``grid`` and tabulate ``metrics`` of each result.
 
     Parameters
@@ -276,6 +326,18 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None):
     progress : bool or None, optional
         None: a tqdm bar for more than 20 points when tqdm is installed; True:
         always (tqdm, else a line on stderr); False: never.
+    batch : bool, optional
+        Evaluate the grid in batches: ``make_result`` is called once per chunk
+        of points with each parameter as a 1-D array of the chunk's values
+        (typically returning ``simcore.simulate_batch(...)``), and each metric
+        must return one number per point (the functions of
+        :mod:`simcore.testing` do on a BatchResult). The chunks run on the
+        executor, one task each.
+    chunk_size : int, optional
+        Points per batch (default: the points split evenly over the
+        executor's workers; all of them with ``executor="serial"``). The
+        table does not depend on it: a variant's result does not depend on
+        the batch it shares.
 
     Returns
     -------
@@ -305,10 +367,14 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None):
     if not (executor is None or executor == "serial" or isinstance(executor, Executor)):
         raise ConfigError("executor", executor, "None (process pool), 'serial', or a concurrent.futures.Executor")
 
+    if not isinstance(batch, bool):
+        raise ConfigTypeError("batch", batch, "True or False")
     values: list = [None] * len(points)
     bar = _Progress(len(points), progress)
     try:
-        if executor == "serial":
+        if batch:
+            _sweep_batches(make_result, metrics, points, executor, chunk_size, values, bar)
+        elif executor == "serial":
             for i, p in enumerate(points):
                 try:
                     values[i] = _evaluate(make_result, metrics, p)
@@ -316,33 +382,12 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None):
                     raise _annotate(exc, p)
                 bar.update()
         else:
-            own = executor is None
-            if own or isinstance(executor, ProcessPoolExecutor):
-                _check_picklable(make_result, metrics)
-            pool = ProcessPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(points)))) \
-                if own else executor
-            try:
-                futures = {pool.submit(_evaluate_remote, make_result, metrics, p): i for i, p in enumerate(points)}
-                try:
-                    for fut in as_completed(futures):
-                        i = futures[fut]
-                        try:
-                            values[i] = fut.result()
-                        except BrokenExecutor as exc:
-                            if hasattr(exc, "add_note"):  # the pool died: no point is known to be at fault
-                                exc.add_note("the sweep's process pool broke (a worker died or could not "
-                                             "start); try executor='serial' to see the cause")
-                            raise
-                        except Exception as exc:
-                            raise _annotate(exc, points[i])
-                        bar.update()
-                except BaseException:
-                    for fut in futures:
-                        fut.cancel()
-                    raise
-            finally:
-                if own:
-                    pool.shutdown(wait=True, cancel_futures=True)
+            def done(i, value):
+                values[i] = value
+                bar.update()
+
+            _on_executor(executor, make_result, metrics, list(enumerate(points)), _evaluate, done,
+                         lambda exc, i: _annotate(exc, points[i]))
     finally:
         bar.close()
 
@@ -353,6 +398,65 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None):
     if pd is not None:
         return pd.DataFrame(rows, columns=columns)
     return SweepTable(columns, rows)
+
+
+def _sweep_batches(make_result, metrics, points, executor, chunk_size, values, bar) -> None:
+    """The batched sweep: each chunk of points is one ``make_result`` call, on the executor."""
+    chunks = _chunks(points, chunk_size, executor)
+
+    def store(start, rows):
+        for j, row in enumerate(rows):
+            values[start + j] = row
+            bar.update()
+
+    def located(exc, start, columns):
+        n = len(next(iter(columns.values())))
+        if hasattr(exc, "add_note"):
+            exc.add_note(f"while evaluating sweep points {start}..{start + n - 1} (grid order) as one batch")
+        return exc
+
+    if executor == "serial":
+        for start, columns in chunks:
+            try:
+                store(start, _evaluate_batch(make_result, metrics, columns))
+            except Exception as exc:
+                raise located(exc, start, columns)
+        return
+    tasks = [(j, columns) for j, (_, columns) in enumerate(chunks)]
+    _on_executor(executor, make_result, metrics, tasks, _evaluate_batch,
+                 lambda j, rows: store(chunks[j][0], rows), lambda exc, j: located(exc, *chunks[j]))
+
+
+def _on_executor(executor, make_result, metrics, tasks, evaluate, done, locate) -> None:
+    """Run ``evaluate(make_result, metrics, arg)`` for every ``(key, arg)`` of ``tasks`` on ``executor``
+    (None: a process pool of this sweep's own, shut down afterwards), calling ``done(key, value)``
+    as each finishes; an exception comes back through ``locate(exc, key)``."""
+    own = executor is None
+    if own or isinstance(executor, ProcessPoolExecutor):
+        _check_picklable(make_result, metrics)
+    pool = ProcessPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(tasks)))) if own else executor
+    try:
+        futures = {pool.submit(_evaluate_remote, make_result, metrics, arg, evaluate): key for key, arg in tasks}
+        try:
+            for fut in as_completed(futures):
+                key = futures[fut]
+                try:
+                    value = fut.result()
+                except BrokenExecutor as exc:
+                    if hasattr(exc, "add_note"):  # the pool died: no point is known to be at fault
+                        exc.add_note("the sweep's process pool broke (a worker died or could not "
+                                     "start); try executor='serial' to see the cause")
+                    raise
+                except Exception as exc:
+                    raise locate(exc, key)
+                done(key, value)
+        except BaseException:
+            for fut in futures:
+                fut.cancel()
+            raise
+    finally:
+        if own:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _import_pandas():

@@ -22,9 +22,9 @@ from typing import Sequence
 
 import numpy as np
 
-from .errors import ConfigError
+from .errors import ConfigError, ConfigTypeError
 
-__all__ = ["System", "validate_name"]
+__all__ = ["System", "validate_name", "names_of", "check_system"]
 
 
 def validate_name(parameter: str, name) -> str:
@@ -34,42 +34,105 @@ def validate_name(parameter: str, name) -> str:
     return name
 
 
+def names_of(parameter: str, names) -> tuple:
+    """A sequence of signal names as a tuple; one string is refused (``"xy"`` is not ``("x", "y")``)."""
+    if isinstance(names, (str, bytes)):
+        raise ConfigTypeError(parameter, names, "a sequence of names such as ('x', 'v'), not one string")
+    try:
+        return tuple(names)
+    except TypeError:
+        raise ConfigTypeError(parameter, names, "a sequence of names such as ('x', 'v')") from None
+
+
+def check_system(system) -> None:
+    """Check what the engine needs of a system, naming the system and the member at fault.
+
+    Accepts the declarations made as class attributes or in a subclass's own
+    ``__init__`` (with or without ``super().__init__()``): the names become tuples
+    and ``units`` a dict on the instance.
+    """
+    cls = type(system).__name__
+    name = getattr(system, "name", None)
+    if name is None:
+        raise ConfigError(f"{cls}.name", name, "a system name (a class attribute or set in __init__)")
+    validate_name(f"{cls}.name", name)
+    for group in ("state_names", "input_names", "output_names"):
+        names = getattr(system, group, ())
+        if type(names) is not tuple:
+            setattr(system, group, names_of(f"{name}.{group}", names))
+    units = getattr(system, "units", None)
+    if not isinstance(units, Mapping):
+        raise ConfigTypeError(f"{name}.units", units, "a mapping {signal_name: unit}")
+    if type(units) is not dict:
+        system.units = dict(units)
+    ranges = getattr(system, "input_ranges", None)
+    if not isinstance(ranges, Mapping):
+        raise ConfigTypeError(f"{name}.input_ranges", ranges, "a mapping {input_name: (low, high)}")
+    System._check_signal_names(system)
+    for method in ("derivatives", "outputs", "events", "initial_state", "initial_inputs", "initial_mode",
+                   "couplings"):
+        if not callable(getattr(system, method, None)):
+            raise ConfigTypeError(f"{name}.{method}", getattr(system, method, None), "a method")
+
+
 class System:
     """A continuous-time mechanism with named states, inputs and outputs.
 
-    Subclasses set ``name``, ``state_names``, ``input_names`` and
-    ``output_names`` in their constructor (or pass them here) and override
-    :meth:`derivatives`, :meth:`outputs` and, when they have them,
-    :meth:`events`, :meth:`initial_state`, :meth:`initial_inputs` and
-    :meth:`initial_mode`.
+    Subclasses declare ``name``, ``state_names``, ``input_names`` and
+    ``output_names`` (and ``units``) in any of three ways: as class attributes
+    (no ``__init__`` needed), as instance attributes set in their own
+    ``__init__`` (calling ``super().__init__()`` is optional), or as arguments to
+    this constructor. They override :meth:`derivatives`, :meth:`outputs` and,
+    when they have them, :meth:`events`, :meth:`initial_state`,
+    :meth:`initial_inputs` and :meth:`initial_mode`. The declarations are checked
+    when a simulation is built (:func:`check_system`).
 
     Parameters
     ----------
-    name : str
-        Prefix of every signal of this system: ``"<name>.<signal>"``.
-    state_names, input_names, output_names : sequence of str
-        Names of the continuous states, held inputs and outputs.
+    name : str, optional
+        Prefix of every signal of this system: ``"<name>.<signal>"``; default: the
+        class's ``name`` attribute.
+    state_names, input_names, output_names : sequence of str, optional
+        Names of the continuous states, held inputs and outputs; default: the
+        class's attributes of those names (none).
     units : mapping of str to str, optional
         Unit of each signal (pint-parsable, e.g. ``"rad/s"``); used by
-        :meth:`Result.quantity` and on plot axes. Missing entries are
-        dimensionless.
+        :meth:`Result.quantity`, on plot axes and to convert Quantities written to
+        inputs. Missing entries are dimensionless.
     """
 
     #: Current discrete mode; written by the engine only.
     mode = None
+
+    #: The system's name (declare it here, or pass it to the constructor).
+    name: str | None = None
+    #: Names of the continuous states, held inputs and outputs.
+    state_names: Sequence[str] = ()
+    input_names: Sequence[str] = ()
+    output_names: Sequence[str] = ()
+    #: Unit of each signal, ``{signal_name: unit}``.
+    units: Mapping = MappingProxyType({})
 
     #: Allowed closed ranges of some inputs, ``{input_name: (low, high)}``; a write
     #: outside its range raises ConfigError (e.g. a negative bus voltage, a brake
     #: flag of 2). Inputs not listed take any finite value.
     input_ranges: Mapping = MappingProxyType({})  # read-only: assign a dict per system, never mutate this
 
-    def __init__(self, name: str, state_names: Sequence[str] = (), input_names: Sequence[str] = (),
-                 output_names: Sequence[str] = (), units: dict | None = None):
+    def __init__(self, name: str | None = None, state_names: Sequence[str] | None = None,
+                 input_names: Sequence[str] | None = None, output_names: Sequence[str] | None = None,
+                 units: dict | None = None):
+        if name is None:
+            name = getattr(self, "name", None)
+            if name is None:
+                raise ConfigError("name", name, f"a system name: pass name= or set {type(self).__name__}.name")
         self.name = validate_name("name", name)
-        self.state_names = tuple(state_names)
-        self.input_names = tuple(input_names)
-        self.output_names = tuple(output_names)
-        self.units = dict(units or {})
+        self.state_names = names_of("state_names", getattr(self, "state_names") if state_names is None
+                                    else state_names)
+        self.input_names = names_of("input_names", getattr(self, "input_names") if input_names is None
+                                    else input_names)
+        self.output_names = names_of("output_names", getattr(self, "output_names") if output_names is None
+                                     else output_names)
+        self.units = dict(getattr(self, "units") if units is None else units)
         self._check_signal_names()
 
     def _check_signal_names(self) -> None:

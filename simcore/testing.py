@@ -307,6 +307,8 @@ def step_info(result, signal: str, target, *, band: float = 0.02, initial=None,
         If the signal is unknown, ``band`` is not in (0, 1), ``t_start`` is
         outside the record, or the step is zero (``target == initial``).
     """
+    if _is_batch(result):
+        return _step_info_batch(result, signal, target, band=band, initial=initial, t_start=t_start)
     t, y = _signal(result, signal)
     unit = result.units.get(signal, "") if hasattr(result, "units") else ""
     target = _number("target", target, unit)
@@ -419,6 +421,8 @@ def current_stats(result, signal: str) -> CurrentStats:
         ``rms`` and ``mean`` integrate with the trapezoid rule, duplicated
         instants taking zero width.
     """
+    if _is_batch(result):
+        return _current_stats_batch(result, signal)
     t, y = _signal(result, signal)
     span = float(t[-1] - t[0])
     if not span > 0:
@@ -462,6 +466,12 @@ def energy(result, voltage_signal: str, current_signal: str) -> float:
         the load returns energy (regenerative braking). Duplicated instants take
         zero width.
     """
+    if _is_batch(result):
+        _batch_signal(result, voltage_signal), _batch_signal(result, current_signal)
+        t, v = result.padded(voltage_signal)[:2]
+        i = result.padded(current_signal)[1]
+        scale = _si_factor(result, voltage_signal, "V") * _si_factor(result, current_signal, "A")
+        return _trapezoid_rows(t, v * i) * scale
     t, v = _signal(result, voltage_signal)
     _, i = _signal(result, current_signal)
     scale = _si_factor(result, voltage_signal, "V") * _si_factor(result, current_signal, "A")
@@ -486,6 +496,18 @@ class StepExpectation:
     def __init__(self, result, signal: str, target, *, band: float = 0.02, initial=None, t_start=None):
         self.result = result
         self.info = step_info(result, signal, target, band=band, initial=initial, t_start=t_start)
+        self._batch = _is_batch(result)
+
+    def _require_all(self, ok, values, what: str, unit: str = ""):
+        """A batch: every variant must pass; the message names those that do not and the worst value."""
+        __tracebackhide__ = True
+        bad = np.flatnonzero(~np.asarray(ok, dtype=bool))
+        if bad.size:
+            shown = ", ".join(str(int(k)) for k in bad[:10]) + (", ..." if bad.size > 10 else "")
+            vals = np.asarray(values, dtype=float)[bad]
+            raise AssertionError(f"{self.info.signal}: {bad.size} of {np.size(ok)} variants fail {what} "
+                                 f"(variants {shown}; e.g. variant {int(bad[0])}: {_fmt(float(vals[0]), unit)})")
+        return self
 
     def _fail(self, what: str):
         __tracebackhide__ = True
@@ -496,6 +518,8 @@ class StepExpectation:
         __tracebackhide__ = True
         limit = _limit("seconds", seconds, "s")
         s = self.info.settling_time
+        if self._batch:
+            return self._require_all(s <= limit, s, f"to settle within {_fmt(limit, 's')}", "s")
         if not s <= limit:
             self._fail(f"{self.info.signal} settles (±{100 * self.info.band:.3g} % band) in "
                        f"{_fmt(s, 's')}, more than {_fmt(limit, 's')}"
@@ -507,6 +531,8 @@ class StepExpectation:
         __tracebackhide__ = True
         limit = _limit("fraction", fraction)
         o = self.info.overshoot
+        if self._batch:
+            return self._require_all(o <= limit, o, f"an overshoot below {limit:.4g} of the step")
         if not o <= limit:
             self._fail(f"{self.info.signal} overshoots by {100 * o:.4g} % of the step "
                        f"(peak {_fmt(self.info.peak, self.info.unit)} at {_fmt(self.info.peak_time, 's')}), "
@@ -518,6 +544,8 @@ class StepExpectation:
         __tracebackhide__ = True
         limit = _limit("seconds", seconds, "s")
         r = self.info.rise_time
+        if self._batch:
+            return self._require_all(r <= limit, r, f"a rise time below {_fmt(limit, 's')}", "s")
         if not r <= limit:
             self._fail(f"{self.info.signal} rises 10-90 % in {_fmt(r, 's')}, more than {_fmt(limit, 's')}"
                        + (" (never reaches 90 %)" if math.isnan(r) else ""))
@@ -528,6 +556,9 @@ class StepExpectation:
         __tracebackhide__ = True
         limit = _limit("tolerance", tolerance, self.info.unit)
         e = self.info.steady_state_error
+        if self._batch:
+            return self._require_all(np.abs(e) <= limit, e, f"a steady-state error below "
+                                     f"{_fmt(limit, self.info.unit)}", self.info.unit)
         if not abs(e) <= limit:
             self._fail(f"{self.info.signal} ends off its target by {_fmt(e, self.info.unit)} (target - final), "
                        f"|error| more than {_fmt(limit, self.info.unit)}")
@@ -542,12 +573,17 @@ class StepExpectation:
         lim = _number("limit", limit, self.info.unit)
         p = self.info.peak
         up = self.info.target > self.info.initial
+        if self._batch:
+            return self._require_all(np.where(up, p <= lim, p >= lim), p, f"a peak within {_fmt(lim, self.info.unit)}",
+                                     self.info.unit)
         if not (p <= lim if up else p >= lim):
             self._fail(f"{self.info.signal} peaks at {_fmt(p, self.info.unit)} "
                        f"(at {_fmt(self.info.peak_time, 's')}), beyond {_fmt(lim, self.info.unit)}")
         return self
 
     def __repr__(self):
+        if self._batch:
+            return f"<StepExpectation on {np.size(self.info.settling_time)} variants of {self.info.signal}>"
         return f"<StepExpectation {self.info.summary()}>"
 
 
@@ -612,6 +648,8 @@ def assert_peak_below(result, signal: str, limit, *, absolute: bool = True) -> f
         The measured peak (sample maximum), signal unit.
     """
     __tracebackhide__ = True
+    if _is_batch(result):
+        return _assert_peak_below_batch(result, signal, limit, absolute)
     t, y = _signal(result, signal)
     unit = result.units.get(signal, "")
     lim = _number("limit", limit, unit)
@@ -624,4 +662,200 @@ def assert_peak_below(result, signal: str, limit, *, absolute: bool = True) -> f
             f"{'|' + signal + '|' if absolute else signal} peaks at {_fmt(peak, unit)} at t={_fmt(float(t[k]), 's')}, "
             f"above {_fmt(lim, unit)}; first exceeded at t={_fmt(float(t[over[0]]), 's')}, "
             f"{over.size} of {len(t)} rows above the limit")
+    return peak
+
+
+# ---------------------------------------------------------------------------------------------
+# the same figures over the variants of a BatchResult, as (N,) arrays
+# ---------------------------------------------------------------------------------------------
+def _is_batch(result) -> bool:
+    return hasattr(result, "padded") and hasattr(result, "at_ticks")
+
+
+def _batch_signal(result, signal):
+    if not isinstance(signal, str):
+        raise ConfigTypeError("signal", signal, "a signal name such as 'arm.angle'")
+    if signal not in result:
+        raise ConfigError("signal", signal, f"one of the signals: {', '.join(result.names)}")
+
+
+def _per_variant(parameter, value, n, unit=""):
+    """A number (or Quantity) for every variant, or one per variant, as an (n,) float array."""
+    if hasattr(value, "to") and hasattr(value, "magnitude"):
+        value = _number(parameter, value, unit) if np.ndim(value.magnitude) == 0 else \
+            value.to(unit or "dimensionless").magnitude
+    arr = np.asarray(value, dtype=float)
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,) or not np.all(np.isfinite(arr)):
+        raise ConfigError(parameter, value, f"a finite number, or {n} of them (one per variant)")
+    return arr
+
+
+def _rows_take(a, idx):
+    return np.take_along_axis(a, idx[:, None], axis=1)[:, 0]
+
+
+def _trapezoid_rows(t, f):
+    return np.sum(0.5 * (f[:, 1:] + f[:, :-1]) * np.diff(t, axis=1), axis=1)
+
+
+def _crossing_rows(t, n, i, level):
+    """:func:`_crossing` for every row, at row-wise segment ``i``."""
+    t0, t1, n0, n1 = _rows_take(t, i), _rows_take(t, i + 1), _rows_take(n, i), _rows_take(n, i + 1)
+    flat = (t1 == t0) | (n1 == n0)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lin = t0 + (t1 - t0) * (level - n0) / (n1 - n0)
+    return np.where(flat, np.where((n1 == level) | (t1 == t0), t1, t0), lin)
+
+
+def _first_reach_rows(t, n, level, start, counts):
+    cols = np.arange(t.shape[1])[None, :]
+    mask = (n >= level) & (cols >= start[:, None]) & (cols < counts[:, None])
+    has = mask.any(axis=1)
+    k = np.argmax(mask, axis=1)
+    prev = np.maximum(k - 1, 0)
+    direct = (k == 0) | (_rows_take(n, prev) >= level)
+    tk = np.where(direct, _rows_take(t, k), _crossing_rows(t, n, prev, level))
+    return np.where(has, tk, math.nan), np.where(has, k, -1)
+
+
+def _crossing_refined_rows(t, n, i, level, counts):
+    """:func:`_crossing_refined` for every row."""
+    last = t.shape[1] - 1
+    lin = _crossing_rows(t, n, i, level)
+    ti, ti1 = _rows_take(t, i), _rows_take(t, i + 1)
+    im1, ip2 = np.maximum(i - 1, 0), np.minimum(i + 2, last)
+    use_prev = (i >= 1) & (_rows_take(t, im1) < ti)
+    use_next = ~use_prev & (i + 2 < counts) & (_rows_take(t, ip2) > ti1)
+    j = np.where(use_prev, im1, ip2)
+    ok = (ti1 > ti) & (use_prev | use_next)
+    xs = np.stack([_rows_take(t, j), ti, ti1]) - ti
+    ys = np.stack([_rows_take(n, j), _rows_take(n, i), _rows_take(n, i + 1)]) - level
+    c2 = c1 = c0 = 0.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for a in range(3):
+            b, c = [k for k in range(3) if k != a]
+            w = ys[a] / ((xs[a] - xs[b]) * (xs[a] - xs[c]))
+            c2, c1, c0 = c2 + w, c1 - w * (xs[b] + xs[c]), c0 + w * xs[b] * xs[c]
+        h = ti1 - ti
+        lin_root = np.where(c1 != 0.0, -c0 / c1, np.nan)
+        disc = c1 * c1 - 4.0 * c2 * c0
+        sq = np.sqrt(np.where(disc >= 0.0, disc, 0.0))
+        q = -0.5 * (c1 + np.copysign(sq, c1))
+        r1 = np.where(c2 == 0.0, lin_root, q / c2)
+        r2 = np.where((c2 == 0.0) | (q == 0.0), np.nan, c0 / q)
+    quad_ok = (c2 == 0.0) | (disc >= 0.0)
+    in1 = (r1 >= 0.0) & (r1 <= h)
+    in2 = (r2 >= 0.0) & (r2 <= h)
+    d1, d2 = np.abs(r1 + ti - lin), np.abs(r2 + ti - lin)
+    best = np.where(in1 & in2, np.where(d2 < d1, r2, r1), np.where(in1, r1, r2))
+    return np.where(ok & quad_ok & (in1 | in2), ti + best, lin)
+
+
+def _refine_max_rows(t, n, k, counts):
+    """:func:`_refine_max` for every row."""
+    last = t.shape[1] - 1
+    km, kp = np.maximum(k - 1, 0), np.minimum(k + 1, last)
+    ta, tb, tc = _rows_take(t, km), _rows_take(t, k), _rows_take(t, kp)
+    a, b, c = _rows_take(n, km), _rows_take(n, k), _rows_take(n, kp)
+    interior = (k > 0) & (k < counts - 1) & (ta < tb) & (tb < tc)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xa, xc = ta - tb, tc - tb
+        da, dc = (a - b) / xa, (c - b) / xc
+        curv = (dc - da) / (xc - xa)
+        p1 = da - curv * xa
+        xv = -p1 / (2.0 * curv)
+        yv = b + p1 * xv + curv * xv * xv
+    vertex = interior & (curv < 0.0) & (xa <= xv) & (xv <= xc)
+    return np.where(vertex, tb + xv, tb), np.where(vertex, np.maximum(yv, b), b)
+
+
+def _step_info_batch(result, signal, target, *, band, initial, t_start):
+    """:func:`step_info` for every variant of a BatchResult: the same definitions, row by row."""
+    _batch_signal(result, signal)
+    unit = result.units.get(signal, "")
+    n_var = result.n
+    target = _per_variant("target", target, n_var, unit)
+    band = _number("band", band)
+    if not 0.0 < band < 1.0:
+        raise ConfigError("band", band, "a fraction of the step strictly between 0 and 1 (0.02 is 2 %)")
+    t, y, counts = result.padded(signal)
+    if t_start is None:
+        t0 = t[:, 0].copy()
+    else:
+        t0v = _number("t_start", t_start, "s")
+        if np.any(t[:, 0] > t0v) or np.any(_rows_take(t, counts - 1) < t0v):
+            raise ConfigError("t_start", t_start, "a time within every variant's record")
+        k0 = np.sum((t <= t0v) & (np.arange(t.shape[1])[None, :] < counts[:, None]), axis=1)
+        if np.any(k0 >= counts):
+            raise ConfigError("t_start", t_start, "an instant before the last row of the record")
+        i = k0 - 1
+        ta, tb = _rows_take(t, i), _rows_take(t, i + 1)
+        ya, yb = _rows_take(y, i), _rows_take(y, i + 1)
+        held = signal in getattr(result, "input_names", ())
+        with np.errstate(divide="ignore", invalid="ignore"):
+            w = np.where(tb > ta, (t0v - ta) / (tb - ta), 0.0)
+        y_start = ya if held else ya + w * (yb - ya)
+        cols = np.arange(t.shape[1])[None, :]
+        src = np.minimum(k0[:, None] + cols - 1, (counts - 1)[:, None])
+        t_new, y_new = np.take_along_axis(t, src, axis=1), np.take_along_axis(y, src, axis=1)
+        t_new[:, 0], y_new[:, 0] = t0v, y_start
+        t, y, counts = t_new, y_new, counts - k0 + 1
+        t0 = np.full(n_var, t0v)
+    y_initial = y[:, 0].copy() if initial is None else _per_variant("initial", initial, n_var, unit)
+    step = target - y_initial
+    if np.any(step == 0.0):
+        k = int(np.flatnonzero(step == 0.0)[0])
+        raise ConfigError("target", target[k], f"a value different from the initial value {y_initial[k]!r} "
+                                               f"(variant {k}: a step of non-zero size)")
+    n = (y - y_initial[:, None]) / step[:, None]
+    t10, k10 = _first_reach_rows(t, n, 0.1, np.zeros(n_var, dtype=int), counts)
+    t90, _ = _first_reach_rows(t, n, 0.9, np.maximum(k10, 0), counts)
+    t90 = np.where(k10 >= 0, t90, math.nan)
+    rise = np.where(np.isfinite(t10) & np.isfinite(t90), t90 - t10, math.nan)
+    outside = np.abs(n - 1.0) > band
+    any_out = outside.any(axis=1)
+    i = t.shape[1] - 1 - np.argmax(outside[:, ::-1], axis=1)
+    i = np.minimum(i, counts - 1)
+    at_end = i == counts - 1
+    seg = np.minimum(i, t.shape[1] - 2)
+    level = np.where(_rows_take(n, seg) > 1.0, 1.0 + band, 1.0 - band)
+    settle = np.where(~any_out, 0.0, np.where(at_end, math.inf, _crossing_refined_rows(t, n, seg, level, counts) - t0))
+    k = np.argmax(n, axis=1)
+    tp, npk = _refine_max_rows(t, n, k, counts)
+    e = target[:, None] - y
+    ae = np.abs(e)
+    return StepInfo(signal=signal, unit=unit, initial=y_initial, target=target, t_start=t0, band=band,
+                    rise_time=rise, settling_time=settle, overshoot=np.maximum(0.0, npk - 1.0),
+                    peak=y_initial + npk * step, peak_time=tp - t0,
+                    steady_state_error=target - _rows_take(y, counts - 1), iae=_trapezoid_rows(t, ae),
+                    ise=_trapezoid_rows(t, e * e), itae=_trapezoid_rows(t, (t - t0[:, None]) * ae))
+
+
+def _current_stats_batch(result, signal):
+    _batch_signal(result, signal)
+    t, y, _ = result.padded(signal)
+    span = t[:, -1] - t[:, 0]
+    if not np.all(span > 0):
+        raise ConfigError("result", result, "a record spanning a positive duration in every variant")
+    k = np.argmax(np.abs(y), axis=1)
+    return CurrentStats(signal=signal, unit=result.units.get(signal, ""), peak=np.abs(_rows_take(y, k)),
+                        peak_time=_rows_take(t, k), rms=np.sqrt(_trapezoid_rows(t, y * y) / span),
+                        mean=_trapezoid_rows(t, y) / span)
+
+
+def _assert_peak_below_batch(result, signal, limit, absolute):
+    __tracebackhide__ = True
+    _batch_signal(result, signal)
+    unit = result.units.get(signal, "")
+    lim = _number("limit", limit, unit)
+    t, y, _ = result.padded(signal)
+    vals = np.abs(y) if absolute else y
+    peak = vals.max(axis=1)
+    bad = np.flatnonzero(~(peak <= lim))
+    if bad.size:
+        k = int(bad[np.argmax(peak[bad])])
+        raise AssertionError(f"{'|' + signal + '|' if absolute else signal} peaks above {_fmt(lim, unit)} in "
+                             f"{bad.size} of {result.n} variants; worst: variant {k} at {_fmt(float(peak[k]), unit)}")
     return peak

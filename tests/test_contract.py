@@ -33,7 +33,7 @@ def test_engine_contract():
     assert {k: d[k] for k in ("name", "offset")} == {"name": None, "offset": 0.0}
     d = defaults(simcore.simulate)
     assert {k: d[k] for k in ("t0", "x0", "inputs", "method", "rtol", "atol", "max_step")} == {
-        "t0": 0.0, "x0": None, "inputs": None, "method": "RK45", "rtol": 1e-8, "atol": 1e-10, "max_step": None}
+        "t0": 0.0, "x0": None, "inputs": None, "method": "auto", "rtol": 1e-8, "atol": 1e-10, "max_step": None}
     for m in ("advance", "set_inputs", "result", "signals", "t"):
         assert hasattr(simcore.Simulator, m) or m == "t"
     for m in ("names", "ticks", "quantity", "plot", "to_csv", "sample"):

@@ -1,0 +1,109 @@
+"""A :func:`~simcore.controllers.control_loop` for many parameter variants at once (``simcore.simulate_batch``).
+
+At each tick the loop does what the serial loop does, on ``(N,)`` arrays: read ``measure``,
+evaluate the setpoint, ``calculate``, add the feedforward, clamp to ``output_limits``, write
+``command``. The controller is a copy of the loop's own, so the serial and batched runs
+share one implementation of its semantics:
+
+* a :class:`~simcore.controllers.PIDController` is copied with its gains as arrays (its
+  ``calculate`` is element-wise; see :mod:`simcore.controllers.pid`) and reset before the
+  first tick, as the serial loop resets it;
+* a plain callable ``f(measurement, setpoint)`` is called with arrays (it must be
+  element-wise);
+* the feedforward callable ``ff(t, setpoint, signals)`` is called with the batch's
+  signals, whose values are ``(N,)`` arrays; a feedforward *object* given to
+  ``control_loop`` is copied with its gains as arrays.
+
+Batch parameters (``"<loop name>.<parameter>"``): ``kp``, ``ki``, ``kd`` (a PIDController
+loop), ``setpoint`` (a constant setpoint per variant), ``ks``, ``kv``, ``ka``, ``kg`` (a loop
+whose feedforward is a feedforward object). Other controllers (a ProfiledPIDController, a
+BangBangController) cannot batch and say so.
+"""
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from simcore.errors import ConfigError, ConfigTypeError
+
+from . import _checks
+from .pid import PIDController
+
+__all__ = ["BatchedControlLoop"]
+
+_PID_GAINS = ("kp", "ki", "kd")
+_FF_GAINS = ("ks", "kv", "ka", "kg")
+
+
+class BatchedControlLoop:
+    """The batch form of one control loop (built by the loop's ``batched`` attribute).
+
+    Parameters
+    ----------
+    spec : dict
+        What :func:`~simcore.controllers.control_loop` was given (controller, measure,
+        command, setpoint reference, feedforward, output limits).
+    name : str
+        The loop's name (params are addressed by it).
+    params : mapping of str to (n,) array
+    n : int
+    """
+
+    def __init__(self, spec: dict, name: str, params: dict, n: int, xp=np):
+        self.name, self.n, self.xp = name, n, xp
+        self.measure, self.command, self.limits = spec["measure"], spec["command"], spec["output_limits"]
+        allowed = ("setpoint",)
+        controller = spec["controller"]
+        label = lambda key: f"params[{name + '.' + key!r}]"  # noqa: E731
+        if isinstance(controller, PIDController):
+            allowed += _PID_GAINS
+            pid = copy.deepcopy(controller)
+            for key in _PID_GAINS:
+                if key in params:
+                    setattr(pid, key, params[key])  # the controller's own setter checks them (non-negative)
+            self.pid = pid
+            self.calc = pid.calculate
+        elif not hasattr(controller, "calculate") and callable(controller):
+            self.pid = None
+            self.calc = controller
+        else:
+            raise ConfigTypeError("controllers", name, f"a loop whose controller can batch (a PIDController or an "
+                                                       f"element-wise function); {type(controller).__name__} in loop "
+                                                       f"{name!r} cannot batch")
+        ff = spec["feedforward"]
+        model = getattr(ff, "model", None)
+        if model is not None:
+            allowed += tuple(g for g in _FF_GAINS if hasattr(model, g))
+            ff = copy.copy(ff)
+            ff.model = copy.deepcopy(model)
+            for key in _FF_GAINS:
+                if key in params:
+                    check = _checks.nonnegative if key in ("kv", "ka") else _checks.finite
+                    setattr(ff.model, key, check(label(key), params[key]))
+        self.feedforward = ff
+        for key in params:
+            if key not in allowed:
+                raise ConfigError(label(key), key, f"a batch parameter of loop {name!r}: {', '.join(allowed)}")
+        self.reference = spec["reference"]
+        self.setpoint = params.get("setpoint")
+
+    def start(self, t, signals):
+        if self.pid is not None:
+            self.pid.reset()
+
+    def tick(self, t, signals):
+        r = self.setpoint if self.setpoint is not None else self.reference(t)
+        try:
+            out = self.calc(signals[self.measure], r)
+            if self.feedforward is not None:
+                out = out + self.feedforward(t, r, signals)
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, ConfigError):
+                raise
+            raise ConfigTypeError("controllers", self.name, f"a loop whose controller and feedforward work on "
+                                                            f"arrays (loop {self.name!r} cannot batch: "
+                                                            f"{type(exc).__name__}: {exc})") from exc
+        if self.limits is not None:
+            out = np.minimum(np.maximum(out, self.limits[0]), self.limits[1])
+        return {self.command: out}

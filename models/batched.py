@@ -1,0 +1,564 @@
+"""The geared mechanisms and the battery for many parameter variants at once (``simcore.simulate_batch``).
+
+Each class here is the physics of one model object (:class:`~simcore.models.Flywheel`,
+:class:`~simcore.models.Arm`, :class:`~simcore.models.Elevator`, :class:`~simcore.models.Battery`)
+written element-wise over ``N`` variants: states are ``(n_states, m)`` arrays, one column per
+variant, and the discrete mode of each variant is an integer code into :attr:`MODES`. The
+equations are those of :mod:`simcore.models.mechanism`, :mod:`simcore.models.drive` and
+:mod:`simcore.models.battery`, branch for branch (a scalar ``if`` becomes a ``where``), so that
+every variant follows exactly what its own model object would do in ``simulate``.
+
+Parameters. Every value is read from the model object's public attributes; a batch parameter
+replaces one attribute for each variant, and what the model derives from that attribute in
+its constructor (the effective inertia with the rotors, the transmission ratio, the gravity
+torque, the breakaway force) is derived again from the varied value. Constructor *defaults*
+computed from other arguments are not: an arm built without ``moi`` keeps its rod inertia
+when only ``mass`` varies (vary ``moi`` too, e.g. ``Arm.rod_moi(masses, 2 * d)``). The one
+exception is kinetic friction, which follows ``static_friction`` when the model's two are
+equal (its default) and ``kinetic_friction`` is not varied itself.
+
+=============  ===========================================================================
+model          batch parameters
+=============  ===========================================================================
+Flywheel       ``moi``, ``gearing``, ``viscous_friction``, ``static_friction``, ``kinetic_friction``
+Arm            ``mass``, ``com_distance``, ``moi``, ``gearing``, and the friction ones
+Elevator       ``carriage_mass``, ``gearing``, and the friction ones
+Battery        ``resistance``, ``open_circuit_voltage``
+=============  ===========================================================================
+
+What a model needs to batch (the contract ``simcore.batch`` relies on): ``name``, the signal
+names and units, ``MODES``, ``initial_state/inputs/mode``, ``derivatives``, ``outputs`` and
+``events`` on ``(n, m)`` arrays with a mode-code array, ``take(idx)`` (the same physics for a
+subset of the variants), and for a battery ``couplings``. Everything uses only the array
+namespace ``xp`` given at construction (numpy by default).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from simcore.errors import ConfigError, ConfigTypeError
+
+from .arm import Arm
+from .battery import Battery
+from .elevator import Elevator
+from .flywheel import Flywheel
+from .mechanism import BREAKAWAY_MARGIN, GearedMechanism
+
+__all__ = ["BatchedMechanism", "BatchedBattery", "BatchEvent", "batched_system"]
+
+_FRICTION = ("viscous_friction", "static_friction", "kinetic_friction")
+_PARAMETERS = {Flywheel: ("moi", "gearing") + _FRICTION,
+               Arm: ("mass", "com_distance", "moi", "gearing") + _FRICTION,
+               Elevator: ("carriage_mass", "gearing") + _FRICTION}
+_POSITIVE = {"moi", "gearing", "mass", "com_distance", "carriage_mass"}
+_DEAD_BUS_PROBE = 1e-9  # as MotorDrive.electrical
+
+
+def batched_system(system, params: dict, n: int, xp=np):
+    """The batch physics of ``system`` for ``n`` variants; raises naming a system that cannot batch."""
+    if isinstance(system, Battery) and type(system) is Battery:
+        return BatchedBattery(system, params, n, xp)
+    if isinstance(system, GearedMechanism) and type(system) in _PARAMETERS:
+        return BatchedMechanism(system, params, n, xp)
+    raise ConfigTypeError("systems", system, f"a system that can batch (Flywheel, Arm, Elevator, Battery); "
+                                             f"{type(system).__name__} {system.name!r} cannot batch")
+
+
+def _check_params(system, params: dict, allowed: tuple) -> None:
+    for key in params:
+        if key not in allowed:
+            raise ConfigError(f"params[{system.name + '.' + key!r}]", key,
+                              f"a batch parameter of {type(system).__name__} {system.name!r}: {', '.join(allowed)}")
+
+
+def _values(system, params: dict, key: str, n: int, *, positive: bool = False, nonnegative: bool = False):
+    """The ``n`` values of ``key``: the varied ones, or the model's attribute repeated."""
+    if key not in params:
+        owner = system.drive if key == "gearing" else system
+        return np.full(n, float(getattr(owner, key)))
+    v = params[key]
+    label = f"params[{system.name + '.' + key!r}]"
+    if positive and not np.all(v > 0):
+        raise ConfigError(label, v[~(v > 0)][0], "positive values")
+    if nonnegative and not np.all(v >= 0):
+        raise ConfigError(label, v[~(v >= 0)][0], "non-negative values")
+    return v
+
+
+class BatchEvent:
+    """One state event of a batched system: guard, direction, reset and mode switch over variants.
+
+    ``active`` is a boolean per mode code: the modes in which the event is armed. ``guard(s, t, x,
+    u, mode)`` returns one value per variant of the batched system ``s``; ``reset(s, ...)`` (or
+    None) the new states; ``new_mode(s, ...)`` (or None: keep) the new mode codes. Two modes
+    share an event (one identity, as the model's StateEvent objects) when one BatchEvent is
+    active in both.
+    """
+
+    __slots__ = ("name", "direction", "active", "guard", "reset", "new_mode", "terminal", "reads_inputs", "linear")
+
+    def __init__(self, name, direction, active, guard, reset=None, new_mode=None, terminal=False,
+                 reads_inputs=True, linear=None):
+        self.name, self.direction, self.active = name, direction, np.asarray(active, dtype=bool)
+        self.guard, self.reset, self.new_mode, self.terminal = guard, reset, new_mode, terminal
+        self.reads_inputs = reads_inputs  # False: the guard reads the state only (no bus solve needed)
+        # (i, c) when the guard is exactly x[i] - c: the engine can then bound it over a step cheaply.
+        self.linear = linear
+
+
+class BatchedMechanism:
+    """A Flywheel, Arm or Elevator for ``n`` variants (see the module docstring).
+
+    Parameters
+    ----------
+    system : Flywheel, Arm or Elevator
+        The model object whose attributes give every parameter not varied.
+    params : mapping of str to array of shape (n,)
+        Batch parameters by attribute name (``"mass"``, ``"gearing"``...).
+    n : int
+        Number of variants.
+    xp : module
+        Array namespace (numpy).
+    """
+
+    #: Mode codes, in the order of their integer values.
+    MODES = ("moving", "forward", "reverse", "stuck", "lower_stop", "upper_stop")
+    MOVING, FORWARD, REVERSE, STUCK, LOWER, UPPER = range(6)
+
+    def __init__(self, system, params: dict, n: int, xp=np):
+        cls = type(system)
+        _check_params(system, params, _PARAMETERS[cls])
+        if system.track_energy:
+            raise ConfigError("systems", system.name, f"a mechanism without track_energy ({cls.__name__} "
+                                                      f"{system.name!r} tracks energy, which cannot batch)")
+        self.system, self.xp, self.n = system, xp, n
+        self.name = system.name
+        self.state_names, self.input_names = system.state_names, system.input_names
+        self.output_names, self.units, self.input_ranges = system.output_names, system.units, system.input_ranges
+        d = system.drive
+        self._R, self._Kt, self._Kv, self._eta = d.R, d.Kt, d.Kv, d.efficiency
+        self._duty = d.command == "duty"
+        self._ls, self._lp = d.stator_current_limit, d.supply_current_limit
+        self.min_position, self.max_position = system.min_position, system.max_position
+        val = lambda key, **kw: _values(system, params, key, n, **kw)  # noqa: E731
+        gearing = val("gearing", positive=True)
+        k = gearing / system.drum_radius if system.linear else gearing
+        if cls is Arm:
+            mass, com = val("mass", positive=True), val("com_distance", positive=True)
+            load_mass = val("moi", positive=True)
+            self._load = ("gravity", mass * system.g * com, system.gravity_direction)
+        elif cls is Elevator:
+            carriage = val("carriage_mass", positive=True)
+            load_mass = carriage + system.counterweight_mass
+            self._load = ("constant", system.constant_force - (carriage - system.counterweight_mass) * system.g)
+        else:
+            load_mass = val("moi", positive=True)
+            self._load = None
+        static = val("static_friction", nonnegative=True)
+        if "kinetic_friction" in params or system.kinetic_friction != system.static_friction:
+            kinetic = val("kinetic_friction", nonnegative=True)
+        else:
+            kinetic = static
+        directional = (static > 0) | (kinetic > 0) | (d.efficiency < 1.0)
+        self._p = {
+            "G": gearing, "k": k, "kG": k / gearing,
+            "M": load_mass + d.n_motors * system.rotor_inertia * k ** 2,
+            "b": val("viscous_friction", nonnegative=True), "Fc": kinetic,
+            "fb": np.maximum(static, kinetic) * (1.0 + BREAKAWAY_MARGIN) + np.where(directional, 1e-12, 0.0),
+            "dir": directional,
+        }
+        if self._load is not None and not np.isscalar(self._load[1]):
+            self._p["load"] = self._load[1]
+        elif self._load is not None:
+            self._p["load"] = np.full(n, float(self._load[1]))
+        self._any_dir = bool(directional.any())
+        self.events = self._build_events()
+
+    # -- subsets -----------------------------------------------------------------------------
+    def take(self, idx) -> "BatchedMechanism":
+        """The same physics for the variants ``idx`` (an integer index array)."""
+        new = object.__new__(BatchedMechanism)
+        new.__dict__.update(self.__dict__)
+        new._p = {key: v[idx] for key, v in self._p.items()}
+        new.n = len(idx)
+        new._any_dir = bool(new._p["dir"].any())
+        return new
+
+    # -- initial values ------------------------------------------------------------------------
+    def initial_state(self):
+        x = np.asarray(self.system.initial_state(), dtype=float)
+        return np.repeat(x[:, None], self.n, axis=1)
+
+    def initial_inputs(self):
+        u = np.asarray(self.system.initial_inputs(), dtype=float)
+        return np.repeat(u[:, None], self.n, axis=1)
+
+    def initial_mode(self, t, x, u):
+        q, v = x[0], x[1]
+        bad = (q < self.min_position) | (q > self.max_position)
+        if np.any(bad):
+            raise ConfigError(f"{self.name} position", q[bad][0], f"a value within the stops [{self.min_position}, "
+                                                                  f"{self.max_position}]")
+        p, xp = self._p, self.xp
+        moving_fwd = xp.where(p["dir"], self.FORWARD, self.MOVING)
+        moving_rev = xp.where(p["dir"], self.REVERSE, self.MOVING)
+        return xp.where(v > 0, moving_fwd, xp.where(v < 0, moving_rev, self._rest_mode(q, u)))
+
+    # -- the drive (MotorDrive.electrical and output_torque_directed, element-wise) ------------------
+    def _electrical(self, w, command, brake, bus):
+        xp, R = self.xp, self._R
+        emf = w / self._Kv
+        vb = xp.maximum(bus, 0.0)
+        neutral = command == 0.0
+        v_req = command * vb if self._duty else command
+        v = self._limited_voltage(v_req, emf, vb)
+        saturated = xp.where((v_req > vb) | (v_req < -vb), 1.0, 0.0)
+        limited = xp.where(v != xp.minimum(xp.maximum(v_req, -vb), vb), 1.0, 0.0)
+        i = (v - emf) / R
+        live = vb > 0.0
+        if xp.all(live):
+            duty = v / vb
+        else:
+            eps = _DEAD_BUS_PROBE
+            probe = self._limited_voltage(command * eps if self._duty else v_req, emf, xp.full_like(vb, eps)) / eps
+            duty = xp.where(live, v / xp.where(live, vb, 1.0), probe)
+        isup = duty * i
+        if not neutral.any():
+            return v, i, isup, saturated, limited
+        # Neutral: brake shorts the windings; coast conducts through the diodes only beyond the bus.
+        braking = neutral & (brake >= 0.5)
+        over, under = emf > vb, emf < -vb
+        v_coast = xp.where(over, vb, xp.where(under, -vb, emf))
+        i_coast = xp.where(over, (vb - emf) / R, xp.where(under, (-vb - emf) / R, 0.0))
+        s_coast = xp.where(over, i_coast, xp.where(under, -i_coast, 0.0))
+        va = xp.where(neutral, xp.where(braking, 0.0, v_coast), v)
+        i = xp.where(neutral, xp.where(braking, -emf / R, i_coast), i)
+        isup = xp.where(neutral, xp.where(braking, 0.0, s_coast), isup)
+        return va, i, isup, xp.where(neutral, 0.0, saturated), xp.where(neutral, 0.0, limited)
+
+    def _limited_voltage(self, v_req, emf, vb):
+        """MotorDrive._limited_voltage element-wise: the request projected onto what the limits allow."""
+        xp, R = self.xp, self._R
+        lo, hi = -vb, vb
+        if self._ls != math.inf:
+            wlo, whi = emf - self._ls * R, emf + self._ls * R
+            overlap = (wlo <= hi) & (whi >= lo)
+            edge = xp.where(wlo > hi, hi, lo)
+            lo, hi = xp.where(overlap, xp.maximum(lo, wlo), edge), xp.where(overlap, xp.minimum(hi, whi), edge)
+        best = xp.minimum(xp.maximum(v_req, lo), hi)
+        if self._lp == math.inf:
+            return best
+        c = self._lp * R * vb
+        root = xp.sqrt(emf * emf + 4.0 * c)
+        r1, r2 = (emf - root) / 2.0, (emf + root) / 2.0
+        two = emf * emf > 4.0 * c
+        gap = xp.sqrt(xp.where(two, emf * emf - 4.0 * c, 0.0))
+        a1, b1 = r1, xp.where(two, (emf - gap) / 2.0, r2)
+        a2, b2 = (emf + gap) / 2.0, r2
+        a1, b1 = xp.maximum(a1, lo), xp.minimum(b1, hi)
+        a2, b2 = xp.maximum(a2, lo), xp.minimum(b2, hi)
+        ok1 = a1 <= b1
+        ok2 = two & (a2 <= b2)
+        p1 = xp.minimum(xp.maximum(v_req, a1), b1)
+        p2 = xp.minimum(xp.maximum(v_req, a2), b2)
+        # The first interval wins ties, as the scalar loop's strict comparison.
+        pick2 = ok2 & (~ok1 | (xp.abs(p2 - v_req) < xp.abs(p1 - v_req)))
+        supply = xp.where(pick2, p2, p1)
+        return xp.where((vb > 0.0) & (ok1 | ok2), supply, best)
+
+    def _torque_at_load(self, tm, direction):
+        """Drive force at the mechanism coordinate from motor torque ``tm`` for motion in ``direction``."""
+        p, eta = self._p, self._eta
+        if eta == 1.0:
+            out = p["G"] * tm
+        else:
+            out = self.xp.where(tm * direction >= 0.0, p["G"] * eta * tm, p["G"] * tm / eta)
+        return out * p["kG"]
+
+    def _load_force(self, q):
+        if self._load is None:
+            return 0.0
+        if self._load[0] == "gravity":
+            return self._p["load"] * self.xp.sin(self._load[2] - q)
+        return self._p["load"]
+
+    def _applied_force(self, q, u, direction):
+        w = self.xp.zeros_like(q)
+        _, i, _, _, _ = self._electrical(w, u[0], u[1], u[2])
+        return self._torque_at_load(self._Kt * i, direction) + self._load_force(q)
+
+    def _direction(self, mode):
+        xp = self.xp
+        return xp.where(mode == self.FORWARD, 1.0, xp.where(mode == self.REVERSE, -1.0, 0.0))
+
+    # -- System interface on arrays --------------------------------------------------------------
+    def _stator_current(self, w, command, brake, bus):
+        """The stator current of :meth:`_electrical` alone (what the right-hand side needs)."""
+        xp, R = self.xp, self._R
+        emf = w / self._Kv
+        vb = xp.maximum(bus, 0.0)
+        v_req = command * vb if self._duty else command
+        i = (self._limited_voltage(v_req, emf, vb) - emf) / R
+        neutral = command == 0.0
+        if not neutral.any():
+            return i
+        coast = xp.where(emf > vb, (vb - emf) / R, xp.where(emf < -vb, (-vb - emf) / R, 0.0))
+        return xp.where(neutral, xp.where(brake >= 0.5, -emf / R, coast), i)
+
+    def derivatives(self, t, x, u, mode):
+        xp, p = self.xp, self._p
+        q, v = x[0], x[1]
+        tm = self._Kt * self._stator_current(p["k"] * v, u[0], u[1], u[2])
+        if self._any_dir:
+            direction = self._direction(mode)
+            f = self._torque_at_load(tm, direction)
+            fric = p["b"] * v + p["Fc"] * direction
+        else:  # no Coulomb friction and an ideal gearbox in any variant: direction plays no part
+            f = p["G"] * tm * p["kG"]
+            fric = p["b"] * v
+        a = (f + self._load_force(q) - fric) / p["M"]
+        out = xp.empty((2,) + v.shape)
+        resting = mode >= self.STUCK
+        if resting.any():
+            out[0], out[1] = xp.where(resting, 0.0, v), xp.where(resting, 0.0, a)
+        else:
+            out[0], out[1] = v, a
+        return out
+
+    def outputs(self, t, x, u, mode):
+        xp, p = self.xp, self._p
+        q = x[0]
+        resting = mode >= self.STUCK
+        v = xp.where(resting, 0.0, x[1])
+        direction = self._direction(mode)
+        va, i, isup, sat, lim = self._electrical(p["k"] * v, u[0], u[1], u[2])
+        tm = self._Kt * i
+        f = self._torque_at_load(tm, direction)
+        a = xp.where(resting, 0.0, (f + self._load_force(q) - (p["b"] * v + p["Fc"] * direction)) / p["M"])
+        torque = f * self.system.drum_radius if self.system.linear else f
+        return xp.stack([a, p["k"] * q, p["k"] * x[1], p["k"] * a, i, isup, va, u[2], torque, tm,
+                         sat, lim])
+
+    def supply_current_at(self, x, u, bus_voltage, mode):
+        """Supply current, A, at bus voltage ``bus_voltage`` (the battery's coupling calls this)."""
+        v = self.xp.where(mode >= self.STUCK, 0.0, x[1])
+        return self._electrical(self._p["k"] * v, u[0], u[1], bus_voltage)[2]
+
+    # -- modes and events ----------------------------------------------------------------------
+    def _rest_mode(self, q, u):
+        """GearedMechanism._rest_mode element-wise."""
+        xp, p = self.xp, self._p
+        fb = p["fb"]
+        f_fwd = self._applied_force(q, u, 1.0)
+        f_rev = self._applied_force(q, u, -1.0) if self._eta < 1.0 else f_fwd
+        free = xp.where(p["dir"], xp.where(f_fwd > fb, self.FORWARD, xp.where(f_rev < -fb, self.REVERSE,
+                                                                            self.STUCK)), self.MOVING)
+        upper = (q >= self.max_position) & (f_rev >= -fb)
+        lower = (q <= self.min_position) & (f_fwd <= fb)
+        return xp.where(lower, self.LOWER, xp.where(upper, self.UPPER, free))
+
+    def _build_events(self):
+        """The events of every mode; each function takes the batched system it runs on first
+        (a subset of the variants has its own), so one set serves every subset."""
+        M = self.MODES
+        moving_modes = [m in ("moving", "forward", "reverse") for m in M]
+        xp = self.xp
+
+        def to_rest(s, t, x, u, mode):
+            return s._rest_mode(x[0], u)
+
+        def impact(stop):
+            def reset(s, t, x, u, mode):
+                return xp.stack([xp.full_like(x[0], stop), xp.zeros_like(x[1])])
+            return reset
+
+        def halt(s, t, x, u, mode):
+            return xp.stack([x[0], xp.zeros_like(x[1])])
+
+        def fwd_push(s, t, x, u, mode):
+            return s._applied_force(x[0], u, 1.0) - s._p["fb"]
+
+        def back_push(s, t, x, u, mode):
+            return -s._applied_force(x[0], u, -1.0) - s._p["fb"]
+
+        def leave(forward):
+            return lambda s, t, x, u, mode: xp.where(s._p["dir"], s.FORWARD if forward else s.REVERSE, s.MOVING)
+
+        def to(code):
+            return lambda s, t, x, u, mode: xp.full_like(mode, code)
+
+        only = lambda *names: [m in names for m in M]  # noqa: E731
+        lo, hi = self.min_position, self.max_position
+        events = []
+        if lo > -math.inf:
+            events.append(BatchEvent("lower_stop", -1, moving_modes, lambda s, t, x, u, mode: x[0] - lo,
+                                     impact(lo), to_rest, reads_inputs=False, linear=(0, lo)))
+        if hi < math.inf:
+            events.append(BatchEvent("upper_stop", +1, moving_modes, lambda s, t, x, u, mode: x[0] - hi,
+                                     impact(hi), to_rest, reads_inputs=False, linear=(0, hi)))
+        events += [
+            BatchEvent("velocity_zero", -1, only("forward"), lambda s, t, x, u, mode: x[1] - 0.0, halt, to_rest,
+                       reads_inputs=False, linear=(1, 0.0)),
+            BatchEvent("velocity_zero", +1, only("reverse"), lambda s, t, x, u, mode: x[1] - 0.0, halt, to_rest,
+                       reads_inputs=False, linear=(1, 0.0)),
+            BatchEvent("breakaway_forward", +1, only("stuck"), fwd_push, new_mode=to(self.FORWARD)),
+            BatchEvent("breakaway_reverse", +1, only("stuck"), back_push, new_mode=to(self.REVERSE)),
+            BatchEvent("leave_lower_stop", +1, only("lower_stop"), fwd_push, new_mode=leave(True)),
+            BatchEvent("leave_upper_stop", +1, only("upper_stop"), back_push, new_mode=leave(False)),
+        ]
+        return tuple(events)
+
+    def couplings(self, systems):
+        return []
+
+
+class BatchedBattery:
+    """A Battery for ``n`` variants: the bus voltage solved per variant inside every evaluation."""
+
+    MODES = (None,)
+
+    def __init__(self, system, params: dict, n: int, xp=np):
+        _check_params(system, params, ("resistance", "open_circuit_voltage"))
+        self.system, self.xp, self.n, self.name = system, xp, n, system.name
+        self.state_names, self.input_names = system.state_names, system.input_names
+        self.output_names, self.units, self.input_ranges = system.output_names, system.units, system.input_ranges
+        self._p = {"voc": _values(system, params, "open_circuit_voltage", n, positive=True),
+                   "r": _values(system, params, "resistance", n, nonnegative=True)}
+        bad = ~(self._p["voc"] > system.brownout_voltage)
+        if np.any(bad):
+            raise ConfigError(f"params[{self.name + '.open_circuit_voltage'!r}]", self._p["voc"][bad][0],
+                              f"voltages above brownout_voltage={system.brownout_voltage}")
+        self.events = ()
+
+    def take(self, idx) -> "BatchedBattery":
+        new = object.__new__(BatchedBattery)
+        new.__dict__.update(self.__dict__)
+        new._p = {key: v[idx] for key, v in self._p.items()}
+        new.n = len(idx)
+        return new
+
+    def initial_state(self):
+        return np.zeros((0, self.n))
+
+    def initial_inputs(self):
+        return np.stack([self._p["voc"].copy(), np.zeros(self.n)])
+
+    def initial_mode(self, t, x, u):
+        return np.zeros(self.n, dtype=np.int8)
+
+    def derivatives(self, t, x, u, mode):
+        return self.xp.zeros((0, u.shape[1]))
+
+    def outputs(self, t, x, u, mode):
+        return self.xp.stack([u[0], u[1], self.xp.where(u[0] < self.system.brownout_voltage, 1.0, 0.0)])
+
+    def couplings(self, systems):
+        consumers = [k for k, s in enumerate(systems)
+                     if s is not self and "bus_voltage" in s.input_names and hasattr(s, "supply_current_at")]
+        me = next(k for k, s in enumerate(systems) if s is self)
+        return [_BatchedBus(me, consumers, systems)]
+
+
+class _BatchedBus:
+    """The battery's bus solve (models.battery._BusCoupling) element-wise over variants."""
+
+    def __init__(self, index, consumers, systems):
+        self.index = index
+        self.consumers = [(k, systems[k].input_names.index("bus_voltage")) for k in consumers]
+        self.targets = [f"{systems[k].name}.bus_voltage" for k in consumers] + \
+                       [f"{systems[index].name}.bus_voltage", f"{systems[index].name}.load_current"]
+
+    def apply(self, t, systems, xs, us, modes):
+        """Write the bus voltage into every consumer's input and the battery's (in place in ``us``)."""
+        battery = systems[self.index]
+        xp = battery.xp
+        voc, r = battery._p["voc"], battery._p["r"]
+
+        def total(v):
+            out = 0.0
+            for k, _ in self.consumers:
+                out = out + systems[k].supply_current_at(xs[k], us[k], v, modes[k])
+            return out
+
+        def phi(v):
+            return v - voc + r * total(v)
+
+        if not self.consumers:
+            v, collapsed = voc, xp.zeros(voc.shape, dtype=bool)
+        else:
+            f0 = phi(voc)
+            p = voc * (f0 / xp.where(r == 0.0, 1.0, r))
+            disc = voc * voc - 4.0 * r * p
+            v1 = xp.where(disc >= 0, 0.5 * (voc + xp.sqrt(xp.maximum(disc, 0.0))), 0.5 * voc)
+            b, ok = self._secant(phi, voc, f0, v1, voc)
+            trivial = (r == 0.0) | (f0 == 0.0)
+            ok = ok | trivial
+            b = xp.where(trivial, voc, b)
+            collapsed = xp.zeros(voc.shape, dtype=bool)
+            if not xp.all(ok):
+                b, collapsed = self._fallback(phi, voc, b, ok)
+            v = b
+        for k, i in self.consumers:
+            us[k][i] = v
+        ub = us[self.index]
+        ub[0] = v
+        ub[1] = xp.where(collapsed, voc / xp.where(r == 0.0, 1.0, r), total(v))
+
+    @staticmethod
+    def _secant(phi, a, fa, b, voc):
+        """The scalar secant of _BusCoupling._secant, each variant stopping on its own test."""
+        xp = np
+        fb = phi(b)
+        tol = 1e-13 * voc
+        running = np.ones(b.shape, dtype=bool)
+        for _ in range(30):
+            running = running & ~((xp.abs(fb) <= tol) | (fb == fa))
+            if not running.any():
+                break
+            with np.errstate(divide="ignore", invalid="ignore"):
+                c = b - fb * (b - a) / (fb - fa)
+            fc = phi(xp.where(running, c, b))
+            a, fa = xp.where(running, b, a), xp.where(running, fb, fa)
+            b, fb = xp.where(running, c, b), xp.where(running, fc, fb)
+        # Still running: updated on the scalar loop's 30th pass and never tested again, which it counts as failed.
+        failed = running
+        ok = ~failed & xp.isfinite(b) & (xp.abs(fb) <= 10 * tol) & (b >= 0)
+        return b, ok
+
+    @staticmethod
+    def _fallback(phi, voc, b, ok):
+        """The largest root by a downward grid walk and bisection (the scalar fallback), for the variants
+        whose secant failed; a bus with no root on [0, V_oc...] collapses to 0 V."""
+        xp = np
+        hi = voc.copy()
+        grow = ~ok & (phi(hi) < 0)
+        while grow.any():
+            hi = xp.where(grow, hi * 2.0, hi)
+            if np.any(hi[grow] > 1e6 * voc[grow]):
+                raise ConfigError("battery", voc[grow][0], "a bus voltage the consumers' currents allow (none found)")
+            grow = grow & (phi(hi) < 0)
+        found = ok.copy()
+        lower_b, upper_b = xp.zeros_like(hi), hi.copy()
+        upper = hi.copy()
+        step = -hi / 256.0  # numpy.linspace(hi, 0, 257), as the scalar walk
+        for j in range(1, 257):
+            lower = hi + j * step if j < 256 else xp.zeros_like(hi)
+            neg = ~found & (phi(lower) < 0.0)
+            lower_b, upper_b = xp.where(neg, lower, lower_b), xp.where(neg, upper, upper_b)
+            found = found | neg
+            upper = lower
+        bracketed = found & ~ok
+        lo_, hi_ = lower_b, upper_b
+        for _ in range(200):  # bisection to brentq's tolerance (1e-14 V and 4 eps relative)
+            width = hi_ - lo_
+            if not np.any(bracketed & (width > 1e-14 + 4 * np.finfo(float).eps * np.abs(hi_))):
+                break
+            mid = 0.5 * (lo_ + hi_)
+            neg = phi(mid) < 0.0
+            lo_, hi_ = xp.where(bracketed & neg, mid, lo_), xp.where(bracketed & ~neg, mid, hi_)
+        root = 0.5 * (lo_ + hi_)
+        collapsed = ~found
+        out = xp.where(ok, b, xp.where(bracketed, root, 0.0))
+        return out, collapsed

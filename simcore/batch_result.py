@@ -1,0 +1,290 @@
+"""`BatchResult`: the recorded trajectories of a batch of variants (``simcore.simulate_batch``).
+
+What is kept, per variant, is what ``simulate`` keeps for one run: every accepted step, the
+rows before and after each tick, the rows before and after each event (``record="ticks"``
+drops the step rows inside the intervals). Rows are stored in blocks as they are produced
+(one block per round of steps, per tick, per event firing), each with the variants it
+holds; a variant's rows are those of every block that names it, in block order.
+
+States and modes are stored; held inputs are stored once per tick (the values the
+controllers wrote); coupled inputs (a battery's bus voltage) and outputs are computed
+from the stored rows when asked, with the same batched physics that produced them.
+
+Views:
+
+* ``batch.at_ticks(signal, controller)`` -> ``(N, n_ticks)``: each variant's value right
+  after each tick of that controller (right-continuous, as ``Result.sample`` at a tick);
+* ``batch.final(signal)`` -> ``(N,)``: the value at each variant's last row;
+* ``batch[k]`` -> the :class:`~simcore.result.Result` of variant ``k`` alone, with the
+  same rows, signals, ticks, tick log, events and modes its own ``simulate`` records;
+* ``batch.padded(signal)`` -> ``(t, y, counts)``, ``(N, R)``: every variant's rows, the
+  shorter ones padded by repeating their last row (a zero-width repeat, which no
+  figure of :mod:`simcore.testing` counts); what the vectorized metrics read.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from .errors import ConfigError
+from .events import EventRecord
+from .result import Result
+
+__all__ = ["BatchResult"]
+
+
+class _Recorder:
+    """Collects the blocks of rows, the ticks and the events while a batch runs."""
+
+    def __init__(self, batch):
+        self.b = batch
+        self.blocks = []  # (variant ids, t (scalar or per row), X (nx, m), modes (n_sys, m) int8, epoch)
+        self.epochs = [[list(rows) for rows in batch.U]]  # held input rows after each tick (shared arrays)
+        self.instants = []  # (t, controller names that ran)
+        self.post = []  # (X, modes) right after each tick instant
+        self.ticks = {c.name: [] for c in batch.controllers}
+        self.tick_log = {c.name: [] for c in batch.controllers}
+        self.events = []
+
+    def rows(self, idx, t, X, modes, local=False):
+        idx = np.asarray(idx, dtype=np.int32)
+        if not len(idx):
+            return
+        Xc = X if local else X[:, idx]
+        mc = np.stack([m[idx] for m in modes]) if modes else np.zeros((0, len(idx)), dtype=np.int8)
+        self.blocks.append((idx, t if np.ndim(t) == 0 else np.array(t, dtype=float), np.array(Xc), mc,
+                            len(self.epochs) - 1))
+
+    def tick(self, t, ran):
+        self.epochs.append([list(rows) for rows in self.b.U])
+        self.instants.append((t, [name for name, _ in ran]))
+        for name, logged in ran:
+            self.ticks[name].append((t, len(self.epochs) - 1))
+            self.tick_log[name].append(logged)
+
+    def after_tick(self, Y, modes):
+        self.post.append((Y.copy(), [m.copy() for m in modes]))
+
+    def event(self, e, cols, te, x_before, x_after, mode_before, mode_after, at_tick):
+        self.events.append((e, np.asarray(cols), np.array(te, dtype=float), x_before, x_after, mode_before,
+                            mode_after, at_tick))
+
+    def result(self) -> "BatchResult":
+        return BatchResult(self)
+
+
+class BatchResult:
+    """The variants of one :func:`simcore.simulate_batch` run (see the module docstring).
+
+    Attributes
+    ----------
+    n : int
+        Number of variants.
+    params : dict of str to ndarray
+        The batch parameters, ``"<name>.<parameter>"`` -> ``(n,)``.
+    n_steps : ndarray of int
+        Accepted solver steps of each variant.
+    """
+
+    @staticmethod
+    def _recorder(batch) -> _Recorder:
+        return _Recorder(batch)
+
+    def __init__(self, rec: _Recorder):
+        b = rec.b
+        self._b, self._rec = b, rec
+        self.n = b.n
+        self.n_steps = b.n_steps.copy()
+        self.params = {f"{owner}.{k}": v for owner, p in getattr(b, "params", {}).items() for k, v in p.items()}
+        self._final = (b.T.copy(), b.Y.copy(), [m.copy() for m in b.modes], len(rec.epochs) - 1)
+        self.units = {}
+        for s in b.systems:
+            for name, unit in s.units.items():
+                self.units[f"{s.name}.{name}"] = unit
+        self.input_names = [f"{s.name}.{nm}" for s in b.systems for nm in s.input_names]
+
+    # -- names -------------------------------------------------------------------------------
+    @property
+    def names(self) -> list:
+        """Every signal name, ``"system.signal"``."""
+        return list(self._b.signal_index)
+
+    def __contains__(self, name) -> bool:
+        return name in self._b.signal_index
+
+    def unit(self, name: str) -> str:
+        """Unit string of a signal ('' for dimensionless)."""
+        self._kind(name)
+        return self.units.get(name, "")
+
+    def _kind(self, name):
+        try:
+            return self._b.signal_index[name]
+        except (KeyError, TypeError):
+            raise ConfigError("signal", name, f"one of the signals: {', '.join(self._b.signal_index)}") from None
+
+    @property
+    def controller_names(self) -> list:
+        return list(self._rec.ticks)
+
+    def _ticks_of(self, controller_name):
+        try:
+            return self._rec.ticks[controller_name]
+        except KeyError:
+            raise ConfigError("controller_name", controller_name,
+                              f"one of the controllers: {', '.join(self._rec.ticks)}") from None
+
+    def tick_times(self, controller_name: str) -> np.ndarray:
+        """Tick times (s) of the named controller, shared by every variant."""
+        return np.array([t for t, _ in self._ticks_of(controller_name)], dtype=float)
+
+    # -- evaluation of any signal on stored rows ------------------------------------------------
+    def _held(self, k, i, ids, epochs):
+        E = self._rec.epochs
+        if np.ndim(epochs) == 0:
+            return E[int(epochs)][k][i][ids]
+        out = np.empty(len(ids))
+        for ep in np.unique(epochs):
+            sel = epochs == ep
+            out[sel] = E[int(ep)][k][i][ids[sel]]
+        return out
+
+    def _inputs(self, ids, X, modes, epochs, t):
+        """(view, xs, us) of rows: held inputs from their epochs, coupled ones solved."""
+        b = self._b
+        from .batch import _View
+
+        view = object.__new__(_View)
+        view.batch, view.idx, view.m = b, ids, len(ids)
+        view.systems = [s.take(ids) for s in b.systems]
+        view.U = [np.stack([self._held(k, i, ids, epochs) for i in range(len(s.input_names))])
+                  if s.input_names else np.zeros((0, len(ids))) for k, s in enumerate(b.systems)]
+        view.modes = [np.asarray(m) for m in modes]
+        view.couplings = [c for s in view.systems for c in s.couplings(view.systems)] if b.coupled else []
+        xs, us = view.inputs(t, X)
+        return view, xs, us
+
+    def _evaluate(self, name, ids, t, X, modes, epochs):
+        kind, k, i = self._kind(name)
+        if kind == "x":
+            return np.array(X[i], dtype=float)
+        if kind == "u" and not self._b.coupled:
+            return self._held(k, i, ids, epochs)
+        view, xs, us = self._inputs(ids, X, modes, epochs, t)
+        if kind == "u":
+            return np.array(us[k][i])
+        return np.array(view.systems[k].outputs(t, xs[k], us[k], view.modes[k])[i])
+
+    # -- views -------------------------------------------------------------------------------
+    def at_ticks(self, signal: str, controller_name: str) -> np.ndarray:
+        """``(N, n_ticks)``: each variant's ``signal`` right after each tick of ``controller_name``."""
+        ticks = self._ticks_of(controller_name)
+        self._kind(signal)
+        ids = np.arange(self.n)
+        cols = []
+        for t, epoch in ticks:
+            X, modes = self._rec.post[epoch - 1]
+            cols.append(self._evaluate(signal, ids, t, X, modes, epoch))
+        return np.stack(cols, axis=1) if cols else np.zeros((self.n, 0))
+
+    def final(self, signal: str) -> np.ndarray:
+        """``(N,)``: the value of ``signal`` at each variant's last row."""
+        T, Y, modes, epoch = self._final
+        return self._evaluate(signal, np.arange(self.n), T, Y, modes, epoch)
+
+    def _rows_of(self, k):
+        ts, xs, ms, eps = [], [], [], []
+        for idx, t, X, m, epoch in self._rec.blocks:
+            j = np.searchsorted(idx, k)
+            if j < len(idx) and idx[j] == k:
+                ts.append(t if np.ndim(t) == 0 else t[j])
+                xs.append(X[:, j])
+                ms.append(m[:, j])
+                eps.append(epoch)
+        return (np.array(ts, dtype=float), np.stack(xs, axis=1), np.stack(ms, axis=1).astype(np.int64),
+                np.array(eps))
+
+    def padded(self, signal: str):
+        """``(t, y, counts)``: every variant's rows of ``signal`` as ``(N, R)`` arrays, each variant's
+        last row repeated up to length R, and each variant's number of rows ``(N,)``."""
+        self._kind(signal)
+        ids_l, t_l, y_l = [], [], []
+        for idx, t, X, m, epoch in self._rec.blocks:
+            tt = np.full(len(idx), t) if np.ndim(t) == 0 else t
+            ids_l.append(idx)
+            t_l.append(tt)
+            y_l.append(self._evaluate(signal, idx.astype(np.int64), tt, X, m.astype(np.int64), epoch))
+        ids = np.concatenate(ids_l)
+        order = np.argsort(ids, kind="stable")
+        ids, t, y = ids[order], np.concatenate(t_l)[order], np.concatenate(y_l)[order]
+        counts = np.bincount(ids, minlength=self.n)
+        R = int(counts.max())
+        starts = np.concatenate(([0], np.cumsum(counts)[:-1]))
+        pos = np.arange(R)[None, :]
+        src = starts[:, None] + np.minimum(pos, counts[:, None] - 1)
+        return t[src], y[src], counts
+
+    def event_counts(self, name: str | None = None) -> np.ndarray:
+        """``(N,)``: how many events (all, or those called ``name``) each variant recorded."""
+        counts = np.zeros(self.n, dtype=np.int64)
+        for e, cols, *_ in self._rec.events:
+            if name is None or self._b.kinds[e][2].name == name:
+                np.add.at(counts, cols, 1)
+        return counts
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, k) -> Result:
+        """The :class:`~simcore.result.Result` of variant ``k`` (0 <= k < n)."""
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not -self.n <= k < self.n:
+            raise ConfigError("variant", k, f"an integer index in [0, {self.n})")
+        k = int(k) % self.n
+        b = self._b
+        t, X, M, epochs = self._rows_of(k)
+        ids = np.full(len(t), k)
+        view, xs, us = self._inputs(ids, X, M, epochs, t)
+        data, lazy = {}, {}
+        for j, s in enumerate(b.systems):
+            for i, name in enumerate(s.state_names):
+                data[f"{s.name}.{name}"] = xs[j][i].copy()
+            for i, name in enumerate(s.input_names):
+                data[f"{s.name}.{name}"] = np.array(us[j][i], dtype=float)
+            if s.output_names:
+                compute = _Outputs(view, j, t, xs, us)
+                for name in s.output_names:
+                    lazy[f"{s.name}.{name}"] = compute
+        modes = {s.name: [s.MODES[c] for c in M[j]] for j, s in enumerate(b.systems)}
+        ticks = {c: np.array([tt for tt, _ in v]) for c, v in self._rec.ticks.items()}
+        tick_log = {c: [(tt, {name: float(arr[k]) for name, arr in logged.items()})
+                        for (tt, _), logged in zip(self._rec.ticks[c], self._rec.tick_log[c])]
+                    for c in self._rec.ticks}
+        events = []
+        for e, cols, te, xb, xa, mb, ma, at_tick in self._rec.events:
+            j = np.flatnonzero(cols == k)
+            if not len(j):
+                continue
+            j = int(j[0])
+            ks, _, ev = b.kinds[e]
+            s = b.systems[ks]
+            events.append(EventRecord(float(te[j]), ev.name, s.name, xb[:, j].copy(), xa[:, j].copy(),
+                                      s.MODES[mb[j]], s.MODES[ma[j]], at_tick))
+        events.sort(key=lambda r: r.t)  # blocks are chronological per variant; keep the event log so too
+        stats = {"n_steps": int(self.n_steps[k]), "n_events": len(events),
+                 "n_ticks": sum(len(v) for v in self._rec.ticks.values()), "method": "RK45"}
+        return Result(t, data, units=self.units, input_names=self.input_names, lazy=lazy, ticks=ticks,
+                      tick_log=tick_log, events=events, stats=stats, modes=modes)
+
+    def __repr__(self):
+        return f"<BatchResult {self.n} variants, {len(self._rec.blocks)} row blocks, signals {', '.join(self.names)}>"
+
+
+class _Outputs:
+    """Every output column of one system of a variant's Result, computed once from its rows."""
+
+    def __init__(self, view, k, t, xs, us):
+        self.view, self.k, self.t, self.xs, self.us = view, k, t, xs, us
+
+    def __call__(self):
+        s = self.view.systems[self.k]
+        y = s.outputs(self.t, self.xs[self.k], self.us[self.k], self.view.modes[self.k])
+        return {f"{s.name}.{nm}": np.array(y[i], dtype=float) for i, nm in enumerate(s.output_names)}

@@ -1,0 +1,218 @@
+"""The recorder: what a run keeps of its trajectory, and the Result built from it.
+
+``record=`` (on :func:`~simcore.engine.simulate` and :class:`~simcore.engine.Simulator`):
+
+``"all"`` (default)
+    Every accepted solver step, both rows of every tick (before and after the
+    controllers wrote) and of every event (before and after the reset).
+``"ticks"``
+    The rows at ticks and events only (the end of each integration interval, the
+    row after each tick, the rows before and after each event, the start): at most
+    two rows per tick plus two per event.
+``"none"``
+    No rows: :meth:`Recorder.result` holds one row, the present state; the tick
+    times, tick logs and events are kept whole.
+a number of seconds ``w``
+    A rolling window: the rows, ticks, tick logs and events of the last ``w``
+    seconds, so memory is bounded however long the run.
+
+:attr:`Result.dropped` (and ``Result.stats["record"]``) say what was left out.
+
+A row is ``(t, X, held)``: the time, the stacked state (the solver's own array,
+never written afterwards, so it is kept by reference) and the snapshot of inputs
+and modes, which consecutive rows share until an input is written or a mode
+switches. Rows are staged while a segment is integrated and kept only when it
+completes (:meth:`Recorder.commit`), so an integration interrupted by an
+exception leaves no partial rows behind (:meth:`Recorder.rollback`).
+
+Output columns are computed from the kept rows when one of them is first read
+(:class:`OutputColumns`).
+"""
+from __future__ import annotations
+
+import math
+from collections import deque
+
+import numpy as np
+
+from .errors import ConfigError, ConfigTypeError, NonFiniteError
+from .result import Result
+from .signals import output_row, with_time
+
+__all__ = ["Recorder", "OutputColumns", "RECORD_POLICIES", "check_record"]
+
+#: The named ``record=`` policies (a positive number of seconds is a rolling window).
+RECORD_POLICIES = ("all", "ticks", "none")
+
+
+def check_record(record):
+    """``record`` as a policy name or a window length in s, or a ConfigError naming it."""
+    if isinstance(record, str):
+        if record in RECORD_POLICIES:
+            return record
+        raise ConfigError("record", record, "'all', 'ticks', 'none' or a window length in seconds")
+    if isinstance(record, bool):
+        raise ConfigTypeError("record", record, "'all', 'ticks', 'none' or a window length in seconds")
+    from .units import to_si
+
+    try:
+        w = to_si("record", record, "s")
+    except ConfigError:
+        raise ConfigTypeError("record", record, "'all', 'ticks', 'none' or a window length in seconds") from None
+    if not (w > 0 and math.isfinite(w)):
+        raise ConfigError("record", record, "a positive window length in seconds")
+    return float(w)
+
+
+class Recorder:
+    """Rows, tick logs and events of one run, kept as ``record=`` says.
+
+    Parameters
+    ----------
+    record : str or float
+        Checked by :func:`check_record`.
+    controller_names : list of str
+    """
+
+    def __init__(self, record, controller_names):
+        self.policy = record
+        self.window = record if isinstance(record, float) else None
+        #: Whether every accepted solver step is a row.
+        self.keeps_steps = record == "all" or self.window is not None
+        self._keeps_rows = record != "none"
+        self._rows: deque = deque()  # (t, X, held) per kept row
+        self._pending: list = []
+        self._pending_events: list = []
+        self._last_t = None
+        self.ticks = {c: deque() for c in controller_names}
+        self.tick_log = {c: deque() for c in controller_names}
+        self.events: deque = deque()
+        self.dropped = {"rows": 0, "ticks": 0, "events": 0}
+
+    # -- rows --------------------------------------------------------------------------------------------
+    def row(self, t: float, X: np.ndarray, held) -> None:
+        """Stage a row (kept at the next :meth:`commit`)."""
+        self._pending.append((t, X, held))
+
+    def stager(self):
+        """``stage(row)`` for ``(t, X, held)`` tuples: :meth:`row` without the call (the per-step path)."""
+        return self._pending.append
+
+    def event(self, record) -> None:
+        """Stage a fired event's record (kept at the next :meth:`commit`)."""
+        self._pending_events.append(record)
+
+    def tick(self, controller: str, t: float, written: dict) -> None:
+        """A controller completed its tick at ``t`` and wrote ``written``."""
+        self.ticks[controller].append(t)
+        self.tick_log[controller].append((t, written))
+
+    def skipped_step(self) -> None:
+        """A solver step that this policy does not keep."""
+        self.dropped["rows"] += 1
+
+    def last_t(self):
+        """Time of the last row staged or kept (also under ``"none"``), or None."""
+        if self._pending:
+            return self._pending[-1][0]
+        return self._last_t
+
+    def commit(self, now: float) -> None:
+        """Keep the staged rows; a window then forgets what is older than ``now - window``."""
+        pending = self._pending
+        if pending:
+            self._last_t = pending[-1][0]
+            if self._keeps_rows:
+                self._rows.extend(pending)
+            else:
+                self.dropped["rows"] += len(pending)
+            pending.clear()  # the same list: a stager bound to it stays valid
+        if self._pending_events:
+            self.events.extend(self._pending_events)
+            self._pending_events = []
+        if self.window is not None:
+            self._forget_before(now - self.window)
+
+    def rollback(self) -> None:
+        """Drop the staged rows and events (the segment that made them did not complete)."""
+        self._pending.clear()
+        self._pending_events = []
+
+    def _forget_before(self, cutoff: float) -> None:
+        rows = self._rows
+        while len(rows) > 1 and rows[0][0] < cutoff:
+            rows.popleft()
+            self.dropped["rows"] += 1
+        for name, ticks in self.ticks.items():
+            log = self.tick_log[name]
+            while ticks and ticks[0] < cutoff:
+                ticks.popleft()
+                log.popleft()
+                self.dropped["ticks"] += 1
+        while self.events and self.events[0].t < cutoff:
+            self.events.popleft()
+            self.dropped["events"] += 1
+
+    # -- the result ---------------------------------------------------------------------------------------
+    def result(self, layout, now: float, X: np.ndarray, stats: dict) -> Result:
+        """Everything kept, as a :class:`Result` (under ``"none"``: the present row only)."""
+        rows = self._rows if self._keeps_rows and self._rows else [(now, X, layout.held(now, X))]
+        n = len(rows)
+        t = np.fromiter((r[0] for r in rows), dtype=float, count=n)
+        xs = (np.concatenate([r[1] for r in rows]) if layout.n_states else np.empty(0)).reshape(n, layout.n_states)
+        # Consecutive rows share their snapshot of inputs and modes: convert each snapshot once.
+        slot: dict = {}
+        snapshots, which = [], []
+        for r in rows:
+            h = r[2]
+            i = slot.get(id(h))
+            if i is None:
+                i = slot[id(h)] = len(snapshots)
+                snapshots.append(h)
+            which.append(i)
+        us = np.array([h[0] for h in snapshots], dtype=float).reshape(len(snapshots), -1)[which]
+        rows_h = [snapshots[i] for i in which]
+        modes_rows = [h[1] for h in rows_h]
+        data, lazy = {}, {}
+        ucol = 0
+        for k, s in enumerate(layout.systems):
+            sl = layout.slices[k]
+            for i, name in enumerate(s.state_names):
+                data[f"{s.name}.{name}"] = xs[:, sl.start + i]
+            ucols = slice(ucol, ucol + len(s.input_names))
+            for i, name in enumerate(s.input_names):
+                data[f"{s.name}.{name}"] = us[:, ucol + i]
+            ucol = ucols.stop
+            if s.output_names:
+                compute = OutputColumns(s, t, xs[:, sl], us[:, ucols], [m[k] for m in modes_rows])
+                for name in s.output_names:
+                    lazy[f"{s.name}.{name}"] = compute
+        modes = {s.name: [m[k] for m in modes_rows] for k, s in enumerate(layout.systems)}
+        stats = dict(stats, record=self.policy)
+        return Result(t, data, units=dict(layout.units), input_names=layout.input_names, lazy=lazy,
+                      ticks={k: np.array(v, dtype=float) for k, v in self.ticks.items()},
+                      tick_log={k: list(v) for k, v in self.tick_log.items()},
+                      events=list(self.events), stats=stats, modes=modes, dropped=dict(self.dropped))
+
+
+class OutputColumns:
+    """Computes every output column of one system from its recorded rows, once."""
+
+    def __init__(self, system, t, x, u, modes):
+        self.system, self.t, self.x, self.u, self.modes = system, t, x, u, modes
+
+    def __call__(self) -> dict:
+        s = self.system
+        saved = s.mode
+        y = np.empty((len(self.t), len(s.output_names)))
+        try:
+            for i in range(len(self.t)):
+                s.mode = self.modes[i]
+                t = float(self.t[i])
+                try:
+                    y[i] = output_row(s, s.outputs(t, self.x[i], self.u[i]), t)
+                except NonFiniteError as exc:
+                    raise with_time(exc, t) from None
+        finally:
+            s.mode = saved
+        return {f"{s.name}.{n}": y[:, j] for j, n in enumerate(s.output_names)}

@@ -1,0 +1,398 @@
+"""The solver adapter: scipy's ``OdeSolver`` classes driven step by step from tick to tick.
+
+What the engine asks of an integration method, and how each is provided:
+
+1. **A solver positioned at (t, x), bounded by the next tick** (:meth:`Integrator.start`).
+   An explicit Runge-Kutta solver (RK45, RK23, DOP853) carries only ``(t, y, f, h)``
+   from step to step, so the one solver object is moved to the new interval
+   (:func:`restart_runge_kutta`) with the step size it last proposed, instead of being
+   built again (which re-validates the tolerances and, without a first step,
+   searches for one). The derivative at the start is evaluated afresh: the held
+   input has just jumped. Implicit and multistep methods (Radau, BDF, LSODA) keep a
+   history that an input jump makes invalid, so they start afresh each interval.
+   The restart writes scipy's internal fields; :func:`check_restart` proves, once per
+   process and solver class, that a moved solver steps bit-identically to a fresh
+   one given the same first step, and the engine falls back to fresh solvers (with
+   a warning naming the scipy version) if a scipy release breaks that.
+2. **The solver's own right-hand side call is the engine's**: an explicit solver's
+   ``fun`` is bound to the engine's right-hand side directly (scipy's wrapper, which
+   counts and re-converts every evaluation, is skipped; the engine counts and
+   checks them itself).
+3. **Automatic stiffness handling** (``method="auto"``, the default): RK45 while the
+   problem is not stiff, :data:`STIFF_METHOD` while it is, and back. The rule is
+   deterministic (no timing, no randomness), after Hairer's DOPRI5 and
+   DifferentialEquations.jl's ``AutoTsit5(Rosenbrock23())``:
+
+   * after each accepted RK45 step (but the first two of an interval, which follow
+     an input jump) the step's stiffness ratio ``h * rho`` is estimated from the
+     two stages evaluated at the step's end, ``rho = |f(y_new) - f(y_stage)| /
+     |y_new - y_stage|`` (:func:`stiffness_ratio`);
+   * a ratio near the method's stability boundary on the negative real axis
+     (:data:`STABILITY_BOUNDARY`, 2.5 for RK45, measured) counts as a stiff step;
+     six non-stiff steps in a row clear the count; :data:`STIFF_STEPS` (15) stiff
+     steps switch to the implicit method at the end of the step that reached the
+     count (Hairer's DOPRI5 counts the same way);
+   * while implicit, at the end of each interval the spectral radius ``rho`` of the
+     implicit solver's Jacobian is compared with its last step ``h``: when
+     ``h * rho <= NONSTIFF_RATIO`` (well inside RK45's stability region) for
+     :data:`NONSTIFF_INTERVALS` intervals in a row, RK45 takes over again.
+
+   A run that is never stiff is therefore integrated by exactly the RK45 code path:
+   bit-identical to ``method="RK45"``. A user who forces an explicit method on a
+   stiff problem is told so once (:class:`StiffnessWarning`).
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import scipy
+from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
+
+from .errors import IntegrationError, SimError
+
+__all__ = ["METHODS", "METHOD_NAMES", "STIFF_METHOD", "Integrator", "StiffnessWarning", "check_restart",
+           "restart_runge_kutta", "rk_interior_weights", "stiffness_ratio"]
+
+#: Selectable scipy integration methods by name.
+METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "LSODA": LSODA, "Radau": Radau, "BDF": BDF}
+
+#: Every accepted ``method=``: ``"auto"`` and the names of :data:`METHODS`.
+METHOD_NAMES = ("auto",) + tuple(METHODS)
+
+#: The implicit method ``"auto"`` switches to over stiff intervals (measured against BDF and
+#: LSODA on a stiff linear problem and a tyre-slip drivetrain: ``bench/RESULTS.md``).
+STIFF_METHOD = "Radau"
+
+#: Explicit methods: moved from interval to interval instead of rebuilt.
+_EXPLICIT = (RK45, RK23, DOP853)
+
+#: ``h * rho`` above which an explicit step counts as limited by stability, not accuracy. The
+#: methods' stability regions meet the negative real axis at about 3.3 (RK45) and 6.0 (DOP853),
+#: but their step-size controllers settle below that on a stiff problem: on
+#: ``x' = -lam (x - cos t) - sin t`` at rtol 1e-8 the steps sit at ``h * lam`` = 2.81 (RK45,
+#: lam = 1e4; 3.25 +- 0.3 at lam = 1e6) and 5.85 (DOP853, lam = 1e4), so the thresholds are
+#: 2.5 and 5.0 (Hairer's DOPRI5 and DOP853 codes use 3.25 and 6.1, which miss the first).
+#: Non-stiff runs at the default tolerances stay far below (the bench arm: at most 0.3).
+#: RK23 has no two stages at the step's end, so no estimate.
+STABILITY_BOUNDARY = {"RK45": 2.5, "DOP853": 5.0}
+
+#: Stiff steps (counted as in Hairer's DOPRI5) that switch ``"auto"`` to the implicit method.
+STIFF_STEPS = 15
+#: Non-stiff steps in a row that clear the stiff-step count.
+_CLEAR_AFTER = 6
+#: Steps at the start of each interval left out of the stiffness count (they follow an input jump).
+_SKIP_STEPS = 2
+#: ``h * rho`` at or below which an implicit interval counts as non-stiff (RK45 would be stable there).
+NONSTIFF_RATIO = 1.0
+#: Non-stiff implicit intervals in a row after which ``"auto"`` returns to RK45.
+NONSTIFF_INTERVALS = 3
+
+STIFF_HINT = " If the system is stiff (very fast electrical or contact dynamics), try method='Radau' or 'BDF'."
+
+
+class StiffnessWarning(RuntimeWarning):
+    """An explicit method forced by the user is taking steps limited by stability (a stiff problem)."""
+
+
+# -- restartable Runge-Kutta -------------------------------------------------------------------------
+def restart_runge_kutta(solver, t: float, y: np.ndarray, t_bound: float, first_step: float) -> None:
+    """Move an explicit Runge-Kutta solver to (t, y), bounded by ``t_bound``, first step ``first_step``.
+
+    Equivalent to building a new solver of the same class with ``first_step``: the
+    fields scipy's ``RungeKutta.__init__`` sets from its arguments are written, and
+    the derivative at the start is evaluated.
+    """
+    solver.t = t
+    solver.y = y
+    solver.t_bound = t_bound
+    solver.t_old = None
+    solver.y_old = None
+    solver.h_previous = None
+    solver.f = solver.fun(t, y)
+    solver.h_abs = first_step
+    solver.status = "running"
+
+
+_restart_checked: dict = {}
+
+
+def check_restart(cls) -> str | None:
+    """Whether :func:`restart_runge_kutta` still matches a fresh scipy ``cls`` solver.
+
+    Steps a test problem with a moved solver and with a fresh one given the same
+    first step and compares every step bit for bit. Returns None when they agree, or
+    what differs (the scipy release changed the internals the restart relies on).
+    """
+    def fun(t, y):
+        return np.array([y[1], -4.0 * y[0] - 0.3 * y[1] + math.sin(3.0 * t)])
+
+    try:
+        moved = cls(fun, 0.0, np.array([1.0, 0.0]), 0.7, rtol=1e-6, atol=1e-9)
+        while moved.status == "running":
+            moved.step()
+        y0, h = np.array([0.2, -0.1]), 0.013
+        restart_runge_kutta(moved, 0.7, y0, 1.3, h)
+        fresh = cls(fun, 0.7, y0, 1.3, rtol=1e-6, atol=1e-9, first_step=h)
+        for _ in range(200):
+            if fresh.status != "running" or moved.status != "running":
+                break
+            fresh.step()
+            moved.step()
+            if not (fresh.t == moved.t and np.array_equal(fresh.y, moved.y) and fresh.h_abs == moved.h_abs):
+                return f"step to t={fresh.t!r} differs (moved solver at t={moved.t!r})"
+        if fresh.status != moved.status:
+            return f"status {moved.status!r} after the restart, {fresh.status!r} fresh"
+    except (AttributeError, TypeError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def _restartable(cls) -> bool:
+    if cls not in _restart_checked:
+        problem = check_restart(cls)
+        if problem is not None:
+            warnings.warn(f"scipy {scipy.__version__}'s {cls.__name__} no longer restarts the way simcore "
+                          f"expects ({problem}); simcore builds a fresh solver at every tick instead (correct, "
+                          "slower)", RuntimeWarning, stacklevel=3)
+        _restart_checked[cls] = problem is None
+    return _restart_checked[cls]
+
+
+# -- stiffness ----------------------------------------------------------------------------------------
+def _stiffness_weights(cls):
+    """(stage index s, weights w) with ``C[s] == 1`` and ``y_new - y_s = h * w @ K[:s + 1]``, or None."""
+    C, A, B = cls.C, cls.A, cls.B
+    ends = [s for s in range(1, cls.n_stages) if C[s] == 1.0]
+    if not ends:
+        return None
+    s = ends[-1]
+    w = np.array(B[: s + 1], dtype=float)
+    w[:s] -= A[s, :s]
+    return s, w
+
+
+def stiffness_ratio(K: np.ndarray, s: int, w: np.ndarray) -> float:
+    """Estimate of ``h * rho`` of an explicit Runge-Kutta step from its stages ``K``.
+
+    ``K[s]`` and ``K[-1]`` are the derivative at the step's end evaluated at two
+    states (the stage's and the accepted one) whose difference is ``h * w @ K[:s+1]``;
+    their ratio of norms estimates the dominant eigenvalue magnitude ``rho``, and
+    ``h`` cancels. Pure function of arrays. Zero when the two states coincide.
+    """
+    dy = w.dot(K[: s + 1])
+    den = math.sqrt(float(dy.dot(dy)))
+    if den == 0.0:
+        return 0.0
+    df = K[-1] - K[s]
+    return math.sqrt(float(df.dot(df))) / den
+
+
+def spectral_radius(J) -> float:
+    """Largest eigenvalue magnitude of a Jacobian (dense or sparse); an upper bound for large ones."""
+    if hasattr(J, "toarray"):
+        J = J.toarray()
+    J = np.asarray(J, dtype=float)
+    if J.size == 0:
+        return 0.0
+    if J.shape[0] <= 64:
+        return float(np.max(np.abs(np.linalg.eigvals(J))))
+    return float(np.max(np.sum(np.abs(J), axis=1)))  # the infinity norm bounds it
+
+
+def _without_overflow_warnings(step):
+    """An implicit solver's ``step`` that does not warn of overflow inside scipy's Jacobian.
+
+    scipy's finite-difference Jacobian (``num_jac``) grows its perturbation tenfold each
+    time for a state the derivatives do not depend on (a position), until the factor
+    overflows: harmless, but a warning on every stiff swerve run. A real overflow in a
+    model still makes its derivative non-finite, which the engine reports by name.
+    """
+    def quiet_step():
+        with np.errstate(over="ignore"):
+            return step()
+    return quiet_step
+
+
+# -- interpolation inside a step ------------------------------------------------------------------------
+_interior_weights: dict = {}
+
+
+def rk_interior_weights(cls, fractions) -> np.ndarray:
+    """Weights ``W`` with ``y(t_old + f h) = y_old + h * K.T @ W[:, i]`` for each fraction ``f``.
+
+    The dense output of scipy's RK23 and RK45 is ``y_old + h * (K.T @ P) @ [f, f^2, ...]``;
+    folding the powers of the (fixed) fractions into ``P`` once makes the states at every
+    interior sample point one matrix product per step.
+    """
+    key = (cls, tuple(fractions))
+    W = _interior_weights.get(key)
+    if W is None:
+        f = np.asarray(fractions, dtype=float)
+        powers = np.cumprod(np.tile(f, (cls.P.shape[1], 1)), axis=0)
+        W = _interior_weights[key] = cls.P @ powers
+    return W
+
+
+# -- the adapter ------------------------------------------------------------------------------------------
+class Integrator:
+    """The integration method of one simulation: builds, moves and switches scipy solvers.
+
+    Parameters
+    ----------
+    method : str
+        One of :data:`METHOD_NAMES`.
+    rhs : callable ``rhs(t, x) -> dx/dt``
+        The engine's stacked right-hand side (already checked and counted).
+    rtol, atol, max_step : float
+        As in :class:`~simcore.engine.Simulator`.
+    """
+
+    def __init__(self, method: str, rhs, rtol: float, atol: float, max_step: float):
+        self.method = method
+        self.rhs = rhs
+        self.rtol, self.atol, self.max_step = rtol, atol, max_step
+        self._current = "RK45" if method == "auto" else method
+        self._solvers: dict = {}  # reusable explicit solver by method name
+        self._interior = None  # (solver, its interior-states function)
+        self._h_next = None  # the step size the last interval ended with
+        self._stiff, self._calm = 0, 0  # stiff-step count, non-stiff steps in a row
+        self._nonstiff_intervals = 0
+        self._steps_here = 0
+        self._warned = False
+        self.switch_now = False  # set by after_step: end this segment and change method
+        self.intervals_by_method: dict[str, int] = {}
+        self.njev = 0
+        self.nlu = 0
+        self._detect = self._stiffness_detector(self._current)
+
+    @property
+    def current(self) -> str:
+        """Name of the method integrating the current interval."""
+        return self._current
+
+    def _stiffness_detector(self, name):
+        if self.method != "auto" and self.method not in STABILITY_BOUNDARY:
+            return None
+        if name not in STABILITY_BOUNDARY:
+            return None
+        s, w = _stiffness_weights(METHODS[name])
+        return s, w, STABILITY_BOUNDARY[name]
+
+    # -- state that an interrupted segment must not change ---------------------------------------------
+    def snapshot(self):
+        return (self._current, self._h_next, self._stiff, self._calm, self._nonstiff_intervals, self._detect)
+
+    def restore(self, snap) -> None:
+        (self._current, self._h_next, self._stiff, self._calm, self._nonstiff_intervals, self._detect) = snap
+        self.switch_now = False
+
+    # -- one segment -----------------------------------------------------------------------------------
+    def start(self, t: float, X: np.ndarray, t_end: float):
+        """A solver of the current method positioned at (t, X), bounded by ``t_end``."""
+        name = self._current
+        self._steps_here = 0
+        self.switch_now = False
+        cls = METHODS[name]
+        h0 = self._h_next
+        first_step = min(h0, t_end - t, self.max_step) if h0 else None
+        solver = self._solvers.get(name)
+        if solver is not None and first_step is not None:
+            restart_runge_kutta(solver, t, X, t_end, first_step)
+            return solver
+        try:
+            solver = cls(self.rhs, t, X, t_end, rtol=self.rtol, atol=self.atol, max_step=self.max_step,
+                         first_step=first_step)
+        except SimError:
+            raise
+        except ValueError as exc:
+            if getattr(exc, "sim_time", None) is not None:
+                raise  # the model's own error at the first evaluation: its type is kept
+            raise IntegrationError(f"could not start the {name} solver: {exc}", t) from exc
+        if cls in _EXPLICIT:
+            solver.fun = self.rhs  # bind the engine's right-hand side directly (point 2)
+            if _restartable(cls):
+                self._solvers[name] = solver
+        else:
+            solver.step = _without_overflow_warnings(solver.step)
+        return solver
+
+    def interior_states(self, solver):
+        """A function ``fractions -> states`` (columns) inside the solver's last step."""
+        cached = self._interior
+        if cached is not None and cached[0] is solver:
+            return cached[1]
+        fn = self._interior_fn(solver)
+        self._interior = (solver, fn)
+        return fn
+
+    def _interior_fn(self, solver):
+        cls = type(solver)
+        if cls is RK45 or cls is RK23:
+            def states(fractions):
+                Xb = solver.K.T.dot(rk_interior_weights(cls, fractions))
+                Xb *= solver.t - solver.t_old
+                Xb += solver.y_old[:, None]
+                return Xb
+            return states
+
+        def states(fractions):
+            t_old, t = solver.t_old, solver.t
+            return solver.dense_output()(np.array([t_old + (t - t_old) * f for f in fractions]))
+        return states
+
+    def after_step(self, solver) -> None:
+        """Stiffness bookkeeping after an accepted step; sets :attr:`switch_now` when ``"auto"`` switches."""
+        self._steps_here += 1
+        det = self._detect
+        if det is None or self._steps_here <= _SKIP_STEPS:
+            return
+        s, w, boundary = det
+        if stiffness_ratio(solver.K, s, w) > boundary:
+            self._stiff += 1
+            self._calm = 0
+            if self._stiff >= STIFF_STEPS:
+                self._stiff = 0
+                if self.method == "auto":
+                    self.switch_now = True
+                elif not self._warned:
+                    self._warned = True
+                    warnings.warn(f"at t={float(solver.t)!r} s: the {self.method} solver's steps are limited by "
+                                  f"stability, not accuracy (the system is stiff); method='auto' or "
+                                  f"'{STIFF_METHOD}' integrates it with far fewer evaluations.",
+                                  StiffnessWarning, stacklevel=2)
+        else:
+            self._calm += 1
+            if self._calm >= _CLEAR_AFTER:
+                self._stiff = 0
+
+    def finish(self, solver) -> None:
+        """End the segment: keep the step size to start the next one with, count the work, switch if due."""
+        name = self._current
+        self.intervals_by_method[name] = self.intervals_by_method.get(name, 0) + 1
+        if METHODS[name] not in _EXPLICIT:
+            self.njev += int(getattr(solver, "njev", 0))
+            self.nlu += int(getattr(solver, "nlu", 0))
+        h = getattr(solver, "h_abs", None) or solver.step_size
+        self._h_next = h if (h is not None and h > 0 and math.isfinite(h)) else None
+        if self.method != "auto":
+            return
+        if self.switch_now:
+            self._switch(STIFF_METHOD)
+        elif self._current == STIFF_METHOD:
+            J = getattr(solver, "J", None)
+            h = solver.step_size
+            if J is not None and h is not None and h * spectral_radius(J) <= NONSTIFF_RATIO:
+                self._nonstiff_intervals += 1
+                if self._nonstiff_intervals >= NONSTIFF_INTERVALS:
+                    self._switch("RK45")
+            else:
+                self._nonstiff_intervals = 0
+
+    def _switch(self, name: str) -> None:
+        self._current = name
+        self._h_next = None  # the new method chooses its own first step
+        self._stiff = self._calm = self._nonstiff_intervals = 0
+        self._detect = self._stiffness_detector(name)
+        self.switch_now = False
