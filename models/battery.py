@@ -326,6 +326,17 @@ class Battery(System):
         self._coupling = _BusCoupling(self, me, consumers, systems)
         return [self._coupling]
 
+    def batched(self, params, n, xp=np):
+        """This battery for ``n`` parameter variants at once (``simcore.simulate_batch``); see
+        :mod:`simcore.models.batched`. Only with ``brownout_behaviour="flag"``: the batched bus does not
+        switch its loads off."""
+        if self.brownout_behaviour != "flag":
+            raise ConfigError("brownout_behaviour", self.brownout_behaviour,
+                              "'flag' in a batched run (the batched bus does not disable its loads)")
+        from .batched import batched_system
+
+        return batched_system(self, params, n, xp)
+
 
 def _browned_out(mode) -> bool:
     return isinstance(mode, tuple) and mode[0] == "browned_out"
@@ -348,13 +359,6 @@ def _command_inputs(system) -> list:
                           f"loads whose motor commands are known: {system.name!r} names none (give it a "
                           "motor_command_inputs attribute listing its command inputs)")
     return [system.input_names.index(n) for n in names]
-
-    def batched(self, params, n, xp=np):
-        """This battery for ``n`` parameter variants at once (``simcore.simulate_batch``); see
-        :mod:`simcore.models.batched`."""
-        from .batched import batched_system
-
-        return batched_system(self, params, n, xp)
 
 
 class _BusCoupling(Coupling):
@@ -411,19 +415,19 @@ class _BusCoupling(Coupling):
             self._last = (t, xs, us)
         # The same loads in the same states with the same inputs (their bus slots as this solve left
         # them) give the same bus: records and guards at an instant the right-hand side just saw.
-        key = (self.battery.mode, b"".join(xs[k].tobytes() + us[k].tobytes() for k, _, _ in self.consumers))
+        # (Keyed without the bus slots, which this solve writes.)
+        key = (self.battery.mode, b"".join(xs[k].tobytes() + us[k][:i].tobytes() + us[k][i + 1:].tobytes()
+                                           for k, _, i in self.consumers))
         if key == self._key:
             v, current = self._solved
         else:
             v, current, _ = self._solve(xs, us)
+            self._key, self._solved = key, (v, current)
         for k, s, i in self.consumers:
             us[k][i] = v
         ub = us[self.index]
         ub[0] = v
         ub[1] = current
-        if key != self._key:
-            self._key = (key[0], b"".join(xs[k].tobytes() + us[k].tobytes() for k, _, _ in self.consumers))
-            self._solved = (v, current)
 
     def _solve(self, xs, us):
         """(bus voltage, battery current, collapsed)."""
@@ -431,12 +435,18 @@ class _BusCoupling(Coupling):
         voc, r = bat.open_circuit_voltage, bat.resistance
         if not self.consumers:
             return voc, 0.0, False
-        total = SupplyCurve()
+        curves = []
         for (k, s, _), curve_of in zip(self.consumers, self.curves):
             curve = curve_of(xs[k], us[k]) if curve_of is not None else None
             if curve is None:
                 return self._solve_numerically(xs, us)
-            total.extend(curve)
+            curves.append(curve)
+        if len(curves) == 1:
+            total = curves[0]
+        else:
+            total = SupplyCurve()
+            for curve in curves:
+                total.extend(curve)
         if r == 0.0:
             return voc, total.at(voc), False
         v = bus_root(total, voc, r)

@@ -235,6 +235,7 @@ class Chassis:
         self.couple, self.couple_free = list(couple), list(couple_free)
         self.mass_eq, self.mu, self.free_of_wheel = list(mass_eq), list(mu), list(free_of_wheel)
         self._reacts = [j >= 0 and cp != 0.0 for j, cp in zip(self.free_of_wheel, self.couple_free)]
+        self._no_free = [0.0] * len(self.contacts)
 
     def solve(self, vx, vy, om, dx, dy, arm, hterm, drive, modes, free_dirs, free_arm, free_coef,
               fext_x, fext_y, torque, walls, ay_fixed=None) -> ContactSolution:
@@ -368,6 +369,55 @@ class Chassis:
         sol.wheel_accel = wa
         return sol
 
+    def solve_axle(self, drive, modes, arm, fext_x, torque, ay_fixed) -> ContactSolution:
+        """:meth:`solve` for wheels on one axle through the centre of mass, with the same results.
+
+        The wheels' traction directions are the robot's x axis (``arm`` their ``-y``),
+        their couples 1, there are no free forces, load transfer or wall contacts, and
+        ``A_y`` is ``ay_fixed``: a tank drive without a wheelbase. The system is then
+        2x2 in ``A_x`` and ``alpha`` (the same sums and Cramer's rule as the general
+        3x3 with its zero terms left out).
+        """
+        m, J = self.mass, self.moi
+        mass_eq, mu, load0 = self.mass_eq, self.mu, self.wheel_load0
+        a00, a02, a22 = m, 0.0, J
+        b0, b2 = fext_x, torque
+        f0s = []
+        for i in range(len(modes)):
+            ar = arm[i]
+            if modes[i] == ROLL:
+                k = mass_eq[i]
+                f0 = drive[i]
+                a00 += k
+                a02 += k * ar
+                a22 += k * ar * ar
+            else:
+                f0 = modes[i] * mu[i] * load0[i]
+            f0s.append(f0)
+            b0 += f0
+            b2 += f0 * ar
+        det = a00 * a22 - a02 * a02
+        ax = (b0 * a22 - b2 * a02) / det
+        alpha = (b2 * a00 - b0 * a02) / det
+        f, wa = [], []
+        for i, f0 in enumerate(f0s):
+            ar = arm[i]
+            if modes[i] == ROLL:
+                k = mass_eq[i]
+                fi = f0 - k * ax - k * ar * alpha
+                wa.append(ax + ar * alpha)
+            else:
+                fi = f0
+                wa.append((drive[i] - fi) / mass_eq[i])
+            f.append(fi)
+        sol = ContactSolution()
+        sol.ax, sol.ay, sol.alpha, sol.wall_force = ax, ay_fixed, alpha, ()
+        sol.normal = self.load0
+        sol.free_force = self._no_free
+        sol.traction = f
+        sol.wheel_accel = wa
+        return sol
+
     # -- wall impacts ---------------------------------------------------------------------------------------
     def impact(self, contacts, vx: float, vy: float, om: float, c: float, s: float, lateral_fixed: bool = False):
         """Chassis velocity (robot frame) after a perfectly plastic impact on the wall ``contacts``.
@@ -441,6 +491,10 @@ def _gauss(A, b):
     return z
 
 
+#: Instants a drivetrain remembers its evaluation at: the right-hand side's and the guards' calls at one
+#: state share it, also when the engine samples every guard at a step's few points guard by guard.
+SAMPLE_CACHE_SIZE = 8
+
 #: Distance, m, within which a bumper corner counts as touching a wall when contacts are settled.
 TOUCH_DISTANCE = 1e-9
 
@@ -468,8 +522,7 @@ class ChassisDrive:
     energy_index = None
 
     def _setup_modes(self, name_prefix: str = ""):
-        self._cache_key = None
-        self._cache_val = None
+        self._samples: dict = {}
         self._event_cache: dict = {}
         n = self.chassis.n_wheels
         self._wheel_contacts = self.chassis.contacts_of_wheel
@@ -496,10 +549,14 @@ class ChassisDrive:
         if getattr(x, "ndim", 1) != 1:
             raise TypeError("one state at a time")  # the engine then calls the guards point by point
         key = (t, x.tobytes(), u.tobytes(), self.mode)
-        if key == self._cache_key:
-            return self._cache_val
+        samples = self._samples
+        val = samples.get(key)
+        if val is not None:
+            return val
         val = self._evaluate(x, u, self.mode)
-        self._cache_key, self._cache_val = key, val
+        if len(samples) >= SAMPLE_CACHE_SIZE:  # the oldest goes: the engine samples a step's points in turn
+            del samples[next(iter(samples))]
+        samples[key] = val
         return val
 
     def _wheel_load(self, sol, i):

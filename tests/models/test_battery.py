@@ -119,3 +119,9 @@ def test_brownout_parameters_are_checked():
     with pytest.raises(ConfigError) as info:
         Battery(brownout_voltage=7.0, recovery_voltage=6.0)
     assert info.value.parameter == "recovery_voltage"
+
+
+def test_a_batched_run_takes_the_flagging_battery_only():
+    assert Battery().batched({}, 2) is not None
+    with pytest.raises(ConfigError, match="brownout_behaviour='disable'"):
+        Battery(brownout_behaviour="disable").batched({}, 2)

@@ -422,3 +422,19 @@ def test_swerve_motor_keywords_are_plain_and_steer_prefixed_with_the_old_dicts_d
     with pytest.raises(ConfigError) as info:
         swerve(steer_gearing=-2.0)
     assert info.value.parameter == "steer_gearing"
+
+
+def test_the_axle_solve_of_a_tank_without_wheelbase_is_the_general_solve():
+    from simcore.models.chassis import BACKWARD, FORWARD, ROLL
+    drive = tank(friction_coefficient=0.9, viscous_friction=None)
+    ch = drive.chassis
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        v, om, fx, tz = rng.normal(0, 2, 4)
+        D = tuple(rng.normal(0, 300, 2))
+        modes = tuple(rng.choice([ROLL, FORWARD, BACKWARD], 2))
+        general = ch.solve(v, 0.0, om, drive._ones2, drive._zeros2, drive._arms, (0.0, 0.0), D, modes,
+                           drive._free_dirs, drive._free_arm, drive._zeros, fx, 0.0, tz, (), om * v)
+        axle = ch.solve_axle(D, modes, drive._arms, fx, tz, om * v)
+        for name in ("ax", "ay", "alpha", "normal", "traction", "wheel_accel"):
+            np.testing.assert_allclose(getattr(axle, name), getattr(general, name), rtol=1e-14, atol=1e-12)
