@@ -110,6 +110,7 @@ class Arm(GearedMechanism):
         L = to_si("arm_length", arm_length, "m")
         if not L > 0:
             raise ConfigError("arm_length", arm_length, "a positive length in m")
+        options.setdefault("viscous_friction", 0.0)  # WPILib's plant: motors without friction
         return cls(gearbox, gearing, mass=3.0 * J / (L * L), com_distance=L / 2.0, moi=J, min_angle=min_angle,
                    max_angle=max_angle, gravity=bool(simulate_gravity), start_angle=starting_angle, name=name,
                    g=WPILIB_GRAVITY, **options)

@@ -72,6 +72,7 @@ class Elevator(GearedMechanism):
                     **options) -> "Elevator":
         """The elevator WPILib's ``ElevatorSim(gearbox, gearing, carriageMassKg, drumRadiusMeters,
         minHeightMeters, maxHeightMeters, simulateGravity, startingHeightMeters)`` simulates."""
+        options.setdefault("viscous_friction", 0.0)  # WPILib's plant: motors without friction
         return cls(gearbox, gearing, carriage_mass=carriage_mass, drum_radius=drum_radius, min_height=min_height,
                    max_height=max_height, gravity=bool(simulate_gravity), start_height=starting_height, name=name,
                    g=WPILIB_GRAVITY, **options)

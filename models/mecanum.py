@@ -63,7 +63,7 @@ from simcore.system import System
 
 from .chassis import DRIVE_ENERGY_STATES as ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive
 from .drive import MotorDrive, drive_input_ranges
-from .motor_channels import MotorChannels, free_current_friction
+from .motor_channels import MotorChannels, motor_friction
 from .swerve import module_layout
 from .tank import motor_and_gearing
 
@@ -235,13 +235,8 @@ class MecanumDrive(ChassisDrive, System):
         self.chassis.set_wheels(couple=self._couple, couple_free=self._couple_free, mass_eq=(self.wheel_mass,) * 4,
                                 mu=self.traction_limits, free_of_wheel=(0, 1, 2, 3))
         # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
-        if viscous_friction is None:
-            b_rotor = free_current_friction(self.drive)
-            self.viscous_friction = b_rotor * (G / r) ** 2
-        else:
-            self.viscous_friction = checks.nonnegative("viscous_friction", viscous_friction, "N*s/m",
-                                                       what="coefficient")
-            b_rotor = self.viscous_friction * r * r / (G * G)
+        self.viscous_friction, b_rotor = motor_friction("viscous_friction", viscous_friction, self.drive, G / r,
+                                                        "N*s/m")
         self.channels = MotorChannels([self.drive] * 4, [b_rotor] * 4)
         self._kin_key = self._kin_val = None
         self._names(name, command)

@@ -27,10 +27,12 @@ from __future__ import annotations
 
 import math
 
+from simcore import checks
+
 from .battery import SupplyCurve
 from .drive import EFFICIENCY_SPEED_EPSILON, MotorDrive
 
-__all__ = ["MotorChannels", "ChannelState", "free_current_friction"]
+__all__ = ["MotorChannels", "ChannelState", "free_current_friction", "motor_friction"]
 
 _EPS2 = EFFICIENCY_SPEED_EPSILON ** 2
 
@@ -45,6 +47,21 @@ def free_current_friction(drive: MotorDrive) -> float:
     """
     m = drive.motor
     return drive.n_motors * m.Kt * m.free_current / m.free_speed
+
+
+def motor_friction(parameter: str, value, drive: MotorDrive, k: float, unit: str):
+    """A mechanism's viscous friction from its keyword: ``(b at the mechanism, b at each rotor)``.
+
+    ``value`` None: the motors' own friction (:func:`free_current_friction`), reflected
+    through ``k`` (rotor speed per unit of mechanism speed): ``b = b_rotor k^2``;
+    otherwise ``value`` (checked non-negative in ``unit``, named ``parameter``) and
+    ``b_rotor = b / k^2``.
+    """
+    if value is None:
+        b_rotor = free_current_friction(drive)
+        return b_rotor * k * k, b_rotor
+    b = checks.nonnegative(parameter, value, unit, what="coefficient")
+    return b, b / (k * k)
 
 
 class ChannelState:

@@ -68,7 +68,7 @@ from simcore.system import System
 
 from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges
-from .motor_channels import MotorChannels, free_current_friction
+from .motor_channels import MotorChannels, motor_friction
 from .motors import DCMotor
 
 __all__ = ["SwerveDrive", "ENERGY_STATES", "MOTOR_DRIVE_KEYS", "MODULE_MOTOR_KEYS", "EXTERNAL_INPUTS",
@@ -314,21 +314,11 @@ class SwerveDrive(ChassisDrive, System):
         self._pxl, self._pyl = self._px.tolist(), self._py.tolist()
         self._kd = Gd / r
         # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
-        if drive_kw.get("viscous_friction") is None:
-            bd = free_current_friction(self.drive)
-            self.viscous_friction = bd * self._kd ** 2
-        else:
-            self.viscous_friction = checks.nonnegative(spelling[("drive", "viscous_friction")],
-                                                       drive_kw["viscous_friction"], "N*s/m", what="coefficient")
-            bd = self.viscous_friction / self._kd ** 2
-        if steer_kw.get("viscous_friction") is None:
-            bs = free_current_friction(self.steer)
-            self.steer_viscous_friction = bs * Gs * Gs
-        else:
-            self.steer_viscous_friction = checks.nonnegative(spelling[("steer", "viscous_friction")],
-                                                             steer_kw["viscous_friction"], "N*m*s/rad",
-                                                             what="coefficient")
-            bs = self.steer_viscous_friction / (Gs * Gs)
+        named = lambda group, default: spelling.get((group, "viscous_friction"), default)  # noqa: E731
+        self.viscous_friction, bd = motor_friction(named("drive", "viscous_friction"), drive_kw.get("viscous_friction"),
+                                                   self.drive, self._kd, "N*s/m")
+        self.steer_viscous_friction, bs = motor_friction(named("steer", "steer_viscous_friction"),
+                                                         steer_kw.get("viscous_friction"), self.steer, Gs, "N*m*s/rad")
         self.channels = MotorChannels([self.drive] * n + [self.steer] * n, [bd] * n + [bs] * n)
         self._kin_key = self._kin_val = None
         self._names(name)

@@ -105,7 +105,7 @@ from simcore.units import to_si
 from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive
 from .drive import MotorDrive, drive_input_ranges
 from .ftc_motor_types import MotorType
-from .motor_channels import MotorChannels, free_current_friction
+from .motor_channels import MotorChannels, motor_friction
 from .motors import DCMotor
 
 __all__ = ["TankDrive", "CharacterizedTankDrive", "rectangle_moi", "STANDARD_GRAVITY",
@@ -311,7 +311,8 @@ class TankDrive(ChassisDrive, System):
         share = None
         if axle_load_fractions is not None:
             if not self.scrub:
-                raise ConfigError("axle_load_fractions", axle_load_fractions, "None without wheelbase or axle_positions")
+                raise ConfigError("axle_load_fractions", axle_load_fractions,
+                                  "None without wheelbase or axle_positions")
             fr = [checks.positive(f"axle_load_fractions[{i}]", f, what="fraction")
                   for i, f in enumerate(axle_load_fractions)]
             if len(fr) != len(axles) or abs(sum(fr) - 1.0) > 1e-9 or \
@@ -342,13 +343,8 @@ class TankDrive(ChassisDrive, System):
         self._contact_mu = ([self.lateral_friction_coefficient[a] for a in self._contact_axle] if self.scrub
                             else self._zeros)
         # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
-        if viscous_friction is None:
-            b_rotor = free_current_friction(self.drive)
-            self.viscous_friction = b_rotor * (G / r) ** 2
-        else:
-            self.viscous_friction = checks.nonnegative("viscous_friction", viscous_friction, "N*s/m",
-                                                       what="coefficient")
-            b_rotor = self.viscous_friction * r * r / (G * G)
+        self.viscous_friction, b_rotor = motor_friction("viscous_friction", viscous_friction, self.drive, G / r,
+                                                        "N*s/m")
         self.channels = MotorChannels([self.drive, self.drive], [b_rotor, b_rotor])
         self._names(name, command, contacts)
         self._setup_modes()
