@@ -61,7 +61,7 @@ def motor_friction(parameter: str, value, drive: MotorDrive, k: float, unit: str
         b_rotor = free_current_friction(drive)
         return b_rotor * k * k, b_rotor
     b = checks.nonnegative(parameter, value, unit, what="coefficient")
-    return b, b / (k * k)
+    return b, b / k / k  # k * k could underflow to 0 for an extreme gearing
 
 
 class ChannelState:
