@@ -78,7 +78,7 @@ from simcore.events import StateEvent
 from simcore.field import field_bounds
 
 __all__ = ["Chassis", "ChassisDrive", "ContactSolution", "DRIVE_ENERGY_STATES", "EXTERNAL_INPUTS", "ROLL", "FORWARD",
-           "BACKWARD", "BREAKAWAY_MARGIN", "GRIP_SPEED", "TOUCH_DISTANCE"]
+           "BACKWARD", "BREAKAWAY_MARGIN", "GRIP_SPEED", "TOUCH_DISTANCE", "square_safe"]
 
 #: Energy-accounting states of every drivetrain (``track_energy=True``), J: ``energy_in +
 #: external_work = ΔKE + copper_loss + conversion_loss + gear_loss + friction_loss + impact_loss``.
@@ -99,6 +99,23 @@ BREAKAWAY_MARGIN = 1e-9
 #: Slip speed, m/s, below which a wheel whose grip event fired is set rolling exactly (the
 #: event is located to 1e-13 s, so the slip left there is about 1e-11 m/s).
 GRIP_SPEED = 1e-9
+
+
+def square_safe(parameter: str, value, unit: str = "", *, what: str, signed: bool = False) -> float:
+    """A positive parameter (any finite one with ``signed``) whose square is a finite float, and
+    positive for a positive value.
+
+    The drivetrain equations square their radii, regularization speeds and ratios (a
+    rotating inertia at the rim divides by ``r^2``); 1e-300 m would underflow that to 0
+    and 1e300 overflow it.
+    """
+    x = checks.finite(parameter, value, unit) if signed else checks.positive(parameter, value, unit, what=what)
+    square = x * x
+    if square == math.inf or (square == 0.0 and x != 0.0):
+        size = "a magnitude" if signed else "a size"
+        raise ConfigError(parameter, value, f"a {what} in {unit or 'its unit'} of {size} between about 1e-154 "
+                                            "and 1e154 (its square must be a positive finite float)")
+    return x
 
 
 class ContactSolution:

@@ -61,8 +61,9 @@ from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError
 from simcore.system import System
 
-from .chassis import DRIVE_ENERGY_STATES as ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive
-from .drive import MotorDrive, drive_input_ranges
+from .chassis import (DRIVE_ENERGY_STATES as ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive,
+                      square_safe)
+from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .motor_channels import MotorChannels, motor_friction
 from .swerve import module_layout
 from .tank import motor_and_gearing
@@ -176,11 +177,11 @@ class MecanumDrive(ChassisDrive, System):
         motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
         if command is None:
             command = "duty" if self.motor_type is not None else "voltage"
-        n = checks.integer("n_motors", n_motors, minimum=1, what="a whole number of motors")
-        self.drive = MotorDrive(motor, G, n_motors=n, efficiency=efficiency,
-                                neutral_mode=neutral_mode, stator_current_limit=stator_current_limit,
-                                supply_current_limit=supply_current_limit, command=command,
-                                nominal_bus_voltage=nominal_bus_voltage)
+        drive_kw, _ = split_drive_options(type(self), dict(
+            n_motors=n_motors, efficiency=efficiency, neutral_mode=neutral_mode,
+            stator_current_limit=stator_current_limit, supply_current_limit=supply_current_limit, command=command,
+            nominal_bus_voltage=nominal_bus_voltage))
+        self.drive = MotorDrive(motor, G, **drive_kw)
         if wheel_positions is None:
             self.track_width = checks.positive("track_width", track_width, "m", what="distance")
             self.wheelbase = checks.positive("wheelbase", wheelbase, "m", what="distance")
@@ -193,7 +194,7 @@ class MecanumDrive(ChassisDrive, System):
             raise ConfigError("wheel_positions", wheel_positions, "four (x, y) positions in m")
         self.motor = motor
         self.gearing = G
-        self.wheel_radius = checks.positive("wheel_radius", wheel_radius, "m", what="radius")
+        self.wheel_radius = square_safe("wheel_radius", wheel_radius, "m", what="radius")
         self.mass = checks.positive("mass", mass, "kg", what="mass")
         self.moi = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
         self.friction_coefficient = checks.positive("friction_coefficient", friction_coefficient,
@@ -201,7 +202,7 @@ class MecanumDrive(ChassisDrive, System):
         self.roller_friction = checks.nonnegative("roller_friction", roller_friction, what="coefficient")
         self.wheel_inertia = checks.nonnegative("wheel_inertia", wheel_inertia, "kg*m**2", what="inertia")
         self.rotor_inertia = checks.nonnegative("rotor_inertia", rotor_inertia, "kg*m**2", what="inertia")
-        self.slip_epsilon = checks.positive("slip_epsilon", slip_epsilon, "m/s", what="speed")
+        self.slip_epsilon = square_safe("slip_epsilon", slip_epsilon, "m/s", what="speed")
         self.gravity = checks.positive("gravity", gravity, "m/s**2", what="acceleration")
         r = self.wheel_radius
         self.wheel_mass = (self.wheel_inertia + self.drive.n_motors * self.rotor_inertia * G * G) / (r * r)

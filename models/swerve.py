@@ -57,7 +57,6 @@ steer scrub), ``impact_loss``, ``external_work``, and ``energy_in + external_wor
 from __future__ import annotations
 
 import math
-import warnings
 
 import numpy as np
 
@@ -66,13 +65,13 @@ from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
 from simcore.system import System
 
-from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive
-from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges
+from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive, square_safe
+from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, merge_legacy_drive_options, split_drive_options
 from .motor_channels import MotorChannels, motor_friction
 from .motors import DCMotor
 
-__all__ = ["SwerveDrive", "ENERGY_STATES", "MOTOR_DRIVE_KEYS", "MODULE_MOTOR_KEYS", "EXTERNAL_INPUTS",
-           "module_layout", "split_swerve_options", "DEFAULT_SCRUB_RADIUS"]
+__all__ = ["SwerveDrive", "ENERGY_STATES", "MOTOR_DRIVE_KEYS", "EXTERNAL_INPUTS", "module_layout",
+           "DEFAULT_SCRUB_RADIUS"]
 
 #: Energy-accounting states, J.
 ENERGY_STATES = DRIVE_ENERGY_STATES
@@ -98,65 +97,6 @@ def module_layout(parameter, positions, minimum=2):
             if math.dist(a, out[j]) < _COINCIDENT:
                 raise ConfigError(parameter, positions, f"distinct positions (entries {j} and {i} coincide)")
     return out
-
-
-#: The keywords each motor group of a swerve takes (the steer group's prefixed ``steer_``): MotorDrive's and
-#: the motors' own friction.
-MODULE_MOTOR_KEYS = MOTOR_DRIVE_KEYS + ("viscous_friction",)
-
-
-def split_swerve_options(options: dict, drive_options, steer_options) -> tuple[dict, dict, dict]:
-    """The drive and steer motor groups' keywords from a SwerveDrive's ``**options``.
-
-    Plain keywords are the drive motors' (``stator_current_limit=80``), ``steer_``
-    ones the steer motors' (``steer_efficiency=0.8``). The deprecated
-    ``drive_options=`` / ``steer_options=`` mappings still work, with a
-    DeprecationWarning. Returns ``(drive, steer, spelling)``: keywords without prefix
-    for each group, and how the user spelt each (for error messages).
-    """
-    drive, steer, spelling = {}, {}, {}
-    for key, value in options.items():
-        if key in MODULE_MOTOR_KEYS:
-            drive[key], spelling[("drive", key)] = value, key
-        elif key.startswith("steer_") and key[6:] in MODULE_MOTOR_KEYS:
-            steer[key[6:]], spelling[("steer", key[6:])] = value, key
-        else:
-            accepted = ", ".join(list(MODULE_MOTOR_KEYS) + [f"steer_{k}" for k in MODULE_MOTOR_KEYS])
-            raise ConfigTypeError("SwerveDrive() keyword", key, f"one of its parameters or {accepted}")
-    for group, legacy, target in (("drive", drive_options, drive), ("steer", steer_options, steer)):
-        if legacy is None:
-            continue
-        if not hasattr(legacy, "items"):
-            raise ConfigTypeError(f"{group}_options", legacy, "a mapping of MotorDrive keywords (or None)")
-        warnings.warn(f"SwerveDrive({group}_options=...) is deprecated: pass its keywords directly"
-                      f"{' with the prefix steer_' if group == 'steer' else ''}", DeprecationWarning, stacklevel=3)
-        for key, value in legacy.items():
-            if key not in MOTOR_DRIVE_KEYS:
-                raise ConfigError(f"{group}_options", sorted(legacy), f"keys among {', '.join(MOTOR_DRIVE_KEYS)}")
-            if key in target:
-                raise ConfigError(f"{group}_options[{key!r}]", value, f"no value also given as "
-                                                                      f"{spelling[(group, key)]}=")
-            target[key], spelling[(group, key)] = value, f"{group}_options[{key!r}]"
-    return drive, steer, spelling
-
-
-def motor_drive(group, motor, gearing, gearing_name, options, spelling):
-    """A MotorDrive from a motor, a gearing and MotorDrive keywords (errors name the user's spelling)."""
-    parameter = f"{group}_motor"
-    if not isinstance(motor, DCMotor):
-        raise ConfigTypeError(parameter, motor, "a simcore.models.motors.DCMotor")
-    gearing = checks.positive(gearing_name, gearing, what="gear ratio")
-    options = {k: v for k, v in options.items() if k != "viscous_friction"}
-    if "n_motors" in options:
-        options["n_motors"] = checks.integer(spelling[(group, "n_motors")], options["n_motors"], minimum=1,
-                                             what="a whole number of motors")
-    try:
-        return MotorDrive(motor, gearing, **options)
-    except ConfigError as exc:
-        name = spelling.get((group, exc.parameter))
-        if name is None or name == exc.parameter:
-            raise
-        raise type(exc)(name, exc.value, exc.expected) from None
 
 
 class SwerveSample:
@@ -259,16 +199,24 @@ class SwerveDrive(ChassisDrive, System):
                  scrub_radius=DEFAULT_SCRUB_RADIUS, cog_height=0.0, bumper=None, field=None, **options):
         self.module_positions = module_layout("module_positions", module_positions)
         n = self.n_modules = len(self.module_positions)
-        drive_kw, steer_kw, spelling = split_swerve_options(options, drive_options, steer_options)
-        self.drive = motor_drive("drive", drive_motor, drive_gearing, "drive_gearing", drive_kw, spelling)
-        self.steer = motor_drive("steer", steer_motor, steer_gearing, "steer_gearing", steer_kw, spelling)
+        # The drive motors' keywords plain, the steer motors' prefixed steer_ (the old dicts merged in, deprecated).
+        options = merge_legacy_drive_options(type(self), "drive_options", drive_options, options)
+        options = merge_legacy_drive_options(type(self), "steer_options", steer_options, options, prefix="steer_")
+        steer_kw, options = split_drive_options(type(self), options, prefix="steer_", strict=False,
+                                                gearing_keyword="steer_gearing")
+        drive_kw, friction = split_drive_options(type(self), options, gearing_keyword="drive_gearing",
+                                                 accepted=("viscous_friction", "steer_viscous_friction"))
+        for parameter, motor in (("drive_motor", drive_motor), ("steer_motor", steer_motor)):
+            if not isinstance(motor, DCMotor):
+                raise ConfigTypeError(parameter, motor, "a simcore.models.motors.DCMotor")
+        self.drive = MotorDrive(drive_motor, drive_gearing, **drive_kw)
+        self.steer = MotorDrive(steer_motor, steer_gearing, **steer_kw)
         if self.steer.nominal_bus_voltage != self.drive.nominal_bus_voltage:
             # One bus feeds every motor (the bus_voltage input); two nominal values would be ignored.
-            raise ConfigError(spelling.get(("steer", "nominal_bus_voltage"), "steer_nominal_bus_voltage"),
-                              self.steer.nominal_bus_voltage,
+            raise ConfigError("steer_nominal_bus_voltage", self.steer.nominal_bus_voltage,
                               f"the drive's nominal_bus_voltage {self.drive.nominal_bus_voltage} V (one bus "
                               "feeds every motor; give both the same)")
-        self.wheel_radius = checks.positive("wheel_radius", wheel_radius, "m", what="radius")
+        self.wheel_radius = square_safe("wheel_radius", wheel_radius, "m", what="radius")
         self.mass = checks.positive("mass", mass, "kg", what="mass")
         self.moi = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
         self.friction_coefficient = checks.positive("friction_coefficient", friction_coefficient,
@@ -279,9 +227,9 @@ class SwerveDrive(ChassisDrive, System):
                                                       what="inertia")
         self.steer_rotor_inertia = checks.nonnegative("steer_rotor_inertia", steer_rotor_inertia, "kg*m**2",
                                                       what="inertia")
-        self.slip_epsilon = checks.positive("slip_epsilon", slip_epsilon, "m/s", what="speed")
+        self.slip_epsilon = square_safe("slip_epsilon", slip_epsilon, "m/s", what="speed")
         self.gravity = checks.positive("gravity", gravity, "m/s**2", what="acceleration")
-        self.couple_ratio = checks.finite("couple_ratio", couple_ratio)
+        self.couple_ratio = square_safe("couple_ratio", couple_ratio, what="ratio", signed=True)
         self.scrub_radius = checks.nonnegative("scrub_radius", scrub_radius, "m", what="radius")
         r = self.wheel_radius
         Gd, Gs = self.drive.gearing, self.steer.gearing
@@ -314,11 +262,11 @@ class SwerveDrive(ChassisDrive, System):
         self._pxl, self._pyl = self._px.tolist(), self._py.tolist()
         self._kd = Gd / r
         # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
-        named = lambda group, default: spelling.get((group, "viscous_friction"), default)  # noqa: E731
-        self.viscous_friction, bd = motor_friction(named("drive", "viscous_friction"), drive_kw.get("viscous_friction"),
-                                                   self.drive, self._kd, "N*s/m")
-        self.steer_viscous_friction, bs = motor_friction(named("steer", "steer_viscous_friction"),
-                                                         steer_kw.get("viscous_friction"), self.steer, Gs, "N*m*s/rad")
+        self.viscous_friction, bd = motor_friction("viscous_friction", friction.get("viscous_friction"), self.drive,
+                                                   self._kd, "N*s/m")
+        self.steer_viscous_friction, bs = motor_friction("steer_viscous_friction",
+                                                         friction.get("steer_viscous_friction"), self.steer, Gs,
+                                                         "N*m*s/rad")
         self.channels = MotorChannels([self.drive] * n + [self.steer] * n, [bd] * n + [bs] * n)
         self._kin_key = self._kin_val = None
         self._names(name)

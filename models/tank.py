@@ -102,8 +102,8 @@ from simcore.errors import ConfigError, ConfigTypeError
 from simcore.system import System
 from simcore.units import to_si
 
-from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive
-from .drive import MotorDrive, drive_input_ranges
+from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive, square_safe
+from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .ftc_motor_types import MotorType
 from .motor_channels import MotorChannels, motor_friction
 from .motors import DCMotor
@@ -267,21 +267,22 @@ class TankDrive(ChassisDrive, System):
         motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
         if command is None:
             command = "duty" if self.motor_type is not None else "voltage"
-        n = checks.integer("n_motors_per_side", n_motors_per_side, minimum=1, what="a whole number of motors")
-        self.drive = MotorDrive(motor, G, n_motors=n, efficiency=efficiency,
-                                neutral_mode=neutral_mode, stator_current_limit=stator_current_limit,
-                                supply_current_limit=supply_current_limit, command=command,
-                                nominal_bus_voltage=nominal_bus_voltage)
+        drive_kw, _ = split_drive_options(type(self), dict(
+            n_motors_per_side=n_motors_per_side, efficiency=efficiency, neutral_mode=neutral_mode,
+            stator_current_limit=stator_current_limit, supply_current_limit=supply_current_limit, command=command,
+            nominal_bus_voltage=nominal_bus_voltage), n_motors_keyword="n_motors_per_side")
+        self.drive = MotorDrive(motor, G, **drive_kw)
+        n = self.drive.n_motors
         self.motor = motor
         self.gearing = G
         self.n_motors_per_side = n
-        self.wheel_radius = checks.positive("wheel_radius", wheel_radius, "m", what="radius")
+        self.wheel_radius = square_safe("wheel_radius", wheel_radius, "m", what="radius")
         self.track_width = checks.positive("track_width", track_width, "m", what="distance")
         self.mass = checks.positive("mass", mass, "kg", what="mass")
         self.moi = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
         self.rotor_inertia = checks.nonnegative("rotor_inertia", rotor_inertia, "kg*m**2", what="inertia")
         self.gravity = checks.positive("gravity", gravity, "m/s**2", what="acceleration")
-        self.slip_epsilon = checks.positive("slip_epsilon", slip_epsilon, "m/s", what="speed")
+        self.slip_epsilon = square_safe("slip_epsilon", slip_epsilon, "m/s", what="speed")
         self.friction_coefficient = (None if friction_coefficient is None else
                                      checks.positive("friction_coefficient", friction_coefficient,
                                                      what="friction coefficient"))
@@ -298,12 +299,13 @@ class TankDrive(ChassisDrive, System):
         self.track_energy = checks.flag("track_energy", track_energy)
         self.start_pose = checks.pose("start_pose", start_pose)
         self._rb = self.track_width / 2.0
-        self.axle_positions = self._axles(wheelbase, axle_positions)
-        self.wheelbase = (None if self.axle_positions is None
-                          else max(self.axle_positions) - min(self.axle_positions))
-        self.scrub = self.axle_positions is not None
+        #: Robot-frame x of each axle, m (None without scrub).
+        self.axle_x = self._axles(wheelbase, axle_positions)
+        self.wheelbase = (None if self.axle_x is None
+                          else max(self.axle_x) - min(self.axle_x))
+        self.scrub = self.axle_x is not None
         self.lateral_friction_coefficient = self._lateral(lateral_friction_coefficient)
-        axles = self.axle_positions if self.scrub else (0.0,)
+        axles = self.axle_x if self.scrub else (0.0,)
         contacts, wheel_of = [], []
         for xa in axles:
             contacts += [(xa, self._rb), (xa, -self._rb)]
@@ -370,7 +372,7 @@ class TankDrive(ChassisDrive, System):
                 raise ConfigError("lateral_friction_coefficient", value, "None without wheelbase or axle_positions "
                                                                          "(no lever arm for scrub)")
             return None
-        n = len(self.axle_positions)
+        n = len(self.axle_x)
         if value is None:
             value = self.friction_coefficient if self.friction_coefficient is not None else 1.0
         if hasattr(value, "__iter__") and not isinstance(value, (str, bytes)):
