@@ -110,6 +110,25 @@ def test_normal_forces_sum_to_the_weight_and_shift_by_m_a_h_over_l():
     np.testing.assert_allclose(rear - front, 2 * MASS * a * h / L, rtol=1e-6)
 
 
+@pytest.mark.parametrize("kind", ["swerve", "mecanum"])
+def test_swerve_and_mecanum_normal_forces_sum_to_the_weight_and_shift_by_m_a_h_over_l(kind):
+    # Coasting, wheels straight ahead, pushed along x: every wheel rolls (a mecanum's rollers stand still
+    # driving straight), so a = F / (m + n M_w) with M_w each wheel's rotating mass at its rim.
+    h = 0.35
+    if kind == "swerve":  # modules in POS order: front left, front right, rear left, rear right
+        drive, L, mass, F = swerve(cog_height=h, neutral_mode="coast"), 2 * POS[0][0], 55.0, 90.0
+    else:  # wheels FL, FR, RL, RR on a 0.30 m wheelbase
+        drive, L, mass, F = mecanum(cog_height=h, neutral_mode="coast", roller_friction=0.0), 0.30, MM, 30.0
+    name, front, rear = kind, [0, 1], [2, 3]
+    res = simcosim(drive, 0.5, {f"{name}.external_force_x": F})
+    n = np.array([res[f"{name}.normal_force_{j}"] for j in range(4)])
+    np.testing.assert_allclose(n.sum(axis=0), mass * G0, rtol=1e-9)
+    a = F / (mass + 4 * drive.wheel_mass)
+    np.testing.assert_allclose(np.diff(res[f"{name}.vx"]) / np.diff(res.t), a, rtol=1e-6)
+    shift = n[rear].sum(axis=0) - n[front].sum(axis=0)
+    np.testing.assert_allclose(shift, 2 * mass * a * h / L, rtol=1e-6)
+
+
 def test_tip_event_at_the_analytic_lateral_acceleration():
     h = 0.45
     drive = tank(cog_height=h)  # sides roll; no wheelbase: only the roll over the outer side
