@@ -59,8 +59,8 @@ def arm_physics():
 def swerve_physics():
     modules = [(0.3, 0.3), (0.3, -0.3), (-0.3, 0.3), (-0.3, -0.3)]
     swerve = models.SwerveDrive(KRAKEN_X60, NEO, module_positions=modules, drive_gearing=6.75, steer_gearing=12.8,
-                                wheel_radius=0.0508, mass=55.0, moi=6.0, drive_options={"command": "duty"},
-                                steer_options={"command": "duty"})
+                                wheel_radius=0.0508, mass=55.0, moi=6.0, command="duty",
+                                steer_command="duty")
     physics = Physics(None, [swerve, models.Battery()])
     keep = []
     for i in range(4):

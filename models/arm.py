@@ -121,6 +121,7 @@ class Arm(GearedMechanism):
         L = checks.positive("arm_length", arm_length, "m", what="length")
         mass = _positive_product("arm_length", arm_length, 3.0 * J / (L * L) if L * L > 0 else math.inf,
                                  f"a length for which WPILib's rod mass 3 J / L² (J={J!r} kg*m**2) is finite")
+        options.setdefault("viscous_friction", 0.0)  # WPILib's plant: motors without friction
         with named_as({"start_angle": "starting_angle", "com_distance": "arm_length", "mass": "moi",
                        "motor": "gearbox"}):
             return cls(gearbox, gearing, mass=mass, com_distance=L / 2.0, moi=J, min_angle=min_angle,

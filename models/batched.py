@@ -187,11 +187,15 @@ class BatchedMechanism:
             kinetic = val("kinetic_friction", nonnegative=True)
         else:
             kinetic = static
+        if "viscous_friction" not in params and system.viscous_friction_from_motors:
+            b = system.rotor_viscous_friction * k ** 2  # the motors' own friction, through each variant's gearing
+        else:
+            b = val("viscous_friction", nonnegative=True)
         directional = (static > 0) | (kinetic > 0) | (d.efficiency < 1.0)
         self._p = {
             "G": gearing, "k": k, "kG": k / gearing,
             "M": load_mass + d.n_motors * system.rotor_inertia * k ** 2,
-            "b": val("viscous_friction", nonnegative=True), "Fc": kinetic,
+            "b": b, "Fc": kinetic,
             "fb": np.maximum(static, kinetic) * (1.0 + BREAKAWAY_MARGIN) + np.where(directional, 1e-12, 0.0),
             "dir": directional,
         }

@@ -1,4 +1,4 @@
-"""The robot battery: an open-circuit voltage behind an internal resistance.
+"""The robot battery: an open-circuit voltage behind an internal resistance, and the roboRIO's brownout.
 
 Every motor-driven mechanism simulated with a battery draws from one bus whose
 voltage is
@@ -6,20 +6,62 @@ voltage is
     V_bus = V_oc - R * sum(supply currents)
 
 where each mechanism's supply current itself depends on ``V_bus`` (duty cycle,
-saturation, current limits). When no bus voltage >= 0 satisfies the loads (motors
-driven hard against their own back-EMF, as when an unlimited drivetrain reverses at
-speed), the bus collapses to 0 V and the battery is shorted through the bridges: its
-current is then ``V_oc / R`` (and ``brownout`` is 1). The loads' supply currents,
-computed at the 0 V bus, no longer sum to it; the difference recirculates through the
-bridges' diodes. The relation is solved inside every evaluation of
-the right-hand side, outputs and guards (no lag): a closed-form first guess
-(power balance ``V_bus**2 - V_oc V_bus + R P = 0`` when no controller saturates)
-refined by the secant method to 1e-13 V, with Brent's method as a fallback.
-A mechanism joins the bus when it has a ``bus_voltage`` input and a
-``supply_current_at(x, u, bus_voltage)`` method (every ``GearedMechanism`` does).
+saturation, current limits). The relation is solved inside every evaluation of
+the right-hand side, outputs and guards (no lag).
 
-Without a battery, each mechanism's ``bus_voltage`` input holds its nominal
-value (an ideal source) unless a controller writes it.
+**The bus solve.** At one instant, a motor controller without current limits draws
+a supply current that is, as a function of the bus voltage ``V``, piecewise of the
+form ``a V + b + c / V`` (``c / V``: a voltage request below the bus, a fixed
+electrical power; ``a V + b``: a duty command, a request the bus cannot meet, or the
+body diodes conducting in coast), with at most one breakpoint per controller
+(where the request meets the bus, or the back-EMF meets it). A load that can say so
+returns its whole curve from one evaluation (:class:`SupplyCurve`, from its
+``supply_current_curve(x, u)``), and the bus voltage is the largest root of
+``V - V_oc + R I(V) = 0``, found exactly, piece by piece from the top, by the
+quadratic formula: one evaluation of each load per solve. When a load cannot give
+its curve (current limits configured, or no ``supply_current_curve`` method), its
+``supply_current_at(x, u, V)`` is called instead, and the root is found by the
+secant method to 1e-13 V from the power-balance guess, with Brent's method on a
+bracket as the fallback.
+
+When no bus voltage >= 0 satisfies the loads (motors driven hard against their own
+back-EMF, as when an unlimited drivetrain reverses at speed), the bus collapses to
+0 V and the battery is shorted through the bridges: its current is then
+``V_oc / R``. The loads' supply currents, computed at the 0 V bus, no longer sum to
+it; the difference recirculates through the bridges' diodes.
+
+A mechanism joins the bus when it has a ``bus_voltage`` input and a
+``supply_current_at(x, u, bus_voltage)`` method (every ``GearedMechanism`` and
+drivetrain does). Without a battery, each mechanism's ``bus_voltage`` input holds
+its nominal value (an ideal source) unless a controller writes it.
+
+**Brownout** (the roboRIO's protection, as WPILib's documentation of the roboRIO
+and the NI roboRIO user manual describe it). Stage 1, below 6.8 V, only lowers the
+roboRIO's 6 V rail. Stage 2 disables the outputs: PWM outputs stop and CAN motor
+controllers are sent a disable, so every motor goes to its neutral mode (brake or
+coast); the roboRIO 1 enters it below 6.3 V (fixed), the roboRIO 2 below a level
+the robot code may set (``RobotController.setBrownoutVoltage``), 6.75 V by default.
+The roboRIO stays in stage 2 until its input rises above 7.5 V (a hysteresis).
+``brownout_behaviour`` selects what the model does:
+
+* ``"flag"`` (default): the output ``brownout`` is 1 while the bus is below
+  ``brownout_voltage``; the motors keep their commands.
+* ``"disable"``: as the roboRIO does. When the bus falls below ``brownout_voltage``
+  (an event, ``"brownout"``) every motor command input of every load is held at
+  neutral (the inputs named by a load's ``motor_command_inputs``, or a
+  ``GearedMechanism``'s command input; the bus coupling writes ``-0.0`` into them,
+  which a motor drive reads as its neutral command). With the motors at neutral
+  the bus is back above ``recovery_voltage`` at once (an ideal battery has no
+  recovery time), so the outputs come back at the next re-enable, ``recovery_time``
+  after the brownout (:data:`RECOVERY_TIME`, an approximation), provided the bus is
+  then above ``recovery_voltage`` and would stay above ``brownout_voltage`` with
+  the commands restored (event ``"brownout_recovery"``). If the restored commands
+  would pull it below again, the outputs stay off for another ``recovery_time``: on
+  a real robot they come back for the moment it takes the roboRIO to see the sag
+  again, which with a battery of no recovery time is no moment at all. Commands a
+  controller writes during the brownout are kept and take effect when the outputs
+  come back (a controller writing exactly ``-0.0`` is read as writing nothing new).
+  The output ``brownout`` is 1 while the outputs are disabled.
 """
 from __future__ import annotations
 
@@ -28,12 +70,162 @@ import math
 import numpy as np
 from scipy.optimize import brentq
 
+from simcore import checks
 from simcore.coupling import Coupling
 from simcore.errors import ConfigError
+from simcore.events import StateEvent
 from simcore.system import System
-from simcore.units import to_si
 
-__all__ = ["Battery"]
+__all__ = ["Battery", "SupplyCurve", "BROWNOUT_BEHAVIOURS", "ROBORIO_1_BROWNOUT_VOLTAGE",
+           "ROBORIO_2_BROWNOUT_VOLTAGE", "ROBORIO_RECOVERY_VOLTAGE", "RECOVERY_TIME"]
+
+BROWNOUT_BEHAVIOURS = ("flag", "disable")
+
+#: The roboRIO 1's stage-2 brownout (outputs disabled) threshold, V (fixed in the device).
+ROBORIO_1_BROWNOUT_VOLTAGE = 6.3
+#: The roboRIO 2's default stage-2 brownout threshold, V (settable by robot code).
+ROBORIO_2_BROWNOUT_VOLTAGE = 6.75
+#: The roboRIO leaves stage 2 when its input rises above this, V (both versions).
+ROBORIO_RECOVERY_VOLTAGE = 7.5
+#: APPROXIMATION. Delay after a brownout before the motor outputs can come back, s: the
+#: 20 ms period of the robot's control cycle (driver-station packets, the default robot
+#: loop). The roboRIO's documentation gives the voltage levels, not this timing.
+RECOVERY_TIME = 0.02
+
+
+class SupplyCurve:
+    """A load's total supply current as a function of the bus voltage, at one instant.
+
+    ``I(V) = a V + b + c / V`` for ``V`` above every breakpoint; below a breakpoint
+    ``v_k`` its increments ``(da_k, db_k, dc_k)`` are added. Built by a load from one
+    evaluation of its state and inputs (see the module docstring).
+
+    Attributes
+    ----------
+    a : float
+        A/V.
+    b : float
+        A.
+    c : float
+        A*V.
+    breaks : list of (v_k, da_k, db_k, dc_k)
+        Breakpoints, V, with the increments that apply below them.
+    """
+
+    __slots__ = ("a", "b", "c", "breaks")
+
+    def __init__(self, a: float = 0.0, b: float = 0.0, c: float = 0.0, breaks=None):
+        self.a, self.b, self.c = a, b, c
+        self.breaks = [] if breaks is None else breaks
+
+    def add_motor(self, resistance: float, emf: float, duty_command: bool, command: float, brake: float) -> None:
+        """Add one motor controller without current limits (the branches of MotorDrive.electrical).
+
+        Parameters
+        ----------
+        resistance : float
+            Winding resistance of the motor group, ohm.
+        emf : float
+            Back-EMF, V.
+        duty_command : bool
+            The command is a duty (fraction of the bus), else a voltage.
+        command : float
+            The command (V or duty); exactly 0 is neutral.
+        brake : float
+            >= 0.5 brake, else coast (at neutral only).
+        """
+        g = 1.0 / resistance
+        if command == 0.0:
+            if brake >= 0.5 or emf == 0.0:
+                return  # shorted windings (or nothing turning): nothing drawn from the bus
+            # Coast: the body diodes conduct below V = |E|, connecting the winding across the bus.
+            self.breaks.append((abs(emf), g, -abs(emf) * g, 0.0))
+            return
+        s = 1.0 if command > 0.0 else -1.0
+        if duty_command:
+            if command >= 1.0 or command <= -1.0:
+                self.a += g
+                self.b -= s * emf * g
+            else:
+                self.a += command * command * g
+                self.b -= command * emf * g
+            return
+        # A voltage request: met above V = |command| (fixed power), the full bus below it.
+        p = command * (command - emf) * g
+        self.c += p
+        self.breaks.append((abs(command), g, -s * emf * g, -p))
+
+    def extend(self, other: "SupplyCurve") -> None:
+        """Add another load's curve to this one."""
+        self.a += other.a
+        self.b += other.b
+        self.c += other.c
+        self.breaks.extend(other.breaks)
+
+    def at(self, voltage: float) -> float:
+        """The total supply current at bus voltage ``voltage`` (> 0, or 0 for the dead-bus limit), A."""
+        a, b, c = self.a, self.b, self.c
+        for v_k, da, db, dc in self.breaks:
+            if voltage < v_k:
+                a, b, c = a + da, b + db, c + dc
+        if voltage <= 0.0:
+            # Below every breakpoint no request is met, so no c / V term is left (c is round-off there).
+            return b
+        return a * voltage + b + c / voltage
+
+
+def bus_root(curve: SupplyCurve, open_circuit_voltage: float, resistance: float):
+    """The largest bus voltage ``V >= 0`` with ``V = V_oc - R I(V)``, or None when there is none.
+
+    Searches the curve's pieces from the top down; on each, ``V (V - V_oc + R I(V))``
+    is the quadratic ``(1 + R a) V^2 - (V_oc - R b) V + R c`` (``1 + R a > 0``: ``a``
+    never decreases a load's current with the bus). ``I`` is continuous at the
+    breakpoints, so a root that round-off places a hair outside its piece is accepted.
+    """
+    voc, r = open_circuit_voltage, resistance
+    a, b, c = curve.a, curve.b, curve.c
+    slack = 1e-12 * voc
+    hi = math.inf
+    breaks = curve.breaks
+    if len(breaks) > 1:
+        breaks = sorted(breaks, reverse=True)
+    k, n = 0, len(breaks)
+    while True:
+        if k < n:
+            lo = breaks[k][0]
+        else:
+            lo, c = 0.0, 0.0  # below every breakpoint no request is met: c is round-off
+        root = _largest_root_in(1.0 + r * a, r * b - voc, r * c, lo, hi, slack)
+        if root is not None:
+            return root
+        if k >= n:
+            return None
+        hi = lo  # step below the next breakpoint (equal breakpoints together)
+        while k < n and breaks[k][0] == hi:
+            _, da, db, dc = breaks[k]
+            a, b, c = a + da, b + db, c + dc
+            k += 1
+
+
+def _largest_root_in(qa: float, qb: float, qc: float, lo: float, hi: float, slack: float):
+    """The largest root of ``qa V^2 + qb V + qc`` (qa > 0) in ``[lo - slack, hi + slack]``, clipped to it.
+
+    With ``qc = 0`` the quadratic is ``V`` times the bus equation itself, whose root ``V = 0`` is not one:
+    the linear root alone is taken.
+    """
+    if qc == 0.0:
+        v = -qb / qa
+        return min(max(v, lo, 0.0), hi) if lo - slack <= v <= hi + slack and v >= -slack else None
+    disc = qb * qb - 4.0 * qa * qc
+    if disc < 0.0:
+        return None
+    sq = math.sqrt(disc)
+    q = -0.5 * (qb + sq if qb >= 0.0 else qb - sq)  # the roots without cancellation: q / qa, qc / q
+    roots = (0.0, 0.0) if q == 0.0 else (q / qa, qc / q)
+    for v in sorted(roots, reverse=True):
+        if lo - slack <= v <= hi + slack and v >= -slack:
+            return min(max(v, lo, 0.0), hi)
+    return None
 
 
 class Battery(System):
@@ -46,35 +238,55 @@ class Battery(System):
     resistance : float or Quantity
         Internal resistance plus wiring, ohm (default 0.02).
     brownout_voltage : float or Quantity
-        Below this bus voltage the output ``brownout`` is 1, V (default 6.8, the
-        roboRIO's brownout threshold).
+        Brownout threshold, V (default 6.8: the roboRIO's stage 1; its output-disable
+        stage 2 is at :data:`ROBORIO_2_BROWNOUT_VOLTAGE` = 6.75 V on a roboRIO 2 by
+        default and :data:`ROBORIO_1_BROWNOUT_VOLTAGE` = 6.3 V on a roboRIO 1).
     name : str
+    brownout_behaviour : {"flag", "disable"}
+        ``"flag"`` (default): only the ``brownout`` output; ``"disable"``: the motor
+        outputs go to neutral as the roboRIO does (see the module docstring).
+    recovery_voltage : float or Quantity
+        With ``"disable"``: the bus voltage above which the roboRIO leaves brownout,
+        V (default :data:`ROBORIO_RECOVERY_VOLTAGE`, 7.5).
+    recovery_time : float or Quantity
+        With ``"disable"``: the delay before outputs can come back, s (default
+        :data:`RECOVERY_TIME`, an approximation).
 
     Notes
     -----
     Outputs: ``voltage`` (bus voltage, V), ``current`` (total supply current, A),
     ``brownout`` (0/1). Its inputs ``bus_voltage`` and ``load_current`` are
-    written by the bus coupling, never by controllers.
+    written by the bus coupling, never by controllers. With ``"disable"`` its mode is
+    ``"normal"`` or ``("browned_out", t)`` (the instant the outputs went off).
     """
 
     #: Feeds every system with a ``bus_voltage`` input (see :class:`simcore.protocols.BusLoad`).
     feeds_bus = True
 
     def __init__(self, *, open_circuit_voltage=12.0, resistance=0.02, brownout_voltage=6.8,
-                 name: str = "battery"):
-        self.open_circuit_voltage = to_si("open_circuit_voltage", open_circuit_voltage, "V")
-        if not self.open_circuit_voltage > 0:
-            raise ConfigError("open_circuit_voltage", open_circuit_voltage, "a positive voltage")
-        self.resistance = to_si("resistance", resistance, "ohm")
-        if not self.resistance >= 0:
-            raise ConfigError("resistance", resistance, "a non-negative resistance in ohm")
-        self.brownout_voltage = to_si("brownout_voltage", brownout_voltage, "V")
+                 name: str = "battery", brownout_behaviour: str = "flag",
+                 recovery_voltage=ROBORIO_RECOVERY_VOLTAGE, recovery_time=RECOVERY_TIME):
+        self.open_circuit_voltage = checks.positive("open_circuit_voltage", open_circuit_voltage, "V",
+                                                    what="voltage")
+        self.resistance = checks.nonnegative("resistance", resistance, "ohm", what="resistance")
+        self.brownout_voltage = checks.finite("brownout_voltage", brownout_voltage, "V")
         if not 0 <= self.brownout_voltage < self.open_circuit_voltage:
             raise ConfigError("brownout_voltage", brownout_voltage,
                               f"a voltage in [0, open_circuit_voltage={self.open_circuit_voltage})")
+        self.brownout_behaviour = checks.choice("brownout_behaviour", brownout_behaviour, BROWNOUT_BEHAVIOURS)
+        self.recovery_voltage = checks.finite("recovery_voltage", recovery_voltage, "V")
+        if not self.recovery_voltage >= self.brownout_voltage:
+            raise ConfigError("recovery_voltage", recovery_voltage,
+                              f"a voltage >= brownout_voltage={self.brownout_voltage}")
+        self.recovery_time = checks.positive("recovery_time", recovery_time, "s", what="time")
+        self._coupling = None
         super().__init__(name, (), ("bus_voltage", "load_current"), ("voltage", "current", "brownout"),
                          {"voltage": "V", "current": "A", "bus_voltage": "V", "load_current": "A",
                           "brownout": ""})
+        self._disable = self.brownout_behaviour == "disable"
+        if self._disable:
+            self._fall = (StateEvent(lambda t, x, u: u[0] - self.brownout_voltage, direction=-1,
+                                     mode=lambda t, x, u: ("browned_out", t), name="brownout"),)
 
     def initial_inputs(self):
         return np.array([self.open_circuit_voltage, 0.0])
@@ -83,7 +295,30 @@ class Battery(System):
         return np.zeros(0)
 
     def outputs(self, t, x, u):
+        if self._disable:
+            return (u[0], u[1], 1.0 if _browned_out(self.mode) else 0.0)
         return (u[0], u[1], 1.0 if u[0] < self.brownout_voltage else 0.0)
+
+    # -- brownout modes (brownout_behaviour="disable") ----------------------------------------------
+    def initial_mode(self, t, x, u):
+        if not self._disable:
+            return None
+        return ("browned_out", t) if u[0] < self.brownout_voltage else "normal"
+
+    def events(self):
+        if not self._disable:
+            return ()
+        mode = self.mode
+        if not _browned_out(mode):
+            return self._fall
+        t_off = mode[1]
+        back = lambda t, x, u: min(t - (t_off + self.recovery_time), u[0] - self.recovery_voltage)  # noqa: E731
+        return (StateEvent(back, direction=+1, mode=self._after_recovery, name="brownout_recovery"),)
+
+    def _after_recovery(self, t, x, u):
+        """Outputs back on, unless the restored commands would pull the bus below the threshold again."""
+        restored = self._coupling.bus_voltage_enabled(t) if self._coupling is not None else u[0]
+        return ("browned_out", t) if restored < self.brownout_voltage else "normal"
 
     def couplings(self, systems):
         consumers = [k for k, s in enumerate(systems)
@@ -91,14 +326,42 @@ class Battery(System):
         me = next(k for k, s in enumerate(systems) if s is self)
         if any(isinstance(s, Battery) and s is not self for s in systems):
             raise ConfigError("systems", [s.name for s in systems], "at most one Battery per simulation")
-        return [_BusCoupling(self, me, consumers, systems)]
+        self._coupling = _BusCoupling(self, me, consumers, systems)
+        return [self._coupling]
 
     def batched(self, params, n, xp=np):
         """This battery for ``n`` parameter variants at once (``simcore.simulate_batch``); see
-        :mod:`simcore.models.batched`."""
+        :mod:`simcore.models.batched`. Only with ``brownout_behaviour="flag"``: the batched bus does not
+        switch its loads off."""
+        if self.brownout_behaviour != "flag":
+            raise ConfigError("brownout_behaviour", self.brownout_behaviour,
+                              "'flag' in a batched run (the batched bus does not disable its loads)")
         from .batched import batched_system
 
         return batched_system(self, params, n, xp)
+
+
+def _browned_out(mode) -> bool:
+    return isinstance(mode, tuple) and mode[0] == "browned_out"
+
+
+def _is_marker(value: float) -> bool:
+    """The coupling's neutral command (-0.0), as distinct from a controller's 0.0."""
+    return value == 0.0 and math.copysign(1.0, value) < 0.0
+
+
+def _command_inputs(system) -> list:
+    """Indices of the inputs of ``system`` that command its motors (for brownout "disable")."""
+    names = getattr(system, "motor_command_inputs", None)
+    if names is None:
+        drive = getattr(system, "drive", None)
+        command = getattr(drive, "command", None)
+        names = (command,) if isinstance(command, str) and command in system.input_names else None
+    if not names:
+        raise ConfigError("brownout_behaviour", "disable",
+                          f"loads whose motor commands are known: {system.name!r} names none (give it a "
+                          "motor_command_inputs attribute listing its command inputs)")
+    return [system.input_names.index(n) for n in names]
 
 
 class _BusCoupling(Coupling):
@@ -108,37 +371,115 @@ class _BusCoupling(Coupling):
         self.battery = battery
         self.index = index
         self.consumers = [(k, systems[k], systems[k].input_names.index("bus_voltage")) for k in consumers]
+        self.curves = [getattr(systems[k], "supply_current_curve", None) for k in consumers]
         self.targets = [f"{systems[k].name}.bus_voltage" for k in consumers] + \
                        [f"{battery.name}.bus_voltage", f"{battery.name}.load_current"]
+        self.commands = ([(k, _command_inputs(systems[k])) for k in consumers]
+                         if battery.brownout_behaviour == "disable" else [])
+        self._held: dict = {}  # (system index, input index) -> the command a controller last wrote
+        self._last = None  # (t, xs, us) of the last apply, for the recovery decision
+        self._key = None  # the loads' states and inputs at the last solve (their bus slots hold its result)
+        self._solved = None
 
-    def _total(self, xs, us, v):
-        return sum(s.supply_current_at(xs[k], us[k], v) for k, s, _ in self.consumers)
+    # -- brownout: commands held at neutral ---------------------------------------------------------
+    def _hold_neutral(self, us) -> None:
+        held = self._held
+        for k, slots in self.commands:
+            u = us[k]
+            for i in slots:
+                v = u[i]
+                if not _is_marker(v):
+                    held[(k, i)] = v  # written since the outputs went off (or the command before)
+                    u[i] = -0.0
 
+    def _restore(self, us) -> None:
+        for (k, i), v in self._held.items():
+            if _is_marker(us[k][i]):
+                us[k][i] = v
+        self._held.clear()
+
+    def bus_voltage_enabled(self, t: float) -> float:
+        """The bus voltage the loads would give now with their commands restored (brownout recovery)."""
+        _, xs, us = self._last
+        trial = [u.copy() for u in us]
+        for (k, i), v in self._held.items():
+            if _is_marker(trial[k][i]):
+                trial[k][i] = v
+        v, _, _ = self._solve(xs, trial)
+        return v
+
+    # -- the bus ------------------------------------------------------------------------------------
     def apply(self, t, xs, us):
-        voc, r = self.battery.open_circuit_voltage, self.battery.resistance
-        collapsed = False
-        if r == 0.0 or not self.consumers:
-            v = voc
+        if self.commands:
+            if _browned_out(self.battery.mode):
+                self._hold_neutral(us)
+            elif self._held:
+                self._restore(us)
+            self._last = (t, xs, us)
+        # The same loads in the same states with the same inputs (their bus slots as this solve left
+        # them) give the same bus: records and guards at an instant the right-hand side just saw.
+        # (Keyed without the bus slots, which this solve writes.)
+        key = (self.battery.mode, b"".join(xs[k].tobytes() + us[k][:i].tobytes() + us[k][i + 1:].tobytes()
+                                           for k, _, i in self.consumers))
+        if key == self._key:
+            v, current = self._solved
         else:
-            phi = lambda v: v - voc + r * self._total(xs, us, v)  # noqa: E731
-            f0 = phi(voc)
-            if f0 == 0.0:
-                v = voc
-            else:
-                # Closed form when no controller saturates: the electrical power each draws is fixed.
-                p = voc * (f0 / r)
-                disc = voc * voc - 4.0 * r * p
-                v1 = 0.5 * (voc + math.sqrt(disc)) if disc >= 0 else 0.5 * voc
-                v = self._secant(phi, voc, f0, v1, voc)
-                if v is None:
-                    # No bus voltage >= 0 satisfies the loads (motors plugged against a big back-EMF):
-                    # the bus collapses and the battery is shorted through the bridges.
-                    v, collapsed = 0.0, True
+            v, current, _ = self._solve(xs, us)
+            self._key, self._solved = key, (v, current)
         for k, s, i in self.consumers:
             us[k][i] = v
         ub = us[self.index]
         ub[0] = v
-        ub[1] = voc / r if collapsed else self._total(xs, us, v)
+        ub[1] = current
+
+    def _solve(self, xs, us):
+        """(bus voltage, battery current, collapsed)."""
+        bat = self.battery
+        voc, r = bat.open_circuit_voltage, bat.resistance
+        if not self.consumers:
+            return voc, 0.0, False
+        curves = []
+        for (k, s, _), curve_of in zip(self.consumers, self.curves):
+            curve = curve_of(xs[k], us[k]) if curve_of is not None else None
+            if curve is None:
+                return self._solve_numerically(xs, us)
+            curves.append(curve)
+        if len(curves) == 1:
+            total = curves[0]
+        else:
+            total = SupplyCurve()
+            for curve in curves:
+                total.extend(curve)
+        if r == 0.0:
+            return voc, total.at(voc), False
+        v = bus_root(total, voc, r)
+        if v is None:
+            return 0.0, voc / r, True
+        return v, total.at(v), False
+
+    def _total(self, xs, us, v):
+        return sum(s.supply_current_at(xs[k], us[k], v) for k, s, _ in self.consumers)
+
+    def _solve_numerically(self, xs, us):
+        """The bus from ``supply_current_at`` alone (a load without a supply curve)."""
+        bat = self.battery
+        voc, r = bat.open_circuit_voltage, bat.resistance
+        if r == 0.0:
+            return voc, self._total(xs, us, voc), False
+        phi = lambda v: v - voc + r * self._total(xs, us, v)  # noqa: E731
+        f0 = phi(voc)
+        if f0 == 0.0:
+            return voc, self._total(xs, us, voc), False
+        # Closed form when no controller saturates: the electrical power each draws is fixed.
+        p = voc * (f0 / r)
+        disc = voc * voc - 4.0 * r * p
+        v1 = 0.5 * (voc + math.sqrt(disc)) if disc >= 0 else 0.5 * voc
+        v = self._secant(phi, voc, f0, v1, voc)
+        if v is None:
+            # No bus voltage >= 0 satisfies the loads (motors plugged against a big back-EMF):
+            # the bus collapses and the battery is shorted through the bridges.
+            return 0.0, voc / r, True
+        return v, self._total(xs, us, v), False
 
     @staticmethod
     def _secant(phi, a, fa, b, voc):

@@ -73,6 +73,7 @@ class Elevator(GearedMechanism):
                     **options) -> "Elevator":
         """The elevator WPILib's ``ElevatorSim(gearbox, gearing, carriageMassKg, drumRadiusMeters,
         minHeightMeters, maxHeightMeters, simulateGravity, startingHeightMeters)`` simulates."""
+        options.setdefault("viscous_friction", 0.0)  # WPILib's plant: motors without friction
         with named_as({"start_height": "starting_height", "motor": "gearbox"}):
             return cls(gearbox, gearing, carriage_mass=carriage_mass, drum_radius=drum_radius,
                        min_height=min_height, max_height=max_height,

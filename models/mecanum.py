@@ -6,25 +6,49 @@ field frame, ``omega`` the yaw rate; robot-frame velocities are the outputs
 ``rear_left``, ``rear_right``; each turns about an axle along the robot's y axis,
 so its rim moves along the robot's forward direction ``e``.
 
-Rollers: each wheel's contact is a free-spinning roller whose axle makes 45
-degrees with the wheel's; it rolls freely across its axle and resists sliding
-along it. Seen from above the rollers form an "X" (the usual FTC/WPILib layout):
-roller axle directions (robot frame) ``front_left`` and ``rear_right`` along
-``(1, -1)/sqrt(2)``, ``front_right`` and ``rear_left`` along ``(1, 1)/sqrt(2)``. With no
-slip, a wheel's rim speed is ``(v_point . a) / (e . a)``, which is WPILib's
+Rollers: each wheel's contact is a roller whose axle makes 45 degrees with the
+wheel's; it resists sliding along its axle and rolls across it. Seen from above
+the rollers form an "X" (the usual FTC/WPILib layout): roller axle directions
+(robot frame) ``front_left`` and ``rear_right`` along ``(1, -1)/sqrt(2)``,
+``front_right`` and ``rear_left`` along ``(1, 1)/sqrt(2)``. With no slip, a wheel's
+rim speed is ``(v_point . a) / (e . a)``, which is WPILib's
 ``MecanumDriveKinematics`` (``fl = vx - vy - omega (x + y)``, ...).
 
-Traction: the slip along the roller axle ``s = (v_point - w e) . a`` (chassis
-velocity at the contact minus the rim velocity, along ``a``) produces the ground
-force on the robot ``F = -mu N a s / sqrt(s^2 + eps^2)`` (regularized Coulomb,
-``N = m g / 4``, ``eps = slip_epsilon``); motion along the roller's rolling
-direction is free (roller friction and roller inertia are neglected). The wheel
-obeys ``M_w dw/dt = T_out / r - F . e`` with ``M_w = (wheel_inertia + n
-rotor_inertia G^2) / r^2``. Chassis: ``m dv/dt = sum F``, ``J domega/dt = sum p x F``.
+The mechanics are :mod:`simcore.models.chassis`'s, with each wheel's traction
+direction its roller axle ``a`` and its free direction the roller's rolling
+direction ``n = z x a``:
 
-Energy states (``track_energy=True``) as :mod:`simcore.models.swerve`: ``energy_in``,
-``copper_loss``, ``conversion_loss``, ``gear_loss``, ``friction_loss``; ``energy_in
-= ΔKE + losses``.
+* **Along the roller axle**: exact Coulomb friction with modes. The roller grips
+  (no slip along ``a``) while the force that takes is within ``mu N`` (``N`` the
+  wheel's normal load), and slides at ``mu N`` past it (events ``breakaway`` and
+  ``grip``). The wheel obeys ``M_w dw/dt = D - F . e`` with ``M_w = (wheel_inertia +
+  n rotor_inertia G^2) / r^2`` and ``D = (T_out - G T_f) / r``.
+* **Across it, the rollers roll**, against their rolling resistance: a force
+  ``roller_friction * N`` (regularized Coulomb, ``eps = slip_epsilon``) opposing the
+  roller's rolling speed ``(v_point - w e) . n``. Driving straight the rollers do
+  not turn (no loss); strafing they roll at ``sqrt(2)`` times the strafe speed, so a
+  strafe is slower than a drive forward at the same power and draws more current.
+  The default :data:`DEFAULT_ROLLER_FRICTION` (0.03) is taken from a published
+  measurement of passive-roller wheels (see its note); ``roller_friction=0`` gives
+  frictionless rollers (a strafe as fast as a drive).
+
+Chassis: ``m dv/dt = sum F`` and ``J domega/dt = sum p x F`` plus, with
+``cog_height``, weight transfer, with ``bumper`` and ``field`` the walls, and the
+external force inputs (see :mod:`simcore.models.chassis`).
+
+Energy states (``track_energy=True``): ``energy_in``, ``copper_loss``,
+``conversion_loss``, ``gear_loss``, ``friction_loss`` (the rotors' own friction,
+roller slip along the axles and the rollers' rolling resistance), ``impact_loss``,
+``external_work``; ``energy_in + external_work = ΔKE + losses``.
+
+**FTC hubs.** Built from an FTC motor type (``MecanumDrive(GOBILDA_5203_312, ...)``:
+the motor and gear ratio are the type's, ``command="duty"`` by default, and the
+type is kept as ``motor_type``), each wheel is a hub channel: inputs
+``<wheel>_duty`` and ``<wheel>_brake``, outputs ``<wheel>_rotor_position``,
+``<wheel>_rotor_velocity`` (the motor shaft, what its encoder counts),
+``<wheel>_stator_current``, ``<wheel>_supply_current`` and ``supply_voltage``. Every
+mecanum drive with ``command="duty"`` has the per-wheel brake inputs; with
+``command="voltage"`` one ``brake`` input serves all four.
 """
 from __future__ import annotations
 
@@ -32,15 +56,19 @@ import math
 
 import numpy as np
 
-from simcore.errors import ConfigError, ConfigTypeError, check_bool
+from simcore import checks
+from simcore.checks import STANDARD_GRAVITY
+from simcore.errors import ConfigError
 from simcore.system import System
 
-from .drive import MotorDrive, drive_input_ranges
-from .motors import DCMotor
-from .swerve import ENERGY_STATES, module_layout
-from .tank import STANDARD_GRAVITY, _nonnegative, _pose, _positive
+from .chassis import (DRIVE_ENERGY_STATES as ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive,
+                      square_safe)
+from .drive import MotorDrive, drive_input_ranges, split_drive_options
+from .motor_channels import MotorChannels, motor_friction
+from .swerve import module_layout
+from .tank import motor_and_gearing
 
-__all__ = ["MecanumDrive", "WHEELS"]
+__all__ = ["MecanumDrive", "WHEELS", "ROLLER_AXES", "DEFAULT_ROLLER_FRICTION"]
 
 #: Wheel names, in the order of every per-wheel signal.
 WHEELS = ("front_left", "front_right", "rear_left", "rear_right")
@@ -49,16 +77,36 @@ _S = 1.0 / math.sqrt(2.0)
 #: Roller axle directions in the robot frame ("X" seen from above).
 ROLLER_AXES = ((_S, -_S), (_S, _S), (_S, _S), (_S, -_S))
 
+#: Rolling resistance of the rollers, force per normal load (dimensionless). APPROXIMATION from
+#: a published measurement: Duda, Gembalczyk, Machoczek and Kowalik (Silesian University of
+#: Technology), "Experimental Evaluation of Rolling Resistance in Omnidirectional Wheels Under
+#: Quasi-Static Conditions", Sensors 25(16):5026, 2025, measured the resistance of wheels with
+#: passive rollers pushed at 0 to 90 degrees to their rolling direction under 117.7 N and
+#: 215.8 N: mean forces of about 1 N to 10 N, i.e. about 0.005 to 0.09 of the load depending on
+#: the direction (the most at 60 degrees). 0.03 lies within that range; measure your own wheels
+#: (a strafe-against-forward speed test) for a better one.
+DEFAULT_ROLLER_FRICTION = 0.03
 
-class MecanumDrive(System):
+
+class MecanumSample:
+    """A mecanum drive at one instant."""
+
+    __slots__ = ("sol", "slip", "slip_free", "pose", "velocity", "wheel_speed", "rotor_speed", "channels",
+                 "roller_speed", "friction_power", "external_power", "bus")
+
+
+class MecanumDrive(ChassisDrive, System):
     """A four-wheel mecanum drive with one motor (group) per wheel and friction-limited rollers.
 
     Parameters
     ----------
-    motor : DCMotor
-        One wheel's motor, e.g. ``simcore.models.motors.GOBILDA_BARE``.
+    motor : DCMotor or MotorType
+        One wheel's motor, e.g. ``simcore.models.motors.GOBILDA_BARE``, or an FTC
+        motor type (``simcore.models.hub_motor.GOBILDA_5203_312``: motor and gear
+        ratio from it; see "FTC hubs" in the module docstring).
     gearing : float
-        Motor turns per wheel turn (19.2 for a goBILDA 312 rpm gearmotor).
+        Motor turns per wheel turn (19.2 for a goBILDA 312 rpm gearmotor; None with a
+        motor type).
     track_width : float or Quantity
         Distance between left and right wheel contacts, m.
     wheelbase : float or Quantity
@@ -70,7 +118,7 @@ class MecanumDrive(System):
     moi : float or Quantity
         Robot yaw moment of inertia, kg·m².
     friction_coefficient : float
-        Roller-floor ``mu`` (default 1.0).
+        Roller-floor ``mu`` along the roller axles (default 1.0).
     name : str
         Default ``"mecanum"``.
     wheel_inertia : float or Quantity
@@ -79,43 +127,64 @@ class MecanumDrive(System):
     rotor_inertia : float or Quantity
         One rotor's inertia, kg·m² (default 0), reflected through the gearing.
     slip_epsilon : float or Quantity
-        m/s (default 0.02).
+        ``eps`` of the rollers' regularized rolling resistance, m/s (default 0.02).
     gravity : float
         m/s².
-    efficiency, neutral_mode, stator_current_limit, supply_current_limit, command, nominal_bus_voltage, n_motors
-        As :class:`~simcore.models.drive.MotorDrive`, per wheel. FTC code sets a power:
-        use ``command="duty"``.
+    efficiency, neutral_mode, stator_current_limit, supply_current_limit, nominal_bus_voltage, n_motors
+        As :class:`~simcore.models.drive.MotorDrive`, per wheel.
+    command : {"voltage", "duty"}, optional
+        As MotorDrive (default "voltage"; "duty" with a motor type). FTC code sets a
+        power: use ``command="duty"``.
     track_energy : bool
     start_pose : (x, y, heading)
     wheel_positions : sequence of 4 (x, y), optional
         Contact positions ``front_left, front_right, rear_left, rear_right`` in the
         robot frame, m, instead of ``track_width``/``wheelbase`` (give those as None).
+    roller_friction : float
+        Rolling resistance of the rollers, force per normal load (default
+        :data:`DEFAULT_ROLLER_FRICTION`; 0: free rollers).
+    cog_height : float or Quantity
+        Centre-of-mass height, m (default 0: no load transfer).
+    bumper : (length, width), optional
+        Bumper outline, m.
+    field : field, optional
+        With ``bumper``, the field's walls are contacts (``simcore.field.FTC_FIELD``, ...).
+    viscous_friction : float or Quantity, optional
+        The motors' own viscous friction at the wheel rim, per wheel, N·s/m. Default:
+        the friction the datasheet free current implies; 0 the ideal motor.
 
     Notes
     -----
     States ``x, y, heading, vx, vy, omega``, ``<wheel>_velocity`` (rim speed, m/s),
     ``<wheel>_position`` (rim distance, m), energy states. Inputs
-    ``<wheel>_voltage`` (``_duty``), ``brake``, ``bus_voltage``. Outputs
-    ``robot_vx, robot_vy, supply_current, kinetic_energy`` and per wheel
-    ``<wheel>_slip_speed``, ``<wheel>_stator_current``, ``<wheel>_supply_current``,
-    ``<wheel>_applied_voltage``.
+    ``<wheel>_voltage`` and ``brake``, or ``<wheel>_duty`` and ``<wheel>_brake``;
+    ``bus_voltage``; ``external_force_x``, ``external_force_y``, ``external_torque``.
+    Outputs ``robot_vx, robot_vy, supply_current, kinetic_energy``, per wheel
+    ``<wheel>_slip_speed`` (along the roller axle), ``<wheel>_stator_current``,
+    ``<wheel>_supply_current``, ``<wheel>_applied_voltage``,
+    ``<wheel>_rotor_position``, ``<wheel>_rotor_velocity``,
+    ``<wheel>_roller_speed``; ``supply_voltage``; ``normal_force_<i>`` (wheel order);
+    ``wall_force`` with walls.
     """
 
-    def __init__(self, motor, gearing, *, track_width, wheelbase, wheel_radius, mass, moi,
+    def __init__(self, motor, gearing=None, *, track_width, wheelbase, wheel_radius, mass, moi,
                  friction_coefficient=1.0, name: str = "mecanum", wheel_inertia=5e-4, rotor_inertia=0.0,
                  slip_epsilon=0.02, gravity=STANDARD_GRAVITY, n_motors=1, efficiency=1.0, neutral_mode="brake",
-                 stator_current_limit=None, supply_current_limit=None, command="voltage",
+                 stator_current_limit=None, supply_current_limit=None, command=None,
                  nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0),
-                 wheel_positions=None):
-        if not isinstance(motor, DCMotor):
-            raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor")
-        self.drive = MotorDrive(motor, gearing, n_motors=n_motors, efficiency=efficiency,
-                                neutral_mode=neutral_mode, stator_current_limit=stator_current_limit,
-                                supply_current_limit=supply_current_limit, command=command,
-                                nominal_bus_voltage=nominal_bus_voltage)
+                 wheel_positions=None, roller_friction=DEFAULT_ROLLER_FRICTION, cog_height=0.0, bumper=None,
+                 field=None, viscous_friction=None):
+        motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
+        if command is None:
+            command = "duty" if self.motor_type is not None else "voltage"
+        drive_kw, _ = split_drive_options(type(self), dict(
+            n_motors=n_motors, efficiency=efficiency, neutral_mode=neutral_mode,
+            stator_current_limit=stator_current_limit, supply_current_limit=supply_current_limit, command=command,
+            nominal_bus_voltage=nominal_bus_voltage))
+        self.drive = MotorDrive(motor, G, **drive_kw)
         if wheel_positions is None:
-            self.track_width = _positive("track_width", track_width, "m", "a positive distance")
-            self.wheelbase = _positive("wheelbase", wheelbase, "m", "a positive distance")
+            self.track_width = checks.positive("track_width", track_width, "m", what="distance")
+            self.wheelbase = checks.positive("wheelbase", wheelbase, "m", what="distance")
             hw, hl = self.track_width / 2.0, self.wheelbase / 2.0
             wheel_positions = ((hl, hw), (hl, -hw), (-hl, hw), (-hl, -hw))
         else:
@@ -123,46 +192,94 @@ class MecanumDrive(System):
         self.wheel_positions = module_layout("wheel_positions", wheel_positions, minimum=4)
         if len(self.wheel_positions) != 4:
             raise ConfigError("wheel_positions", wheel_positions, "four (x, y) positions in m")
-        self.gearing = self.drive.gearing
-        self.wheel_radius = _positive("wheel_radius", wheel_radius, "m", "a positive radius")
-        self.mass = _positive("mass", mass, "kg", "a positive mass")
-        self.moi = _positive("moi", moi, "kg*m**2", "a positive moment of inertia")
-        self.friction_coefficient = _positive("friction_coefficient", friction_coefficient, "")
-        self.wheel_inertia = _nonnegative("wheel_inertia", wheel_inertia, "kg*m**2")
-        self.rotor_inertia = _nonnegative("rotor_inertia", rotor_inertia, "kg*m**2")
-        self.slip_epsilon = _positive("slip_epsilon", slip_epsilon, "m/s")
-        self.gravity = _positive("gravity", gravity, "m/s**2")
-        r, G = self.wheel_radius, self.gearing
+        self.motor = motor
+        self.gearing = G
+        self.wheel_radius = square_safe("wheel_radius", wheel_radius, "m", what="radius")
+        self.mass = checks.positive("mass", mass, "kg", what="mass")
+        self.moi = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
+        self.friction_coefficient = checks.positive("friction_coefficient", friction_coefficient,
+                                                    what="friction coefficient")
+        self.roller_friction = checks.nonnegative("roller_friction", roller_friction, what="coefficient")
+        self.wheel_inertia = checks.nonnegative("wheel_inertia", wheel_inertia, "kg*m**2", what="inertia")
+        self.rotor_inertia = checks.nonnegative("rotor_inertia", rotor_inertia, "kg*m**2", what="inertia")
+        self.slip_epsilon = square_safe("slip_epsilon", slip_epsilon, "m/s", what="speed")
+        self.gravity = checks.positive("gravity", gravity, "m/s**2", what="acceleration")
+        r = self.wheel_radius
         self.wheel_mass = (self.wheel_inertia + self.drive.n_motors * self.rotor_inertia * G * G) / (r * r)
         if not self.wheel_mass > 0:
             raise ConfigError("wheel_inertia", wheel_inertia, "a positive inertia (or rotor_inertia > 0)")
-        self.normal_load = self.mass * self.gravity / 4.0
-        self.track_energy = check_bool("track_energy", track_energy)
-        self.start_pose = _pose("start_pose", start_pose)
+        self.track_energy = checks.flag("track_energy", track_energy)
+        self.start_pose = checks.pose("start_pose", start_pose)
         self.n_modules = 4
-        self._px = np.array([p[0] for p in self.wheel_positions])
-        self._py = np.array([p[1] for p in self.wheel_positions])
-        self._ax = np.array([a[0] for a in ROLLER_AXES])
-        self._ay = np.array([a[1] for a in ROLLER_AXES])
-        cmd = self.drive.command
+        self.chassis = Chassis(mass=self.mass, moi=self.moi, contacts=self.wheel_positions,
+                               wheel_of_contact=(0, 1, 2, 3), gravity=self.gravity, cog_height=cog_height,
+                               bumper=bumper, field=field)
+        self.cog_height = self.chassis.cog_height
+        self.chassis.check_inside("start_pose", self.start_pose)
+        self.bumper, self.field = self.chassis.bumper, self.chassis.field
+        self.normal_load = self.mass * self.gravity / 4.0
+        self.traction_limits = [self.friction_coefficient] * 4
+        self._lateral_fixed = False
+        self._px = [p[0] for p in self.wheel_positions]
+        self._py = [p[1] for p in self.wheel_positions]
+        self._ax = [a[0] for a in ROLLER_AXES]
+        self._ay = [a[1] for a in ROLLER_AXES]
+        # Roller rolling directions n = z x a; arms r x a and r x n; couplings e . a and e . n (e = x).
+        self._free_dirs = [(-ay, ax) for ax, ay in ROLLER_AXES]
+        self._arm = [px * ay - py * ax for (px, py), (ax, ay) in zip(self.wheel_positions, ROLLER_AXES)]
+        self._free_arm = [px * ny - py * nx for (px, py), (nx, ny) in
+                          zip(self.wheel_positions, self._free_dirs)]
+        self._geometry = [(px, py, ax, ay) for (px, py), (ax, ay) in zip(self.wheel_positions, ROLLER_AXES)]
+        self._k = G / r
+        self._couple = list(self._ax)
+        self._couple_free = [nx for nx, _ in self._free_dirs]
+        self.chassis.set_wheels(couple=self._couple, couple_free=self._couple_free, mass_eq=(self.wheel_mass,) * 4,
+                                mu=self.traction_limits, free_of_wheel=(0, 1, 2, 3))
+        # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
+        self.viscous_friction, b_rotor = motor_friction("viscous_friction", viscous_friction, self.drive, G / r,
+                                                        "N*s/m")
+        self.channels = MotorChannels([self.drive] * 4, [b_rotor] * 4)
+        self._kin_key = self._kin_val = None
+        self._names(name, command)
+        self._setup_modes()
+
+    def _names(self, name, cmd):
         states = ["x", "y", "heading", "vx", "vy", "omega"] + [f"{w}_velocity" for w in WHEELS] + \
                  [f"{w}_position" for w in WHEELS]
+        self._ie = None
         if self.track_energy:
+            self._ie = len(states)
             states += list(ENERGY_STATES)
-        inputs = [f"{w}_{cmd}" for w in WHEELS] + ["brake", "bus_voltage"]
-        per = ("slip_speed", "stator_current", "supply_current", "applied_voltage")
+            self.energy_index = self._ie + ENERGY_STATES.index("impact_loss")
+        inputs = [f"{w}_{cmd}" for w in WHEELS]
+        inputs += ["brake"] if cmd == "voltage" else [f"{w}_brake" for w in WHEELS]
+        inputs += list(EXTERNAL_INPUTS) + ["bus_voltage"]
+        self._ib = (4, 4, 4, 4) if cmd == "voltage" else (4, 5, 6, 7)
+        self._ibus = inputs.index("bus_voltage")
+        self._iext = inputs.index("external_force_x")
+        per = ("slip_speed", "stator_current", "supply_current", "applied_voltage", "rotor_position",
+               "rotor_velocity", "roller_speed")
         outputs = ["robot_vx", "robot_vy", "supply_current", "kinetic_energy"] + \
                   [f"{w}_{o}" for o in per for w in WHEELS]
+        outputs += ["supply_voltage"] + [f"normal_force_{i}" for i in range(4)]
+        if self.chassis.walls:
+            outputs.append("wall_force")
         units = {"x": "m", "y": "m", "heading": "rad", "vx": "m/s", "vy": "m/s", "omega": "rad/s",
                  "robot_vx": "m/s", "robot_vy": "m/s", "supply_current": "A", "kinetic_energy": "J",
-                 "bus_voltage": "V", "brake": ""}
+                 "bus_voltage": "V", "brake": "", "supply_voltage": "V", "wall_force": "N",
+                 "external_force_x": "N", "external_force_y": "N", "external_torque": "N*m"}
         for w in WHEELS:
             units.update({f"{w}_velocity": "m/s", f"{w}_position": "m", f"{w}_slip_speed": "m/s",
                           f"{w}_stator_current": "A", f"{w}_supply_current": "A", f"{w}_applied_voltage": "V",
-                          f"{w}_{cmd}": "V" if cmd == "voltage" else ""})
+                          f"{w}_rotor_position": "rad", f"{w}_rotor_velocity": "rad/s", f"{w}_roller_speed": "m/s",
+                          f"{w}_brake": "", f"{w}_{cmd}": "V" if cmd == "voltage" else ""})
+        units.update({f"normal_force_{i}": "N" for i in range(4)})
         units.update({s: "J" for s in ENERGY_STATES})
-        super().__init__(name, states, inputs, outputs, units)
+        System.__init__(self, name, states, inputs, outputs, units)
         self.input_ranges = drive_input_ranges(self.input_names)
+        self.input_ranges.update({f"{w}_brake": (0.0, 1.0) for w in WHEELS if f"{w}_brake" in self.input_names})
+        #: Names of the inputs that command the motors (for the battery's brownout "disable").
+        self.motor_command_inputs = tuple(f"{w}_{cmd}" for w in WHEELS)
 
     def initial_state(self):
         x = np.zeros(len(self.state_names))
@@ -170,82 +287,174 @@ class MecanumDrive(System):
         return x
 
     def initial_inputs(self):
-        return np.array([0.0, 0.0, 0.0, 0.0, 1.0 if self.drive.neutral_mode == "brake" else 0.0,
-                         self.drive.nominal_bus_voltage])
+        u = np.zeros(len(self.input_names))
+        for i in set(self._ib):
+            u[i] = 1.0 if self.drive.neutral_mode == "brake" else 0.0
+        u[self._ibus] = self.drive.nominal_bus_voltage
+        return u
 
     def free_speed(self, voltage: float) -> float:
-        """Rim speed of a wheel with ``voltage`` on its motor and no load, m/s."""
-        return voltage * self.drive.Kv * self.wheel_radius / self.gearing
-
-    def _core(self, x, u):
-        th, vx, vy, om = x[2], x[3], x[4], x[5]
-        w = x[6:10]
-        c, s = math.cos(th), math.sin(th)
-        px = c * self._px - s * self._py
-        py = s * self._px + c * self._py
-        ax = c * self._ax - s * self._ay
-        ay = s * self._ax + c * self._ay
-        # slip along the roller axle: (v_point - w e) . a, with e = (c, s)
-        sa = (vx - om * py) * ax + (vy + om * px) * ay - w * (c * ax + s * ay)
-        k = self.friction_coefficient * self.normal_load / np.sqrt(sa * sa + self.slip_epsilon ** 2)
-        f = -k * sa
+        """Steady rim speed of a wheel with ``voltage`` on its motor and no load but the motor's friction, m/s."""
         d = self.drive
-        r = self.wheel_radius
-        kw = self.gearing / r
-        D = np.empty(4)
-        elec = []
+        return voltage / (1.0 / d.Kv + self.channels.viscous[0] * d.R / d.Kt) / self._k
+
+    # -- the instant -------------------------------------------------------------------------------
+    def _kinematics_of(self, x):
+        """:meth:`_kinematics` of the state array ``x``, remembered for the next call with the same state."""
+        key = x.tobytes()
+        if key != self._kin_key:
+            self._kin_key, self._kin_val = key, self._kinematics(x.tolist())
+        return self._kin_val
+
+    def _kinematics(self, xl):
+        """(state list, cos, sin, robot-frame vx, vy, omega, each contact's velocity along its roller axle, across)."""
+        c, s = math.cos(xl[2]), math.sin(xl[2])
+        vx, vy, om = c * xl[3] + s * xl[4], -s * xl[3] + c * xl[4], xl[5]
+        along, across = [], []
+        for px, py, ax, ay in self._geometry:
+            qx, qy = vx - om * py, vy + om * px
+            along.append(qx * ax + qy * ay)
+            across.append(qy * ax - qx * ay)  # along n = z x a = (-a_y, a_x)
+        return xl, c, s, vx, vy, om, along, across
+
+    def _rims(self, xl, wheels, along):
+        """Rim speeds: a rolling wheel's follows its roller (the constraint), m/s."""
+        return [along[i] / self._couple[i] if wheels[i] == ROLL else xl[6 + i] for i in range(4)]
+
+    def _evaluate(self, x, u, mode):
+        ul = u.tolist()
+        wheels, contacts = mode
+        xl, c, s, vx, vy, om, along, across = self._kinematics_of(x)
+        w = self._rims(xl, wheels, along)
+        k = self._k
+        rotor = [k * wi for wi in w]
+        bus = ul[self._ibus]
+        ib = self._ib
+        chs = self.channels.evaluate(rotor, ul, [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]], bus)
+        G, r = self.gearing, self.wheel_radius
+        to, tf = chs.output_torque, chs.friction_torque
+        crr, eps2 = self.roller_friction, self.slip_epsilon ** 2
+        D, roll, coef, hterm, slip_free, slip = [], [], [], [], [], []
+        fric = 0.0
         for i in range(4):
-            wr = kw * w[i]
-            va, cur, sup, _, _ = d.electrical(wr, u[i], u[4], u[5])
-            tm = d.Kt * cur
-            tout = d.output_torque(tm, wr)
-            D[i] = tout / r
-            elec.append((va, cur, sup, tm * wr - tout * w[i] / r, cur * wr * (1.0 / d.Kv - d.Kt)))
-        return px, py, ax, ay, sa, k, f, D, elec
+            D.append((to[i] - G * tf[i]) / r)
+            # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
+            sn = across[i] - w[i] * self._couple_free[i]
+            roll.append(sn)
+            coef.append(crr * sn / math.sqrt(sn * sn + eps2) if crr else 0.0)
+            hterm.append(om * (vy * self._ax[i] - vx * self._ay[i]))
+            sf = xl[6 + i] * self._couple[i] - along[i]
+            slip_free.append(sf)
+            slip.append(0.0 if wheels[i] == ROLL else sf)
+            fric += tf[i] * rotor[i]
+        ie = self._iext
+        fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
+        sol = self.chassis.solve(vx, vy, om, self._ax, self._ay, self._arm, hterm, D, wheels, self._free_dirs,
+                                 self._free_arm, coef, c * fx + s * fy, -s * fx + c * fy, tz,
+                                 self.chassis.wall_rows(contacts, om, c, s) if contacts else ())
+        f, g = sol.traction, sol.free_force
+        for i in range(4):
+            fric += f[i] * slip[i] - g[i] * roll[i]
+        smp = MecanumSample()
+        smp.sol = sol
+        smp.slip_free = slip_free
+        smp.slip = slip
+        smp.pose = (xl[0], xl[1], c, s)
+        smp.velocity = (vx, vy, om)
+        smp.wheel_speed = w
+        smp.rotor_speed = rotor
+        smp.channels = chs
+        smp.roller_speed = roll
+        smp.bus = bus
+        smp.friction_power = fric
+        smp.external_power = fx * xl[3] + fy * xl[4] + tz * om
+        return smp
 
     def derivatives(self, t, x, u):
-        px, py, ax, ay, sa, k, f, D, elec = self._core(x, u)
-        Fx, Fy = f * ax, f * ay
+        smp = self._sample(t, x, u)
+        sol = smp.sol
+        _, _, c, s = smp.pose
         out = np.empty(len(self.state_names))
         out[0], out[1], out[2] = x[3], x[4], x[5]
-        out[3] = Fx.sum() / self.mass
-        out[4] = Fy.sum() / self.mass
-        out[5] = (px * Fy - py * Fx).sum() / self.moi
-        # F . e = f (a . e); a . e is the roller axle's robot-frame x component.
-        out[6:10] = (D - f * self._ax) / self.wheel_mass
-        out[10:14] = x[6:10]
+        out[3] = c * sol.ax - s * sol.ay
+        out[4] = s * sol.ax + c * sol.ay
+        out[5] = sol.alpha
+        out[6:10] = sol.wheel_accel
+        out[10:14] = smp.wheel_speed
         if self.track_energy:
-            out[14] = u[5] * sum(e[2] for e in elec)
-            out[15] = sum(e[1] * e[1] for e in elec) * self.drive.R
-            out[16] = sum(e[4] for e in elec)
-            out[17] = sum(e[3] for e in elec)
-            out[18] = float((k * sa * sa).sum())
+            d, chs, rotor, e = self.drive, smp.channels, smp.rotor_speed, self._ie
+            i, r = chs.stator_current, self.wheel_radius
+            out[e] = smp.bus * sum(chs.supply_current)
+            out[e + 1] = sum(v * v for v in i) * d.R
+            out[e + 2] = sum(i[k] * rotor[k] for k in range(4)) * (1.0 / d.Kv - d.Kt)
+            out[e + 3] = sum(chs.motor_torque[k] * rotor[k] - chs.output_torque[k] * smp.wheel_speed[k] / r
+                             for k in range(4))
+            out[e + 4] = smp.friction_power
+            out[e + 5] = 0.0
+            out[e + 6] = smp.external_power
         return out
 
     def kinetic_energy(self, x) -> float:
         """Kinetic energy of chassis and wheels at state ``x``, J."""
-        w = np.asarray(x[6:10])
+        w = np.asarray(x[6:10], dtype=float)
         return float(0.5 * (self.mass * (x[3] ** 2 + x[4] ** 2) + self.moi * x[5] ** 2
                             + self.wheel_mass * (w * w).sum()))
 
     def outputs(self, t, x, u):
-        px, py, ax, ay, sa, k, f, D, elec = self._core(x, u)
-        th = x[2]
-        c, s = math.cos(th), math.sin(th)
-        out = [c * x[3] + s * x[4], -s * x[3] + c * x[4], sum(e[2] for e in elec), self.kinetic_energy(x)]
-        out += list(np.abs(sa))
-        for j in (1, 2, 0):
-            out += [e[j] for e in elec]
+        smp = self._sample(t, x, u)
+        sol, chs = smp.sol, smp.channels
+        vx, vy, _ = smp.velocity
+        k = self.gearing / self.wheel_radius
+        out = [vx, vy, sum(chs.supply_current), self.kinetic_energy(x)]
+        out += [abs(v) for v in smp.slip]
+        out += chs.stator_current + chs.supply_current + chs.applied_voltage
+        out += [k * x[10 + i] for i in range(4)] + list(smp.rotor_speed) + list(smp.roller_speed)
+        out.append(smp.bus)
+        out += sol.normal
+        if self.chassis.walls:
+            out.append(sum(sol.wall_force))
         return out
+
+    def _speeds_and_commands(self, x, u):
+        ul = u.tolist()
+        wheels = self.mode[0] if self.mode else (ROLL,) * 4
+        xl, *_, along, _ = self._kinematics_of(x)
+        k = self._k
+        ib = self._ib
+        return ([k * wi for wi in self._rims(xl, wheels, along)], ul[0:4],
+                [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]])
 
     def supply_current_at(self, x, u, bus_voltage: float) -> float:
         """Total supply current of the four wheels' motors, A, at ``bus_voltage`` V."""
-        kw = self.gearing / self.wheel_radius
-        return sum(self.drive.electrical(kw * x[6 + i], u[i], u[4], bus_voltage)[2] for i in range(4))
+        return self.channels.supply_current(*self._speeds_and_commands(x, u), bus_voltage)
+
+    def supply_current_curve(self, x, u):
+        """The four motors' supply current as a function of the bus voltage (a SupplyCurve), or None."""
+        if self.channels.any_limits:
+            return None
+        return self.channels.supply_curve(*self._speeds_and_commands(x, u))
+
+    # -- the chassis mixin's hooks ------------------------------------------------------------------
+    def _snap(self, x, wheels):
+        x = np.array(x, dtype=float)
+        if wheels:
+            *_, along, _ = self._kinematics(x.tolist())
+            for i in wheels:
+                x[6 + i] = along[i] / self._couple[i]
+        return x
+
+    def _with_velocity(self, x, vx, vy, om):
+        x = np.array(x, dtype=float)
+        c, s = math.cos(x[2]), math.sin(x[2])
+        x[3], x[4], x[5] = c * vx - s * vy, s * vx + c * vy, om
+        return x
 
     def outline(self):
-        """Robot outline in the robot frame for field plots, m."""
+        """Robot outline in the robot frame for field plots: the bumper, or the wheels' box grown by a wheel, m."""
+        if self.bumper is not None:
+            hl, hw = self.bumper[0] / 2.0, self.bumper[1] / 2.0
+            return [(hl, hw), (-hl, hw), (-hl, -hw), (hl, -hw)]
         pad = 1.5 * self.wheel_radius
-        x0, x1 = self._px.min() - pad, self._px.max() + pad
-        y0, y1 = self._py.min() - pad, self._py.max() + pad
+        x0, x1 = min(self._px) - pad, max(self._px) + pad
+        y0, y1 = min(self._py) - pad, max(self._py) + pad
         return [(x1, y1), (x0, y1), (x0, y0), (x1, y0)]

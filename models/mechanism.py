@@ -59,6 +59,7 @@ from simcore.events import StateEvent
 from simcore.system import System
 
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, split_drive_options
+from .motor_channels import motor_friction
 
 __all__ = ["GearedMechanism", "DriveSample", "DRIVE_OPTIONS", "MECHANISM_OPTIONS", "ENERGY_STATES",
            "split_mechanism_options", "named_as"]
@@ -155,8 +156,12 @@ class GearedMechanism(System):
         Hard stops (``-inf``/``inf`` for none).
     start_position : float
         Initial ``q``.
-    viscous_friction : float or Quantity
+    viscous_friction : float or Quantity, optional
         ``b`` at the mechanism coordinate, N·m·s/rad (rotary) or N·s/m (linear).
+        Default: the motors' own friction as their datasheet free current implies
+        (:func:`~simcore.models.motor_channels.free_current_friction` reflected through
+        ``k``), so a motor at its nominal voltage with no load turns at its free speed
+        drawing its free current; 0 gives WPILib's ideal plant.
     static_friction : float or Quantity
         Breakaway force ``F_s``, N·m or N at the mechanism; a Quantity in volts is
         read as a kS voltage and converted through the motor
@@ -171,7 +176,7 @@ class GearedMechanism(System):
 
     def __init__(self, name: str, drive: MotorDrive, *, mass: float, linear: bool, position_name: str,
                  drum_radius: float | None = None, min_position=-math.inf, max_position=math.inf,
-                 start_position=0.0, start_velocity=0.0, viscous_friction=0.0, static_friction=0.0,
+                 start_position=0.0, start_velocity=0.0, viscous_friction=None, static_friction=0.0,
                  kinetic_friction=None, rotor_inertia=0.0, track_energy: bool = False,
                  extra_outputs: tuple = (), parameter_names: dict | None = None):
         u = _LINEAR_UNITS if linear else _ROTARY_UNITS
@@ -211,8 +216,11 @@ class GearedMechanism(System):
             raise ConfigError(pn["start_position"], start_position,
                               f"a value within [{self.min_position}, {self.max_position}]")
         self.start_velocity = checks.finite("start_velocity", start_velocity, u["v"])
-        self.viscous_friction = checks.nonnegative("viscous_friction", viscous_friction, u["viscous"],
-                                                   what="coefficient")
+        # Default: the motors' own friction, from their datasheet free current (issue 12).
+        self.viscous_friction, self.rotor_viscous_friction = motor_friction("viscous_friction", viscous_friction,
+                                                                            drive, self.k, u["viscous"])
+        #: True when ``viscous_friction`` is the motors' own (so it follows the gearing: ``b_rotor k^2``).
+        self.viscous_friction_from_motors = viscous_friction is None
         self.static_friction = self._friction_force("static_friction", static_friction, u["force"])
         self.kinetic_friction = (self.static_friction if kinetic_friction is None
                                  else self._friction_force("kinetic_friction", kinetic_friction, u["force"]))

@@ -126,6 +126,21 @@ class DCMotor:
         return DCMotor(self.nominal_voltage, self.stall_torque * n, self.stall_current * n,
                        self.free_current * n, self.free_speed, f"{n}x {self.name}" if n > 1 else self.name)
 
+    def energy_consistent(self) -> "DCMotor":
+        """The same motor with ``Kt = 1 / Kv`` (SI): its shaft power equals its back-EMF power.
+
+        Datasheet constants make ``Kt Kv`` differ from 1 (from 0.67 to 1.25 over the
+        catalogue), so the energy a model motor converts is not the shaft work it does
+        and a ledger needs a ``conversion_loss`` term. This variant keeps the nominal
+        voltage, stall current, free current and free speed (so ``R`` and ``Kv``) and
+        sets the stall torque to ``I_stall / Kv``; with the free current taken as its
+        friction it turns at the free speed drawing the free current, and its
+        ``conversion_loss`` is zero. The stall torque moves by ``1/(Kt Kv) - 1``
+        (-20 % for a NEO, +50 % for an AndyMark 9015).
+        """
+        return DCMotor(self.nominal_voltage, self.stall_current / self.Kv, self.stall_current, self.free_current,
+                       self.free_speed, f"{self.name} (Kt = 1/Kv)" if self.name else "")
+
     def __repr__(self):
         return (f"DCMotor({self.name!r}: {self.stall_torque} N·m, {self.stall_current} A stall, "
                 f"{self.free_current} A free, {self.free_speed / (2 * math.pi) * 60:.6g} rpm at "

@@ -9,39 +9,50 @@ are **field-frame** (so the translational equations have no Coriolis terms);
 Each module ``i`` at robot-frame position ``p_i`` has:
 
 * a steer angle ``steer_angle_i`` (rad, robot frame, not wrapped) and rate
-  ``steer_rate_i``, driven by the steer motor through ``steer_gearing`` into the
-  steer inertia ``J_s = steer_inertia + n rotor_inertia G_s^2`` about the vertical
-  axis: ``J_s d(steer_rate)/dt = T_steer``. The steer coordinate is relative to the
-  chassis and its inertia is counted with relative motion (the reaction of the
-  steer torque on the chassis yaw, of order ``J_s/J``, is neglected, and so is any
-  tyre moment about the steering axis: the contact patch is on the axis);
-* a wheel rim speed ``wheel_speed_i`` (m/s, positive along the wheel's heading)
-  and rim distance ``wheel_distance_i`` (m, what the drive encoder measures),
-  driven by the drive motor through ``drive_gearing``:
-  ``M_w d(wheel_speed)/dt = T_drive / r - F_i . e_i`` with
-  ``M_w = (wheel_inertia + n rotor_inertia G_d^2) / r^2``.
+  ``steer_rate_i``, driven by the steer motor through ``steer_gearing``. The module
+  turns with the chassis: ``J_s (domega/dt + d(steer_rate)/dt) = Q_i + T_scrub,i``
+  with ``J_s = steer_inertia + n rotor_inertia G_s^2`` (plus the drive rotors'
+  ``n J_r c^2`` with a couple ratio), ``Q_i`` the steer motor's output torque (and
+  the drive motor's share through the coupling), and the **steering reaction** ``-Q_i``
+  on the chassis yaw (the steer motors sit on the chassis).
+* a wheel rim speed ``wheel_speed_i`` (m/s, positive along the wheel's heading
+  ``e_i``) and rim distance ``wheel_distance_i`` (m), driven by the drive motor
+  through ``drive_gearing``: ``M_w d(wheel_speed)/dt = D_i - F_i . e_i`` with
+  ``M_w = (wheel_inertia + n rotor_inertia G_d^2) / r^2`` and
+  ``D_i = (T_out - G_d T_f) / r``.
+* **Drive/steer coupling** (``couple_ratio = c``, drive-motor turns per module turn,
+  as CTRE's "couple ratio"; about 3.5 on a coaxial module): the drive rotor turns at
+  ``G_d wheel_speed / r + c steer_rate``, so steering with the drive motor held
+  rolls the wheel (``c r / G_d`` metres per radian of steer), and the drive motor
+  torque pushes on the steering (``c T_m``). The drive encoder, on the motor, reads
+  ``drive_rotor_position_i = G_d wheel_distance_i / r + c steer_angle_i``.
+* **Tyre scrub torque** resisting the steer: the contact patch twisting on the
+  ground at the module's absolute yaw rate ``Omega = omega + steer_rate`` meets
+  ``T_scrub = -mu N rho (rho Omega) / sqrt((rho Omega)^2 + v^2 + eps^2)`` (``rho =
+  scrub_radius``, the patch's effective friction radius; ``v`` the wheel's rolling
+  speed): the full Coulomb torque ``mu N rho`` when steering a standing wheel,
+  fading as ``rho^2 Omega / v`` once it rolls.
 
-Tyre (traction) law: the contact patch slips at ``s_i = v_point_i - wheel_speed_i
-e_i`` (chassis velocity at the module minus the wheel surface velocity, a 2-D
-vector: longitudinal and lateral slip together). The ground pushes the robot with
+Tyres (:mod:`simcore.models.chassis`): along the wheel's heading, exact Coulomb
+friction with modes (the wheel rolls while the force that takes is within ``mu N``,
+slips at ``mu N`` past it: events ``breakaway``/``grip``); sideways, the
+regularized Coulomb law ``-mu N s_n / sqrt(s_n^2 + eps^2)`` of the sideways slip
+``s_n`` (``eps = slip_epsilon``, default 0.02 m/s). The output ``slip_speed_i`` is
+the length of the slip vector (along and across). ``N`` is ``m g / n_modules``, or
+with ``cog_height`` the transferred load (``normal_force_<i>``, event ``tip``).
+With ``bumper`` and ``field`` the walls are contacts; ``external_force_x``,
+``external_force_y`` and ``external_torque`` act on the centre of mass.
 
-    F_i = -mu N s_i / sqrt(|s_i|^2 + eps^2),   N = m g / n_modules
-
-a regularized Coulomb law on the friction circle: ``|F_i| < mu N`` always, smooth
-(adaptive solvers integrate it), nearly ``mu N`` once ``|s_i| >> eps``, a stiff
-linear creep ``mu N s/eps`` for ``|s_i| << eps``. ``eps = slip_epsilon`` (default
-0.02 m/s). The normal load does not transfer under acceleration. The output
-``slip_speed_i = |s_i|``.
-
-Chassis: ``m dv/dt = sum F_i``, ``J domega/dt = sum (R p_i) x F_i`` (field frame).
+Chassis: ``m dv/dt = sum F_i``, ``J domega/dt = sum (R p_i) x F_i - sum Q_i``
+(``moi`` is the robot's yaw inertia without the modules' spin about their own axes).
 
 Energy (``track_energy=True``): states ``energy_in`` (``∫ V_bus sum I_supply``),
 ``copper_loss``, ``conversion_loss`` (back-EMF power minus shaft power, non-zero
 because WPILib's motor constants have ``Kt Kv != 1``; see :mod:`simcore.models.tank`),
-``gear_loss``, ``friction_loss`` (``∫ -sum F_i . s_i dt >= 0``), and ``energy_in =
-ΔKE + copper_loss + conversion_loss + gear_loss + friction_loss`` with ``KE = m
-|v|^2/2 + J omega^2/2 + sum (M_w wheel_speed_i^2 + J_s steer_rate_i^2)/2`` (output
-``kinetic_energy``).
+``gear_loss``, ``friction_loss`` (the rotors' own friction, tyre slip and scrub,
+steer scrub), ``impact_loss``, ``external_work``, and ``energy_in + external_work =
+ΔKE + losses`` with ``KE = m |v|^2/2 + J omega^2/2 + sum (M_w wheel_speed_i^2 + J_s
+(omega + steer_rate_i)^2)/2`` (output ``kinetic_energy``).
 """
 from __future__ import annotations
 
@@ -49,20 +60,26 @@ import math
 
 import numpy as np
 
-from simcore.errors import ConfigError, ConfigTypeError, check_bool, check_finite
+from simcore import checks
+from simcore.checks import STANDARD_GRAVITY
+from simcore.errors import ConfigError, ConfigTypeError
 from simcore.system import System
-from simcore.units import to_si
 
-from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges
+from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive, square_safe
+from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, merge_legacy_drive_options, split_drive_options
+from .motor_channels import MotorChannels, motor_friction
 from .motors import DCMotor
-from .tank import STANDARD_GRAVITY, _nonnegative, _pose, _positive
 
-__all__ = ["SwerveDrive", "ENERGY_STATES", "MOTOR_DRIVE_KEYS", "module_layout"]
+__all__ = ["SwerveDrive", "ENERGY_STATES", "MOTOR_DRIVE_KEYS", "EXTERNAL_INPUTS", "module_layout",
+           "DEFAULT_SCRUB_RADIUS"]
 
 #: Energy-accounting states, J.
-ENERGY_STATES = ("energy_in", "copper_loss", "conversion_loss", "gear_loss", "friction_loss")
+ENERGY_STATES = DRIVE_ENERGY_STATES
 
-#: Keys accepted in ``drive_options`` / ``steer_options`` (MotorDrive's keywords).
+#: APPROXIMATION. Effective friction radius of a swerve wheel's contact patch for the steer scrub
+#: torque, m: a third of the half-width of a 1.5 in tread (a uniformly pressed patch of radius a
+#: has the Coulomb twisting torque (2/3) a mu N; a tread's patch is long and narrow).
+DEFAULT_SCRUB_RADIUS = 0.0064
 
 #: Distance below which two modules coincide, m.
 _COINCIDENT = 1e-9
@@ -70,15 +87,9 @@ _COINCIDENT = 1e-9
 
 def module_layout(parameter, positions, minimum=2):
     """Validate wheel/module contact positions: ``minimum`` or more distinct finite (x, y) pairs, m."""
-    try:
-        pts = [tuple(p) for p in positions]
-    except TypeError:
-        raise ConfigTypeError(parameter, positions, "a sequence of (x, y) positions in m") from None
-    out = []
-    for i, p in enumerate(pts):
-        if len(p) != 2:
-            raise ConfigError(parameter, positions, f"(x, y) pairs (entry {i} is {p!r})")
-        out.append((to_si(f"{parameter}[{i}][0]", p[0], "m"), to_si(f"{parameter}[{i}][1]", p[1], "m")))
+    if isinstance(positions, (str, bytes)) or not hasattr(positions, "__iter__"):
+        raise ConfigTypeError(parameter, positions, "a sequence of (x, y) positions in m")
+    out = [checks.point(f"{parameter}[{i}]", p, "m") for i, p in enumerate(positions)]
     if len(out) < minimum:
         raise ConfigError(parameter, positions, f"at least {minimum} modules")
     for i, a in enumerate(out):
@@ -88,18 +99,15 @@ def module_layout(parameter, positions, minimum=2):
     return out
 
 
-def motor_drive(parameter, motor, gearing, options):
-    """A MotorDrive from a motor, a gearing and an options mapping (MotorDrive keywords)."""
-    if not isinstance(motor, DCMotor):
-        raise ConfigTypeError(parameter, motor, "a simcore.models.motors.DCMotor")
-    options = dict(options or {})
-    unknown = set(options) - set(MOTOR_DRIVE_KEYS)
-    if unknown:
-        raise ConfigError(f"{parameter}_options", sorted(unknown), f"keys among {', '.join(MOTOR_DRIVE_KEYS)}")
-    return MotorDrive(motor, gearing, **options)
+class SwerveSample:
+    """A swerve drive at one instant."""
+
+    __slots__ = ("sol", "slip", "slip_free", "pose", "velocity", "wheel_speed", "rotor_speed", "channels",
+                 "lateral_slip", "steer_accel", "scrub_torque", "friction_power", "external_power", "bus",
+                 "drive_force")
 
 
-class SwerveDrive(System):
+class SwerveDrive(ChassisDrive, System):
     """A swerve drive with drive and steer motors per module and friction-limited tyres.
 
     See the module docstring for the equations and frames.
@@ -121,7 +129,8 @@ class SwerveDrive(System):
     moi : float or Quantity
         Robot yaw moment of inertia, kg·m².
     friction_coefficient : float
-        Tyre-ground ``mu`` (default 1.2, maple-sim's value for FRC carpet).
+        Tyre-ground ``mu`` (default 1.2, maple-sim's value for FRC carpet), along and
+        across the wheel.
     name : str
         Default ``"swerve"``.
     wheel_inertia : float or Quantity
@@ -131,20 +140,39 @@ class SwerveDrive(System):
     drive_rotor_inertia, steer_rotor_inertia : float or Quantity
         One rotor's inertia, kg·m² (default 0), reflected through the gearing.
     slip_epsilon : float or Quantity
-        ``eps`` of the tyre law, m/s (default 0.02).
+        ``eps`` of the sideways tyre law and the scrub torque, m/s (default 0.02).
     gravity : float
         m/s² (default standard gravity).
     drive_options, steer_options : mapping, optional
-        :class:`~simcore.models.drive.MotorDrive` keywords for the drive and steer motors
-        (``efficiency``, ``neutral_mode``, ``stator_current_limit``,
-        ``supply_current_limit``, ``command``, ``nominal_bus_voltage``,
-        ``n_motors``).
+        Deprecated (a DeprecationWarning): the same keywords as ``**options``, as a
+        mapping per motor group.
     track_energy : bool
         Add the energy-accounting states.
     start_pose : (x, y, heading)
         m, m, rad.
     start_steer_angles : sequence of float, optional
         Initial steer angles, rad (default 0).
+    couple_ratio : float
+        Drive-motor turns per module turn with the wheel held (default 0: no
+        coupling; see the module docstring).
+    scrub_radius : float or Quantity
+        Effective friction radius of the contact patch for the steer scrub torque, m
+        (default :data:`DEFAULT_SCRUB_RADIUS`; 0: none).
+    cog_height : float or Quantity
+        Centre-of-mass height, m (default 0: no load transfer).
+    bumper : (length, width), optional
+        Bumper outline, m.
+    field : field, optional
+        With ``bumper``, the field's walls are contacts (``simcore.field.FRC_FIELD``, ...).
+    **options
+        The drive motors' keywords: :class:`~simcore.models.drive.MotorDrive`'s
+        (``n_motors``, ``efficiency``, ``neutral_mode``, ``stator_current_limit``,
+        ``supply_current_limit``, ``command``, ``nominal_bus_voltage``) and
+        ``viscous_friction`` (the motors' own friction at the wheel rim, per module,
+        N·s/m; default: the friction the datasheet free current implies, 0 the ideal
+        motor); the steer motors' the same with the prefix ``steer_``
+        (``steer_stator_current_limit=40``; ``steer_viscous_friction`` at the steering
+        axis, N·m·s/rad).
 
     Notes
     -----
@@ -152,39 +180,57 @@ class SwerveDrive(System):
     ``steer_rate_i``, ``wheel_speed_i``, ``wheel_distance_i`` for every module
     (grouped by kind), then the energy states. Inputs: ``drive_voltage_i`` and
     ``steer_voltage_i`` (``_duty_`` with ``command="duty"``), ``drive_brake``,
-    ``steer_brake`` (1 brake, 0 coast) and ``bus_voltage`` (one bus for all
-    motors; a :class:`~simcore.models.battery.Battery` solves it). Outputs: ``robot_vx``,
+    ``steer_brake`` (1 brake, 0 coast), ``external_force_x``, ``external_force_y``,
+    ``external_torque`` and ``bus_voltage`` (one bus for all motors; a
+    :class:`~simcore.models.battery.Battery` solves it). Outputs: ``robot_vx``,
     ``robot_vy``, ``supply_current`` (total), ``kinetic_energy`` and per module
     ``slip_speed_i``, ``ground_force_i``, ``drive_stator_current_i``,
     ``drive_supply_current_i``, ``drive_applied_voltage_i``,
     ``steer_stator_current_i``, ``steer_supply_current_i``,
-    ``steer_applied_voltage_i``.
+    ``steer_applied_voltage_i``, ``drive_rotor_position_i``, ``scrub_torque_i``,
+    ``normal_force_i``; ``supply_voltage``; ``wall_force`` with walls.
     """
 
     def __init__(self, drive_motor, steer_motor, *, module_positions, drive_gearing, steer_gearing, wheel_radius,
                  mass, moi, friction_coefficient=1.2, name: str = "swerve", wheel_inertia=0.005,
                  steer_inertia=0.005, drive_rotor_inertia=0.0, steer_rotor_inertia=0.0, slip_epsilon=0.02,
                  gravity=STANDARD_GRAVITY, drive_options=None, steer_options=None, track_energy: bool = False,
-                 start_pose=(0.0, 0.0, 0.0), start_steer_angles=None):
+                 start_pose=(0.0, 0.0, 0.0), start_steer_angles=None, couple_ratio=0.0,
+                 scrub_radius=DEFAULT_SCRUB_RADIUS, cog_height=0.0, bumper=None, field=None, **options):
         self.module_positions = module_layout("module_positions", module_positions)
         n = self.n_modules = len(self.module_positions)
-        self.drive = motor_drive("drive", drive_motor, drive_gearing, drive_options)
-        self.steer = motor_drive("steer", steer_motor, steer_gearing, steer_options)
+        # The drive motors' keywords plain, the steer motors' prefixed steer_ (the old dicts merged in, deprecated).
+        options = merge_legacy_drive_options(type(self), "drive_options", drive_options, options)
+        options = merge_legacy_drive_options(type(self), "steer_options", steer_options, options, prefix="steer_")
+        steer_kw, options = split_drive_options(type(self), options, prefix="steer_", strict=False,
+                                                gearing_keyword="steer_gearing")
+        drive_kw, friction = split_drive_options(type(self), options, gearing_keyword="drive_gearing",
+                                                 accepted=("viscous_friction", "steer_viscous_friction"))
+        for parameter, motor in (("drive_motor", drive_motor), ("steer_motor", steer_motor)):
+            if not isinstance(motor, DCMotor):
+                raise ConfigTypeError(parameter, motor, "a simcore.models.motors.DCMotor")
+        self.drive = MotorDrive(drive_motor, drive_gearing, **drive_kw)
+        self.steer = MotorDrive(steer_motor, steer_gearing, **steer_kw)
         if self.steer.nominal_bus_voltage != self.drive.nominal_bus_voltage:
             # One bus feeds every motor (the bus_voltage input); two nominal values would be ignored.
-            raise ConfigError("steer_options['nominal_bus_voltage']", self.steer.nominal_bus_voltage,
+            raise ConfigError("steer_nominal_bus_voltage", self.steer.nominal_bus_voltage,
                               f"the drive's nominal_bus_voltage {self.drive.nominal_bus_voltage} V (one bus "
-                              "feeds every motor; set it in drive_options and steer_options alike)")
-        self.wheel_radius = _positive("wheel_radius", wheel_radius, "m", "a positive radius")
-        self.mass = _positive("mass", mass, "kg", "a positive mass")
-        self.moi = _positive("moi", moi, "kg*m**2", "a positive moment of inertia")
-        self.friction_coefficient = _positive("friction_coefficient", friction_coefficient, "")
-        self.wheel_inertia = _nonnegative("wheel_inertia", wheel_inertia, "kg*m**2")
-        self.steer_inertia = _nonnegative("steer_inertia", steer_inertia, "kg*m**2")
-        self.drive_rotor_inertia = _nonnegative("drive_rotor_inertia", drive_rotor_inertia, "kg*m**2")
-        self.steer_rotor_inertia = _nonnegative("steer_rotor_inertia", steer_rotor_inertia, "kg*m**2")
-        self.slip_epsilon = _positive("slip_epsilon", slip_epsilon, "m/s")
-        self.gravity = _positive("gravity", gravity, "m/s**2")
+                              "feeds every motor; give both the same)")
+        self.wheel_radius = square_safe("wheel_radius", wheel_radius, "m", what="radius")
+        self.mass = checks.positive("mass", mass, "kg", what="mass")
+        self.moi = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
+        self.friction_coefficient = checks.positive("friction_coefficient", friction_coefficient,
+                                                    what="friction coefficient")
+        self.wheel_inertia = checks.nonnegative("wheel_inertia", wheel_inertia, "kg*m**2", what="inertia")
+        self.steer_inertia = checks.nonnegative("steer_inertia", steer_inertia, "kg*m**2", what="inertia")
+        self.drive_rotor_inertia = checks.nonnegative("drive_rotor_inertia", drive_rotor_inertia, "kg*m**2",
+                                                      what="inertia")
+        self.steer_rotor_inertia = checks.nonnegative("steer_rotor_inertia", steer_rotor_inertia, "kg*m**2",
+                                                      what="inertia")
+        self.slip_epsilon = square_safe("slip_epsilon", slip_epsilon, "m/s", what="speed")
+        self.gravity = checks.positive("gravity", gravity, "m/s**2", what="acceleration")
+        self.couple_ratio = square_safe("couple_ratio", couple_ratio, what="ratio", signed=True)
+        self.scrub_radius = checks.nonnegative("scrub_radius", scrub_radius, "m", what="radius")
         r = self.wheel_radius
         Gd, Gs = self.drive.gearing, self.steer.gearing
         #: Equivalent mass of a wheel's rotating parts at its rim, kg.
@@ -192,47 +238,81 @@ class SwerveDrive(System):
         if not self.wheel_mass > 0:
             raise ConfigError("wheel_inertia", wheel_inertia, "a positive inertia (or drive_rotor_inertia > 0)")
         #: Steering inertia of a module with its reflected rotors, kg·m².
-        self.steer_moi = self.steer_inertia + self.steer.n_motors * self.steer_rotor_inertia * Gs * Gs
+        self.steer_moi = (self.steer_inertia + self.steer.n_motors * self.steer_rotor_inertia * Gs * Gs
+                          + self.drive.n_motors * self.drive_rotor_inertia * self.couple_ratio ** 2)
         if not self.steer_moi > 0:
             raise ConfigError("steer_inertia", steer_inertia, "a positive inertia (or steer_rotor_inertia > 0)")
         self.normal_load = self.mass * self.gravity / n
-        self.track_energy = check_bool("track_energy", track_energy)
-        self.start_pose = _pose("start_pose", start_pose)
-        if start_steer_angles is None:
-            self.start_steer_angles = (0.0,) * n
-        else:
-            angles = tuple(check_finite("start_steer_angles", a) for a in start_steer_angles)
-            if len(angles) != n:
-                raise ConfigError("start_steer_angles", start_steer_angles, f"{n} angles in rad")
-            self.start_steer_angles = angles
+        self.track_energy = checks.flag("track_energy", track_energy)
+        self.start_pose = checks.pose("start_pose", start_pose)
+        self.start_steer_angles = ((0.0,) * n if start_steer_angles is None
+                                   else checks.angles("start_steer_angles", start_steer_angles, n))
+        self.chassis = Chassis(mass=self.mass, moi=self.moi, contacts=self.module_positions,
+                               wheel_of_contact=range(n), gravity=self.gravity, cog_height=cog_height, bumper=bumper,
+                               field=field)
+        self.cog_height = self.chassis.cog_height
+        self.chassis.check_inside("start_pose", self.start_pose)
+        self.bumper, self.field = self.chassis.bumper, self.chassis.field
+        self.traction_limits = [self.friction_coefficient] * n
+        self.chassis.set_wheels(couple=(1.0,) * n, couple_free=(0.0,) * n, mass_eq=(self.wheel_mass,) * n,
+                                mu=self.traction_limits, free_of_wheel=(-1,) * n)
+        self._lateral_fixed = False
         self._px = np.array([p[0] for p in self.module_positions])
         self._py = np.array([p[1] for p in self.module_positions])
+        self._pxl, self._pyl = self._px.tolist(), self._py.tolist()
+        self._kd = Gd / r
+        # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
+        self.viscous_friction, bd = motor_friction("viscous_friction", friction.get("viscous_friction"), self.drive,
+                                                   self._kd, "N*s/m")
+        self.steer_viscous_friction, bs = motor_friction("steer_viscous_friction",
+                                                         friction.get("steer_viscous_friction"), self.steer, Gs,
+                                                         "N*m*s/rad")
+        self.channels = MotorChannels([self.drive] * n + [self.steer] * n, [bd] * n + [bs] * n)
+        self._kin_key = self._kin_val = None
+        self._names(name)
+        self._setup_modes()
+
+    def _names(self, name):
+        n = self.n_modules
         dc, sc = self.drive.command, self.steer.command
         idx = range(n)
         states = ["x", "y", "heading", "vx", "vy", "omega"]
         states += [f"steer_angle_{i}" for i in idx] + [f"steer_rate_{i}" for i in idx]
         states += [f"wheel_speed_{i}" for i in idx] + [f"wheel_distance_{i}" for i in idx]
+        self._ie = None
         if self.track_energy:
+            self._ie = len(states)
             states += list(ENERGY_STATES)
+            self.energy_index = self._ie + ENERGY_STATES.index("impact_loss")
         inputs = [f"drive_{dc}_{i}" for i in idx] + [f"steer_{sc}_{i}" for i in idx]
-        inputs += ["drive_brake", "steer_brake", "bus_voltage"]
+        inputs += ["drive_brake", "steer_brake"] + list(EXTERNAL_INPUTS) + ["bus_voltage"]
         per = ("slip_speed", "ground_force", "drive_stator_current", "drive_supply_current",
-               "drive_applied_voltage", "steer_stator_current", "steer_supply_current", "steer_applied_voltage")
+               "drive_applied_voltage", "steer_stator_current", "steer_supply_current", "steer_applied_voltage",
+               "drive_rotor_position", "scrub_torque", "normal_force")
         outputs = ["robot_vx", "robot_vy", "supply_current", "kinetic_energy"]
-        outputs += [f"{o}_{i}" for o in per for i in idx]
+        outputs += [f"{o}_{i}" for o in per for i in idx] + ["supply_voltage"]
+        if self.chassis.walls:
+            outputs.append("wall_force")
         units = {"x": "m", "y": "m", "heading": "rad", "vx": "m/s", "vy": "m/s", "omega": "rad/s",
                  "robot_vx": "m/s", "robot_vy": "m/s", "supply_current": "A", "kinetic_energy": "J",
-                 "bus_voltage": "V", "drive_brake": "", "steer_brake": ""}
+                 "bus_voltage": "V", "drive_brake": "", "steer_brake": "", "supply_voltage": "V", "wall_force": "N",
+                 "external_force_x": "N", "external_force_y": "N", "external_torque": "N*m"}
         unit_of = {"steer_angle": "rad", "steer_rate": "rad/s", "wheel_speed": "m/s", "wheel_distance": "m",
                    "slip_speed": "m/s", "ground_force": "N", "drive_stator_current": "A",
                    "drive_supply_current": "A", "drive_applied_voltage": "V", "steer_stator_current": "A",
-                   "steer_supply_current": "A", "steer_applied_voltage": "V",
+                   "steer_supply_current": "A", "steer_applied_voltage": "V", "drive_rotor_position": "rad",
+                   "scrub_torque": "N*m", "normal_force": "N",
                    f"drive_{dc}": "V" if dc == "voltage" else "", f"steer_{sc}": "V" if sc == "voltage" else ""}
         for key, unit in unit_of.items():
             units.update({f"{key}_{i}": unit for i in idx})
         units.update({s: "J" for s in ENERGY_STATES})
-        super().__init__(name, states, inputs, outputs, units)
+        System.__init__(self, name, states, inputs, outputs, units)
         self.input_ranges = drive_input_ranges(self.input_names)
+        self._ibrake = 2 * n
+        self._iext = 2 * n + 2
+        self._ibus = 2 * n + 5
+        #: Names of the inputs that command the motors (for the battery's brownout "disable").
+        self.motor_command_inputs = tuple(self.input_names[:2 * n])
 
     # -- System interface -------------------------------------------------------------------------
     def initial_state(self):
@@ -244,116 +324,207 @@ class SwerveDrive(System):
 
     def initial_inputs(self):
         n = self.n_modules
-        u = np.zeros(2 * n + 3)
+        u = np.zeros(len(self.input_names))
         u[2 * n] = 1.0 if self.drive.neutral_mode == "brake" else 0.0
         u[2 * n + 1] = 1.0 if self.steer.neutral_mode == "brake" else 0.0
-        u[2 * n + 2] = self.drive.nominal_bus_voltage
+        u[self._ibus] = self.drive.nominal_bus_voltage
         return u
 
     def drive_free_speed(self, voltage: float) -> float:
-        """Wheel rim speed with ``voltage`` on a drive motor and no load, m/s."""
-        return voltage * self.drive.Kv * self.wheel_radius / self.drive.gearing
+        """Steady wheel rim speed with ``voltage`` on a drive motor and no load but the motors' own friction, m/s."""
+        d = self.drive
+        return voltage / (1.0 / d.Kv + self.channels.viscous[0] * d.R / d.Kt) / self._kd
 
-    def _core(self, x, u):
+    def _kinematics_of(self, x):
+        """:meth:`_kinematics` of the state array ``x``, remembered for the next call with the same state."""
+        key = x.tobytes()
+        if key != self._kin_key:
+            self._kin_key, self._kin_val = key, self._kinematics(x.tolist())
+        return self._kin_val
+
+    def _kinematics(self, xl):
+        """(state list, cos, sin, robot-frame vx, vy, omega, per module cos and sin of the steer angle and the
+        contact velocity along and across the wheel)."""
         n = self.n_modules
-        th, vx, vy, om = x[2], x[3], x[4], x[5]
-        phi = x[6:6 + n]
-        phid = x[6 + n:6 + 2 * n]
-        w = x[6 + 2 * n:6 + 3 * n]
-        c, s = math.cos(th), math.sin(th)
-        px = c * self._px - s * self._py
-        py = s * self._px + c * self._py
-        ang = th + phi
-        ex, ey = np.cos(ang), np.sin(ang)
-        sx = vx - om * py - w * ex
-        sy = vy + om * px - w * ey
-        k = (self.friction_coefficient * self.normal_load) / np.sqrt(sx * sx + sy * sy
-                                                                      + self.slip_epsilon ** 2)
-        Fx = -k * sx
-        Fy = -k * sy
-        # Motors (plain float arithmetic per motor).
-        dr, st = self.drive, self.steer
-        r = self.wheel_radius
-        kd = dr.gearing / r
-        ks = st.gearing
-        bus = u[2 * n + 2]
-        bd, bs = u[2 * n], u[2 * n + 1]
-        drive_force = np.empty(n)
-        steer_torque = np.empty(n)
-        elec = []
+        c, s = math.cos(xl[2]), math.sin(xl[2])
+        vx, vy, om = c * xl[3] + s * xl[4], -s * xl[3] + c * xl[4], xl[5]
+        ce, se, along, across = [], [], [], []
         for i in range(n):
-            wr = kd * w[i]
-            va, cur, sup, _, _ = dr.electrical(wr, u[i], bd, bus)
-            tm = dr.Kt * cur
-            tout = dr.output_torque(tm, wr)
-            drive_force[i] = tout / r
-            wsr = ks * phid[i]
-            vs, cs, ss, _, _ = st.electrical(wsr, u[n + i], bs, bus)
-            tms = st.Kt * cs
-            touts = st.output_torque(tms, wsr)
-            steer_torque[i] = touts
-            elec.append((va, cur, sup, tm * wr - tout * w[i] / r, vs, cs, ss, tms * wsr - touts * phid[i],
-                         cur * wr * (1.0 / dr.Kv - dr.Kt) + cs * wsr * (1.0 / st.Kv - st.Kt)))
-        return px, py, ex, ey, sx, sy, k, Fx, Fy, drive_force, steer_torque, elec
+            phi = xl[6 + i]
+            ci, si = math.cos(phi), math.sin(phi)
+            qx, qy = vx - om * self._pyl[i], vy + om * self._pxl[i]
+            ce.append(ci)
+            se.append(si)
+            along.append(qx * ci + qy * si)
+            across.append(qy * ci - qx * si)
+        return xl, c, s, vx, vy, om, ce, se, along, across
+
+    def _rotors(self, xl, wheels, along):
+        """Rim speeds (a rolling wheel's its ground speed) and the 2n rotor speeds (drive, then steer)."""
+        n = self.n_modules
+        kd, ks, cr = self._kd, self.steer.gearing, self.couple_ratio
+        w = [along[i] if wheels[i] == ROLL else xl[6 + 2 * n + i] for i in range(n)]
+        rates = xl[6 + n:6 + 2 * n]
+        return w, [kd * w[i] + cr * rates[i] for i in range(n)] + [ks * r for r in rates]
+
+    def _evaluate(self, x, u, mode):
+        ul = u.tolist()
+        n = self.n_modules
+        wheels, contacts = mode
+        xl, c, s, vx, vy, om, ce, se, along, across = self._kinematics_of(x)
+        w, rotor = self._rotors(xl, wheels, along)
+        rates = xl[6 + n:6 + 2 * n]
+        bus = ul[self._ibus]
+        chs = self.channels.evaluate(rotor, ul, [ul[2 * n]] * n + [ul[2 * n + 1]] * n, bus)
+        Gd, Gs, r, cr = self.drive.gearing, self.steer.gearing, self.wheel_radius, self.couple_ratio
+        tout, tm, tf = chs.output_torque, chs.motor_torque, chs.friction_torque
+        mu, eps2 = self.friction_coefficient, self.slip_epsilon ** 2
+        D, Q, coef, free_dirs, arm, free_arm, hterm, slip_free, slip = [], [], [], [], [], [], [], [], []
+        fric = 0.0
+        for i in range(n):
+            ci, si, px, py, sn = ce[i], se[i], self._pxl[i], self._pyl[i], across[i]
+            D.append((tout[i] - Gd * tf[i]) / r)
+            # Torque on the module's steering: the steer motor's, and the drive motor's through the coupling.
+            Q.append(tout[n + i] - Gs * tf[n + i] + cr * (tm[i] - tf[i]))
+            coef.append(mu * sn / math.sqrt(sn * sn + eps2))
+            free_dirs.append((-si, ci))
+            arm.append(px * si - py * ci)
+            free_arm.append(px * ci + py * si)
+            hterm.append(om * (vy * ci - vx * si) + rates[i] * sn)
+            sf = xl[6 + 2 * n + i] - along[i]
+            slip_free.append(sf)
+            slip.append(0.0 if wheels[i] == ROLL else sf)
+            fric += tf[i] * rotor[i] + tf[n + i] * rotor[n + i]
+        ie = self._iext
+        fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
+        sol = self.chassis.solve(vx, vy, om, ce, se, arm, hterm, D, wheels, free_dirs, free_arm, coef,
+                                 c * fx + s * fy, -s * fx + c * fy, tz - sum(Q),
+                                 self.chassis.wall_rows(contacts, om, c, s) if contacts else ())
+        # Steer scrub: the patch twisting at the module's absolute yaw rate, fading with the rolling speed.
+        rho, J_s, alpha = self.scrub_radius, self.steer_moi, sol.alpha
+        f, g, normal = sol.traction, sol.free_force, sol.normal
+        scrub, steer_accel = [], []
+        for i in range(n):
+            spin = om + rates[i]
+            if rho:
+                tw = rho * spin
+                ts = -mu * normal[i] * rho * tw / math.sqrt(tw * tw + along[i] * along[i] + eps2)
+            else:
+                ts = 0.0
+            scrub.append(ts)
+            steer_accel.append((Q[i] + ts) / J_s - alpha)
+            fric += f[i] * slip[i] - g[i] * across[i] - ts * spin
+        smp = SwerveSample()
+        smp.sol = sol
+        smp.slip_free = slip_free
+        smp.slip = slip
+        smp.lateral_slip = across
+        smp.scrub_torque = scrub
+        smp.steer_accel = steer_accel
+        smp.pose = (xl[0], xl[1], c, s)
+        smp.velocity = (vx, vy, om)
+        smp.wheel_speed = w
+        smp.rotor_speed = rotor
+        smp.channels = chs
+        smp.drive_force = D
+        smp.bus = bus
+        smp.friction_power = fric
+        smp.external_power = fx * xl[3] + fy * xl[4] + tz * om
+        return smp
 
     def derivatives(self, t, x, u):
         n = self.n_modules
-        px, py, ex, ey, sx, sy, k, Fx, Fy, D, Ts, elec = self._core(x, u)
-        th, vx, vy, om = x[2], x[3], x[4], x[5]
+        smp = self._sample(t, x, u)
+        sol = smp.sol
+        _, _, c, s = smp.pose
         out = np.empty(len(self.state_names))
-        out[0] = vx
-        out[1] = vy
-        out[2] = om
-        out[3] = Fx.sum() / self.mass
-        out[4] = Fy.sum() / self.mass
-        out[5] = (px * Fy - py * Fx).sum() / self.moi
+        out[0], out[1], out[2] = x[3], x[4], x[5]
+        out[3] = c * sol.ax - s * sol.ay
+        out[4] = s * sol.ax + c * sol.ay
+        out[5] = sol.alpha
         out[6:6 + n] = x[6 + n:6 + 2 * n]
-        out[6 + n:6 + 2 * n] = Ts / self.steer_moi
-        out[6 + 2 * n:6 + 3 * n] = (D - (Fx * ex + Fy * ey)) / self.wheel_mass
-        out[6 + 3 * n:6 + 4 * n] = x[6 + 2 * n:6 + 3 * n]
+        out[6 + n:6 + 2 * n] = smp.steer_accel
+        out[6 + 2 * n:6 + 3 * n] = sol.wheel_accel
+        out[6 + 3 * n:6 + 4 * n] = smp.wheel_speed
         if self.track_energy:
-            bus = u[2 * n + 2]
-            e0 = 6 + 4 * n
-            Rd, Rs = self.drive.R, self.steer.R
-            out[e0] = bus * sum(e[2] + e[6] for e in elec)
-            out[e0 + 1] = sum(e[1] * e[1] * Rd + e[5] * e[5] * Rs for e in elec)
-            out[e0 + 2] = sum(e[8] for e in elec)
-            out[e0 + 3] = sum(e[3] + e[7] for e in elec)
-            out[e0 + 4] = float((k * (sx * sx + sy * sy)).sum())
+            chs, rotor, e = smp.channels, smp.rotor_speed, self._ie
+            i = chs.stator_current
+            dr, st = self.drive, self.steer
+            Gd, r = dr.gearing, self.wheel_radius
+            out[e] = smp.bus * sum(chs.supply_current)
+            out[e + 1] = sum(v * v for v in i[:n]) * dr.R + sum(v * v for v in i[n:]) * st.R
+            out[e + 2] = (sum(i[k] * rotor[k] for k in range(n)) * (1.0 / dr.Kv - dr.Kt)
+                          + sum(i[k] * rotor[k] for k in range(n, 2 * n)) * (1.0 / st.Kv - st.Kt))
+            tm, tout = chs.motor_torque, chs.output_torque
+            w = smp.wheel_speed
+            rates = x[6 + n:6 + 2 * n]
+            gear = sum(tm[k] * Gd * w[k] / r - tout[k] * w[k] / r for k in range(n))
+            gear += sum(tm[n + k] * rotor[n + k] - tout[n + k] * rates[k] for k in range(n))
+            out[e + 3] = gear
+            out[e + 4] = smp.friction_power
+            out[e + 5] = 0.0
+            out[e + 6] = smp.external_power
         return out
 
     def kinetic_energy(self, x) -> float:
         """Kinetic energy of chassis, wheels and steering, J, at state ``x``."""
         n = self.n_modules
         vx, vy, om = x[3], x[4], x[5]
-        phid = np.asarray(x[6 + n:6 + 2 * n])
+        absolute = om + np.asarray(x[6 + n:6 + 2 * n])
         w = np.asarray(x[6 + 2 * n:6 + 3 * n])
         return float(0.5 * (self.mass * (vx * vx + vy * vy) + self.moi * om * om
-                            + self.wheel_mass * (w * w).sum() + self.steer_moi * (phid * phid).sum()))
+                            + self.wheel_mass * (w * w).sum() + self.steer_moi * (absolute * absolute).sum()))
 
     def outputs(self, t, x, u):
         n = self.n_modules
-        px, py, ex, ey, sx, sy, k, Fx, Fy, D, Ts, elec = self._core(x, u)
-        th, vx, vy = x[2], x[3], x[4]
-        c, s = math.cos(th), math.sin(th)
-        out = [c * vx + s * vy, -s * vx + c * vy, sum(e[2] + e[6] for e in elec), self.kinetic_energy(x)]
-        out += list(np.hypot(sx, sy))
-        out += list(np.hypot(Fx, Fy))
-        for j in (1, 2, 0, 5, 6, 4):
-            out += [e[j] for e in elec]
+        smp = self._sample(t, x, u)
+        sol, chs = smp.sol, smp.channels
+        vx, vy, _ = smp.velocity
+        out = [vx, vy, sum(chs.supply_current), self.kinetic_energy(x)]
+        out += [math.hypot(smp.slip[i], smp.lateral_slip[i]) for i in range(n)]
+        out += [math.hypot(sol.traction[i], sol.free_force[i]) for i in range(n)]
+        out += chs.stator_current[:n] + chs.supply_current[:n] + chs.applied_voltage[:n]
+        out += chs.stator_current[n:] + chs.supply_current[n:] + chs.applied_voltage[n:]
+        kd = self.drive.gearing / self.wheel_radius
+        out += [kd * x[6 + 3 * n + i] + self.couple_ratio * x[6 + i] for i in range(n)]
+        out += smp.scrub_torque + sol.normal + [smp.bus]
+        if self.chassis.walls:
+            out.append(sum(sol.wall_force))
         return out
+
+    def _speeds_and_commands(self, x, u):
+        n = self.n_modules
+        ul = u.tolist()
+        wheels = self.mode[0] if self.mode else (ROLL,) * n
+        kin = self._kinematics_of(x)
+        _, rotor = self._rotors(kin[0], wheels, kin[8])
+        return rotor, ul[0:2 * n], [ul[2 * n]] * n + [ul[2 * n + 1]] * n
 
     def supply_current_at(self, x, u, bus_voltage: float) -> float:
         """Total supply current of every drive and steer motor, A, at ``bus_voltage`` V."""
-        n = self.n_modules
-        kd = self.drive.gearing / self.wheel_radius
-        ks = self.steer.gearing
-        bd, bs = u[2 * n], u[2 * n + 1]
-        total = 0.0
-        for i in range(n):
-            total += self.drive.electrical(kd * x[6 + 2 * n + i], u[i], bd, bus_voltage)[2]
-            total += self.steer.electrical(ks * x[6 + n + i], u[n + i], bs, bus_voltage)[2]
-        return total
+        return self.channels.supply_current(*self._speeds_and_commands(x, u), bus_voltage)
+
+    def supply_current_curve(self, x, u):
+        """Every motor's supply current as a function of the bus voltage (a SupplyCurve), or None."""
+        if self.channels.any_limits:
+            return None
+        return self.channels.supply_curve(*self._speeds_and_commands(x, u))
+
+    # -- the chassis mixin's hooks ------------------------------------------------------------------
+    def _snap(self, x, wheels):
+        x = np.array(x, dtype=float)
+        if wheels:
+            n = self.n_modules
+            along = self._kinematics(x.tolist())[8]
+            for i in wheels:
+                x[6 + 2 * n + i] = along[i]
+        return x
+
+    def _with_velocity(self, x, vx, vy, om):
+        x = np.array(x, dtype=float)
+        c, s = math.cos(x[2]), math.sin(x[2])
+        x[3], x[4], x[5] = c * vx - s * vy, s * vx + c * vy, om
+        return x
 
     # -- helpers for controllers and plots ---------------------------------------------------------
     def state_index(self, kind: str, i: int) -> int:
@@ -374,7 +545,10 @@ class SwerveDrive(System):
         return self.input_names[self.n_modules:2 * self.n_modules]
 
     def outline(self):
-        """Robot outline in the robot frame for field plots: the modules' bounding box grown by a wheel, m."""
+        """Robot outline in the robot frame for field plots: the bumper, or the modules' box grown by a wheel, m."""
+        if self.bumper is not None:
+            hl, hw = self.bumper[0] / 2.0, self.bumper[1] / 2.0
+            return [(hl, hw), (-hl, hw), (-hl, -hw), (hl, -hw)]
         pad = 2.0 * self.wheel_radius
         x0, x1 = self._px.min() - pad, self._px.max() + pad
         y0, y1 = self._py.min() - pad, self._py.max() + pad

@@ -1,4 +1,4 @@
-"""Tank (differential) drivetrains: physical (motors, gearbox, battery, traction) and characterized.
+"""Tank (differential) drivetrains: physical (motors, gearbox, battery, traction, scrub) and characterized.
 
 Frames and signs: field frame x, y (m), ``heading`` counter-clockwise from field
 +x (rad, not wrapped). Robot frame x forward, y left. Each side's speed is
@@ -7,10 +7,13 @@ right-side inversion, unlike pyfrc's ``r_motor``).
 
 **Physical model** (:class:`TankDrive`). Each side is a :class:`~simcore.models.drive.MotorDrive`
 (``n_motors_per_side`` motors, gearbox ``gearing``, efficiency, brake/coast,
-current limits, supply current) turning wheels of radius ``r``. The side's drive
-force at the ground is ``D = T_out / r``. Each side's rotating parts (wheels, gears,
-and the motor rotors reflected through the gearbox) have an equivalent mass
-``M_w = (wheel_inertia + n * rotor_inertia * G**2) / r**2`` at the wheel rim.
+current limits, supply current) turning the side's wheels (one chain) of radius
+``r``: the drive force at the ground is ``D = (T_out - G T_f) / r`` (``T_f`` the
+rotors' own friction, see ``viscous_friction``). Each side's rotating parts (wheels,
+gears, and the motor rotors reflected through the gearbox) have an equivalent
+mass ``M_w = (wheel_inertia + n * rotor_inertia * G**2) / r**2`` at the wheel rim.
+The chassis stands on the wheels' contacts; :mod:`simcore.models.chassis` holds the
+mechanics (traction modes, scrub, weight transfer, walls, external forces).
 
 * Without a traction limit (``friction_coefficient=None``) the wheels roll without
   slipping and the chassis obeys::
@@ -23,29 +26,54 @@ and the motor rotors reflected through the gearbox) have an equivalent mass
   1/m + rb^2/J``, ``C4 = 1/m - rb^2/J``, ``rb = b/2``). States: ``x, y, heading,
   left_velocity, right_velocity, left_position, right_position``; the chassis
   ``velocity`` and ``yaw_rate`` are outputs.
-* With ``friction_coefficient=mu`` each side's ground force is limited by
-  friction: ``F_s = mu N s / sqrt(s^2 + eps^2)`` with ``N = m g / 2`` per side, the
-  slip speed ``s = wheel rim speed - ground speed of that side`` and
-  ``eps = slip_epsilon`` (a regularized Coulomb law: smooth, so adaptive solvers
-  integrate it; within ``|s| << eps`` it behaves as a stiff linear creep). The
-  wheels' rim speeds ``left_velocity``/``right_velocity`` (what the encoders see)
-  then differ from the chassis motion, whose ``velocity`` and ``yaw_rate`` become
-  states. Lateral skid of a tank drive is not modelled (the chassis never moves
-  sideways); the normal load does not transfer under acceleration.
+* With ``friction_coefficient=mu`` each side rolls while the force that takes is
+  within ``mu N_s`` (``N_s`` the side's normal load), and slips at exactly
+  ``mu N_s`` past it (exact Coulomb friction, with located ``breakaway`` and
+  ``grip`` events). The wheels' rim speeds ``left_velocity``/``right_velocity`` (what
+  the encoders see) then differ from the chassis motion, whose ``velocity`` and
+  ``yaw_rate`` become states; ``<side>_slip_speed`` is rim speed minus ground speed.
+* **Scrub** (``wheelbase`` or ``axle_positions``): the wheels stand on axles at
+  ``x_a`` (two at ``+-wheelbase/2``; three for a six-wheel drop centre), each with
+  its own sideways friction ``lateral_friction_coefficient`` (a traction wheel's
+  ``mu``, an omni wheel's small roller friction), a regularized Coulomb law of the
+  axle's sideways slip ``v_y + omega x_a`` with ``eps = slip_epsilon``. Turning then
+  costs torque: turning in place the end axles slide sideways, and the scrub torque
+  ``sum mu_a N_a |x_a|`` opposes the turn. The chassis gets a sideways velocity
+  state ``lateral_velocity`` (robot frame). Without a wheelbase the chassis never
+  moves sideways (the wheels are on one line across the robot, where scrub has no
+  lever).
+* **Weight transfer** with ``cog_height``: the axles' and sides' loads change with
+  the accelerations (outputs ``normal_force_<i>``: contacts ordered axle by axle,
+  front to back, left before right); the event ``tip`` (terminal) is located when
+  one reaches zero. The side's traction limit follows its load.
+* **Walls** with ``bumper`` and ``field`` (needs ``friction_coefficient``), and
+  **external forces**: inputs ``external_force_x``, ``external_force_y`` (N, field
+  frame) and ``external_torque`` (N·m) on the centre of mass.
 
-With ``track_energy=True`` five states integrate energy flows, J: ``energy_in``
+With ``track_energy=True`` seven states integrate energy flows, J: ``energy_in``
 (``∫ V_bus I_supply dt`` over both sides), ``copper_loss`` (``∫ I^2 R``),
-``conversion_loss``, ``gear_loss`` and ``friction_loss`` (``∫ F_s s dt``, tyre
-slip). Then ``energy_in = ΔKE + copper_loss + conversion_loss + gear_loss +
-friction_loss`` where ``KE = m v^2/2 + J w^2/2 + M_w (v_L^2 + v_R^2)/2`` (output
-``kinetic_energy``).
+``conversion_loss``, ``gear_loss``, ``friction_loss`` (the rotors' own friction,
+tyre slip and scrub), ``impact_loss`` (wall impacts) and ``external_work``. Then
+``energy_in + external_work = ΔKE + copper_loss + conversion_loss + gear_loss +
+friction_loss + impact_loss`` where ``KE = m (v^2 + v_y^2)/2 + J w^2/2 + M_w (v_L^2 +
+v_R^2)/2`` (output ``kinetic_energy``).
 
 ``conversion_loss = ∫ I w (1/Kv - Kt) dt`` is the back-EMF power ``E I`` minus the
 shaft power ``T w``. WPILib's motor constants from datasheet values make
-``Kt Kv != 1`` (the free current is not modelled as a friction torque; e.g.
-``Kt Kv = 1.0199`` for a Kraken X60), so this term is not zero and, with
-``Kt Kv > 1``, negative: the model motor makes about 2 % more shaft work than the
-electrical power it converts. It is zero for a motor with ``Kt Kv = 1``.
+``Kt Kv != 1`` (e.g. ``Kt Kv = 1.0199`` for a Kraken X60), so this term is not zero
+and, with ``Kt Kv > 1``, negative: the model motor makes about 2 % more shaft work
+than the electrical power it converts. It is zero for a motor with ``Kt Kv = 1``
+(:meth:`~simcore.models.motors.DCMotor.energy_consistent`).
+
+**FTC hubs.** Built from an FTC motor type (``TankDrive(GOBILDA_5203_312, ...)``,
+the gear ratio taken from it, ``command="duty"`` by default), the drive keeps it
+as ``motor_type`` and is hub-drivable: each side is a hub channel with inputs
+``<side>_duty`` and ``<side>_brake`` and outputs ``<side>_rotor_position``,
+``<side>_rotor_velocity`` (the motor shaft, what the encoder counts),
+``<side>_stator_current``, ``<side>_supply_current`` and ``supply_voltage``. Every
+drive with ``command="duty"`` has the per-side brake inputs (each side's
+controller has its own neutral mode); with ``command="voltage"`` one ``brake``
+input serves both sides.
 
 **Characterized model** (:meth:`TankDrive.characterized`): WPILib's
 ``LinearSystemId.identifyDrivetrainSystem(kVlinear, kAlinear, kVangular, kAangular,
@@ -68,21 +96,26 @@ import math
 
 import numpy as np
 
-from simcore.errors import ConfigError, ConfigTypeError, check_bool
+from simcore import checks
+from simcore.checks import STANDARD_GRAVITY
+from simcore.errors import ConfigError, ConfigTypeError
 from simcore.system import System
 from simcore.units import to_si
 
-from .drive import MotorDrive, drive_input_ranges
+from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive, square_safe
+from .drive import MotorDrive, drive_input_ranges, split_drive_options
+from .ftc_motor_types import MotorType
+from .motor_channels import MotorChannels, motor_friction
 from .motors import DCMotor
 
 __all__ = ["TankDrive", "CharacterizedTankDrive", "rectangle_moi", "STANDARD_GRAVITY",
-           "TANK_ENERGY_STATES", "SIDE_OUTPUTS"]
-
-#: Standard gravity, m/s².
-STANDARD_GRAVITY = 9.80665
+           "TANK_ENERGY_STATES", "SIDE_OUTPUTS", "SIDES", "EXTERNAL_INPUTS"]
 
 #: Energy-accounting states (``track_energy=True``), J.
-TANK_ENERGY_STATES = ("energy_in", "copper_loss", "conversion_loss", "gear_loss", "friction_loss")
+TANK_ENERGY_STATES = DRIVE_ENERGY_STATES
+
+#: The two sides, in the order of every per-side signal.
+SIDES = ("left", "right")
 
 #: Motor outputs given per side (``left_<name>``, ``right_<name>``), as a GearedMechanism's.
 SIDE_OUTPUTS = ("acceleration", "rotor_position", "rotor_velocity", "rotor_acceleration", "stator_current",
@@ -92,7 +125,7 @@ SIDE_OUTPUTS = ("acceleration", "rotor_position", "rotor_velocity", "rotor_accel
 _SIDE_UNITS = {"acceleration": "m/s**2", "rotor_position": "rad", "rotor_velocity": "rad/s",
                "rotor_acceleration": "rad/s**2", "stator_current": "A", "supply_current": "A",
                "applied_voltage": "V", "supply_voltage": "V", "torque": "N*m", "motor_torque": "N*m",
-               "saturated": "", "current_limited": ""}
+               "saturated": "", "current_limited": "", "slip_speed": "m/s", "ground_force": "N"}
 
 #: Default rotating inertia per side with a traction limit (wheels, sprockets, chain), kg·m².
 DEFAULT_TANK_WHEEL_INERTIA = 0.005
@@ -111,50 +144,49 @@ def rectangle_moi(mass, width, length) -> float:
     width, length : float or Quantity
         Robot frame width and length, m.
     """
-    m = _positive("mass", mass, "kg")
-    w = _positive("width", width, "m")
-    ln = _positive("length", length, "m")
+    m = checks.positive("mass", mass, "kg", what="mass")
+    w = checks.positive("width", width, "m", what="width")
+    ln = checks.positive("length", length, "m", what="length")
     return m * (w * w + ln * ln) / 12.0
 
 
-def _positive(parameter, value, unit, what="a positive number"):
-    v = to_si(parameter, value, unit)
-    if not v > 0:
-        raise ConfigError(parameter, value, f"{what} in {unit or 'dimensionless'}")
-    return v
+def motor_and_gearing(parameter: str, motor, gearing, gearing_name: str = "gearing"):
+    """``(DCMotor, gear ratio, MotorType or None)`` from a DCMotor and a gearing, or from an FTC motor type."""
+    if isinstance(motor, MotorType):
+        if gearing is not None:
+            raise ConfigError(gearing_name, gearing, f"None: the gear ratio comes from {parameter}={motor.name!r}")
+        return motor.motor, motor.gear_ratio, motor
+    if not isinstance(motor, DCMotor):
+        raise ConfigTypeError(parameter, motor, "a simcore.models.motors.DCMotor or an FTC MotorType")
+    if gearing is None:
+        raise ConfigTypeError(gearing_name, gearing, "a gear ratio (motor turns per wheel turn)")
+    return motor, checks.positive(gearing_name, gearing, what="gear ratio (motor turns per wheel turn)"), None
 
 
-def _nonnegative(parameter, value, unit):
-    v = to_si(parameter, value, unit)
-    if not v >= 0:
-        raise ConfigError(parameter, value, f"a non-negative number in {unit}")
-    return v
-
-
-def _pose(parameter, pose):
-    try:
-        x, y, h = pose
-    except (TypeError, ValueError):
-        raise ConfigTypeError(parameter, pose, "an (x m, y m, heading rad) triple") from None
-    return to_si(f"{parameter}[0]", x, "m"), to_si(f"{parameter}[1]", y, "m"), to_si(f"{parameter}[2]", h, "rad")
-
-
-def _regularized(s, eps):
+def regularized_sign(s: float, eps: float) -> float:
     """``s / sqrt(s^2 + eps^2)``: the regularized sign of a slip speed."""
     return s / math.sqrt(s * s + eps * eps)
 
 
-class TankDrive(System):
-    """A differential drive with real motors, optional traction limit and battery coupling.
+class TankSample:
+    """A tank drive at one instant: the chassis solution and what the derivatives and outputs need."""
+
+    __slots__ = ("sol", "slip", "slip_free", "pose", "velocity", "wheel_speed", "rotor_speed", "channels",
+                 "drive_force", "lateral_slip", "friction_power", "external_power", "bus")
+
+
+class TankDrive(ChassisDrive, System):
+    """A differential drive with real motors, optional traction limit, scrub, walls and battery coupling.
 
     See the module docstring for the equations.
 
     Parameters
     ----------
-    motor : DCMotor
-        One drive motor.
+    motor : DCMotor or MotorType
+        One drive motor, or an FTC motor type (its motor and gear ratio; see the
+        module docstring's "FTC hubs").
     gearing : float
-        Motor turns per wheel turn.
+        Motor turns per wheel turn (None with a motor type).
     n_motors_per_side : int
         Motors geared together on each side.
     wheel_radius : float or Quantity
@@ -169,7 +201,8 @@ class TankDrive(System):
     name : str
         System name (default ``"drive"``).
     friction_coefficient : float, optional
-        Wheel-ground friction coefficient ``mu``; ``None`` (default): no slip.
+        Wheel-ground friction coefficient ``mu`` along the wheels; ``None`` (default):
+        no slip.
     wheel_inertia : float or Quantity, optional
         Rotating inertia of one side's wheels and gears about the wheel axle,
         kg·m². Default: 0 without a traction limit (as WPILib's plant) and
@@ -178,88 +211,224 @@ class TankDrive(System):
         Inertia of one motor rotor, kg·m² (default 0, as WPILib); reflected through
         the gearbox (``x G^2``) into each side's rotating inertia.
     slip_epsilon : float or Quantity
-        ``eps`` of the regularized Coulomb law, m/s (default 0.02 m/s).
+        ``eps`` of the regularized sideways (scrub) friction law, m/s (default 0.02).
     gravity : float
         m/s² (default standard gravity), for the normal load.
-    efficiency, neutral_mode, stator_current_limit, supply_current_limit, command, nominal_bus_voltage
-        As :class:`~simcore.models.drive.MotorDrive`; current limits apply per side.
+    efficiency, neutral_mode, stator_current_limit, supply_current_limit, nominal_bus_voltage
+        As :class:`~simcore.models.drive.MotorDrive`; current limits apply per motor.
+    command : {"voltage", "duty"}, optional
+        As MotorDrive (default "voltage"; "duty" with an FTC motor type).
     track_energy : bool
         Add the energy-accounting states.
     start_pose : (x, y, heading)
         Initial pose, m, m, rad.
+    wheelbase : float or Quantity, optional
+        Distance between the front and rear axles, m: adds scrub (module docstring).
+    axle_positions : sequence of float, optional
+        Robot-frame x of each axle, m, instead of ``wheelbase`` (three for a
+        six-wheel drop centre: ``(L/2, 0, -L/2)``).
+    lateral_friction_coefficient : float or sequence of float, optional
+        Sideways friction coefficient, one for all axles or one per axle (a traction
+        wheel's mu, an omni wheel's roller friction, about 0.05). Default: the
+        ``friction_coefficient``, or 1.0 without one.
+    axle_load_fractions : sequence of float, optional
+        Each axle's share of the weight at rest (a drop centre carries more on its
+        middle axle; summing to 1 with no moment about the centre of mass). Default:
+        equal springs.
+    cog_height : float or Quantity
+        Height of the centre of mass, m (default 0: no load transfer).
+    bumper : (length, width), optional
+        Bumper outline, m, for wall contacts and field plots.
+    field : field, optional
+        ``simcore.field.FRC_FIELD``, ``FTC_FIELD`` or ``(x_min, y_min, x_max, y_max)``;
+        with ``bumper``, the walls are contacts.
+    viscous_friction : float or Quantity, optional
+        The motors' own viscous friction at the wheel rim, per side, N·s/m. Default:
+        the friction the datasheet free current implies (a motor at free speed draws
+        its free current; :func:`~simcore.models.motor_channels.free_current_friction`);
+        0 gives WPILib's ideal plant.
 
     Notes
     -----
-    Inputs: ``left_voltage``, ``right_voltage`` (or ``left_duty``/``right_duty``
-    with ``command="duty"``), ``brake`` (1 brake, 0 coast; both sides) and one
-    ``bus_voltage`` shared by both sides, which a :class:`~simcore.models.battery.Battery`
-    solves; :meth:`supply_current_at` returns both sides' total.
+    Inputs: ``left_voltage``, ``right_voltage`` and ``brake`` (1 brake, 0 coast;
+    both sides), or with ``command="duty"`` ``left_duty``, ``right_duty``,
+    ``left_brake``, ``right_brake``; one ``bus_voltage`` shared by both sides, which a
+    :class:`~simcore.models.battery.Battery` solves; the external force inputs.
+    :meth:`supply_current_at` returns both sides' total.
     """
 
-    def __init__(self, motor, gearing, *, n_motors_per_side, wheel_radius, track_width, mass, moi,
+    def __init__(self, motor, gearing=None, *, n_motors_per_side, wheel_radius, track_width, mass, moi,
                  name: str = "drive", friction_coefficient=None, wheel_inertia=None, rotor_inertia=0.0,
                  slip_epsilon=0.02, gravity=STANDARD_GRAVITY, efficiency=1.0, neutral_mode="brake",
-                 stator_current_limit=None, supply_current_limit=None, command="voltage",
-                 nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0)):
-        if not isinstance(motor, DCMotor):
-            raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor")
-        self.drive = MotorDrive(motor, gearing, n_motors=n_motors_per_side, efficiency=efficiency,
-                                neutral_mode=neutral_mode, stator_current_limit=stator_current_limit,
-                                supply_current_limit=supply_current_limit, command=command,
-                                nominal_bus_voltage=nominal_bus_voltage)
+                 stator_current_limit=None, supply_current_limit=None, command=None,
+                 nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0),
+                 wheelbase=None, axle_positions=None, lateral_friction_coefficient=None, axle_load_fractions=None,
+                 cog_height=0.0, bumper=None, field=None, viscous_friction=None):
+        motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
+        if command is None:
+            command = "duty" if self.motor_type is not None else "voltage"
+        drive_kw, _ = split_drive_options(type(self), dict(
+            n_motors_per_side=n_motors_per_side, efficiency=efficiency, neutral_mode=neutral_mode,
+            stator_current_limit=stator_current_limit, supply_current_limit=supply_current_limit, command=command,
+            nominal_bus_voltage=nominal_bus_voltage), n_motors_keyword="n_motors_per_side")
+        self.drive = MotorDrive(motor, G, **drive_kw)
+        n = self.drive.n_motors
         self.motor = motor
-        self.gearing = self.drive.gearing
-        self.n_motors_per_side = n_motors_per_side
-        self.wheel_radius = _positive("wheel_radius", wheel_radius, "m", "a positive radius")
-        self.track_width = _positive("track_width", track_width, "m", "a positive distance")
-        self.mass = _positive("mass", mass, "kg", "a positive mass")
-        self.moi = _positive("moi", moi, "kg*m**2", "a positive moment of inertia")
-        self.rotor_inertia = _nonnegative("rotor_inertia", rotor_inertia, "kg*m**2")
-        self.gravity = _positive("gravity", gravity, "m/s**2")
-        self.slip_epsilon = _positive("slip_epsilon", slip_epsilon, "m/s")
-        if friction_coefficient is None:
-            self.friction_coefficient = None
-        else:
-            self.friction_coefficient = _positive("friction_coefficient", friction_coefficient, "")
+        self.gearing = G
+        self.n_motors_per_side = n
+        self.wheel_radius = square_safe("wheel_radius", wheel_radius, "m", what="radius")
+        self.track_width = checks.positive("track_width", track_width, "m", what="distance")
+        self.mass = checks.positive("mass", mass, "kg", what="mass")
+        self.moi = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
+        self.rotor_inertia = checks.nonnegative("rotor_inertia", rotor_inertia, "kg*m**2", what="inertia")
+        self.gravity = checks.positive("gravity", gravity, "m/s**2", what="acceleration")
+        self.slip_epsilon = square_safe("slip_epsilon", slip_epsilon, "m/s", what="speed")
+        self.friction_coefficient = (None if friction_coefficient is None else
+                                     checks.positive("friction_coefficient", friction_coefficient,
+                                                     what="friction coefficient"))
         self.traction = self.friction_coefficient is not None
         if wheel_inertia is None:
             wheel_inertia = DEFAULT_TANK_WHEEL_INERTIA if self.traction else 0.0
-        self.wheel_inertia = _nonnegative("wheel_inertia", wheel_inertia, "kg*m**2")
-        r, G = self.wheel_radius, self.gearing
+        self.wheel_inertia = checks.nonnegative("wheel_inertia", wheel_inertia, "kg*m**2", what="inertia")
+        r = self.wheel_radius
         #: Equivalent mass of one side's rotating parts at the wheel rim, kg.
-        self.side_rotating_mass = (self.wheel_inertia + n_motors_per_side * self.rotor_inertia * G * G) / (r * r)
+        self.side_rotating_mass = (self.wheel_inertia + n * self.rotor_inertia * G * G) / (r * r)
         if self.traction and not self.side_rotating_mass > 0:
             raise ConfigError("wheel_inertia", wheel_inertia,
                               "a positive inertia (or a positive rotor_inertia) with a traction limit")
-        self.normal_load = self.mass * self.gravity / 2.0
-        self.track_energy = check_bool("track_energy", track_energy)
-        self.start_pose = _pose("start_pose", start_pose)
+        self.track_energy = checks.flag("track_energy", track_energy)
+        self.start_pose = checks.pose("start_pose", start_pose)
         self._rb = self.track_width / 2.0
-        cmd = self.drive.command
+        #: Robot-frame x of each axle, m (None without scrub).
+        self.axle_x = self._axles(wheelbase, axle_positions)
+        self.wheelbase = (None if self.axle_x is None
+                          else max(self.axle_x) - min(self.axle_x))
+        self.scrub = self.axle_x is not None
+        self.lateral_friction_coefficient = self._lateral(lateral_friction_coefficient)
+        axles = self.axle_x if self.scrub else (0.0,)
+        contacts, wheel_of = [], []
+        for xa in axles:
+            contacts += [(xa, self._rb), (xa, -self._rb)]
+            wheel_of += [0, 1]
+        share = None
+        if axle_load_fractions is not None:
+            if not self.scrub:
+                raise ConfigError("axle_load_fractions", axle_load_fractions,
+                                  "None without wheelbase or axle_positions")
+            fr = [checks.positive(f"axle_load_fractions[{i}]", f, what="fraction")
+                  for i, f in enumerate(axle_load_fractions)]
+            if len(fr) != len(axles) or abs(sum(fr) - 1.0) > 1e-9 or \
+                    abs(sum(f * xa for f, xa in zip(fr, axles))) > 1e-9 * max(abs(a) for a in axles):
+                raise ConfigError("axle_load_fractions", axle_load_fractions,
+                                  f"{len(axles)} fractions summing to 1 with no moment about the centre of mass")
+            share = [f / 2.0 for f in fr for _ in (0, 1)]
+        self.chassis = Chassis(mass=self.mass, moi=self.moi, contacts=contacts, wheel_of_contact=wheel_of,
+                               gravity=self.gravity, cog_height=cog_height, bumper=bumper, field=field,
+                               static_share=share)
+        self.cog_height = self.chassis.cog_height
+        if self.chassis.walls and not self.traction:
+            raise ConfigError("field", field, "a friction_coefficient too: a robot that cannot slip cannot push a wall")
+        self.chassis.check_inside("start_pose", self.start_pose)
+        self.bumper, self.field = self.chassis.bumper, self.chassis.field
+        self.traction_limits = [self.friction_coefficient] * 2
+        Mw = self.side_rotating_mass
+        self.chassis.set_wheels(couple=(1.0, 1.0), couple_free=(0.0, 0.0), mass_eq=(Mw, Mw),
+                                mu=self.traction_limits, free_of_wheel=(-1, -1))
+        self._lateral_fixed = not self.scrub
+        self._contact_axle = [a for a in range(len(axles)) for _ in (0, 1)]
+        self._free_dirs = [(0.0, 1.0)] * len(contacts)
+        self._free_arm = [xa for xa, _ in contacts]
+        self._k = G / r
+        self._ones2, self._zeros2, self._arms = (1.0, 1.0), (0.0, 0.0), (-self._rb, self._rb)
+        self._axle_only = not self.scrub and not self.chassis.tips  # Chassis.solve_axle's case
+        self._zeros = [0.0] * len(contacts)
+        self._contact_mu = ([self.lateral_friction_coefficient[a] for a in self._contact_axle] if self.scrub
+                            else self._zeros)
+        # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
+        self.viscous_friction, b_rotor = motor_friction("viscous_friction", viscous_friction, self.drive, G / r,
+                                                        "N*s/m")
+        self.channels = MotorChannels([self.drive, self.drive], [b_rotor, b_rotor])
+        self._names(name, command, contacts)
+        self._setup_modes()
+
+    def _axles(self, wheelbase, axle_positions):
+        if axle_positions is not None:
+            if wheelbase is not None:
+                raise ConfigError("wheelbase", wheelbase, "None when axle_positions is given")
+            if isinstance(axle_positions, (str, bytes)) or not hasattr(axle_positions, "__iter__"):
+                raise ConfigTypeError("axle_positions", axle_positions, "a sequence of axle x positions in m")
+            xs = [checks.finite(f"axle_positions[{i}]", a, "m") for i, a in enumerate(axle_positions)]
+            if len(xs) < 2 or len(set(xs)) != len(xs):
+                raise ConfigError("axle_positions", axle_positions, "two or more distinct axle positions in m")
+            return xs
+        if wheelbase is None:
+            return None
+        L = checks.positive("wheelbase", wheelbase, "m", what="distance")
+        return [L / 2.0, -L / 2.0]
+
+    def _lateral(self, value):
+        if not self.scrub:
+            if value is not None:
+                raise ConfigError("lateral_friction_coefficient", value, "None without wheelbase or axle_positions "
+                                                                         "(no lever arm for scrub)")
+            return None
+        n = len(self.axle_x)
+        if value is None:
+            value = self.friction_coefficient if self.friction_coefficient is not None else 1.0
+        if hasattr(value, "__iter__") and not isinstance(value, (str, bytes)):
+            mus = [checks.nonnegative(f"lateral_friction_coefficient[{i}]", v, what="friction coefficient")
+                   for i, v in enumerate(value)]
+            if len(mus) != n:
+                raise ConfigError("lateral_friction_coefficient", value, f"one value or {n} (one per axle)")
+            return mus
+        return [checks.nonnegative("lateral_friction_coefficient", value, what="friction coefficient")] * n
+
+    def _names(self, name, cmd, contacts):
         states = ["x", "y", "heading", "left_velocity", "right_velocity", "left_position", "right_position"]
         outputs = []
+        self._iv = self._iw = self._ilat = self._ie = None
         if self.traction:
+            self._iv, self._iw = len(states), len(states) + 1
             states += ["velocity", "yaw_rate"]
             outputs += ["left_slip_speed", "right_slip_speed", "left_ground_force", "right_ground_force"]
         else:
             outputs += ["velocity", "yaw_rate"]
+        if self.scrub:
+            self._ilat = len(states)
+            states.append("lateral_velocity")
         if self.track_energy:
+            self._ie = len(states)
             states += list(TANK_ENERGY_STATES)
+            self.energy_index = self._ie + TANK_ENERGY_STATES.index("impact_loss")
         outputs += ["acceleration", "yaw_acceleration", "supply_current", "kinetic_energy"]
-        outputs += [f"{side}_{o}" for side in ("left", "right") for o in SIDE_OUTPUTS]
-        inputs = [f"left_{cmd}", f"right_{cmd}", "brake", "bus_voltage"]
+        outputs += [f"{side}_{o}" for side in SIDES for o in SIDE_OUTPUTS]
+        outputs += ["supply_voltage"] + [f"normal_force_{j}" for j in range(len(contacts))]
+        if self.scrub:
+            outputs.append("lateral_acceleration")
+        if self.chassis.walls:
+            outputs.append("wall_force")
+        inputs = [f"left_{cmd}", f"right_{cmd}"]
+        inputs += ["brake"] if cmd == "voltage" else ["left_brake", "right_brake"]
+        inputs += list(EXTERNAL_INPUTS) + ["bus_voltage"]
+        self._ib = (2, 2) if cmd == "voltage" else (2, 3)
+        self._ibus = inputs.index("bus_voltage")
+        self._iext = inputs.index("external_force_x")
         units = {"x": "m", "y": "m", "heading": "rad", "left_velocity": "m/s", "right_velocity": "m/s",
                  "left_position": "m", "right_position": "m", "velocity": "m/s", "yaw_rate": "rad/s",
+                 "lateral_velocity": "m/s", "lateral_acceleration": "m/s**2",
                  "acceleration": "m/s**2", "yaw_acceleration": "rad/s**2", "supply_current": "A",
-                 "kinetic_energy": "J", "left_slip_speed": "m/s", "right_slip_speed": "m/s",
-                 "left_ground_force": "N", "right_ground_force": "N", "bus_voltage": "V", "brake": "",
-                 f"left_{cmd}": "V" if cmd == "voltage" else "", f"right_{cmd}": "V" if cmd == "voltage" else ""}
+                 "kinetic_energy": "J", "bus_voltage": "V", "brake": "", "left_brake": "", "right_brake": "",
+                 "supply_voltage": "V", "wall_force": "N", "external_force_x": "N", "external_force_y": "N",
+                 "external_torque": "N*m", f"left_{cmd}": "V" if cmd == "voltage" else "",
+                 f"right_{cmd}": "V" if cmd == "voltage" else ""}
         units.update({s: "J" for s in TANK_ENERGY_STATES})
-        for side in ("left", "right"):
+        units.update({f"normal_force_{j}": "N" for j in range(len(contacts))})
+        for side in SIDES:
             units.update({f"{side}_{o}": u for o, u in _SIDE_UNITS.items()})
-        super().__init__(name, states, inputs, outputs, units)
+        System.__init__(self, name, states, inputs, outputs, units)
         self.input_ranges = drive_input_ranges(self.input_names)
-        self._n_base = 9 if self.traction else 7
+        #: Names of the inputs that command the motors (for the battery's brownout "disable").
+        self.motor_command_inputs = (f"left_{cmd}", f"right_{cmd}")
 
     #: pyfrc's moment-of-inertia estimate from the frame: ``m (width^2 + length^2) / 12``.
     estimate_moi = staticmethod(rectangle_moi)
@@ -318,10 +487,10 @@ class TankDrive(System):
         x_wheelbase, robot_width, robot_length : float or Quantity
             m.
         """
-        kv_si = _positive("kv", kv, "V*s/m")
-        ka_si = _positive("ka", ka, "V*s**2/m")
-        m = _positive("robot_mass", robot_mass, "kg")
-        wb = _positive("x_wheelbase", x_wheelbase, "m")
+        kv_si = checks.positive("kv", kv, "V*s/m")
+        ka_si = checks.positive("ka", ka, "V*s**2/m")
+        m = checks.positive("robot_mass", robot_mass, "kg")
+        wb = checks.positive("x_wheelbase", x_wheelbase, "m")
         J = rectangle_moi(m, to_si("robot_width", robot_width, "m"), to_si("robot_length", robot_length, "m"))
         b_eff = 2.0 * J / (m * wb)
         return CharacterizedTankDrive(kv_linear=kv_si, ka_linear=ka_si, kv_angular=kv_si * b_eff / 2.0,
@@ -356,11 +525,10 @@ class TankDrive(System):
         """
         if not isinstance(motor, DCMotor):
             raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor")
-        m = _positive("robot_mass", robot_mass, "kg")
-        G = _positive("gearing", gearing, "")
-        if isinstance(n_motors, bool) or not isinstance(n_motors, int) or n_motors < 1:
-            raise ConfigError("n_motors", n_motors, "a whole number >= 1")
-        d = _positive("wheel_diameter", wheel_diameter, "m", "a positive diameter")
+        m = checks.positive("robot_mass", robot_mass, "kg")
+        G = checks.positive("gearing", gearing, "")
+        n_motors = checks.integer("n_motors", n_motors, minimum=1, what="a whole number of motors")
+        d = checks.positive("wheel_diameter", wheel_diameter, "m", what="diameter")
         v_max = motor.free_speed * d / 2.0 / G
         a_max = 2.0 * n_motors * motor.stall_torque * G / (d * m)
         return TankDrive.pyfrc(kv=motor.nominal_voltage / v_max, ka=motor.nominal_voltage / a_max,
@@ -375,101 +543,196 @@ class TankDrive(System):
         return x
 
     def initial_inputs(self):
-        return np.array([0.0, 0.0, 1.0 if self.drive.neutral_mode == "brake" else 0.0,
-                         self.drive.nominal_bus_voltage])
+        u = np.zeros(len(self.input_names))
+        u[self._ib[0]] = u[self._ib[1]] = 1.0 if self.drive.neutral_mode == "brake" else 0.0
+        u[self._ibus] = self.drive.nominal_bus_voltage
+        return u
 
     def free_speed(self, voltage: float) -> float:
-        """Steady straight-line speed with ``voltage`` on both sides and no load, m/s."""
-        return voltage * self.drive.Kv * self.wheel_radius / self.gearing
-
-    def _side(self, v_wheel, command, brake, bus):
+        """Steady straight-line speed with ``voltage`` on both sides and no load but the motors' own friction, m/s."""
         d = self.drive
-        w_rotor = v_wheel * self.gearing / self.wheel_radius
-        va, i, isup, sat, lim = d.electrical(w_rotor, command, brake, bus)
-        tm = d.Kt * i
-        tout = d.output_torque(tm, w_rotor)
-        return tout / self.wheel_radius, w_rotor, va, i, isup, tm, tout, sat, lim
+        return voltage / (1.0 / d.Kv + self.channels.viscous[0] * d.R / d.Kt) / self._k
 
-    def _core(self, x, u):
-        """Everything at one instant: derivatives and outputs share it."""
-        heading, vl, vr = x[2], x[3], x[4]
-        bus = u[3]
-        L = self._side(vl, u[0], u[2], bus)
-        R = self._side(vr, u[1], u[2], bus)
-        Dl, Dr = L[0], R[0]
-        m, J, rb, Mw = self.mass, self.moi, self._rb, self.side_rotating_mass
+    def _chassis_velocity(self, xl):
+        """(forward speed, sideways speed, yaw rate), robot frame."""
         if self.traction:
-            v, w = x[7], x[8]
-            sl = vl - (v - rb * w)
-            sr = vr - (v + rb * w)
-            muN = self.friction_coefficient * self.normal_load
-            eps = self.slip_epsilon
-            Fl = muN * _regularized(sl, eps)
-            Fr = muN * _regularized(sr, eps)
-            al = (Dl - Fl) / Mw
-            ar = (Dr - Fr) / Mw
-            acc = (Fl + Fr) / m
-            alpha = rb * (Fr - Fl) / J
-            fric = Fl * sl + Fr * sr
+            v, om = xl[self._iv], xl[self._iw]
         else:
-            v = 0.5 * (vl + vr)
-            w = (vr - vl) / self.track_width
-            # (I + Mw K) a = K D with K = [[C3, C4], [C4, C3]], solved in sum/difference form.
-            a_sum = 2.0 * (Dl + Dr) / (m + 2.0 * Mw)
-            a_diff = 2.0 * rb * rb * (Dr - Dl) / (J + 2.0 * Mw * rb * rb)
-            al = 0.5 * (a_sum - a_diff)
-            ar = 0.5 * (a_sum + a_diff)
-            acc = 0.5 * a_sum
-            alpha = a_diff / self.track_width
-            Fl = Dl - Mw * al
-            Fr = Dr - Mw * ar
-            sl = sr = 0.0
-            fric = 0.0
-        return heading, v, w, vl, vr, al, ar, acc, alpha, L, R, Fl, Fr, sl, sr, fric
+            v, om = 0.5 * (xl[3] + xl[4]), (xl[4] - xl[3]) / self.track_width
+        return v, (xl[self._ilat] if self.scrub else 0.0), om
+
+    def _rims(self, xl, wheels):
+        """Rim speeds of the sides: a rolling side's is its ground speed (the constraint), m/s."""
+        vl, vr = xl[3], xl[4]
+        if not self.traction:
+            return vl, vr
+        v, _, om = self._chassis_velocity(xl)
+        rb = self._rb
+        return (v - om * rb if wheels[0] == ROLL else vl), (v + om * rb if wheels[1] == ROLL else vr)
+
+    def _evaluate(self, x, u, mode):
+        xl, ul = x.tolist(), u.tolist()
+        wheels, contacts = mode
+        th = xl[2]
+        c, s = math.cos(th), math.sin(th)
+        rb = self._rb
+        vl, vr = xl[3], xl[4]
+        if self.traction:
+            v, om = xl[self._iv], xl[self._iw]
+            gl, gr = v - om * rb, v + om * rb
+            wl = gl if wheels[0] == ROLL else vl
+            wr = gr if wheels[1] == ROLL else vr
+        else:
+            v, om = 0.5 * (vl + vr), (vr - vl) / self.track_width
+            gl, gr, wl, wr = vl, vr, vl, vr
+        vlat = xl[self._ilat] if self.scrub else 0.0
+        k = self._k
+        rotor = (k * wl, k * wr)
+        bus = ul[self._ibus]
+        ib0, ib1 = self._ib
+        chs = self.channels.evaluate(rotor, ul, (ul[ib0], ul[ib1]), bus)
+        G, r = self.gearing, self.wheel_radius
+        to, tf = chs.output_torque, chs.friction_torque
+        D = ((to[0] - G * tf[0]) / r, (to[1] - G * tf[1]) / r)
+        ch = self.chassis
+        if self.scrub:
+            eps2 = self.slip_epsilon ** 2
+            lat = [vlat + om * xa for xa in self._free_arm]
+            coef = [mu_a * sn / math.sqrt(sn * sn + eps2) for mu_a, sn in zip(self._contact_mu, lat)]
+        else:
+            lat = coef = self._zeros
+        ie = self._iext
+        fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
+        if self._axle_only and not contacts:
+            sol = ch.solve_axle(D, wheels, self._arms, c * fx + s * fy, tz, om * v)
+        else:
+            sol = ch.solve(v, vlat, om, self._ones2, self._zeros2, self._arms, (om * vlat, om * vlat), D, wheels,
+                           self._free_dirs, self._free_arm, coef, c * fx + s * fy, -s * fx + c * fy, tz,
+                           ch.wall_rows(contacts, om, c, s) if contacts else (), None if self.scrub else om * v)
+        smp = TankSample()
+        smp.sol = sol
+        sl, sr = vl - gl, vr - gr
+        smp.slip_free = (sl, sr)
+        sl = 0.0 if wheels[0] == ROLL else sl
+        sr = 0.0 if wheels[1] == ROLL else sr
+        smp.slip = (sl, sr)
+        smp.pose = (xl[0], xl[1], c, s)
+        smp.velocity = (v, vlat, om)
+        smp.wheel_speed = (wl, wr)
+        smp.rotor_speed = rotor
+        smp.channels = chs
+        smp.drive_force = D
+        smp.lateral_slip = lat
+        smp.bus = bus
+        f = sol.traction
+        fric = tf[0] * rotor[0] + tf[1] * rotor[1] + f[0] * sl + f[1] * sr
+        if self.scrub:
+            fric -= sum(g * sn for g, sn in zip(sol.free_force, lat))
+        smp.friction_power = fric
+        smp.external_power = fx * (c * v - s * vlat) + fy * (s * v + c * vlat) + tz * om
+        return smp
 
     def derivatives(self, t, x, u):
-        heading, v, w, vl, vr, al, ar, acc, alpha, L, R, Fl, Fr, sl, sr, fric = self._core(x, u)
-        c, s = math.cos(heading), math.sin(heading)
+        smp = self._sample(t, x, u)
+        sol = smp.sol
+        v, vlat, om = smp.velocity
+        _, _, c, s = smp.pose
+        out = np.empty(len(self.state_names))
+        out[0] = c * v - s * vlat
+        out[1] = s * v + c * vlat
+        out[2] = om
+        out[3], out[4] = sol.wheel_accel
+        out[5], out[6] = smp.wheel_speed
         if self.traction:
-            base = [v * c, v * s, w, al, ar, vl, vr, acc, alpha]
-        else:
-            base = [v * c, v * s, w, al, ar, vl, vr]
+            out[self._iv] = sol.ax + om * vlat
+            out[self._iw] = sol.alpha
+        if self.scrub:
+            out[self._ilat] = sol.ay - om * v
         if self.track_energy:
-            d = self.drive
-            r = self.wheel_radius
-            base += [u[3] * (L[4] + R[4]), (L[3] * L[3] + R[3] * R[3]) * d.R,
-                     (L[3] * L[1] + R[3] * R[1]) * (1.0 / d.Kv - d.Kt),
-                     L[5] * L[1] - L[6] * vl / r + R[5] * R[1] - R[6] * vr / r, fric]
-        return np.array(base)
+            d, chs, rotor = self.drive, smp.channels, smp.rotor_speed
+            i, r = chs.stator_current, self.wheel_radius
+            e = self._ie
+            out[e] = smp.bus * (chs.supply_current[0] + chs.supply_current[1])
+            out[e + 1] = (i[0] * i[0] + i[1] * i[1]) * d.R
+            out[e + 2] = (i[0] * rotor[0] + i[1] * rotor[1]) * (1.0 / d.Kv - d.Kt)
+            out[e + 3] = sum(chs.motor_torque[k] * rotor[k] - chs.output_torque[k] * smp.wheel_speed[k] / r
+                             for k in (0, 1))
+            out[e + 4] = smp.friction_power
+            out[e + 5] = 0.0
+            out[e + 6] = smp.external_power
+        return out
 
     def kinetic_energy(self, x) -> float:
         """Kinetic energy of chassis and rotating parts at state ``x``, J."""
-        vl, vr = x[3], x[4]
-        if self.traction:
-            v, w = x[7], x[8]
-        else:
-            v, w = 0.5 * (vl + vr), (vr - vl) / self.track_width
-        return 0.5 * (self.mass * v * v + self.moi * w * w + self.side_rotating_mass * (vl * vl + vr * vr))
+        xl = list(x) if not hasattr(x, "tolist") else x.tolist()
+        v, vlat, om = self._chassis_velocity(xl)
+        vl, vr = xl[3], xl[4]
+        return 0.5 * (self.mass * (v * v + vlat * vlat) + self.moi * om * om
+                      + self.side_rotating_mass * (vl * vl + vr * vr))
 
     def outputs(self, t, x, u):
-        heading, v, w, vl, vr, al, ar, acc, alpha, L, R, Fl, Fr, sl, sr, fric = self._core(x, u)
+        smp = self._sample(t, x, u)
+        sol, chs = smp.sol, smp.channels
+        v, vlat, om = smp.velocity
         k = self.gearing / self.wheel_radius
-        out = [sl, sr, Fl, Fr] if self.traction else [v, w]
-        out += [acc, alpha, L[4] + R[4], self.kinetic_energy(x)]
-        for side, pos, a in ((L, x[5], al), (R, x[6], ar)):
-            _, w_rotor, va, i, isup, tm, tout, sat, lim = side
-            out += [a, k * pos, w_rotor, k * a, i, isup, va, u[3], tout, tm, sat, lim]
+        out = list(smp.slip) + list(sol.traction) if self.traction else [v, om]
+        out += [sol.ax + om * vlat, sol.alpha, chs.supply_current[0] + chs.supply_current[1], self.kinetic_energy(x)]
+        bus = smp.bus
+        for side, pos in ((0, x[5]), (1, x[6])):
+            a = sol.wheel_accel[side]
+            out += [a, k * pos, smp.rotor_speed[side], k * a, chs.stator_current[side], chs.supply_current[side],
+                    chs.applied_voltage[side], bus, chs.output_torque[side], chs.motor_torque[side],
+                    chs.saturated[side], chs.current_limited[side]]
+        out.append(bus)
+        out += sol.normal
+        if self.scrub:
+            out.append(sol.ay - om * v)
+        if self.chassis.walls:
+            out.append(sum(sol.wall_force))
         return out
+
+    def _commands(self, ul):
+        return (ul[0], ul[1]), (ul[self._ib[0]], ul[self._ib[1]])
 
     def supply_current_at(self, x, u, bus_voltage: float) -> float:
         """Both sides' supply current, A, at bus voltage ``bus_voltage`` V (for the Battery)."""
+        xl, ul = x.tolist(), u.tolist()
         k = self.gearing / self.wheel_radius
-        d = self.drive
-        return (d.electrical(k * x[3], u[0], u[2], bus_voltage)[2]
-                + d.electrical(k * x[4], u[1], u[2], bus_voltage)[2])
+        wl, wr = self._rims(xl, self.mode[0] if self.mode else (ROLL, ROLL))
+        cmd, brake = self._commands(ul)
+        return self.channels.supply_current((k * wl, k * wr), cmd, brake, bus_voltage)
+
+    def supply_current_curve(self, x, u):
+        """Both sides' supply current as a function of the bus voltage (a SupplyCurve), or None with limits."""
+        if self.channels.any_limits:
+            return None
+        xl, ul = x.tolist(), u.tolist()
+        k = self.gearing / self.wheel_radius
+        wl, wr = self._rims(xl, self.mode[0] if self.mode else (ROLL, ROLL))
+        cmd, brake = self._commands(ul)
+        return self.channels.supply_curve((k * wl, k * wr), cmd, brake)
+
+    # -- the chassis mixin's hooks ------------------------------------------------------------------
+    def _snap(self, x, wheels):
+        x = np.array(x, dtype=float)
+        if self.traction and wheels:
+            v, _, om = self._chassis_velocity(x.tolist())
+            for i in wheels:
+                x[3 + i] = v + (om * self._rb if i else -om * self._rb)
+        return x
+
+    def _with_velocity(self, x, vx, vy, om):
+        x = np.array(x, dtype=float)
+        x[self._iv], x[self._iw] = vx, om
+        if self.scrub:
+            x[self._ilat] = vy
+        return x
 
     def outline(self):
-        """Robot outline in the robot frame for field plots: a square of the track width, m."""
+        """Robot outline in the robot frame for field plots: the bumper, or a square of the track width, m."""
+        if self.bumper is not None:
+            hl, hw = self.bumper[0] / 2.0, self.bumper[1] / 2.0
+            return [(hl, hw), (-hl, hw), (-hl, -hw), (hl, -hw)]
         h = self._rb * 1.25
         return [(h, h), (-h, h), (-h, -h), (h, -h)]
 
@@ -487,6 +750,7 @@ class TankDrive(System):
         return tank_drive(ks, kv, ka, track_width=track_width, kv_angular=kv_angular, ka_angular=ka_angular,
                           name=name, start_pose=start_pose)
 
+
 class CharacterizedTankDrive(System):
     """A tank drive from feedforward gains; build it with :meth:`TankDrive.characterized`.
 
@@ -500,14 +764,14 @@ class CharacterizedTankDrive(System):
 
     def __init__(self, *, kv_linear, ka_linear, kv_angular, ka_angular, ks=0.0, track_width,
                  name: str = "drive", start_pose=(0.0, 0.0, 0.0), nominal_bus_voltage=12.0):
-        self.kv_linear = _positive("kv_linear", kv_linear, "V*s/m")
-        self.ka_linear = _positive("ka_linear", ka_linear, "V*s**2/m")
-        self.kv_angular = _positive("kv_angular", kv_angular, "V*s/rad")
-        self.ka_angular = _positive("ka_angular", ka_angular, "V*s**2/rad")
-        self.ks = _nonnegative("ks", ks, "V")
-        self.track_width = _positive("track_width", track_width, "m", "a positive distance")
-        self.nominal_bus_voltage = _positive("nominal_bus_voltage", nominal_bus_voltage, "V")
-        self.start_pose = _pose("start_pose", start_pose)
+        self.kv_linear = checks.positive("kv_linear", kv_linear, "V*s/m")
+        self.ka_linear = checks.positive("ka_linear", ka_linear, "V*s**2/m")
+        self.kv_angular = checks.positive("kv_angular", kv_angular, "V*s/rad")
+        self.ka_angular = checks.positive("ka_angular", ka_angular, "V*s**2/rad")
+        self.ks = checks.nonnegative("ks", ks, "V")
+        self.track_width = checks.positive("track_width", track_width, "m", what="distance")
+        self.nominal_bus_voltage = checks.positive("nominal_bus_voltage", nominal_bus_voltage, "V")
+        self.start_pose = checks.pose("start_pose", start_pose)
         # WPILib identifyDrivetrainSystem: angular gains to per-wheel gains (x 2/trackwidth).
         kva = self.kv_angular * 2.0 / self.track_width
         kaa = self.ka_angular * 2.0 / self.track_width

@@ -1,10 +1,17 @@
-"""Field view of a drivetrain run: the path, the robot outline at intervals, swerve module vectors.
+"""The playing field and the field view of a drivetrain run.
 
-Reads the pose signals ``<drive>.x``, ``<drive>.y``, ``<drive>.heading`` (field
-frame, m and rad) from a :class:`~simcore.result.Result`. The drive object is only
-asked, by duck typing, for its ``name``, its ``outline()`` (robot-frame polygon,
-m) and, for a swerve drive, ``module_positions`` together with the recorded
-``steer_angle_<i>`` and ``wheel_speed_<i>`` signals (``simcore`` imports no model).
+**Fields.** :data:`FRC_FIELD` and :data:`FTC_FIELD` are ``(length, width)`` from
+the origin, m; :func:`field_bounds` turns those or an ``(x_min, y_min, x_max,
+y_max)`` rectangle into its bounds. A drivetrain given a field and a bumper treats
+the field's perimeter as walls (see :mod:`simcore.models.chassis`).
+
+**Field view** (:func:`plot_field`): the path, the robot outline at intervals,
+swerve module vectors. It reads the pose signals ``<drive>.x``, ``<drive>.y``,
+``<drive>.heading`` (field frame, m and rad) from a :class:`~simcore.result.Result`.
+The drive object is only asked, by duck typing, for its ``name``, its
+``outline()`` (robot-frame polygon, m), its ``field`` when it has one, and, for a
+swerve drive, ``module_positions`` together with the recorded ``steer_angle_<i>``
+and ``wheel_speed_<i>`` signals (``simcore`` imports no model).
 """
 from __future__ import annotations
 
@@ -12,14 +19,31 @@ import math
 
 import numpy as np
 
-from .errors import ConfigError
+from . import checks
+from .errors import ConfigError, ConfigTypeError
 
-__all__ = ["plot_field", "FRC_FIELD", "FTC_FIELD"]
+__all__ = ["plot_field", "field_bounds", "FRC_FIELD", "FTC_FIELD"]
 
 #: FRC field (2024-2026 style), length x width, m.
 FRC_FIELD = (16.54, 8.07)
 #: FTC field, 12 ft x 12 ft, m.
 FTC_FIELD = (3.6576, 3.6576)
+
+
+def field_bounds(parameter: str, field) -> tuple[float, float, float, float]:
+    """``(x_min, y_min, x_max, y_max)`` of a field given as that, or as ``(length, width)`` from (0, 0), m."""
+    expected = "(length, width) or (x_min, y_min, x_max, y_max) in m"
+    if isinstance(field, (str, bytes)) or not hasattr(field, "__iter__"):
+        raise ConfigTypeError(parameter, field, expected)
+    values = tuple(field)
+    if len(values) == 2:
+        values = (0.0, 0.0) + values
+    if len(values) != 4:
+        raise ConfigTypeError(parameter, field, expected)
+    x0, y0, x1, y1 = (checks.finite(f"{parameter}[{i}]", v, "m") for i, v in enumerate(values))
+    if not (x1 > x0 and y1 > y0):
+        raise ConfigError(parameter, field, "x_max > x_min and y_max > y_min")
+    return x0, y0, x1, y1
 
 
 def _rotate(points, x, y, heading):
@@ -40,8 +64,10 @@ def plot_field(result, drive, *, every=0.5, ax=None, field=None, vector_scale=No
         Interval between drawn robot outlines, s (> 0).
     ax : matplotlib Axes, optional
         Draw into these axes (their figure is returned).
-    field : (length, width), optional
-        Draw the field boundary from (0, 0), m (e.g. :data:`FRC_FIELD`).
+    field : field, optional
+        Draw the field boundary: ``(length, width)`` from (0, 0) (e.g. :data:`FRC_FIELD`)
+        or ``(x_min, y_min, x_max, y_max)``, m. Default: the drive's own ``field``
+        (its walls) when it has one.
     vector_scale : float, optional
         Length of a module vector per m/s of wheel speed, s (default: the
         fastest wheel draws as long as half the robot).
@@ -96,9 +122,11 @@ def plot_field(result, drive, *, every=0.5, ax=None, field=None, vector_scale=No
                             arrowprops=dict(arrowstyle="->", color="C1", linewidth=0.9))
     if has_modules:
         ax.plot([], [], color="C1", label="module vectors")
+    if field is None:
+        field = getattr(drive, "field", None)
     if field is not None:
-        L, W = field
-        ax.add_patch(plt.Rectangle((0.0, 0.0), L, W, fill=False, edgecolor="k", linewidth=1.5))
+        x0, y0, x1, y1 = field_bounds("field", field)
+        ax.add_patch(plt.Rectangle((x0, y0), x1 - x0, y1 - y0, fill=False, edgecolor="k", linewidth=1.5))
     # "box" keeps equal scales by shaping the axes, so limits a user sets afterwards are honoured.
     ax.set_aspect("equal", adjustable="box")
     ax.set_xlabel("field x [m]")

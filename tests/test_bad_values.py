@@ -77,9 +77,34 @@ def elevator(**kw):
 DRIVE = {"n_motors": "count", "efficiency": "efficiency", "neutral_mode": "choice", "command": "choice",
          "stator_current_limit": "optional_positive", "supply_current_limit": "optional_positive",
          "nominal_bus_voltage": "optional_positive"}
-MECHANISM = {"viscous_friction": "nonnegative", "static_friction": "nonnegative",
+MECHANISM = {"viscous_friction": "optional_nonnegative", "static_friction": "nonnegative",
              "kinetic_friction": "optional_nonnegative",
              "rotor_inertia": "nonnegative", "track_energy": "flag", "start_velocity": "real"}
+
+#: A drivetrain's chassis parameters (issue 12).
+CHASSIS = {"wheel_radius": "positive", "mass": "positive", "moi": "positive", "slip_epsilon": "positive",
+           "gravity": "positive", "track_energy": "flag", "start_pose": "pose", "cog_height": "nonnegative",
+           "viscous_friction": "optional_nonnegative"}
+#: A drivetrain's motor options (``command`` None is the default: by motor kind for Tank and Mecanum).
+DRIVETRAIN_DRIVE = {k: v for k, v in DRIVE.items() if k != "command"}
+
+
+def tank(**kw):
+    return models.TankDrive(**{**dict(motor=NEO, gearing=8.45, n_motors_per_side=2, wheel_radius=0.0762,
+                                      track_width=0.6, mass=50.0, moi=6.0, friction_coefficient=1.0, wheelbase=0.6),
+                               **kw})
+
+
+def swerve(**kw):
+    return models.SwerveDrive(**{**dict(drive_motor=NEO, steer_motor=NEO, drive_gearing=6.75, steer_gearing=21.4,
+                                        module_positions=[(0.3, 0.3), (0.3, -0.3), (-0.3, 0.3), (-0.3, -0.3)],
+                                        wheel_radius=0.0508, mass=55.0, moi=6.0), **kw})
+
+
+def mecanum(**kw):
+    return models.MecanumDrive(**{**dict(motor=NEO, gearing=12.0, track_width=0.5, wheelbase=0.4,
+                                         wheel_radius=0.05, mass=20.0, moi=1.5), **kw})
+
 
 #: (name, factory(**kwargs), {parameter: kind}); the factory's defaults make a valid object.
 CASES = [
@@ -111,6 +136,21 @@ CASES = [
       "free_current": "nonnegative", "free_speed": "positive"}),
     ("MotorDrive", lambda **kw: models.drive.MotorDrive(**{**dict(motor=NEO, gearing=2.0), **kw}),
      {"motor": "motor", "gearing": "positive", **DRIVE}),
+    ("TankDrive", tank, {"n_motors_per_side": "count", "track_width": "positive", "wheelbase": "optional_positive",
+                         "friction_coefficient": "optional_positive", "wheel_inertia": "optional_nonnegative",
+                         "rotor_inertia": "nonnegative", **CHASSIS,
+                         **{k: v for k, v in DRIVETRAIN_DRIVE.items() if k != "n_motors"}}),
+    ("SwerveDrive", swerve, {"drive_motor": "motor", "steer_motor": "motor", "drive_gearing": "positive",
+                             "steer_gearing": "positive", "friction_coefficient": "positive",
+                             "wheel_inertia": "nonnegative", "steer_inertia": "nonnegative",
+                             "drive_rotor_inertia": "nonnegative", "steer_rotor_inertia": "nonnegative",
+                             "couple_ratio": "real", "scrub_radius": "nonnegative", "command": "choice",
+                             "steer_viscous_friction": "optional_nonnegative", **CHASSIS, **DRIVETRAIN_DRIVE,
+                             **{"steer_" + k: v for k, v in DRIVETRAIN_DRIVE.items()}}),
+    ("MecanumDrive", mecanum, {"track_width": "positive", "wheelbase": "positive",
+                               "friction_coefficient": "positive", "roller_friction": "nonnegative",
+                               "wheel_inertia": "nonnegative", "rotor_inertia": "nonnegative", **CHASSIS,
+                               **DRIVETRAIN_DRIVE}),
     ("PIDController", lambda **kw: controllers.PIDController(**{**dict(kp=1.0, ki=0.5, kd=0.1), **kw}),
      {"kp": "gain", "ki": "gain", "kd": "gain", "period": "positive",
       "derivative_kick": "flag"}),

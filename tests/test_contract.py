@@ -56,7 +56,8 @@ def test_motor_catalogue_contract():
 def test_mechanism_contract():
     assert list(params(models.Flywheel))[:3] == ["motor", "gearing", "moi"]
     assert defaults(models.Battery) == {"open_circuit_voltage": 12.0, "resistance": 0.02, "brownout_voltage": 6.8,
-                                        "name": "battery"}
+                                        "name": "battery", "brownout_behaviour": "flag", "recovery_voltage": 7.5,
+                                        "recovery_time": 0.02}
     a = defaults(models.Arm)
     assert a["moi"] is None and a["gravity"] is True and a["start_angle"] == 0.0 and a["name"] == "arm"
     e = defaults(models.Elevator)

@@ -11,10 +11,9 @@ MODULES = [(0.3, 0.3), (0.3, -0.3), (-0.3, 0.3), (-0.3, -0.3)]
 
 
 def _swerve(command):
-    # drive_options until the drivetrains' options are flattened into keywords
     return models.SwerveDrive(KRAKEN_X60, NEO, module_positions=MODULES, drive_gearing=6.75, steer_gearing=12.8,
-                              wheel_radius=0.05, mass=50.0, moi=5.0, drive_options={"command": command},
-                              steer_options={"command": command})
+                              wheel_radius=0.05, mass=50.0, moi=5.0, command=command,
+                              steer_command=command)
 
 
 FACTORIES = {

@@ -17,7 +17,10 @@ KV = (5900 * 2 * math.pi / 60) / (12.0 - 12.0 / 11.0 * 0.3)
 
 
 def make(**kw):
-    args = dict(track_width=TW, wheelbase=WB, wheel_radius=R, mass=12.0, moi=0.35)
+    # Free rollers (roller_friction=0) and ideal motors (viscous_friction=0): the references below are the
+    # frictionless-roller kinematics and the free speed of the motor without its free current.
+    args = dict(track_width=TW, wheelbase=WB, wheel_radius=R, mass=12.0, moi=0.35, roller_friction=0.0,
+                viscous_friction=0)
     args.update(kw)
     return MecanumDrive(GOBILDA_BARE, G, **args)
 

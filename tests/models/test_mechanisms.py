@@ -39,9 +39,9 @@ def test_flywheel_and_arm_match_linear_system_id(n):
     G, J = 5.0, 0.02
     A = -G * G * Kt / (Kv * R * J)
     B = G * Kt / (R * J)
-    fw = models.Flywheel(NEO, G, J, n_motors=n)
+    fw = models.Flywheel(NEO, G, J, n_motors=n, viscous_friction=0)
     arm = models.Arm(NEO, G, mass=1.0, com_distance=0.2, moi=J, min_angle=None, max_angle=None, gravity=False,
-                     n_motors=n)
+                     n_motors=n, viscous_friction=0)
     for sys_ in (fw, arm):
         for v, V in [(0.0, 12.0), (10.0, 6.0), (-30.0, -9.0), (50.0, 0.5)]:
             d = sys_.derivatives(0.0, np.array([0.3, v]), np.array([V, 1.0, 12.0]))
@@ -55,7 +55,7 @@ def test_elevator_matches_linear_system_id():
     A = -G * G * Kt / (R * r * r * m * Kv)
     B = G * Kt / (R * r * m)
     el = models.Elevator(FALCON_500, G, carriage_mass=m, drum_radius=r, min_height=0.0, max_height=2.0,
-                         gravity=False, n_motors=2)
+                         gravity=False, n_motors=2, viscous_friction=0)
     for v, V in [(0.0, 12.0), (0.4, 3.0), (-1.0, -12.0)]:
         d = el.derivatives(0.0, np.array([1.0, v]), np.array([V, 1.0, 12.0]))
         assert d[1] == pytest.approx(A * v + B * V, rel=1e-12)
@@ -160,7 +160,8 @@ def test_elevator_hits_upper_stop_at_located_time_rests_and_leaves_at_tick():
     ref = solve_ivp(f, (0, 5), [0.0, 0.0], events=hit, rtol=1e-13, atol=1e-14, method="DOP853")
     t_hit = ref.t_events[0][0]
 
-    el = models.Elevator(FALCON_500, G, carriage_mass=m, drum_radius=r_d, min_height=0.0, max_height=top)
+    el = models.Elevator(FALCON_500, G, carriage_mass=m, drum_radius=r_d, min_height=0.0, max_height=top,
+                         viscous_friction=0)
     res = simulate(el, 2.0, [held(lambda t: 12.0 if t < 1.5 else -12.0, "elevator.voltage")],
                    rtol=1e-10, atol=1e-12)
     ev = [e for e in res.events if e.name == "upper_stop"]
@@ -257,7 +258,7 @@ def test_run_through_zero_speed_sticks_or_reverses(reverse_factor, sticks):
     G, J, Fs, w0 = 10.0, 0.01, 0.3, 40.0
     vb = Fs * R / (Kt * G)
     V = -reverse_factor * vb
-    fw = models.Flywheel(VEX_775PRO, G, J, static_friction=Fs, start_velocity=w0)
+    fw = models.Flywheel(VEX_775PRO, G, J, static_friction=Fs, start_velocity=w0, viscous_friction=0)
     release_at = 1.0
     r = simulate(fw, 1.5, [held(lambda t: V if t < release_at else 2.0 * vb, "flywheel.voltage")],
                  rtol=1e-11, atol=1e-12)

@@ -18,8 +18,9 @@ POS = [(0.29, 0.29), (0.29, -0.29), (-0.29, 0.29), (-0.29, -0.29)]
 
 
 def make(**kw):
+    # viscous_friction=0: motors without their free-current friction, as the references below
     args = dict(module_positions=POS, drive_gearing=6.75, steer_gearing=150 / 7, wheel_radius=0.0508, mass=55.0,
-                moi=6.0)
+                moi=6.0, viscous_friction=0, steer_viscous_friction=0)
     args.update(kw)
     return SwerveDrive(KRAKEN_X60, FALCON_500, **args)
 
@@ -159,8 +160,8 @@ def energy_residual(res, name):
 
 @pytest.mark.parametrize("mu", [0.3, 1.2])
 def test_energy_audit_closes_with_battery(mu):
-    sw = make(friction_coefficient=mu, track_energy=True, drive_options={"efficiency": 0.9},
-              steer_options={"efficiency": 0.8, "stator_current_limit": 40.0}, drive_rotor_inertia=4e-5)
+    sw = make(friction_coefficient=mu, track_energy=True, efficiency=0.9, steer_efficiency=0.8,
+              steer_stator_current_limit=40.0, drive_rotor_inertia=4e-5)
     batt = Battery()
 
     def command(t, s):
@@ -233,7 +234,7 @@ def test_lossy_drive_gearbox_passes_through_zero_wheel_speed():
     # Reviewed defect: with efficiency < 1 the gearbox torque jumped as a wheel passed zero speed under
     # load, and the solver could not step over it. Drive forward, then a mild reverse command: the wheels
     # pass through zero while the chassis still rolls.
-    sw = make(drive_options=dict(efficiency=0.9))
+    sw = make(efficiency=0.9)
     c = lambda t, s: {f"swerve.drive_voltage_{i}": 12.0 if t < 0.5 else -2.0 for i in range(4)}  # noqa: E731
     r = simcore.simulate([sw], 2.0, [PeriodicController(0.02, c, name="c")])
     assert r.t[-1] == 2.0 and r.stats["n_steps"] < 20000
@@ -241,7 +242,7 @@ def test_lossy_drive_gearbox_passes_through_zero_wheel_speed():
 
 
 def test_one_bus_so_one_nominal_bus_voltage():
-    with pytest.raises(ConfigError, match=r"steer_options\['nominal_bus_voltage'\]=10.0"):
-        make(steer_options={"nominal_bus_voltage": 10})
-    sw = make(drive_options={"nominal_bus_voltage": 10}, steer_options={"nominal_bus_voltage": 10})
+    with pytest.raises(ConfigError, match=r"steer_nominal_bus_voltage=10.0"):
+        make(steer_nominal_bus_voltage=10)
+    sw = make(nominal_bus_voltage=10, steer_nominal_bus_voltage=10)
     assert sw.initial_inputs()[-1] == 10.0

@@ -20,7 +20,7 @@ METHODS = ["RK45", "DOP853", "LSODA", "Radau", "BDF", "RK23"]
 @pytest.mark.parametrize("method", METHODS)
 def test_flywheel_step_matches_exponential(method):
     G, J, V = 3.0, 0.004, 12.0
-    fw = models.Flywheel(NEO, G, J)
+    fw = models.Flywheel(NEO, G, J, viscous_friction=0)  # the frictionless plant of the exponential below
     r = simulate(fw, 0.3, inputs={"flywheel.voltage": V}, method=method, rtol=1e-10, atol=1e-12)
     # J dw/dt = G Kt (V - G w / Kv) / R, with R, Kt, Kv from the datasheet values directly.
     R = 12.0 / 105.0

@@ -1,0 +1,184 @@
+"""A drivetrain's motor channels evaluated together: electrical state, torques and the supply curve.
+
+A drivetrain has several motor channels (a tank's two sides, a mecanum's four
+wheels, a swerve's four drive and four steer motors), each a
+:class:`~simcore.models.drive.MotorDrive` (a motor group behind its controller and
+gearbox) with its own command. :class:`MotorChannels` evaluates all of them at one
+instant with the semantics of :meth:`MotorDrive.electrical` and
+:meth:`MotorDrive.output_torque` (brake and coast at neutral, saturation at the
+bus, current limits, gearbox efficiency blended through zero speed), plus the
+motor's own friction: a viscous torque ``b w_rotor`` on each rotor, whose default
+(:func:`free_current_friction`) is the friction the datasheet's free current
+implies, so an unloaded motor at its nominal voltage turns at the datasheet free
+speed drawing the datasheet free current.
+
+It is one flat loop over plain floats: on the two to eight channels of a
+drivetrain this is faster than numpy (measured: about 2.6x on eight channels; numpy
+pays about a microsecond per call on arrays this small). A channel without current
+limits is computed in line; one with limits calls :meth:`MotorDrive.electrical`.
+
+:meth:`MotorChannels.supply_curve` gives the channels' total supply current as a
+function of the bus voltage, from the same single evaluation
+(:class:`~simcore.models.battery.SupplyCurve`), so a
+:class:`~simcore.models.battery.Battery` solves the bus exactly with one call; it
+returns None when a channel has current limits (the battery then solves numerically).
+"""
+from __future__ import annotations
+
+import math
+
+from simcore import checks
+
+from .battery import SupplyCurve
+from .drive import EFFICIENCY_SPEED_EPSILON, MotorDrive
+
+__all__ = ["MotorChannels", "ChannelState", "free_current_friction", "motor_friction"]
+
+_EPS2 = EFFICIENCY_SPEED_EPSILON ** 2
+
+
+def free_current_friction(drive: MotorDrive) -> float:
+    """The viscous torque coefficient at one motor group's rotor the datasheet free current implies, N·m·s/rad.
+
+    The free current ``I_free`` at free speed ``w_free`` is the current the motor's own
+    friction draws: a torque ``Kt I_free`` at ``w_free``, taken proportional to speed:
+    ``b = Kt I_free / w_free`` (times the number of motors in the group). With it a motor
+    at its nominal voltage settles at exactly ``w_free`` drawing exactly ``I_free``.
+    """
+    m = drive.motor
+    return drive.n_motors * m.Kt * m.free_current / m.free_speed
+
+
+def motor_friction(parameter: str, value, drive: MotorDrive, k: float, unit: str):
+    """A mechanism's viscous friction from its keyword: ``(b at the mechanism, b at each rotor)``.
+
+    ``value`` None: the motors' own friction (:func:`free_current_friction`), reflected
+    through ``k`` (rotor speed per unit of mechanism speed): ``b = b_rotor k^2``;
+    otherwise ``value`` (checked non-negative in ``unit``, named ``parameter``) and
+    ``b_rotor = b / k^2``.
+    """
+    if value is None:
+        b_rotor = free_current_friction(drive)
+        return b_rotor * k * k, b_rotor
+    b = checks.nonnegative(parameter, value, unit, what="coefficient")
+    return b, b / k / k  # k * k could underflow to 0 for an extreme gearing
+
+
+class ChannelState:
+    """The channels' electrical and mechanical state at one instant (lists, channel order).
+
+    Attributes
+    ----------
+    applied_voltage, stator_current, supply_current : list of float
+        V, A, A (group totals).
+    saturated, current_limited : list of float
+        0/1 flags.
+    motor_torque : list of float
+        ``Kt I`` at the rotor, N·m.
+    output_torque : list of float
+        At the gearbox output, N·m (efficiency applied).
+    friction_torque : list of float
+        The rotor's viscous friction torque ``b w_rotor``, N·m (opposes the rotor).
+    """
+
+    __slots__ = ("applied_voltage", "stator_current", "supply_current", "saturated", "current_limited",
+                 "motor_torque", "output_torque", "friction_torque")
+
+
+
+class MotorChannels:
+    """Motor channels, one MotorDrive each (the same object may serve several channels).
+
+    Parameters
+    ----------
+    drives : sequence of MotorDrive
+        One per channel.
+    viscous : sequence of float
+        Each channel's rotor viscous friction coefficient, N·m·s/rad.
+    """
+
+    def __init__(self, drives, viscous):
+        self.drives = list(drives)
+        self.n = len(self.drives)
+        self.viscous = [float(b) for b in viscous]
+        self._R = [d.R for d in self.drives]
+        self._inv_kv = [1.0 / d.Kv for d in self.drives]
+        self._kt = [d.Kt for d in self.drives]
+        self._gear = [d.gearing for d in self.drives]
+        self._eta = [d.efficiency for d in self.drives]
+        self._duty = [d.command == "duty" for d in self.drives]
+        self._limited = [d.stator_current_limit != math.inf or d.supply_current_limit != math.inf
+                         for d in self.drives]
+        self.any_limits = any(self._limited)
+
+    def evaluate(self, rotor_speed, command, brake, bus_voltage: float) -> ChannelState:
+        """Every channel at rotor speeds ``rotor_speed`` (rad/s), commands, brake flags and one bus voltage."""
+        st = ChannelState()
+        va, ia, sa, sat_, lim_, tma, toa, tfa = [], [], [], [], [], [], [], []
+        vb = bus_voltage if bus_voltage > 0.0 else 0.0
+        eps2 = _EPS2
+        for k in range(self.n):
+            w, cmd = rotor_speed[k], command[k]
+            R = self._R[k]
+            sat = lim = 0.0
+            if self._limited[k] or (vb == 0.0 and cmd != 0.0):
+                e = self.drives[k].electrical(w, cmd, brake[k], bus_voltage)
+                v, i, isup, sat, lim = e[0], e[1], e[2], e[3], e[4]
+            else:
+                emf = w * self._inv_kv[k]
+                if cmd == 0.0:
+                    if brake[k] >= 0.5:
+                        v, i, isup = 0.0, -emf / R, 0.0
+                    elif emf > vb:
+                        v = vb
+                        i = isup = (vb - emf) / R
+                    elif emf < -vb:
+                        v = -vb
+                        i = (-vb - emf) / R
+                        isup = -i
+                    else:
+                        v, i, isup = emf, 0.0, 0.0
+                else:
+                    v = cmd * vb if self._duty[k] else cmd
+                    if v > vb:
+                        v, sat = vb, 1.0
+                    elif v < -vb:
+                        v, sat = -vb, 1.0
+                    i = (v - emf) / R
+                    isup = v / vb * i
+            tm = self._kt[k] * i
+            eta = self._eta[k]
+            if eta == 1.0 or tm == 0.0:
+                to = self._gear[k] * tm
+            else:
+                sw = w / math.sqrt(w * w + eps2)
+                to = self._gear[k] * tm * eta ** (sw if tm > 0.0 else -sw)
+            va.append(v)
+            ia.append(i)
+            sa.append(isup)
+            sat_.append(sat)
+            lim_.append(lim)
+            tma.append(tm)
+            toa.append(to)
+            tfa.append(self.viscous[k] * w)
+        st.applied_voltage, st.stator_current, st.supply_current = va, ia, sa
+        st.saturated, st.current_limited = sat_, lim_
+        st.motor_torque, st.output_torque, st.friction_torque = tma, toa, tfa
+        return st
+
+    def supply_curve(self, rotor_speed, command, brake):
+        """The channels' total supply current as a function of the bus voltage, or None with current limits."""
+        if self.any_limits:
+            return None
+        curve = SupplyCurve()
+        add = curve.add_motor
+        R, ikv, duty = self._R, self._inv_kv, self._duty
+        for k in range(self.n):
+            add(R[k], rotor_speed[k] * ikv[k], duty[k], command[k], brake[k])
+        return curve
+
+    def supply_current(self, rotor_speed, command, brake, bus_voltage: float) -> float:
+        """The channels' total supply current at ``bus_voltage``, A."""
+        if not self.any_limits and bus_voltage > 0.0:
+            return self.supply_curve(rotor_speed, command, brake).at(bus_voltage)
+        return sum(self.evaluate(rotor_speed, command, brake, bus_voltage).supply_current)
