@@ -52,6 +52,9 @@ _PROBE_STEP = 1e-8
 #: Interior points of each step at which guards are also sampled (besides the step ends).
 EVENT_INTERIOR_POINTS = 3
 
+#: A vectorized guard is checked against point-by-point calls again after this many block calls.
+_REVERIFY_EVERY = 64
+
 #: Events allowed in a row, each within the Zeno gap of the last, before the run is declared Zeno.
 MAX_EVENTS_AT_ONE_INSTANT = 100
 
@@ -85,7 +88,8 @@ class EventHandler:
         self.layout = layout
         self.rhs = rhs
         self._cache: dict = {}
-        self._vectorizable: dict = {}  # event -> whether its guard takes arrays (decided at first use)
+        self._vectorizable: dict = {}  # event -> whether its guard takes arrays (decided by _verified)
+        self._vector_calls: dict = {}  # event -> vectorized calls so far (re-verified every _REVERIFY_EVERY)
         self._active_modes, self._active_list = None, []  # the last modes seen, and their events
         # Committed search state.
         self.fired_here: list = []  # the events fired at the current restart point
@@ -220,11 +224,16 @@ class EventHandler:
         """Every armed guard at the instants ``ts`` (states ``Xb``, one column each): per event, a list.
 
         A guard written with numpy element-wise operations is called once with all the
-        instants (``t`` an array, ``x`` a block of columns); whether it may be is checked
-        once per event against calls at each instant, and any guard that fails or
-        differs (a Python ``if`` or ``math`` call on the state) is called point by point.
-        Couplings make the inputs depend on the state, so with couplings every guard
-        is called point by point.
+        instants (``t`` an array, ``x`` a block of columns). Whether it may be is
+        decided by :meth:`_verified` on a block whose columns all differ, so a guard
+        that mixes columns (``s @ w``, ``np.linalg.norm(x[1:])``) cannot pass by
+        coincidence, and re-checked every :data:`_REVERIFY_EVERY` vectorized calls;
+        a guard that fails or differs (a reduction, a Python ``if`` or ``math`` call
+        on the state) is called point by point. The block never has as many columns
+        as the system has states (a duplicate column is added), so a matrix product
+        with the state cannot be mistaken for an element-wise result. Couplings make
+        the inputs depend on the state, so with couplings every guard is called point
+        by point.
         """
         m = len(ts)
         lay = self.layout
@@ -233,33 +242,73 @@ class EventHandler:
             return [list(col) for col in zip(*rows)]
         t_arr = None
         out = []
-        vectorizable = self._vectorizable
+        vectorizable, calls = self._vectorizable, self._vector_calls
         for j, (g, sl, u) in enumerate(self._fns):
             e = self.active[j][1]
-            ok = vectorizable.get(e)
             vals = None
-            if ok is not False:
+            if vectorizable.get(e) is not False:
                 if t_arr is None:
-                    t_arr = np.array(ts)
-                try:
-                    arr = np.asarray(g(t_arr, Xb[sl], u), dtype=float)
-                    if arr.shape == (m,):
-                        vals = arr.tolist()
-                except Exception:
-                    pass
-                if ok is None:  # first use: the point-by-point values decide
-                    pointwise = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]
-                    vectorizable[e] = vals is not None and all(
-                        a == b or abs(a - b) <= 1e-13 * max(abs(a), abs(b)) for a, b in zip(vals, pointwise))
-                    vals = pointwise
-                elif vals is None:
+                    t_arr = np.array(ts + [ts[-1]])  # one duplicate column, dropped again below
+                n_e = calls.get(e, 0)
+                calls[e] = n_e + 1
+                if n_e % _REVERIFY_EVERY == 0 and not self._verified(j, t_arr, Xb):
                     vectorizable[e] = False
+                else:
+                    vectorizable[e] = True
+                    vals = self._block_values(j, t_arr, Xb[sl])
             if vals is None:
                 vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]
             elif not math.isfinite(sum(vals)):
                 vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]  # names the non-finite one
             out.append(vals)
         return out
+
+    def _block_values(self, j: int, t_arr, x_block):
+        """Armed guard ``j`` called once on all the instants: a list of floats, or None when the call
+        fails or does not return one value per instant. ``t_arr`` has one more entry than the
+        instants, ``x_block`` is given without it: both get a duplicate of their last column, so
+        the block has a column count other than its row count (unless the system has no state)."""
+        g, _, u = self._fns[j]
+        m = len(t_arr) - 1
+        block = x_block if x_block.shape[0] != m else np.concatenate([x_block, x_block[:, -1:]], axis=1)
+        t_in = t_arr if block.shape[1] == m + 1 else t_arr[:m]
+        try:
+            with np.errstate(all="ignore"):
+                arr = np.asarray(g(t_in, block, u), dtype=float)
+        except Exception:
+            return None
+        if arr.shape != (block.shape[1],):
+            return None
+        return arr[:m].tolist()
+
+    def _verified(self, j: int, t_arr, Xb) -> bool:
+        """Whether guard ``j`` called on a block gives, column by column, what it gives called at each
+        column alone, on a block whose columns differ in every state and in time.
+
+        The block is the step's samples with each state moved by a distinct small amount per
+        column (a body at rest has identical columns, on which a guard that mixes columns would
+        agree by coincidence); the values found here are not used otherwise.
+        """
+        _, sl, _ = self._fns[j]
+        x = Xb[sl]
+        m = x.shape[1]
+        spread = 1e-3 * (1.0 + np.abs(x)) * (1.0 + 0.618 * np.arange(x.shape[0]))[:, None]
+        probe = x + spread * np.arange(1, m + 1)
+        t_probe = t_arr[:m] + 1e-3 * (1.0 + abs(t_arr[0])) * np.arange(m)
+        vals = self._block_values(j, np.append(t_probe, t_probe[-1]), probe)
+        if vals is None:
+            return False
+        g, _, u = self._fns[j]
+        for i in range(m):
+            try:
+                with np.errstate(all="ignore"):
+                    b = float(g(float(t_probe[i]), probe[:, i].copy(), u))
+            except Exception:
+                return False
+            a = vals[i]
+            if not (a == b or abs(a - b) <= 1e-13 * max(abs(a), abs(b))):
+                return False
+        return True
 
     def _one(self, j: int, t, x) -> float:
         """Armed guard ``j`` at one instant, checked."""
