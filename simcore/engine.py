@@ -54,7 +54,7 @@ from .events import KEEP_MODE, EventRecord
 from .protocols import check_simulation
 from .recorder import Recorder, check_record
 from .result import Result
-from .signals import SignalLayout, Signals, annotate, with_time
+from .signals import SignalLayout, Signals, annotate, checked_values, with_time
 from .solvers import METHOD_NAMES, METHODS, STIFF_HINT, Integrator
 from .system import System, check_system
 from .units import to_si
@@ -99,8 +99,9 @@ class Simulator:
         Largest solver step, s (at least 1 ns).
     record : {"all", "ticks", "none"} or float
         What the result keeps (:mod:`simcore.recorder`): every step, the rows at
-        ticks and events only, nothing but the present state (with tick logs and
-        events), or a rolling window of that many seconds.
+        ticks and events only, nothing but the present state (with each
+        controller's latest tick and the events), or a rolling window of that many
+        seconds (at least 1 ns).
 
     Notes
     -----
@@ -206,34 +207,49 @@ class Simulator:
         if not isinstance(mapping, Mapping):
             raise ConfigTypeError("set_inputs", mapping, "a mapping {'system.input': value}")
         lay = self._layout
+        # Every value is checked before any is written: a refused call applies nothing.
+        writes = [lay.checked_input(name, value, "set_inputs", self.t) for name, value in mapping.items()]
         if not self._started or self._terminated:
-            for name, value in mapping.items():
-                lay.write_input(name, value, "set_inputs", self.t)
+            lay.write_inputs(writes)
             return
         ev, rec, t = self._events, self._rec, self.t
         active = ev.active_events()
         g_before = ev.guards(active, t, self._X, "tick")
+        if rec.last_t() != t:
+            rec.row(t, self._X, lay.held(t, self._X))  # the row before the write (usually the interval's last)
+        before = lay.write_inputs(writes)
         try:
-            if rec.last_t() != t:
-                rec.row(t, self._X, lay.held(t, self._X))  # the row before the write (usually the interval's last)
-            for name, value in mapping.items():
-                lay.write_input(name, value, "set_inputs", t)
+            self._after_writes(active, g_before, t)
         except BaseException:
-            rec.rollback()
+            lay.write_inputs(before)  # not applied: calling again sees the same jump and its events
             raise
-        self._after_writes(active, g_before, t)
 
     def _after_writes(self, active, g_before, t) -> None:
-        """Fire the events the inputs just written trigger, record the row after, keep the rows."""
+        """Fire the events the inputs just written trigger, record the row after, keep the rows.
+
+        On an exception (in a reset, say) the staged rows are dropped and the modes put
+        back, so the same jump can be handled again.
+        """
         rec = self._rec
+        modes, n_events = self._modes(), self._stats["n_events"]
         try:
             self._X, fired = self._events.fire_input_jumps(active, g_before, t, self._X, self._fire)
             if not fired:
                 rec.row(t, self._X, self._layout.held(t, self._X))
         except BaseException:
             rec.rollback()
+            self._restore_modes(modes)
+            self._stats["n_events"], self._terminated = n_events, False
             raise
         rec.commit(t)
+
+    def _modes(self) -> list:
+        return [s.mode for s in self.systems]
+
+    def _restore_modes(self, modes) -> None:
+        for s, m in zip(self.systems, modes):
+            s.mode = m
+        self._layout.modes_changed()
 
     # -- events ---------------------------------------------------------------------------------------------
     def _fire(self, k, event, t, X, at_tick=False):
@@ -255,7 +271,7 @@ class Simulator:
             except Exception as exc:
                 annotate(exc, t, f"in the reset of {s.name}:{event.name}", "event")
                 raise
-            xn = _as_state(xn, x_before.size, f"{s.name}:{event.name} reset")
+            xn = checked_values(f"the reset of {s.name}:{event.name} at t={float(t)!r} s", s.state_names, xn)
             if not all(math.isfinite(v) for v in xn):
                 raise NonFiniteError("reset state of", f"{s.name}:{event.name}", xn, float(t))
             X[sl] = xn
@@ -312,9 +328,9 @@ class Simulator:
             self._stats["n_ticks"] += 1
             rec.tick(c.name, t, dict(written))
             pend[3] = True
-        self._pending_tick = None
         if pend[3] and not initial:
             self._after_writes(active, g_before, t)
+        self._pending_tick = None  # only now: an exception above leaves the tick's events to fire again
 
     # -- integration ------------------------------------------------------------------------------------
     def _settle_modes(self) -> None:
@@ -359,7 +375,7 @@ class Simulator:
         integ, ev, rec, lay = self._integrator, self._events, self._rec, self._layout
         stats = self._stats
         snapshot = integ.snapshot()
-        modes = [s.mode for s in self.systems]
+        modes = self._modes()
         held, keep, stage = lay.held, rec.keeps_steps, rec.stager()
         try:
             solver = integ.start(t, X, t_end)
@@ -405,19 +421,23 @@ class Simulator:
         except BaseException:
             rec.rollback()
             integ.restore(snapshot)
-            for s, m in zip(self.systems, modes):
-                s.mode = m
-            lay.modes_changed()
+            self._restore_modes(modes)
             self._X, self.t, self._terminated = X, t, False
             raise
 
-    def _run_until_ns(self, target_ns: int) -> None:
+    def _run_until_ns(self, target_ns: int, parameter: str = "t_end", value=None) -> None:
         if not self._started:
             self._start()
         if self._terminated:
             raise IntegrationError("the run ended at a terminal event; it cannot be advanced", self.t)
-        if target_ns < self._t_ns:
-            raise ConfigError("t_end", target_ns / NS_PER_S, f"a time not before the current time {self.t!r} s")
+        if target_ns / NS_PER_S < self.t:  # self.t can be past the last tick (an interrupted run stopped at an event)
+            raise ConfigError(parameter, target_ns / NS_PER_S if value is None else value,
+                              f"an end time not before the current time {self.t!r} s")
+        pend = self._pending_tick
+        if pend is not None and self._schedule.next_ns() != pend[0]:
+            self._run_ticks(pend[0])  # every controller ran; the events of its writes did not complete
+            if self._terminated:
+                return
         while not self._terminated:
             nxt = self._schedule.next_ns()
             seg_end_ns = target_ns if nxt is None else min(nxt, target_ns)
@@ -440,7 +460,7 @@ class Simulator:
         On the first call the controllers due at ``t0`` run first.
         """
         dt_ns = to_ns("dt", dt, nonnegative=True)
-        self._run_until_ns(self._t_ns + dt_ns)
+        self._run_until_ns(self._t_ns + dt_ns, "dt", dt)
         return self
 
     def run_until(self, t_end) -> "Simulator":
@@ -463,17 +483,6 @@ class Simulator:
         stats = dict(self._stats, nfev=self._nfev(), njev=integ.njev, nlu=integ.nlu, method=self.method,
                      intervals_by_method=dict(integ.intervals_by_method))
         return self._rec.result(self._layout, self.t, self._X, stats)
-
-
-def _as_state(value, n: int, parameter: str):
-    """A reset's new state as an array of ``n`` floats, or a ConfigError naming it."""
-    try:
-        arr = np.asarray(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ConfigTypeError(parameter, value, f"{n} state values") from None
-    if arr.shape != (n,):
-        raise ConfigError(parameter, arr, f"{n} state values")
-    return arr
 
 
 def _one_or_many(parameter: str, value, cls) -> list:
