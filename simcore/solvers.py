@@ -53,7 +53,7 @@ from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 from .errors import IntegrationError, SimError
 
 __all__ = ["METHODS", "METHOD_NAMES", "STIFF_METHOD", "Integrator", "StiffnessWarning", "check_restart",
-           "restart_runge_kutta", "rk_interior_weights", "stiffness_ratio"]
+           "restart_runge_kutta", "rk_interior_weights", "stiffness_ratio", "embedded_stiffness_ratio"]
 
 #: Selectable scipy integration methods by name.
 METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "LSODA": LSODA, "Radau": Radau, "BDF": BDF}
@@ -69,14 +69,21 @@ STIFF_METHOD = "Radau"
 _EXPLICIT = (RK45, RK23, DOP853)
 
 #: ``h * rho`` above which an explicit step counts as limited by stability, not accuracy. The
-#: methods' stability regions meet the negative real axis at about 3.3 (RK45) and 6.0 (DOP853),
-#: but their step-size controllers settle below that on a stiff problem: on
-#: ``x' = -lam (x - cos t) - sin t`` at rtol 1e-8 the steps sit at ``h * lam`` = 2.81 (RK45,
-#: lam = 1e4; 3.25 +- 0.3 at lam = 1e6) and 5.85 (DOP853, lam = 1e4), so the thresholds are
-#: 2.5 and 5.0 (Hairer's DOPRI5 and DOP853 codes use 3.25 and 6.1, which miss the first).
-#: Non-stiff runs at the default tolerances stay far below (the bench arm: at most 0.3).
-#: RK23 has no two stages at the step's end, so no estimate.
-STABILITY_BOUNDARY = {"RK45": 2.5, "DOP853": 5.0}
+#: methods' stability regions meet the negative real axis at about 3.3 (RK45), 6.0 (DOP853) and
+#: 2.51 (RK23: three stages of third order, so its stability function is
+#: ``1 + z + z^2/2 + z^3/6``, whose modulus is 1 at ``z = -2.5127``; Hairer & Wanner,
+#: Solving ODEs II, section IV.2), but their step-size controllers settle below that on a stiff
+#: problem: on ``x' = -lam (x - cos t) - sin t`` at rtol 1e-8 the steps sit at ``h * lam`` = 2.81
+#: (RK45, lam = 1e4; 3.25 +- 0.3 at lam = 1e6), 5.85 (DOP853, lam = 1e4) and 2.5127 (RK23, lam =
+#: 1e4 and 1e6), so the thresholds are 2.5, 5.0 and 2.0 (Hairer's DOPRI5 and DOP853 codes use
+#: 3.25 and 6.1, which miss the first). Non-stiff runs at the default tolerances stay far below
+#: (the bench arm: at most 0.3; a lightly damped oscillator under RK23: at most 0.27).
+STABILITY_BOUNDARY = {"RK45": 2.5, "DOP853": 5.0, "RK23": 2.0}
+
+#: RK23 has no stage at the step's end besides the accepted one, so its estimate costs one extra
+#: evaluation (:func:`embedded_stiffness_ratio`); it is made every this many accepted steps, each
+#: counting for that many steps (about 8 % more evaluations for a forced RK23, until it warns).
+_RK23_PROBE_EVERY = 4
 
 #: Stiff steps (counted as in Hairer's DOPRI5) that switch ``"auto"`` to the implicit method.
 STIFF_STEPS = 15
@@ -189,6 +196,24 @@ def stiffness_ratio(K: np.ndarray, s: int, w: np.ndarray) -> float:
     return math.sqrt(float(df.dot(df))) / den
 
 
+def embedded_stiffness_ratio(solver, rhs) -> float:
+    """Estimate of ``h * rho`` of an accepted RK23 step, from one extra evaluation.
+
+    The derivative at the step's end is known at the accepted state (``K[-1]``); it is
+    evaluated again at the embedded lower-order solution, which differs from it by the
+    step's error estimate ``h * K.T @ E``. On a stability-limited step that difference
+    lies along the stiff modes, so the ratio of norms estimates ``rho``. Zero when the
+    two states coincide.
+    """
+    h = solver.t - solver.t_old
+    err = h * solver.K.T.dot(solver.E)
+    den = math.sqrt(float(err.dot(err)))
+    if den == 0.0:
+        return 0.0
+    df = rhs(solver.t, solver.y + err) - solver.K[-1]
+    return abs(h) * math.sqrt(float(df.dot(df))) / den
+
+
 def spectral_radius(J) -> float:
     """Largest eigenvalue magnitude of a Jacobian (dense or sparse); an upper bound for large ones."""
     if hasattr(J, "toarray"):
@@ -277,8 +302,10 @@ class Integrator:
             return None
         if name not in STABILITY_BOUNDARY:
             return None
+        if name == "RK23":
+            return None, None, STABILITY_BOUNDARY[name], _RK23_PROBE_EVERY
         s, w = _stiffness_weights(METHODS[name])
-        return s, w, STABILITY_BOUNDARY[name]
+        return s, w, STABILITY_BOUNDARY[name], 1
 
     # -- state that an interrupted segment must not change ---------------------------------------------
     def snapshot(self):
@@ -348,9 +375,15 @@ class Integrator:
         det = self._detect
         if det is None or self._steps_here <= _SKIP_STEPS:
             return
-        s, w, boundary = det
-        if stiffness_ratio(solver.K, s, w) > boundary:
-            self._stiff += 1
+        s, w, boundary, every = det
+        if every == 1:
+            ratio = stiffness_ratio(solver.K, s, w)
+        elif (self._steps_here - _SKIP_STEPS) % every:
+            return
+        else:
+            ratio = embedded_stiffness_ratio(solver, self.rhs)
+        if ratio > boundary:
+            self._stiff += every
             self._calm = 0
             if self._stiff >= STIFF_STEPS:
                 self._stiff = 0
@@ -358,12 +391,13 @@ class Integrator:
                     self.switch_now = True
                 elif not self._warned:
                     self._warned = True
+                    self._detect = None  # said once: no more estimates
                     warnings.warn(f"at t={float(solver.t)!r} s: the {self.method} solver's steps are limited by "
                                   f"stability, not accuracy (the system is stiff); method='auto' or "
                                   f"'{STIFF_METHOD}' integrates it with far fewer evaluations.",
                                   StiffnessWarning, stacklevel=2)
         else:
-            self._calm += 1
+            self._calm += every
             if self._calm >= _CLEAR_AFTER:
                 self._stiff = 0
 
