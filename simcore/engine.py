@@ -89,7 +89,8 @@ class Simulator:
         ``"auto"`` (default: RK45, switching to Radau over stiff stretches and back,
         see :mod:`simcore.solvers`) or one of :data:`METHODS`.
     rtol, atol : float
-        Solver tolerances (relative, in (1e-14, 1); absolute in each state's SI
+        Solver tolerances (relative, in (2.22e-14, 1), that is above 100 machine
+        epsilons, where scipy would raise it silently; absolute in each state's SI
         unit). They bound the error the solver estimates on each step, as in
         ``solve_ivp``; the error over a run is typically a few to ten times ``rtol``
         for the explicit Runge-Kutta methods. LSODA and BDF restart at first order
@@ -127,7 +128,7 @@ class Simulator:
         if not isinstance(method, str) or method not in METHOD_NAMES:
             raise ConfigError("method", method, f"one of {', '.join(METHOD_NAMES)}")
         for pname, v in (("rtol", rtol), ("atol", atol)):
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (v > 0 and math.isfinite(v)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (v > 0 and _finite(v)):
                 raise ConfigError(pname, v, "a positive finite number")
         if not _RTOL_FLOOR < rtol < 1:
             raise ConfigError("rtol", rtol, f"a relative tolerance in ({_RTOL_FLOOR:.3g}, 1)")
@@ -231,14 +232,16 @@ class Simulator:
         back, so the same jump can be handled again.
         """
         rec = self._rec
-        modes, n_events = self._modes(), self._stats["n_events"]
+        modes = self._modes() if active else None  # without events nothing below changes a mode
+        n_events = self._stats["n_events"]
         try:
             self._X, fired = self._events.fire_input_jumps(active, g_before, t, self._X, self._fire)
             if not fired:
                 rec.row(t, self._X, self._layout.held(t, self._X))
         except BaseException:
             rec.rollback()
-            self._restore_modes(modes)
+            if modes is not None:
+                self._restore_modes(modes)
             self._stats["n_events"], self._terminated = n_events, False
             raise
         rec.commit(t)
@@ -483,6 +486,14 @@ class Simulator:
         stats = dict(self._stats, nfev=self._nfev(), njev=integ.njev, nlu=integ.nlu, method=self.method,
                      intervals_by_method=dict(integ.intervals_by_method))
         return self._rec.result(self._layout, self.t, self._X, stats)
+
+
+def _finite(v: numbers.Real) -> bool:
+    """Whether a real number is finite as a float (an int too large for one is not)."""
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
 
 
 def _one_or_many(parameter: str, value, cls) -> list:

@@ -399,3 +399,45 @@ def test_time_never_runs_backwards_after_an_interrupted_advance():
     assert ei.value.parameter == "dt"
     sim.run_until(1.0)
     assert np.all(np.diff(sim.result().t) >= 0) and sim.t == 1.0
+
+
+class _Pushed(System):
+    def __init__(self, units=None, input_ranges=None):
+        super().__init__("s", ["x"], ["u"], [], units=units)
+        if input_ranges is not None:
+            self.input_ranges = input_ranges
+
+    def derivatives(self, t, x, u):
+        return np.array([u[0]])
+
+
+@pytest.mark.parametrize("kwargs, parameter", [
+    ({"units": {"x": "meterz"}}, "s.units['x']"),
+    ({"units": {"x": 3}}, "s.units['x']"),
+    ({"input_ranges": {"uu": (0, 1)}}, "s.input_ranges"),
+    ({"input_ranges": {"u": "ab"}}, "s.input_ranges['u']"),
+    ({"input_ranges": {"u": (0, 1, 2)}}, "s.input_ranges['u']"),
+    ({"input_ranges": {"u": (1, 0)}}, "s.input_ranges['u']"),
+    ({"input_ranges": {"u": (math.nan, 1)}}, "s.input_ranges['u']"),
+])
+def test_bad_unit_and_range_declarations_are_refused_when_the_simulation_is_built(kwargs, parameter):
+    # Review finding 8: these were kept silently or failed later with raw pint or numpy errors. (A
+    # units key that is no signal stays allowed: the models declare every configuration's units.)
+    with pytest.raises(ConfigError) as ei:
+        Simulator(_Pushed(**kwargs))
+    assert ei.value.parameter == parameter
+
+
+@pytest.mark.parametrize("make, parameter", [
+    (lambda: Simulator(Cart(), rtol=10**400), "rtol"),  # was OverflowError (review finding 9)
+    (lambda: Simulator(Cart(), atol=10**400), "atol"),
+    (lambda: Simulator(Cart(), record=math.inf), "record"),  # a value error, not "expected 'all', ..."
+    (lambda: Simulator(Cart(), record=1e-12), "record"),  # a window below the 1 ns clock
+    (lambda: StateEvent(lambda t, x, u: x[0], name=5), "name"),
+])
+def test_more_bad_options_name_the_parameter(make, parameter):
+    with pytest.raises(ConfigError) as ei:
+        make()
+    assert ei.value.parameter == parameter
+    if parameter == "record":
+        assert type(ei.value) is ConfigError and "window length" in str(ei.value)
