@@ -52,7 +52,7 @@ _PROBE_STEP = 1e-8
 #: Interior points of each step at which guards are also sampled (besides the step ends).
 EVENT_INTERIOR_POINTS = 3
 
-#: A vectorized guard is checked against point-by-point calls again after this many block calls.
+#: Vectorized guards are checked against point-by-point calls again every this many sampled steps.
 _REVERIFY_EVERY = 64
 
 #: Events allowed in a row, each within the Zeno gap of the last, before the run is declared Zeno.
@@ -61,6 +61,27 @@ MAX_EVENTS_AT_ONE_INSTANT = 100
 #: Interior sample points as fractions of a step, and with the step's end.
 _FRACTIONS = [(i + 1) / (EVENT_INTERIOR_POINTS + 1) for i in range(EVENT_INTERIOR_POINTS)]
 _SAMPLE_FRACTIONS = tuple(_FRACTIONS) + (1.0,)
+
+
+def _block_values(g, t_arr, x, u):
+    """Guard ``g`` called once on all the instants ``t_arr`` (states ``x``, one column each): a list
+    of floats, or None when the call fails or does not return one value per instant.
+
+    When the system has as many states as there are instants, a duplicate of the last column is
+    added (and its value dropped), so that a matrix product with the state (``s @ w``) raises
+    instead of returning one value per state, which would pass for one per instant.
+    """
+    m = len(t_arr)
+    if x.shape[0] == m:
+        x = np.concatenate([x, x[:, -1:]], axis=1)
+        t_arr = np.append(t_arr, t_arr[-1])
+    try:
+        arr = np.asarray(g(t_arr, x, u), dtype=float)
+    except Exception:
+        return None
+    if arr.shape != (len(t_arr),):
+        return None
+    return arr.tolist() if len(t_arr) == m else arr[:m].tolist()
 
 
 class _Fired:
@@ -89,7 +110,7 @@ class EventHandler:
         self.rhs = rhs
         self._cache: dict = {}
         self._vectorizable: dict = {}  # event -> whether its guard takes arrays (decided by _verified)
-        self._vector_calls: dict = {}  # event -> vectorized calls so far (re-verified every _REVERIFY_EVERY)
+        self._block_steps = 0  # steps sampled so far: the vectorized guards are re-verified every _REVERIFY_EVERY
         self._active_modes, self._active_list = None, []  # the last modes seen, and their events
         # Committed search state.
         self.fired_here: list = []  # the events fired at the current restart point
@@ -227,7 +248,7 @@ class EventHandler:
         instants (``t`` an array, ``x`` a block of columns). Whether it may be is
         decided by :meth:`_verified` on a block whose columns all differ, so a guard
         that mixes columns (``s @ w``, ``np.linalg.norm(x[1:])``) cannot pass by
-        coincidence, and re-checked every :data:`_REVERIFY_EVERY` vectorized calls;
+        coincidence, and re-checked every :data:`_REVERIFY_EVERY` sampled steps;
         a guard that fails or differs (a reduction, a Python ``if`` or ``math`` call
         on the state) is called point by point. The block never has as many columns
         as the system has states (a duplicate column is added), so a matrix product
@@ -242,20 +263,20 @@ class EventHandler:
             return [list(col) for col in zip(*rows)]
         t_arr = None
         out = []
-        vectorizable, calls = self._vectorizable, self._vector_calls
+        vectorizable = self._vectorizable
+        reverify = self._block_steps % _REVERIFY_EVERY == 0
+        self._block_steps += 1
         for j, (g, sl, u) in enumerate(self._fns):
             e = self.active[j][1]
             vals = None
-            if vectorizable.get(e) is not False:
+            ok = vectorizable.get(e)
+            if ok is not False:
                 if t_arr is None:
-                    t_arr = np.array(ts + [ts[-1]])  # one duplicate column, dropped again below
-                n_e = calls.get(e, 0)
-                calls[e] = n_e + 1
-                if n_e % _REVERIFY_EVERY == 0 and not self._verified(j, t_arr, Xb):
-                    vectorizable[e] = False
-                else:
-                    vectorizable[e] = True
-                    vals = self._block_values(j, t_arr, Xb[sl])
+                    t_arr = np.array(ts)
+                if ok is None or reverify:
+                    ok = vectorizable[e] = self._verified(g, u, t_arr, Xb[sl])
+                if ok:
+                    vals = _block_values(g, t_arr, Xb[sl], u)
             if vals is None:
                 vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]
             elif not math.isfinite(sum(vals)):
@@ -263,51 +284,31 @@ class EventHandler:
             out.append(vals)
         return out
 
-    def _block_values(self, j: int, t_arr, x_block):
-        """Armed guard ``j`` called once on all the instants: a list of floats, or None when the call
-        fails or does not return one value per instant. ``t_arr`` has one more entry than the
-        instants, ``x_block`` is given without it: both get a duplicate of their last column, so
-        the block has a column count other than its row count (unless the system has no state)."""
-        g, _, u = self._fns[j]
-        m = len(t_arr) - 1
-        block = x_block if x_block.shape[0] != m else np.concatenate([x_block, x_block[:, -1:]], axis=1)
-        t_in = t_arr if block.shape[1] == m + 1 else t_arr[:m]
-        try:
-            with np.errstate(all="ignore"):
-                arr = np.asarray(g(t_in, block, u), dtype=float)
-        except Exception:
-            return None
-        if arr.shape != (block.shape[1],):
-            return None
-        return arr[:m].tolist()
-
-    def _verified(self, j: int, t_arr, Xb) -> bool:
-        """Whether guard ``j`` called on a block gives, column by column, what it gives called at each
+    @staticmethod
+    def _verified(g, u, t_arr, x) -> bool:
+        """Whether guard ``g`` called on a block gives, column by column, what it gives called at each
         column alone, on a block whose columns differ in every state and in time.
 
-        The block is the step's samples with each state moved by a distinct small amount per
+        The block is the step's samples ``x`` with each state moved by a distinct small amount per
         column (a body at rest has identical columns, on which a guard that mixes columns would
         agree by coincidence); the values found here are not used otherwise.
         """
-        _, sl, _ = self._fns[j]
-        x = Xb[sl]
-        m = x.shape[1]
-        spread = 1e-3 * (1.0 + np.abs(x)) * (1.0 + 0.618 * np.arange(x.shape[0]))[:, None]
+        n, m = x.shape
+        spread = 1e-3 * (1.0 + np.abs(x)) * (1.0 + 0.618 * np.arange(n))[:, None]
         probe = x + spread * np.arange(1, m + 1)
-        t_probe = t_arr[:m] + 1e-3 * (1.0 + abs(t_arr[0])) * np.arange(m)
-        vals = self._block_values(j, np.append(t_probe, t_probe[-1]), probe)
-        if vals is None:
-            return False
-        g, _, u = self._fns[j]
-        for i in range(m):
-            try:
-                with np.errstate(all="ignore"):
+        t_probe = t_arr + 1e-3 * (1.0 + abs(t_arr[0])) * np.arange(m)
+        with np.errstate(all="ignore"):  # a probe state outside the guard's domain only means "no"
+            vals = _block_values(g, t_probe, probe, u)
+            if vals is None:
+                return False
+            for i in range(m):
+                try:
                     b = float(g(float(t_probe[i]), probe[:, i].copy(), u))
-            except Exception:
-                return False
-            a = vals[i]
-            if not (a == b or abs(a - b) <= 1e-13 * max(abs(a), abs(b))):
-                return False
+                except Exception:
+                    return False
+                a = vals[i]
+                if not (a == b or abs(a - b) <= 1e-13 * max(abs(a), abs(b))):
+                    return False
         return True
 
     def _one(self, j: int, t, x) -> float:

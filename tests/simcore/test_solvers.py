@@ -155,3 +155,36 @@ def test_a_forced_rk23_on_a_stiff_problem_says_so_once_and_a_calm_one_does_not()
     assert r.stats["intervals_by_method"] == {"RK23": 1}
     np.testing.assert_allclose(r["pr.x"], np.cos(r.t), atol=1e-6)
     np.testing.assert_allclose(calm["pr.x"], np.cos(calm.t), atol=1e-6)
+
+
+def test_the_scipy_internals_read_on_every_step_are_checked_and_a_change_is_caught():
+    # Review finding 10: K, y_old, P (interior guard samples) and A, B, C, E (stiffness) were read
+    # unchecked. A release that changed them must be caught, and the engine must then fall back.
+    from scipy.integrate import DOP853, RK23, RK45
+    from simcore import solvers
+
+    assert [solvers.check_internals(c) for c in (RK45, RK23, DOP853)] == [None, None, None]
+
+    with pytest.MonkeyPatch.context() as mp:
+        # As if a release stored K or P differently: the interpolation from them no longer matches.
+        weights = solvers.rk_interior_weights
+        mp.setattr(solvers, "rk_interior_weights", lambda cls, fractions: 1.01 * weights(cls, fractions))
+        assert "interior states" in solvers.check_internals(RK45)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(DOP853, "C", DOP853.C * 0.5)
+        assert "stage at the step's end" in solvers.check_internals(DOP853)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(RK23, "n_stages", 2)  # K one row short of what the tableau says
+        assert solvers.check_internals(RK23) is not None
+    assert [solvers.check_internals(c) for c in (RK45, RK23, DOP853)] == [None, None, None]
+
+
+def test_the_engine_falls_back_when_the_scipy_internals_changed(monkeypatch):
+    from simcore import solvers
+    from _systems import FreeFall
+
+    monkeypatch.setattr(solvers, "check_internals", lambda cls: "a test says so")
+    monkeypatch.setattr(solvers, "_internals_checked", {})
+    with pytest.warns(RuntimeWarning, match=r"scipy \S+'s RK45 no longer has the internals"):
+        r = simulate(FreeFall(1.0, 0.8), 1.0, method="RK45")
+    assert r.event_times("bounce")[0] == pytest.approx(math.sqrt(2 / 9.81), abs=1e-9)
