@@ -44,7 +44,6 @@ import numbers
 from collections.abc import Mapping
 from typing import Iterable, Sequence
 
-import numpy as np
 
 from .clock import NS_PER_S, TickSchedule, to_ns
 from .controller import PeriodicController
@@ -216,12 +215,14 @@ class Simulator:
         ev, rec, t = self._events, self._rec, self.t
         active = ev.active_events()
         g_before = ev.guards(active, t, self._X, "tick")
-        if rec.last_t() != t:
-            rec.row(t, self._X, lay.held(t, self._X))  # the row before the write (usually the interval's last)
-        before = lay.write_inputs(writes)
+        before = []
         try:
+            if rec.last_t() != t:
+                rec.row(t, self._X, lay.held(t, self._X))  # the row before the write (usually the interval's last)
+            before = lay.write_inputs(writes)
             self._after_writes(active, g_before, t)
         except BaseException:
+            rec.rollback()
             lay.write_inputs(before)  # not applied: calling again sees the same jump and its events
             raise
 
