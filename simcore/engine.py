@@ -44,7 +44,6 @@ import numbers
 from collections.abc import Mapping
 from typing import Iterable, Sequence
 
-
 from .clock import NS_PER_S, TickSchedule, to_ns
 from .controller import PeriodicController
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
