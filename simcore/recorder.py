@@ -7,8 +7,9 @@
     controllers wrote) and of every event (before and after the reset).
 ``"ticks"``
     The rows at ticks and events only (the end of each integration interval, the
-    row after each tick, the rows before and after each event, the start): at most
-    two rows per tick plus two per event.
+    row after each tick, the rows before and after each event, the start, and one
+    where ``method="auto"`` switches method): at most two rows per tick plus two per
+    event and one per switch.
 ``"none"``
     No rows: :meth:`Recorder.result` holds one row, the present state, with the
     latest tick (time and log entry) of each controller and every event, so memory
