@@ -276,7 +276,15 @@ class EventHandler:
                 if ok is None or reverify:
                     ok = vectorizable[e] = self._verified(g, u, t_arr, Xb[sl])
                 if ok:
-                    vals = _block_values(g, t_arr, Xb[sl], u)
+                    x = Xb[sl]
+                    if x.shape[0] == m:
+                        vals = _block_values(g, t_arr, x, u)
+                    else:  # _block_values inlined: the common case, on every step
+                        try:
+                            arr = np.asarray(g(t_arr, x, u), dtype=float)
+                            vals = arr.tolist() if arr.shape == (m,) else None
+                        except Exception:
+                            pass
             if vals is None:
                 vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]
             elif not math.isfinite(sum(vals)):
