@@ -247,8 +247,8 @@ class EventHandler:
         A guard written with numpy element-wise operations is called once with all the
         instants (``t`` an array, ``x`` a block of columns). Whether it may be is
         decided by :meth:`_verified` on a block whose columns all differ, so a guard
-        that mixes columns (``s @ w``, ``np.linalg.norm(x[1:])``) cannot pass by
-        coincidence, and re-checked every :data:`_REVERIFY_EVERY` sampled steps;
+        that mixes columns (``s @ w``, ``np.linalg.norm(x[1:])``) does not pass by
+        coincidence (a body at rest), and is re-checked every :data:`_REVERIFY_EVERY` sampled steps;
         a guard that fails or differs (a reduction, a Python ``if`` or ``math`` call
         on the state) is called point by point. The block never has as many columns
         as the system has states (a duplicate column is added), so a matrix product
