@@ -44,8 +44,6 @@ import numbers
 from collections.abc import Mapping
 from typing import Iterable, Sequence
 
-import numpy as np
-
 from .clock import NS_PER_S, TickSchedule, to_ns
 from .controller import PeriodicController
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
@@ -54,7 +52,7 @@ from .events import KEEP_MODE, EventRecord
 from .protocols import check_simulation
 from .recorder import Recorder, check_record
 from .result import Result
-from .signals import SignalLayout, Signals, annotate, with_time
+from .signals import SignalLayout, Signals, annotate, checked_values, with_time
 from .solvers import METHOD_NAMES, METHODS, STIFF_HINT, Integrator
 from .system import System, check_system
 from .units import to_si
@@ -89,7 +87,8 @@ class Simulator:
         ``"auto"`` (default: RK45, switching to Radau over stiff stretches and back,
         see :mod:`simcore.solvers`) or one of :data:`METHODS`.
     rtol, atol : float
-        Solver tolerances (relative, in (1e-14, 1); absolute in each state's SI
+        Solver tolerances (relative, in (2.22e-14, 1), that is above 100 machine
+        epsilons, where scipy would raise it silently; absolute in each state's SI
         unit). They bound the error the solver estimates on each step, as in
         ``solve_ivp``; the error over a run is typically a few to ten times ``rtol``
         for the explicit Runge-Kutta methods. LSODA and BDF restart at first order
@@ -99,8 +98,9 @@ class Simulator:
         Largest solver step, s (at least 1 ns).
     record : {"all", "ticks", "none"} or float
         What the result keeps (:mod:`simcore.recorder`): every step, the rows at
-        ticks and events only, nothing but the present state (with tick logs and
-        events), or a rolling window of that many seconds.
+        ticks and events only, nothing but the present state (with each
+        controller's latest tick and the events), or a rolling window of that many
+        seconds (at least 1 ns).
 
     Notes
     -----
@@ -126,7 +126,7 @@ class Simulator:
         if not isinstance(method, str) or method not in METHOD_NAMES:
             raise ConfigError("method", method, f"one of {', '.join(METHOD_NAMES)}")
         for pname, v in (("rtol", rtol), ("atol", atol)):
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (v > 0 and math.isfinite(v)):
+            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (v > 0 and _finite(v)):
                 raise ConfigError(pname, v, "a positive finite number")
         if not _RTOL_FLOOR < rtol < 1:
             raise ConfigError("rtol", rtol, f"a relative tolerance in ({_RTOL_FLOOR:.3g}, 1)")
@@ -206,34 +206,53 @@ class Simulator:
         if not isinstance(mapping, Mapping):
             raise ConfigTypeError("set_inputs", mapping, "a mapping {'system.input': value}")
         lay = self._layout
+        # Every value is checked before any is written: a refused call applies nothing.
+        writes = [lay.checked_input(name, value, "set_inputs", self.t) for name, value in mapping.items()]
         if not self._started or self._terminated:
-            for name, value in mapping.items():
-                lay.write_input(name, value, "set_inputs", self.t)
+            lay.write_inputs(writes)
             return
         ev, rec, t = self._events, self._rec, self.t
         active = ev.active_events()
         g_before = ev.guards(active, t, self._X, "tick")
+        before = []
         try:
             if rec.last_t() != t:
                 rec.row(t, self._X, lay.held(t, self._X))  # the row before the write (usually the interval's last)
-            for name, value in mapping.items():
-                lay.write_input(name, value, "set_inputs", t)
+            before = lay.write_inputs(writes)
+            self._after_writes(active, g_before, t)
         except BaseException:
             rec.rollback()
+            lay.write_inputs(before)  # not applied: calling again sees the same jump and its events
             raise
-        self._after_writes(active, g_before, t)
 
     def _after_writes(self, active, g_before, t) -> None:
-        """Fire the events the inputs just written trigger, record the row after, keep the rows."""
+        """Fire the events the inputs just written trigger, record the row after, keep the rows.
+
+        On an exception (in a reset, say) the staged rows are dropped and the modes put
+        back, so the same jump can be handled again.
+        """
         rec = self._rec
+        modes = self._modes() if active else None  # without events nothing below changes a mode
+        n_events = self._stats["n_events"]
         try:
             self._X, fired = self._events.fire_input_jumps(active, g_before, t, self._X, self._fire)
             if not fired:
                 rec.row(t, self._X, self._layout.held(t, self._X))
         except BaseException:
             rec.rollback()
+            if modes is not None:
+                self._restore_modes(modes)
+            self._stats["n_events"], self._terminated = n_events, False
             raise
         rec.commit(t)
+
+    def _modes(self) -> list:
+        return [s.mode for s in self.systems]
+
+    def _restore_modes(self, modes) -> None:
+        for s, m in zip(self.systems, modes):
+            s.mode = m
+        self._layout.modes_changed()
 
     # -- events ---------------------------------------------------------------------------------------------
     def _fire(self, k, event, t, X, at_tick=False):
@@ -255,7 +274,7 @@ class Simulator:
             except Exception as exc:
                 annotate(exc, t, f"in the reset of {s.name}:{event.name}", "event")
                 raise
-            xn = _as_state(xn, x_before.size, f"{s.name}:{event.name} reset")
+            xn = checked_values(f"the reset of {s.name}:{event.name} at t={float(t)!r} s", s.state_names, xn)
             if not all(math.isfinite(v) for v in xn):
                 raise NonFiniteError("reset state of", f"{s.name}:{event.name}", xn, float(t))
             X[sl] = xn
@@ -312,9 +331,9 @@ class Simulator:
             self._stats["n_ticks"] += 1
             rec.tick(c.name, t, dict(written))
             pend[3] = True
-        self._pending_tick = None
         if pend[3] and not initial:
             self._after_writes(active, g_before, t)
+        self._pending_tick = None  # only now: an exception above leaves the tick's events to fire again
 
     # -- integration ------------------------------------------------------------------------------------
     def _settle_modes(self) -> None:
@@ -359,7 +378,7 @@ class Simulator:
         integ, ev, rec, lay = self._integrator, self._events, self._rec, self._layout
         stats = self._stats
         snapshot = integ.snapshot()
-        modes = [s.mode for s in self.systems]
+        modes = self._modes()
         held, keep, stage = lay.held, rec.keeps_steps, rec.stager()
         try:
             solver = integ.start(t, X, t_end)
@@ -405,19 +424,23 @@ class Simulator:
         except BaseException:
             rec.rollback()
             integ.restore(snapshot)
-            for s, m in zip(self.systems, modes):
-                s.mode = m
-            lay.modes_changed()
+            self._restore_modes(modes)
             self._X, self.t, self._terminated = X, t, False
             raise
 
-    def _run_until_ns(self, target_ns: int) -> None:
+    def _run_until_ns(self, target_ns: int, parameter: str = "t_end", value=None) -> None:
         if not self._started:
             self._start()
         if self._terminated:
             raise IntegrationError("the run ended at a terminal event; it cannot be advanced", self.t)
-        if target_ns < self._t_ns:
-            raise ConfigError("t_end", target_ns / NS_PER_S, f"a time not before the current time {self.t!r} s")
+        if target_ns / NS_PER_S < self.t:  # self.t can be past the last tick (an interrupted run stopped at an event)
+            raise ConfigError(parameter, target_ns / NS_PER_S if value is None else value,
+                              f"an end time not before the current time {self.t!r} s")
+        pend = self._pending_tick
+        if pend is not None and self._schedule.next_ns() != pend[0]:
+            self._run_ticks(pend[0])  # every controller ran; the events of its writes did not complete
+            if self._terminated:
+                return
         while not self._terminated:
             nxt = self._schedule.next_ns()
             seg_end_ns = target_ns if nxt is None else min(nxt, target_ns)
@@ -440,7 +463,7 @@ class Simulator:
         On the first call the controllers due at ``t0`` run first.
         """
         dt_ns = to_ns("dt", dt, nonnegative=True)
-        self._run_until_ns(self._t_ns + dt_ns)
+        self._run_until_ns(self._t_ns + dt_ns, "dt", dt)
         return self
 
     def run_until(self, t_end) -> "Simulator":
@@ -465,15 +488,12 @@ class Simulator:
         return self._rec.result(self._layout, self.t, self._X, stats)
 
 
-def _as_state(value, n: int, parameter: str):
-    """A reset's new state as an array of ``n`` floats, or a ConfigError naming it."""
+def _finite(v: numbers.Real) -> bool:
+    """Whether a real number is finite as a float (an int too large for one is not)."""
     try:
-        arr = np.asarray(value, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ConfigTypeError(parameter, value, f"{n} state values") from None
-    if arr.shape != (n,):
-        raise ConfigError(parameter, arr, f"{n} state values")
-    return arr
+        return math.isfinite(v)
+    except OverflowError:
+        return False
 
 
 def _one_or_many(parameter: str, value, cls) -> list:

@@ -52,12 +52,36 @@ _PROBE_STEP = 1e-8
 #: Interior points of each step at which guards are also sampled (besides the step ends).
 EVENT_INTERIOR_POINTS = 3
 
+#: Vectorized guards are checked against point-by-point calls again every this many sampled steps.
+_REVERIFY_EVERY = 64
+
 #: Events allowed in a row, each within the Zeno gap of the last, before the run is declared Zeno.
 MAX_EVENTS_AT_ONE_INSTANT = 100
 
 #: Interior sample points as fractions of a step, and with the step's end.
 _FRACTIONS = [(i + 1) / (EVENT_INTERIOR_POINTS + 1) for i in range(EVENT_INTERIOR_POINTS)]
 _SAMPLE_FRACTIONS = tuple(_FRACTIONS) + (1.0,)
+
+
+def _block_values(g, t_arr, x, u):
+    """Guard ``g`` called once on all the instants ``t_arr`` (states ``x``, one column each): a list
+    of floats, or None when the call fails or does not return one value per instant.
+
+    When the system has as many states as there are instants, a duplicate of the last column is
+    added (and its value dropped), so that a matrix product with the state (``s @ w``) raises
+    instead of returning one value per state, which would pass for one per instant.
+    """
+    m = len(t_arr)
+    if x.shape[0] == m:
+        x = np.concatenate([x, x[:, -1:]], axis=1)
+        t_arr = np.append(t_arr, t_arr[-1])
+    try:
+        arr = np.asarray(g(t_arr, x, u), dtype=float)
+    except Exception:
+        return None
+    if arr.shape != (len(t_arr),):
+        return None
+    return arr.tolist() if len(t_arr) == m else arr[:m].tolist()
 
 
 class _Fired:
@@ -85,7 +109,8 @@ class EventHandler:
         self.layout = layout
         self.rhs = rhs
         self._cache: dict = {}
-        self._vectorizable: dict = {}  # event -> whether its guard takes arrays (decided at first use)
+        self._vectorizable: dict = {}  # event -> whether its guard takes arrays (decided by _verified)
+        self._block_steps = 0  # steps sampled so far: the vectorized guards are re-verified every _REVERIFY_EVERY
         self._active_modes, self._active_list = None, []  # the last modes seen, and their events
         # Committed search state.
         self.fired_here: list = []  # the events fired at the current restart point
@@ -220,11 +245,16 @@ class EventHandler:
         """Every armed guard at the instants ``ts`` (states ``Xb``, one column each): per event, a list.
 
         A guard written with numpy element-wise operations is called once with all the
-        instants (``t`` an array, ``x`` a block of columns); whether it may be is checked
-        once per event against calls at each instant, and any guard that fails or
-        differs (a Python ``if`` or ``math`` call on the state) is called point by point.
-        Couplings make the inputs depend on the state, so with couplings every guard
-        is called point by point.
+        instants (``t`` an array, ``x`` a block of columns). Whether it may be is
+        decided by :meth:`_verified` on a block whose columns all differ, so a guard
+        that mixes columns (``s @ w``, ``np.linalg.norm(x[1:])``) does not pass by
+        coincidence (a body at rest), and is re-checked every :data:`_REVERIFY_EVERY` sampled steps;
+        a guard that fails or differs (a reduction, a Python ``if`` or ``math`` call
+        on the state) is called point by point. The block never has as many columns
+        as the system has states (a duplicate column is added), so a matrix product
+        with the state cannot be mistaken for an element-wise result. Couplings make
+        the inputs depend on the state, so with couplings every guard is called point
+        by point.
         """
         m = len(ts)
         lay = self.layout
@@ -234,32 +264,60 @@ class EventHandler:
         t_arr = None
         out = []
         vectorizable = self._vectorizable
+        reverify = self._block_steps % _REVERIFY_EVERY == 0
+        self._block_steps += 1
         for j, (g, sl, u) in enumerate(self._fns):
             e = self.active[j][1]
-            ok = vectorizable.get(e)
             vals = None
+            ok = vectorizable.get(e)
             if ok is not False:
                 if t_arr is None:
                     t_arr = np.array(ts)
-                try:
-                    arr = np.asarray(g(t_arr, Xb[sl], u), dtype=float)
-                    if arr.shape == (m,):
-                        vals = arr.tolist()
-                except Exception:
-                    pass
-                if ok is None:  # first use: the point-by-point values decide
-                    pointwise = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]
-                    vectorizable[e] = vals is not None and all(
-                        a == b or abs(a - b) <= 1e-13 * max(abs(a), abs(b)) for a, b in zip(vals, pointwise))
-                    vals = pointwise
-                elif vals is None:
-                    vectorizable[e] = False
+                if ok is None or reverify:
+                    ok = vectorizable[e] = self._verified(g, u, t_arr, Xb[sl])
+                if ok:
+                    x = Xb[sl]
+                    if x.shape[0] == m:
+                        vals = _block_values(g, t_arr, x, u)
+                    else:  # _block_values inlined: the common case, on every step
+                        try:
+                            arr = np.asarray(g(t_arr, x, u), dtype=float)
+                            vals = arr.tolist() if arr.shape == (m,) else None
+                        except Exception:
+                            pass
             if vals is None:
                 vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]
             elif not math.isfinite(sum(vals)):
                 vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]  # names the non-finite one
             out.append(vals)
         return out
+
+    @staticmethod
+    def _verified(g, u, t_arr, x) -> bool:
+        """Whether guard ``g`` called on a block gives, column by column, what it gives called at each
+        column alone, on a block whose columns differ in every state and in time.
+
+        The block is the step's samples ``x`` with each state moved by a distinct small amount per
+        column (a body at rest has identical columns, on which a guard that mixes columns would
+        agree by coincidence); the values found here are not used otherwise.
+        """
+        n, m = x.shape
+        spread = 1e-3 * (1.0 + np.abs(x)) * (1.0 + 0.618 * np.arange(n))[:, None]
+        probe = x + spread * np.arange(1, m + 1)
+        t_probe = t_arr + 1e-3 * (1.0 + abs(t_arr[0])) * np.arange(m)
+        with np.errstate(all="ignore"):  # a probe state outside the guard's domain only means "no"
+            vals = _block_values(g, t_probe, probe, u)
+            if vals is None:
+                return False
+            for i in range(m):
+                try:
+                    b = float(g(float(t_probe[i]), probe[:, i].copy(), u))
+                except Exception:
+                    return False
+                a = vals[i]
+                if not (a == b or abs(a - b) <= 1e-13 * max(abs(a), abs(b))):
+                    return False
+        return True
 
     def _one(self, j: int, t, x) -> float:
         """Armed guard ``j`` at one instant, checked."""

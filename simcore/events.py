@@ -88,6 +88,8 @@ class StateEvent:
         self.direction = int(direction)
         self.reset = reset
         self.terminal = check_bool("terminal", terminal)  # bool("no") would be True
+        if name is not None and not (isinstance(name, str) and name):
+            raise ConfigTypeError("name", name, "None or a non-empty string (the event's name in results)")
         self.name = name if name is not None else getattr(guard, "__name__", "event")
         self.mode = mode
 

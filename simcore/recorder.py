@@ -7,11 +7,13 @@
     controllers wrote) and of every event (before and after the reset).
 ``"ticks"``
     The rows at ticks and events only (the end of each integration interval, the
-    row after each tick, the rows before and after each event, the start): at most
-    two rows per tick plus two per event.
+    row after each tick, the rows before and after each event, the start, and one
+    where ``method="auto"`` switches method): at most two rows per tick plus two per
+    event and one per switch.
 ``"none"``
-    No rows: :meth:`Recorder.result` holds one row, the present state; the tick
-    times, tick logs and events are kept whole.
+    No rows: :meth:`Recorder.result` holds one row, the present state, with the
+    latest tick (time and log entry) of each controller and every event, so memory
+    does not grow with simulated time however fast the controllers run.
 a number of seconds ``w``
     A rolling window: the rows, ticks, tick logs and events of the last ``w``
     seconds, so memory is bounded however long the run.
@@ -31,6 +33,7 @@ Output columns are computed from the kept rows when one of them is first read
 from __future__ import annotations
 
 import math
+import numbers
 from collections import deque
 
 import numpy as np
@@ -44,6 +47,9 @@ __all__ = ["Recorder", "OutputColumns", "RECORD_POLICIES", "check_record"]
 #: The named ``record=`` policies (a positive number of seconds is a rolling window).
 RECORD_POLICIES = ("all", "ticks", "none")
 
+#: Shortest rolling window, s: the clock's resolution.
+_SHORTEST_WINDOW = 1e-9
+
 
 def check_record(record):
     """``record`` as a policy name or a window length in s, or a ConfigError naming it."""
@@ -55,12 +61,16 @@ def check_record(record):
         raise ConfigTypeError("record", record, "'all', 'ticks', 'none' or a window length in seconds")
     from .units import to_si
 
-    try:
-        w = to_si("record", record, "s")
-    except ConfigError:
-        raise ConfigTypeError("record", record, "'all', 'ticks', 'none' or a window length in seconds") from None
-    if not (w > 0 and math.isfinite(w)):
-        raise ConfigError("record", record, "a positive window length in seconds")
+    if isinstance(record, numbers.Real):
+        w = float(record)  # to_si refuses NaN and infinity as a wrong kind of value, not as a wrong window
+    else:
+        try:
+            w = to_si("record", record, "s")
+        except ConfigError:
+            raise ConfigTypeError("record", record, "'all', 'ticks', 'none' or a window length in seconds") from None
+    if not (w >= _SHORTEST_WINDOW and math.isfinite(w)):
+        raise ConfigError("record", record, f"a finite window length of at least {_SHORTEST_WINDOW:g} s "
+                          "(the clock's resolution)")
     return float(w)
 
 
@@ -84,8 +94,9 @@ class Recorder:
         self._pending: list = []
         self._pending_events: list = []
         self._last_t = None
-        self.ticks = {c: deque() for c in controller_names}
-        self.tick_log = {c: deque() for c in controller_names}
+        last_only = 1 if record == "none" else None
+        self.ticks = {c: deque(maxlen=last_only) for c in controller_names}
+        self.tick_log = {c: deque(maxlen=last_only) for c in controller_names}
         self.events: deque = deque()
         self.dropped = {"rows": 0, "ticks": 0, "events": 0}
 
@@ -104,7 +115,10 @@ class Recorder:
 
     def tick(self, controller: str, t: float, written: dict) -> None:
         """A controller completed its tick at ``t`` and wrote ``written``."""
-        self.ticks[controller].append(t)
+        ticks = self.ticks[controller]
+        if ticks.maxlen is not None and len(ticks) == ticks.maxlen:
+            self.dropped["ticks"] += 1  # "none": the tick it replaces
+        ticks.append(t)
         self.tick_log[controller].append((t, written))
 
     def skipped_step(self) -> None:

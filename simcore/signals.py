@@ -27,7 +27,7 @@ import numpy as np
 
 from .errors import ConfigError, ConfigTypeError, NonFiniteError, SimError, as_real, check_finite
 
-__all__ = ["SignalLayout", "Signals", "annotate", "with_time"]
+__all__ = ["SignalLayout", "Signals", "annotate", "checked_values", "with_time"]
 
 _F64 = np.dtype(float)
 
@@ -50,9 +50,14 @@ def with_time(exc: NonFiniteError, t: float) -> NonFiniteError:
 
 def _row_of_numbers(system, what: str, names, value, t) -> np.ndarray:
     """``value`` returned by ``system.<what>()`` as a float array ordered as ``names``, or a clear error."""
+    return checked_values(f"{system.name}.{what}() at t={float(t)!r} s", names, value)
+
+
+def checked_values(parameter: str, names, value) -> np.ndarray:
+    """``value`` (what model code returned: ``parameter`` says which) as a float array ordered as
+    ``names``: one real number per name, not complex, not a scalar, ``None``, a mapping or 2-D."""
     n = len(names)
     expected = f"{n} real numbers ordered as {tuple(names)}"
-    parameter = f"{system.name}.{what}() at t={float(t)!r} s"
     if value is None or isinstance(value, (str, bytes, Mapping)) or np.isscalar(value):
         raise ConfigTypeError(parameter, value, f"a sequence of {expected}")
     try:
@@ -137,9 +142,7 @@ class SignalLayout:
         """The stacked ``initial_state()`` of every system, checked."""
         X = np.empty(self.n_states)
         for k, s in enumerate(self.systems):
-            x = np.asarray(s.initial_state(), dtype=float).reshape(-1)
-            if x.shape != (len(s.state_names),):
-                raise ConfigError(f"{s.name}.initial_state()", x, f"{len(s.state_names)} values")
+            x = checked_values(f"{s.name}.initial_state()", s.state_names, s.initial_state())
             for i, v in enumerate(x):
                 if not math.isfinite(v):
                     raise ConfigError(f"{s.name}.initial_state()[{s.state_names[i]!r}]", v, "a finite number")
@@ -149,9 +152,7 @@ class SignalLayout:
     def set_initial_inputs(self) -> None:
         """Fill every ``U[k]`` from the systems' ``initial_inputs()``, checked."""
         for k, s in enumerate(self.systems):
-            u = np.array(s.initial_inputs(), dtype=float).reshape(-1)
-            if u.shape != (len(s.input_names),):
-                raise ConfigError(f"{s.name}.initial_inputs()", u, f"{len(s.input_names)} values")
+            u = checked_values(f"{s.name}.initial_inputs()", s.input_names, s.initial_inputs())
             for i, v in enumerate(u):
                 rng = s.input_ranges.get(s.input_names[i], (-math.inf, math.inf))
                 if not (math.isfinite(v) and rng[0] <= v <= rng[1]):
@@ -178,6 +179,11 @@ class SignalLayout:
     # -- inputs ----------------------------------------------------------------------------------------
     def write_input(self, name: str, value, who: str, t: float) -> None:
         """Write a held input (float or Quantity), checked against its kind and range."""
+        self.write_inputs([self.checked_input(name, value, who, t)])
+
+    def checked_input(self, name: str, value, who: str, t: float) -> tuple:
+        """``(system index, input index, value as a float)`` for a write of ``value`` to the input
+        ``name``, checked against its kind and range; nothing is written."""
         kind = self.index.get(name)
         if kind is None or kind[0] != "u":
             what = "a state" if kind and kind[0] == "x" else "an output" if kind else "unknown"
@@ -193,8 +199,17 @@ class SignalLayout:
         rng = self.input_ranges.get(name)
         if rng is not None and not rng[0] <= v <= rng[1]:
             raise ConfigError(parameter, value, f"a value in [{rng[0]}, {rng[1]}] (at t={float(t)!r} s)")
-        self.U[kind[1]][kind[2]] = v
+        return kind[1], kind[2], v
+
+    def write_inputs(self, writes) -> list:
+        """Write checked inputs ``[(system index, input index, value)]`` (from :meth:`checked_input`);
+        returns what they held before, in the same form, for :meth:`write_inputs` to put back."""
+        U = self.U
+        before = [(k, i, float(U[k][i])) for k, i, _ in writes]
+        for k, i, v in writes:
+            U[k][i] = v
         self._held = None
+        return before[::-1]  # undone in reverse, so an input written twice gets its first value back
 
     def modes_changed(self) -> None:
         """A system's mode was switched: the next recorded row takes a new snapshot."""

@@ -16,6 +16,8 @@ simulated by two simulations at the same time.
 """
 from __future__ import annotations
 
+import functools
+import numbers
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import Sequence
@@ -69,10 +71,51 @@ def check_system(system) -> None:
     if not isinstance(ranges, Mapping):
         raise ConfigTypeError(f"{name}.input_ranges", ranges, "a mapping {input_name: (low, high)}")
     System._check_signal_names(system)
+    _check_declared_units(system)
+    _check_input_ranges(system)
     for method in ("derivatives", "outputs", "events", "initial_state", "initial_inputs", "initial_mode",
                    "couplings"):
         if not callable(getattr(system, method, None)):
             raise ConfigTypeError(f"{name}.{method}", getattr(system, method, None), "a method")
+
+
+def _check_declared_units(system) -> None:
+    """Every declared unit one pint can parse. (A key that is not a signal of the system is
+    allowed: the models declare the units of every configuration at once, such as a
+    mechanism's ``voltage`` input under ``command="duty"``, which then has none.)"""
+    for key, unit in system.units.items():
+        if not isinstance(unit, str) or not _parses(unit):
+            raise ConfigError(f"{system.name}.units[{key!r}]", unit, "a unit pint can parse, such as 'rad/s'")
+
+
+@functools.lru_cache(maxsize=512)
+def _parses(unit: str) -> bool:
+    from .units import ureg  # pint is loaded with simcore anyway; imported here to keep this module light
+
+    try:
+        ureg.parse_units(unit)
+    except Exception:  # pint's UndefinedUnitError, or a syntax error of its parser
+        return False
+    return True
+
+
+def _check_input_ranges(system) -> None:
+    """Every ``input_ranges`` key an input of the system, every range ``(low, high)`` of real
+    numbers with ``low <= high`` (an infinite end is an open side)."""
+    name = system.name
+    for key, rng in system.input_ranges.items():
+        if key not in system.input_names:
+            raise ConfigError(f"{name}.input_ranges", key,
+                              "an input of the system, one of " + ", ".join(system.input_names))
+        parameter = f"{name}.input_ranges[{key!r}]"
+        try:
+            low, high = rng
+        except (TypeError, ValueError):
+            raise ConfigTypeError(parameter, rng, "a pair (low, high) of numbers") from None
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in (low, high)):
+            raise ConfigTypeError(parameter, rng, "a pair (low, high) of numbers")
+        if not low <= high:  # also refuses NaN
+            raise ConfigError(parameter, rng, "a range (low, high) with low <= high")
 
 
 class System:

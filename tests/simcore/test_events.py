@@ -301,3 +301,51 @@ def test_set_inputs_between_advances_fires_input_jump_events():
     # The write shows as two rows at t = 2: the old input, then the new.
     rows = np.flatnonzero(r.t == 2.0)
     assert r["block.force"][rows[0]] == 2.0 and r["block.force"][rows[-1]] == -1.0
+
+
+class _Puck(System):
+    """A 2-D point mass (x, y, vx, vy), 1 kg, pushed by forces (fx, fy): four states, as many as
+    the guard samples of a step."""
+
+    def __init__(self, guard):
+        super().__init__("puck", ["x", "y", "vx", "vy"], ["fx", "fy"])
+        self._guard = guard
+
+    def derivatives(self, t, s, u):
+        return np.array([s[2], s[3], u[0], u[1]])
+
+    def events(self):
+        return [StateEvent(self._guard, direction=1, name="line", terminal=True)]
+
+
+@pytest.mark.parametrize("method", ["auto", "DOP853", "Radau"])
+def test_a_matrix_product_guard_on_four_states_fires_where_the_line_is_crossed(method):
+    # Review finding 1: s @ w on a (4, 4) block of samples returned rows, not columns, and was
+    # accepted because the check ran while the puck was at rest. At rest until 0.5 s, then pushed
+    # at 2 N: x = (t - 0.5)^2 reaches 1 at t = 1.5.
+    w = np.array([1.0, 0.0, 0.0, 0.0])
+    push = PeriodicController(0.02, lambda t, sig: {"puck.fx": 0.0 if t < 0.5 else 2.0}, name="push")
+    r = simulate(_Puck(lambda t, s, u: s @ w - 1.0), 5.0, [push], method=method)
+    assert len(r.events) == 1 and not r.events[0].at_tick
+    assert r.events[0].t == pytest.approx(1.5, abs=1e-7)
+    assert r.events[0].x_after[0] == pytest.approx(1.0, abs=1e-7)
+
+
+def test_a_guard_reducing_over_the_state_block_is_called_point_by_point():
+    # Review finding 1: np.linalg.norm(x[1:]) of a block is one number for all the instants. With
+    # a = t and b = 0.5 (t - 0.5) from 0.5 s on, a - 1 - |b| = 0.5 t - 0.75 crosses at t = 1.5.
+    class P(System):
+        def __init__(self):
+            super().__init__("p", ["a", "b"], ["db"])
+
+        def derivatives(self, t, x, u):
+            return np.array([1.0, u[0]])
+
+        def events(self):
+            return [StateEvent(lambda t, x, u: x[0] - 1.0 - np.linalg.norm(x[1:]), direction=1,
+                               name="reach", terminal=True)]
+
+    ctl = PeriodicController(0.25, lambda t, s: {"p.db": 0.0 if t < 0.5 else 0.5}, name="c")
+    r = simulate(P(), 10.0, [ctl], max_step=0.05)
+    assert len(r.events) == 1 and not r.events[0].at_tick
+    assert r.events[0].t == pytest.approx(1.5, abs=1e-9)

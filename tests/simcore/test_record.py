@@ -89,6 +89,30 @@ def test_none_keeps_memory_flat_over_a_150_s_match():
     assert grown_all > 4 * 16 * 1024
 
 
+
+def test_none_keeps_memory_flat_with_a_50_hz_controller():
+    # Review finding 4: "none" kept every tick time and tick log entry, about 15 KiB per simulated
+    # second of a 50 Hz controller. Now only each controller's latest tick is kept.
+    arm = models.Arm.from_wpilib(VEX_775PRO.gearbox(2), 200.0, 1.16, 0.762, -1.6, 4.4, True, 0.0)
+    sim = Simulator(arm, [_pid()], record="none")
+    for _ in range(50):  # warm up: caches, the first events
+        sim.advance(0.02)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for _ in range(500):  # 10 s, 500 ticks
+            sim.advance(0.02)
+        gc.collect()
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert grown < 16 * 1024  # 500 kept tick log entries alone would take about 100 KiB
+    r = sim.result()
+    assert list(r.ticks("pid")) == [11.0] and len(r.tick_log("pid")) == 1 and r.tick_log("pid")[0][0] == 11.0
+    assert r.dropped["ticks"] == 550  # ticks at 0, 0.02, ..., 11.0: 551, the latest kept
+
+
 def test_a_window_keeps_the_last_seconds_bit_identical_to_a_full_record():
     full = simulate(_arm(), 6.0, [_pid()])
     win = simulate(_arm(), 6.0, [_pid()], record=1.5)

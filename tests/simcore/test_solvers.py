@@ -126,3 +126,65 @@ def test_a_forced_explicit_method_on_a_stiff_problem_says_so_once():
     assert len(stiff) == 1
     assert "method='auto'" in str(stiff[0].message) and "stiff" in str(stiff[0].message)
     assert r.stats["intervals_by_method"] == {"RK45": 1}  # forced: no switch
+
+
+def test_rk23s_stability_boundary_from_its_tableau_is_above_its_threshold():
+    # R(z) = 1 + z b^T (I - z A)^-1 1 from scipy's RK23 tableau; |R(-x)| = 1 where its stability
+    # region meets the negative real axis. Bogacki-Shampine: R = 1 + z + z^2/2 + z^3/6, root 2.5127.
+    from scipy.integrate import RK23
+    from scipy.optimize import brentq
+    from simcore.solvers import STABILITY_BOUNDARY
+
+    def modulus(x):
+        z = -x
+        return abs(1 + z * RK23.B @ np.linalg.solve(np.eye(3) - z * RK23.A, np.ones(3))) - 1.0
+
+    boundary = brentq(modulus, 1.0, 3.0)
+    assert boundary == pytest.approx(2.5127453266, abs=1e-9)
+    assert 0.7 * boundary < STABILITY_BOUNDARY["RK23"] < boundary
+
+
+def test_a_forced_rk23_on_a_stiff_problem_says_so_once_and_a_calm_one_does_not():
+    # Review finding 5: RK23 had no stiffness estimate and so never warned.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = simulate(Decay(1e4), 0.05, method="RK23")
+        calm = simulate(Decay(1.0), 2.0, method="RK23")
+    stiff = [w for w in caught if issubclass(w.category, StiffnessWarning)]
+    assert len(stiff) == 1 and "RK23" in str(stiff[0].message)
+    assert r.stats["intervals_by_method"] == {"RK23": 1}
+    np.testing.assert_allclose(r["pr.x"], np.cos(r.t), atol=1e-6)
+    np.testing.assert_allclose(calm["pr.x"], np.cos(calm.t), atol=1e-6)
+
+
+def test_the_scipy_internals_read_on_every_step_are_checked_and_a_change_is_caught():
+    # Review finding 10: K, y_old, P (interior guard samples) and A, B, C, E (stiffness) were read
+    # unchecked. A release that changed them must be caught, and the engine must then fall back.
+    from scipy.integrate import DOP853, RK23, RK45
+    from simcore import solvers
+
+    assert [solvers.check_internals(c) for c in (RK45, RK23, DOP853)] == [None, None, None]
+
+    with pytest.MonkeyPatch.context() as mp:
+        # As if a release stored K or P differently: the interpolation from them no longer matches.
+        weights = solvers.rk_interior_weights
+        mp.setattr(solvers, "rk_interior_weights", lambda cls, fractions: 1.01 * weights(cls, fractions))
+        assert "interior states" in solvers.check_internals(RK45)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(DOP853, "C", DOP853.C * 0.5)
+        assert "stage at the step's end" in solvers.check_internals(DOP853)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(RK23, "n_stages", 2)  # K one row short of what the tableau says
+        assert solvers.check_internals(RK23) is not None
+    assert [solvers.check_internals(c) for c in (RK45, RK23, DOP853)] == [None, None, None]
+
+
+def test_the_engine_falls_back_when_the_scipy_internals_changed(monkeypatch):
+    from simcore import solvers
+    from _systems import FreeFall
+
+    monkeypatch.setattr(solvers, "check_internals", lambda cls: "a test says so")
+    monkeypatch.setattr(solvers, "_internals_checked", {})
+    with pytest.warns(RuntimeWarning, match=r"scipy \S+'s RK45 no longer has the internals"):
+        r = simulate(FreeFall(1.0, 0.8), 1.0, method="RK45")
+    assert r.event_times("bounce")[0] == pytest.approx(math.sqrt(2 / 9.81), abs=1e-9)

@@ -249,3 +249,195 @@ def test_error_notes_give_plain_times_and_say_stage_or_tick():
     with pytest.raises(KeyError) as ei:
         simulate(Cart(), 1.0, [PeriodicController(0.25, robot, name="robot")])
     assert "(tick)" in ei.value.__notes__[-1] and "t=0.0 s" in ei.value.__notes__[-1]
+
+
+def _falling(reset=None, init=None, init_u=None):
+    class Falling(System):
+        name = "s"
+        state_names = ("x", "v")
+        input_names = ("u",)
+
+        def initial_state(self):
+            return np.array([1.0, 0.0]) if init is None else init
+
+        def initial_inputs(self):
+            return np.array([0.0]) if init_u is None else init_u
+
+        def derivatives(self, t, x, u):
+            return np.array([x[1], -9.81])
+
+        def events(self):
+            return [StateEvent(lambda t, x, u: x[0], direction=-1, name="floor", reset=reset, terminal=True)]
+    return Falling()
+
+
+@pytest.mark.parametrize("returned", [
+    np.array([0.0 + 1j, 2j]), np.array([[0.0], [1.0]]), None, {"x": 0.0, "v": 1.0}, np.array([True, False]),
+    np.array([0.0])])
+def test_a_reset_returning_the_wrong_kind_names_the_event(returned):
+    # Review finding 6: complex parts were dropped, a (2, 1) array flattened, None read as nan.
+    with pytest.raises(ConfigError, match=r"reset of s:floor") as ei:
+        simulate(_falling(reset=lambda t, x, u: returned), 1.0)
+    assert "2 real numbers ordered as ('x', 'v')" in str(ei.value)
+
+
+@pytest.mark.parametrize("what, kwargs", [
+    ("initial_state", {"init": np.array([1 + 2j, 0])}), ("initial_state", {"init": np.array([[1.0], [0.0]])}),
+    ("initial_state", {"init": "10"}), ("initial_inputs", {"init_u": np.array([1j])}),
+    ("initial_inputs", {"init_u": np.array([[0.0]])}), ("initial_inputs", {"init_u": None}),
+])
+def test_initial_values_of_the_wrong_kind_name_the_system_and_the_method(what, kwargs):
+    if kwargs.get("init_u", 0) is None:
+        class NoneInputs(type(_falling())):
+            def initial_inputs(self):
+                return None
+        system = NoneInputs()
+    else:
+        system = _falling(**kwargs)
+    with pytest.raises(ConfigError) as ei:
+        simulate(system, 0.1)
+    assert ei.value.parameter == f"s.{what}()"
+
+
+class KickedBox(System):
+    """x' = u - 0.1 x; an event when the held input u rises through 0.5 adds 1 to x. With
+    ``flaky`` its reset raises KeyboardInterrupt the first time."""
+
+    def __init__(self, flaky=False):
+        super().__init__("box", ["x"], ["u"])
+        self.flaky, self.raised = flaky, False
+
+    def derivatives(self, t, x, u):
+        return np.array([u[0] - 0.1 * x[0]])
+
+    def _reset(self, t, x, u):
+        if self.flaky and not self.raised:
+            self.raised = True
+            raise KeyboardInterrupt
+        return x + 1.0
+
+    def events(self):
+        return [StateEvent(lambda t, x, u: u[0] - 0.5, reset=self._reset, direction=1, name="kick")]
+
+
+# u = 1 from 0.3 s and x(0.3+) = 1 after the kick: x(t) = 10 - 9 exp(-0.1 (t - 0.3)).
+_KICKED_X_AT_1 = 10.0 - 9.0 * math.exp(-0.07)
+
+
+def _step_at_0_3():
+    return PeriodicController(0.1, lambda t, s: {"box.u": 1.0 if t >= 0.3 else 0.0}, name="c")
+
+
+def test_an_exception_in_a_ticks_input_jump_event_keeps_the_event_for_the_retry():
+    # Review finding 2: the tick was marked done before its event fired, so the retry lost it.
+    ref = simulate(KickedBox(), 1.0, [_step_at_0_3()])
+    sim = Simulator(KickedBox(flaky=True), [_step_at_0_3()])
+    with pytest.raises(KeyboardInterrupt):
+        sim.run_until(1.0)
+    sim.run_until(1.0)
+    got = sim.result()
+    assert [(e.name, e.at_tick) for e in got.events] == [("kick", True)]
+    assert got.events[0].t == pytest.approx(0.3, abs=1e-12)
+    assert got.final("box.x") == pytest.approx(_KICKED_X_AT_1, rel=1e-7)
+    _assert_same_rows(got, ref)
+
+
+def test_an_exception_in_the_event_set_inputs_triggers_applies_nothing():
+    def run(flaky):
+        sim = Simulator(KickedBox(flaky))
+        for k in range(10):
+            u = {"box.u": 1.0 if k >= 3 else 0.0}
+            try:
+                sim.set_inputs(u)
+            except KeyboardInterrupt:
+                assert sim.signals["box.u"] == 0.0  # not applied
+                sim.set_inputs(u)
+            sim.advance(0.1)
+        return sim.result()
+
+    ref, got = run(False), run(True)
+    assert [e.name for e in got.events] == ["kick"] and got.events[0].t == pytest.approx(0.3, abs=1e-12)
+    assert got.final("box.x") == pytest.approx(_KICKED_X_AT_1, rel=1e-7)
+    _assert_same_rows(got, ref)
+
+
+def test_a_refused_set_inputs_call_writes_none_of_its_values():
+    # Review finding 7: the values before the refused one were kept.
+    sim = Simulator([models.Flywheel(NEO, 2.0, 0.01, name="a"), models.Flywheel(NEO, 2.0, 0.01, name="b")])
+    sim.advance(0.1)
+    with pytest.raises(ConfigTypeError):
+        sim.set_inputs({"a.voltage": 12.0, "b.voltage": "twelve"})
+    assert sim.signals["a.voltage"] == 0.0
+    sim.advance(0.1)
+    assert np.all(sim.result()["a.voltage"] == 0.0)
+
+
+def test_time_never_runs_backwards_after_an_interrupted_advance():
+    # Review finding 3: a target between the last tick and the event the run stopped at was accepted.
+    from _systems import FreeFall
+
+    class FlakyBall(FreeFall):
+        raised = False
+
+        def derivatives(self, t, x, u):
+            if t > 0.6 and not self.raised:
+                self.raised = True
+                raise KeyboardInterrupt
+            return super().derivatives(t, x, u)
+
+    # Dropped from 1 m, the ball bounces at sqrt(2 / 9.81) s, between the 1 Hz controller's ticks.
+    sim = Simulator(FlakyBall(1.0, e=0.8), [PeriodicController(1.0, lambda t, s: None, name="idle")],
+                    max_step=0.05)
+    with pytest.raises(KeyboardInterrupt):
+        sim.run_until(1.0)
+    assert sim.t == pytest.approx(math.sqrt(2 / 9.81), abs=1e-9)
+    with pytest.raises(ConfigError, match="not before the current time") as ei:
+        sim.run_until(0.3)
+    assert ei.value.parameter == "t_end"
+    with pytest.raises(ConfigError, match="not before the current time") as ei:
+        sim.advance(0.3)  # counted from the last tick, at 0: also before the bounce
+    assert ei.value.parameter == "dt"
+    sim.run_until(1.0)
+    assert np.all(np.diff(sim.result().t) >= 0) and sim.t == 1.0
+
+
+class _Pushed(System):
+    def __init__(self, units=None, input_ranges=None):
+        super().__init__("s", ["x"], ["u"], [], units=units)
+        if input_ranges is not None:
+            self.input_ranges = input_ranges
+
+    def derivatives(self, t, x, u):
+        return np.array([u[0]])
+
+
+@pytest.mark.parametrize("kwargs, parameter", [
+    ({"units": {"x": "meterz"}}, "s.units['x']"),
+    ({"units": {"x": 3}}, "s.units['x']"),
+    ({"input_ranges": {"uu": (0, 1)}}, "s.input_ranges"),
+    ({"input_ranges": {"u": "ab"}}, "s.input_ranges['u']"),
+    ({"input_ranges": {"u": (0, 1, 2)}}, "s.input_ranges['u']"),
+    ({"input_ranges": {"u": (1, 0)}}, "s.input_ranges['u']"),
+    ({"input_ranges": {"u": (math.nan, 1)}}, "s.input_ranges['u']"),
+])
+def test_bad_unit_and_range_declarations_are_refused_when_the_simulation_is_built(kwargs, parameter):
+    # Review finding 8: these were kept silently or failed later with raw pint or numpy errors. (A
+    # units key that is no signal stays allowed: the models declare every configuration's units.)
+    with pytest.raises(ConfigError) as ei:
+        Simulator(_Pushed(**kwargs))
+    assert ei.value.parameter == parameter
+
+
+@pytest.mark.parametrize("make, parameter", [
+    (lambda: Simulator(Cart(), rtol=10**400), "rtol"),  # was OverflowError (review finding 9)
+    (lambda: Simulator(Cart(), atol=10**400), "atol"),
+    (lambda: Simulator(Cart(), record=math.inf), "record"),  # a value error, not "expected 'all', ..."
+    (lambda: Simulator(Cart(), record=1e-12), "record"),  # a window below the 1 ns clock
+    (lambda: StateEvent(lambda t, x, u: x[0], name=5), "name"),
+])
+def test_more_bad_options_name_the_parameter(make, parameter):
+    with pytest.raises(ConfigError) as ei:
+        make()
+    assert ei.value.parameter == parameter
+    if parameter == "record":
+        assert type(ei.value) is ConfigError and "window length" in str(ei.value)
