@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from . import _checks
+from simcore import checks
 
 
 class BangBangController:
@@ -35,7 +35,7 @@ class BangBangController:
     """
 
     def __init__(self, tolerance: float = math.inf):
-        self._tolerance = _checks.tolerance("tolerance", tolerance)
+        self._tolerance = checks.tolerance("tolerance", tolerance)
         self._setpoint = 0.0
         self._measurement = 0.0
 
@@ -46,7 +46,7 @@ class BangBangController:
 
     @tolerance.setter
     def tolerance(self, value: float) -> None:
-        self._tolerance = _checks.tolerance("tolerance", value)
+        self._tolerance = checks.tolerance("tolerance", value)
 
     def set_tolerance(self, tolerance: float) -> None:
         """Set :attr:`tolerance`."""
@@ -59,11 +59,11 @@ class BangBangController:
 
     @setpoint.setter
     def setpoint(self, value) -> None:
-        self._setpoint = value
+        self._setpoint = checks.finite("setpoint", value, allow_array=True)
 
     def set_setpoint(self, setpoint) -> None:
         """Set :attr:`setpoint`."""
-        self._setpoint = setpoint
+        self.setpoint = setpoint
 
     @property
     def measurement(self):
@@ -99,8 +99,10 @@ class BangBangController:
         float or ndarray
             The output, 0 or 1 (scale it to volts or duty cycle yourself).
         """
+        # A NaN measurement compares false and would silently switch the output off.
+        measurement = checks.finite("measurement", measurement, allow_array=True)
         if setpoint is not None:
-            self._setpoint = setpoint
+            self.setpoint = setpoint
         self._measurement = measurement
         if np.ndim(measurement) == 0 and np.ndim(self._setpoint) == 0:
             return 1.0 if measurement < self._setpoint else 0.0

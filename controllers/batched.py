@@ -25,9 +25,9 @@ import copy
 
 import numpy as np
 
+from simcore import checks
 from simcore.errors import ConfigError, ConfigTypeError
 
-from . import _checks
 from .pid import PIDController
 
 __all__ = ["BatchedControlLoop"]
@@ -79,8 +79,8 @@ class BatchedControlLoop:
             ff.model = copy.deepcopy(model)
             for key in _FF_GAINS:
                 if key in params:
-                    check = _checks.nonnegative if key in ("kv", "ka") else _checks.finite
-                    setattr(ff.model, key, check(label(key), params[key]))
+                    check = checks.nonnegative if key in ("kv", "ka") else checks.finite
+                    setattr(ff.model, key, check(label(key), params[key], allow_array=True))
         self.feedforward = ff
         for key in params:
             if key not in allowed:

@@ -31,21 +31,33 @@ __all__ = ["swerve_module_controllers", "steer_gains", "tank_drive_controller", 
 import math
 from typing import Callable
 
+from simcore import checks
 from simcore.controller import PeriodicController
-from simcore.errors import ConfigError, ConfigTypeError, check_finite
+from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 
 from .geometry import wrap_angle
-from .kinematics import ChassisSpeeds, DifferentialKinematics, SwerveKinematics, SwerveModuleState
+from .kinematics import (ChassisSpeeds, DifferentialKinematics, SwerveKinematics, SwerveModuleState, _as,
+                         _trusted)
 
 
-def _speeds(value) -> ChassisSpeeds:
+def _commanded_speeds(value, source: str, t: float) -> ChassisSpeeds:
+    """The chassis speeds ``command_fn`` returned at tick ``t`` (a ChassisSpeeds or a triple).
+
+    A NaN or infinite component raises NonFiniteError naming ``source`` and the time:
+    the kinematics would otherwise turn a NaN request into a module at rest, and the
+    robot would silently stop.
+    """
     if isinstance(value, ChassisSpeeds):
         return value
-    try:
-        vx, vy, om = value
-    except (TypeError, ValueError):
-        raise ConfigTypeError("command_fn()", value, "ChassisSpeeds or a (vx, vy, omega) triple") from None
-    return ChassisSpeeds(float(vx), float(vy), float(om))
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 3:
+        raise ConfigTypeError(source, value, "ChassisSpeeds or a (vx, vy, omega) triple")
+    out = []
+    for field, unit, v in zip(ChassisSpeeds._fields, ChassisSpeeds._units, value):
+        f = checks.number(f"{source}.{field}", v, unit, allow_inf=True, allow_nan=True)
+        if not math.isfinite(f):
+            raise NonFiniteError("command", f"{source}.{field}", v, t)
+        out.append(f)
+    return _trusted(ChassisSpeeds, tuple(out))
 
 
 class SwerveCommand:
@@ -85,6 +97,9 @@ def steer_gains(swerve, tau: float = 0.01) -> tuple[float, float]:
     tau : float
         Time constant of the slowest steer pole, s.
     """
+    tau = checks.positive("tau", tau, "s", what="time constant")
+    if not tau * tau > 0.0:  # the gains divide by tau**2
+        raise ConfigError("tau", tau, "a time constant whose square is a positive float (above 1e-154 s)")
     st = swerve.steer
     J = swerve.steer_moi
     g = st.Kt * st.gearing / st.R
@@ -146,18 +161,22 @@ def swerve_module_controllers(swerve, kinematics: SwerveKinematics, command_fn: 
     n = kinematics.n_modules
     if getattr(swerve, "n_modules", None) != n:
         raise ConfigError("kinematics", kinematics, f"{getattr(swerve, 'n_modules', '?')} modules, as the swerve")
-    rate = check_finite("rate", rate)
-    chassis_rate = check_finite("chassis_rate", chassis_rate)
-    if rate <= 0 or chassis_rate <= 0:
-        raise ConfigError("rate", (rate, chassis_rate), "positive rates in Hz")
+    module_period = checks.period_from_rate("rate", rate)
+    chassis_period = checks.period_from_rate("chassis_rate", chassis_rate)
+    optimize = checks.flag("optimize", optimize)
+    cosine_scale = checks.flag("cosine_scale", cosine_scale)
+    field_relative = checks.flag("field_relative", field_relative)
+    if not callable(command_fn):
+        raise ConfigTypeError("command_fn", command_fn, "a callable command_fn(t, signals) -> ChassisSpeeds")
+    if max_speed is not None:
+        max_speed = checks.nonnegative("max_speed", max_speed, "m/s", what="speed")
     dr, st = swerve.drive, swerve.steer
-    if drive_kv is None:
-        drive_kv = dr.gearing / (swerve.wheel_radius * dr.Kv)
-    if drive_kp is None:
-        drive_kp = 2.0 * drive_kv
+    drive_kv = (dr.gearing / (swerve.wheel_radius * dr.Kv) if drive_kv is None
+                else checks.finite("drive_kv", drive_kv))
+    drive_kp = 2.0 * drive_kv if drive_kp is None else checks.finite("drive_kp", drive_kp)
     default_kp, default_kd = steer_gains(swerve)
-    steer_kp = default_kp if steer_kp is None else steer_kp
-    steer_kd = default_kd if steer_kd is None else steer_kd
+    steer_kp = default_kp if steer_kp is None else checks.finite("steer_kp", steer_kp)
+    steer_kd = default_kd if steer_kd is None else checks.finite("steer_kd", steer_kd)
     if st.command == "duty" or dr.command == "duty":
         scale_s = 1.0 / st.nominal_bus_voltage if st.command == "duty" else 1.0
         scale_d = 1.0 / dr.nominal_bus_voltage if dr.command == "duty" else 1.0
@@ -168,7 +187,7 @@ def swerve_module_controllers(swerve, kinematics: SwerveKinematics, command_fn: 
     heading_key = f"{name}.heading"
 
     def chassis(t, signals):
-        speeds = _speeds(command_fn(t, signals))
+        speeds = _commanded_speeds(command_fn(t, signals), f"{name}_chassis command_fn()", t)
         if field_relative:
             speeds = ChassisSpeeds.from_field_relative(*speeds, signals[heading_key])
         cmd.speeds = speeds
@@ -178,7 +197,7 @@ def swerve_module_controllers(swerve, kinematics: SwerveKinematics, command_fn: 
         cmd.requested = list(states)
         return None
 
-    chassis_loop = PeriodicController(1.0 / chassis_rate, chassis, name=f"{name}_chassis")
+    chassis_loop = PeriodicController(chassis_period, chassis, name=f"{name}_chassis")
     chassis_loop.command = cmd
     chassis_loop.targets = cmd.targets
     loops = [chassis_loop]
@@ -197,12 +216,12 @@ def swerve_module_controllers(swerve, kinematics: SwerveKinematics, command_fn: 
                 target = target.optimize(angle)
             error = wrap_angle(target.angle - angle)
             speed = target.speed * math.cos(error) if cosine_scale else target.speed
-            cmd.targets[i] = SwerveModuleState(speed, target.angle)
+            cmd.targets[i] = _trusted(SwerveModuleState, (speed, target.angle))
             v_steer = steer_kp * error - steer_kd * signals[rate_key]
             v_drive = drive_kv * speed + drive_kp * (speed - signals[speed_key])
             return {drive_in: v_drive * scale_d, steer_in: v_steer * scale_s}
 
-        loops.append(PeriodicController(1.0 / rate, module, name=f"{name}_module_{i}"))
+        loops.append(PeriodicController(module_period, module, name=f"{name}_module_{i}"))
     return loops
 
 
@@ -223,7 +242,8 @@ def tank_voltages(drive, speeds, *, measured=None, kp=0.0):
     -------
     (left_voltage, right_voltage) : tuple of float
     """
-    vx, _, om = _speeds(speeds)
+    vx, _, om = _as(ChassisSpeeds, "speeds", speeds)
+    kp = checks.finite("kp", kp)
     kin = DifferentialKinematics(drive.track_width)
     left, right = kin.to_wheel_speeds(ChassisSpeeds(vx, 0.0, om))
     if hasattr(drive, "kv_linear"):
@@ -237,8 +257,9 @@ def tank_voltages(drive, speeds, *, measured=None, kp=0.0):
         kv = drive.gearing / (drive.wheel_radius * drive.drive.Kv)
         vl, vr = kv * left, kv * right
     if measured is not None and kp:
-        vl += kp * (left - measured[0])
-        vr += kp * (right - measured[1])
+        ml, mr = checks.point("measured", measured, "m/s")
+        vl += kp * (left - ml)
+        vr += kp * (right - mr)
     return vl, vr
 
 
@@ -254,16 +275,18 @@ def tank_drive_controller(drive, command_fn: Callable, *, rate=50.0, kp=0.0) -> 
     kp : float
         V per m/s of side-speed error (default 0: feedforward only).
     """
-    rate = check_finite("rate", rate)
-    if rate <= 0:
-        raise ConfigError("rate", rate, "a positive rate in Hz")
+    period = checks.period_from_rate("rate", rate)
+    kp = checks.finite("kp", kp)
+    if not callable(command_fn):
+        raise ConfigTypeError("command_fn", command_fn, "a callable command_fn(t, signals) -> ChassisSpeeds")
     name = drive.name
     cmd = getattr(getattr(drive, "drive", None), "command", "voltage")
     bus_scale = 1.0 / drive.drive.nominal_bus_voltage if cmd == "duty" else 1.0
     lk, rk = f"{name}.left_velocity", f"{name}.right_velocity"
 
     def tank(t, signals):
-        vl, vr = tank_voltages(drive, command_fn(t, signals), measured=(signals[lk], signals[rk]), kp=kp)
+        speeds = _commanded_speeds(command_fn(t, signals), f"{name}_tank command_fn()", t)
+        vl, vr = tank_voltages(drive, speeds, measured=(signals[lk], signals[rk]), kp=kp)
         return {f"{name}.left_{cmd}": vl * bus_scale, f"{name}.right_{cmd}": vr * bus_scale}
 
-    return PeriodicController(1.0 / rate, tank, name=f"{name}_tank")
+    return PeriodicController(period, tank, name=f"{name}_tank")

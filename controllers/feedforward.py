@@ -30,13 +30,14 @@ from __future__ import annotations
 
 __all__ = ["SimpleMotorFeedforward", "ElevatorFeedforward", "ArmFeedforward"]
 
+import functools
+import inspect
 import math
 
 import numpy as np
 
+from simcore import checks
 from simcore.errors import ConfigError
-
-from . import _checks
 
 
 def _sign(x):
@@ -50,6 +51,22 @@ def _cos(x):
     return math.cos(x) if np.ndim(x) == 0 else np.cos(x)
 
 
+def _finite_arguments(method):
+    """Check every argument of a feedforward method: finite, or an array of finite values (a batch).
+
+    A NaN velocity would otherwise come out as a NaN voltage with no word of where it came from.
+    """
+    names = tuple(inspect.signature(method).parameters)[1:]
+
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        args = tuple(checks.finite(n, a, allow_array=True) for n, a in zip(names, args))
+        kwargs = {n: checks.finite(n, a, allow_array=True) for n, a in kwargs.items()}
+        return method(self, *args, **kwargs)
+
+    return checked
+
+
 def _require_positive_gain(name: str, value, helper: str) -> None:
     if np.any(np.asarray(value) == 0.0):
         raise ConfigError(name, value, f"a positive number (needed by {helper})")
@@ -59,10 +76,10 @@ class _Linear:
     """Shared kS/kV/kA model with a constant offset supplied by subclasses."""
 
     def __init__(self, ks, kv, ka, period):
-        self.ks = _checks.finite("ks", ks)
-        self.kv = _checks.nonnegative("kv", kv)
-        self.ka = _checks.nonnegative("ka", ka)
-        self.period = _checks.positive("period", period)
+        self.ks = checks.finite("ks", ks, allow_array=True)
+        self.kv = checks.nonnegative("kv", kv, allow_array=True)
+        self.ka = checks.nonnegative("ka", ka, allow_array=True)
+        self.period = checks.positive("period", period, "s", what="period")
 
     def _with_velocities(self, offset, current_velocity, next_velocity):
         """Voltage taking v from current to next in one period (exact ZOH)."""
@@ -71,7 +88,7 @@ class _Linear:
         #   v1 = ad v0 + bd (u - ks sign(v0) - offset),  ad = exp(-kv T / ka),
         #   bd = (1 - ad) / kv, which tends to T / ka as kv -> 0 (expm1 keeps it
         #   accurate). WPILib evaluates ks at the current velocity's sign too.
-        if _checks.is_scalar(ka, kv):
+        if np.ndim(ka) == 0 and np.ndim(kv) == 0:
             if ka < 1e-9:
                 # No inertia: the next velocity is reached at once (WPILib's rule).
                 return ks * _sign(next_velocity) + offset + kv * next_velocity
@@ -108,30 +125,36 @@ class SimpleMotorFeedforward(_Linear):
     def __init__(self, ks, kv, ka=0.0, *, period: float = 0.02):
         super().__init__(ks, kv, ka, period)
 
+    @_finite_arguments
     def calculate(self, velocity, acceleration=0.0):
         """Voltage for a velocity (m/s or rad/s) and acceleration (m/s^2 or rad/s^2)."""
         return self.ks * _sign(velocity) + self.kv * velocity + self.ka * acceleration
 
+    @_finite_arguments
     def calculate_with_velocities(self, current_velocity, next_velocity):
         """Constant voltage taking the velocity from current to next in one period."""
         return self._with_velocities(0.0, current_velocity, next_velocity)
 
+    @_finite_arguments
     def max_achievable_velocity(self, max_voltage, acceleration):
         """Largest velocity (m/s) reachable while accelerating at ``acceleration`` (m/s^2)
         with ``max_voltage`` (V) available; requires kv > 0."""
         _require_positive_gain("kv", self.kv, "max_achievable_velocity")
         return (max_voltage - self.ks - acceleration * self.ka) / self.kv
 
+    @_finite_arguments
     def min_achievable_velocity(self, max_voltage, acceleration):
         """Most negative velocity (m/s) reachable at ``acceleration`` (m/s^2); kv > 0."""
         _require_positive_gain("kv", self.kv, "min_achievable_velocity")
         return (-max_voltage + self.ks - acceleration * self.ka) / self.kv
 
+    @_finite_arguments
     def max_achievable_acceleration(self, max_voltage, velocity):
         """Largest acceleration (m/s^2) at ``velocity`` (m/s) with ``max_voltage`` (V); ka > 0."""
         _require_positive_gain("ka", self.ka, "max_achievable_acceleration")
         return (max_voltage - self.ks * _sign(velocity) - velocity * self.kv) / self.ka
 
+    @_finite_arguments
     def min_achievable_acceleration(self, max_voltage, velocity):
         """Most negative acceleration (m/s^2) at ``velocity`` (m/s); ka > 0."""
         return self.max_achievable_acceleration(-max_voltage, velocity)
@@ -156,33 +179,39 @@ class ElevatorFeedforward(_Linear):
 
     def __init__(self, ks, kg, kv, ka=0.0, *, period: float = 0.02):
         super().__init__(ks, kv, ka, period)
-        self.kg = _checks.finite("kg", kg)
+        self.kg = checks.finite("kg", kg, allow_array=True)
 
+    @_finite_arguments
     def calculate(self, velocity, acceleration=0.0):
         """Voltage for a velocity (m/s) and acceleration (m/s^2)."""
         return (self.ks * _sign(velocity) + self.kg + self.kv * velocity
                 + self.ka * acceleration)
 
+    @_finite_arguments
     def calculate_with_velocities(self, current_velocity, next_velocity):
         """Constant voltage taking the velocity from current to next in one period."""
         return self._with_velocities(self.kg, current_velocity, next_velocity)
 
+    @_finite_arguments
     def max_achievable_velocity(self, max_voltage, acceleration):
         """Largest upward velocity (m/s) at ``acceleration`` (m/s^2); kv > 0."""
         _require_positive_gain("kv", self.kv, "max_achievable_velocity")
         return (max_voltage - self.ks - self.kg - acceleration * self.ka) / self.kv
 
+    @_finite_arguments
     def min_achievable_velocity(self, max_voltage, acceleration):
         """Most negative velocity (m/s) at ``acceleration`` (m/s^2); kv > 0."""
         _require_positive_gain("kv", self.kv, "min_achievable_velocity")
         return (-max_voltage + self.ks - self.kg - acceleration * self.ka) / self.kv
 
+    @_finite_arguments
     def max_achievable_acceleration(self, max_voltage, velocity):
         """Largest acceleration (m/s^2) at ``velocity`` (m/s); ka > 0."""
         _require_positive_gain("ka", self.ka, "max_achievable_acceleration")
         return ((max_voltage - self.ks * _sign(velocity) - self.kg - velocity * self.kv)
                 / self.ka)
 
+    @_finite_arguments
     def min_achievable_acceleration(self, max_voltage, velocity):
         """Most negative acceleration (m/s^2) at ``velocity`` (m/s); ka > 0."""
         return self.max_achievable_acceleration(-max_voltage, velocity)
@@ -212,29 +241,34 @@ class ArmFeedforward(_Linear):
 
     def __init__(self, ks, kg, kv, ka=0.0, *, period: float = 0.02):
         super().__init__(ks, kv, ka, period)
-        self.kg = _checks.finite("kg", kg)
+        self.kg = checks.finite("kg", kg, allow_array=True)
 
+    @_finite_arguments
     def calculate(self, position, velocity, acceleration=0.0):
         """Voltage at an angle (rad from horizontal), rate (rad/s) and acceleration (rad/s^2)."""
         return (self.ks * _sign(velocity) + self.kg * _cos(position) + self.kv * velocity
                 + self.ka * acceleration)
 
+    @_finite_arguments
     def max_achievable_velocity(self, max_voltage, angle, acceleration):
         """Largest rate (rad/s) at ``angle`` (rad) and ``acceleration`` (rad/s^2); kv > 0."""
         _require_positive_gain("kv", self.kv, "max_achievable_velocity")
         return (max_voltage - self.ks - _cos(angle) * self.kg - acceleration * self.ka) / self.kv
 
+    @_finite_arguments
     def min_achievable_velocity(self, max_voltage, angle, acceleration):
         """Most negative rate (rad/s) at ``angle`` and ``acceleration``; kv > 0."""
         _require_positive_gain("kv", self.kv, "min_achievable_velocity")
         return (-max_voltage + self.ks - _cos(angle) * self.kg - acceleration * self.ka) / self.kv
 
+    @_finite_arguments
     def max_achievable_acceleration(self, max_voltage, angle, velocity):
         """Largest acceleration (rad/s^2) at ``angle`` (rad) and ``velocity`` (rad/s); ka > 0."""
         _require_positive_gain("ka", self.ka, "max_achievable_acceleration")
         return ((max_voltage - self.ks * _sign(velocity) - _cos(angle) * self.kg
                  - velocity * self.kv) / self.ka)
 
+    @_finite_arguments
     def min_achievable_acceleration(self, max_voltage, angle, velocity):
         """Most negative acceleration (rad/s^2) at ``angle`` and ``velocity``; ka > 0."""
         return self.max_achievable_acceleration(-max_voltage, angle, velocity)

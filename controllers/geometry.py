@@ -10,19 +10,34 @@ why odometry uses it instead of a straight-line (Euler) step.
 Convention: field frame, x forward/right-handed, y left, heading counter-clockwise
 from +x, all in metres and radians. Unlike WPILib's ``Rotation2d``, ``heading`` is a
 plain float that is *not* wrapped, so it stays continuous over many turns; use
-:func:`wrap_angle` to fold it into ``(-pi, pi]``.
+:func:`wrap_angle` to fold it into ``(-pi, pi]``. Both value types check their fields
+on construction (finite numbers, or Quantities of length and angle, converted to m and
+rad); strings, None, bools, NaN and wrong dimensions raise ConfigError.
 """
 from __future__ import annotations
 
 __all__ = ["Pose2d", "Twist2d", "wrap_angle"]
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
+
+from simcore import checks
 
 
 def wrap_angle(angle: float) -> float:
     """Fold an angle (rad) into ``(-pi, pi]``."""
-    return math.pi - (math.pi - angle) % (2.0 * math.pi)
+    return math.pi - (math.pi - checks.angle("angle", angle)) % (2.0 * math.pi)
+
+
+class _Checked:
+    """Mixin of the frozen value types: each field checked and converted to SI (``_units``) on construction."""
+
+    _units: tuple = ()
+
+    def __post_init__(self):
+        for f, unit in zip(fields(self), self._units):
+            # Frozen: the checked value is written past the dataclass's guard.
+            object.__setattr__(self, f.name, checks.finite(f.name, getattr(self, f.name), unit))
 
 
 def _arc_factors(theta: float):
@@ -34,7 +49,7 @@ def _arc_factors(theta: float):
 
 
 @dataclass(frozen=True)
-class Twist2d:
+class Twist2d(_Checked):
     """A constant-curvature motion in the robot's own frame.
 
     Parameters
@@ -51,9 +66,11 @@ class Twist2d:
     dy: float = 0.0
     dtheta: float = 0.0
 
+    _units = ("m", "m", "rad")
+
 
 @dataclass(frozen=True)
-class Pose2d:
+class Pose2d(_Checked):
     """A robot pose on the field.
 
     Parameters
@@ -71,6 +88,8 @@ class Pose2d:
     y: float = 0.0
     heading: float = 0.0
 
+    _units = ("m", "m", "rad")
+
     def __iter__(self):
         yield self.x
         yield self.y
@@ -78,6 +97,8 @@ class Pose2d:
 
     def transform_by(self, dx: float, dy: float, dtheta: float) -> "Pose2d":
         """Move by ``(dx, dy)`` m in this pose's own frame and turn by ``dtheta`` rad."""
+        dx, dy = checks.finite("dx", dx, "m"), checks.finite("dy", dy, "m")
+        dtheta = checks.angle("dtheta", dtheta)
         c, s = math.cos(self.heading), math.sin(self.heading)
         return Pose2d(self.x + c * dx - s * dy, self.y + s * dx + c * dy,
                       self.heading + dtheta)

@@ -1,4 +1,4 @@
-"""The seed's "real-hub check": seven experiments, on the simulator and (optionally) a real hub's log.
+"""The real-hub check (simcore.reference, "The FTC hub"): seven experiments, on the simulator and a real hub's log.
 
 Run ``python -m simcore.controllers.hub_check [--csv FILE] [--out DIR] [--motor NAME] [--max-accel A]``.
 
@@ -6,14 +6,14 @@ Each experiment runs on the simulator (the hub's firmware model,
 :mod:`simcore.controllers.hub.firmware`, whose constants are APPROXIMATIONS) with one
 unloaded motor of type ``--motor`` (a constant of :mod:`simcore.models.ftc_motor_types`,
 default ``GOBILDA_5203_312``) whose load inertia gives ``--max-accel`` free
-speeds per second of acceleration from rest at full power (default 12, the seed's
-reference case), and prints each figure the seed asks to measure:
+speeds per second of acceleration from rest at full power (default 12, the hub
+specification's reference case), and prints each figure the check list asks for:
 
 1. **Default gains**: ``getPIDFCoefficients(RUN_USING_ENCODER)`` and
    ``(RUN_TO_POSITION)`` on a fresh hub (expect 10/3/0/0 and 10/0/0/0).
 2. **Velocity step**: ``setVelocity(half of free speed)`` from rest: the first
    crossing of 98 % (``t98_s``), the 2 % settling time (``settling_2pct_s``: from
-   then on within 2 % of the target; the seed's "about 0.3 s" is this one),
+   then on within 2 % of the target; the specification's "about 0.3 s" is this one),
    peak overshoot, steady error.
 3. **Feedforward units**: P = I = D = 0, F = 32767 / free speed,
    ``setVelocity(half)``: settled speed / half (1.00 if the output units are right).
@@ -70,7 +70,7 @@ UTF-8 byte-order mark (what spreadsheet programs write) is accepted. An
 experiment with fewer than :data:`MIN_ROWS` rows is read, with a
 :class:`ShortLogWarning`: its figures cannot be measured reliably.
 
-The position experiments are the seed's commands: target 2000 ticks, power 1.0
+The position experiments are the check list's commands: target 2000 ticks, power 1.0
 or 0.3 (from the experiment name). ``holding`` holds target 0 (the encoder
 zeroed with the arm horizontal). For each experiment present, the same figures
 are computed from the log and printed next to the simulator's; the experiments
@@ -178,7 +178,7 @@ def position_step_figures(tr: Trace, target: float) -> dict:
 
 
 def _position_step_all(tr: Trace, power: float, motor_type) -> dict:
-    """:func:`position_step_figures` for the seed's step (target 2000 ticks at ``power``), and the peak
+    """:func:`position_step_figures` for the check's step (target 2000 ticks at ``power``), and the peak
     speed over the modelled free speed and over the cap ``power`` x achievable max."""
     f = position_step_figures(tr, 2000)
     cap = power * motor_type.getAchieveableMaxTicksPerSecondRounded()

@@ -23,7 +23,9 @@ from +x, metres, seconds and radians throughout.
   the limit.
 
 Every value type here is an immutable named tuple (unpackable); methods return new
-objects instead of mutating, unlike WPILib's Java classes.
+objects instead of mutating, unlike WPILib's Java classes. Constructing one checks
+every field: a finite number, or a pint Quantity of the field's dimension (converted
+to SI); strings, None, bools, NaN and wrong dimensions raise ConfigError.
 """
 from __future__ import annotations
 
@@ -36,7 +38,8 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from simcore.errors import ConfigError, check_finite
+from simcore import checks
+from simcore.errors import ConfigError
 
 from .geometry import Twist2d, wrap_angle
 
@@ -45,16 +48,53 @@ from .geometry import Twist2d, wrap_angle
 _COINCIDENT = 1e-9
 _REST = 1e-6
 
+_point = checks.point
 
-def _point(name: str, value):
-    try:
-        x, y = value
-    except (TypeError, ValueError):
-        raise ConfigError(name, value, "an (x, y) pair in m") from None
-    return check_finite(f"{name}[0]", x), check_finite(f"{name}[1]", y)
+#: Builds a value type from values already checked (the controllers' hot path): no checks, no parsing.
+_trusted = tuple.__new__
 
 
-class ChassisSpeeds(NamedTuple):
+class _Checked:
+    """Mixin of the value types: each field checked and converted to SI on construction.
+
+    The NamedTuple base binds the arguments (defaults, keywords, a wrong count's
+    TypeError); then every field must be a finite number in the unit listed in
+    ``_units`` (a Quantity of that dimension is converted).
+    """
+
+    __slots__ = ()
+    _units: tuple = ()
+
+    def __new__(cls, *args, **kwargs):
+        bound = super().__new__(cls, *args, **kwargs)
+        return _trusted(cls, tuple(checks.finite(f, v, u) for f, v, u in zip(cls._fields, bound, cls._units)))
+
+    @classmethod
+    def _make(cls, iterable):
+        # namedtuple's _make (and so _replace) would skip the checks.
+        return cls(*iterable)
+
+
+def _as(cls, parameter: str, value):
+    """``value`` as a ``cls`` value type: itself, or a tuple of its fields (errors name ``parameter``)."""
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ConfigError(parameter, value, f"a {cls.__name__} or a tuple ({', '.join(cls._fields)})")
+    items = tuple(value)
+    if len(items) != len(cls._fields):
+        raise ConfigError(parameter, value, f"a {cls.__name__} or a tuple ({', '.join(cls._fields)})")
+    return _trusted(cls, tuple(checks.finite(f"{parameter}.{f}", v, u)
+                               for f, v, u in zip(cls._fields, items, cls._units)))
+
+
+class _ChassisSpeedsFields(NamedTuple):
+    vx: float = 0.0
+    vy: float = 0.0
+    omega: float = 0.0
+
+
+class ChassisSpeeds(_Checked, _ChassisSpeedsFields):
     """Robot-relative velocity.
 
     Parameters
@@ -67,9 +107,8 @@ class ChassisSpeeds(NamedTuple):
         Counter-clockwise angular velocity, rad/s.
     """
 
-    vx: float = 0.0
-    vy: float = 0.0
-    omega: float = 0.0
+    __slots__ = ()
+    _units = ("m/s", "m/s", "rad/s")
 
     @classmethod
     def from_field_relative(cls, vx: float, vy: float, omega: float,
@@ -85,21 +124,29 @@ class ChassisSpeeds(NamedTuple):
         heading : float
             Robot heading on the field, rad.
         """
+        vx, vy, omega = cls(vx, vy, omega)
+        heading = checks.angle("heading", heading)
         c, s = math.cos(heading), math.sin(heading)
-        return cls(c * vx + s * vy, -s * vx + c * vy, omega)
+        return _trusted(cls, (c * vx + s * vy, -s * vx + c * vy, omega))
 
     def to_field_relative(self, heading: float) -> "ChassisSpeeds":
         """These speeds along the field axes, for a robot at ``heading`` (rad)."""
+        heading = checks.angle("heading", heading)
         c, s = math.cos(heading), math.sin(heading)
-        return ChassisSpeeds(c * self.vx - s * self.vy, s * self.vx + c * self.vy, self.omega)
+        return _trusted(ChassisSpeeds, (c * self.vx - s * self.vy, s * self.vx + c * self.vy, self.omega))
 
 
 # ------------------------------------------------------------------ differential
-class DifferentialWheelSpeeds(NamedTuple):
-    """Left and right wheel rim speeds, m/s (or distances, m, for odometry)."""
-
+class _DifferentialWheelSpeedsFields(NamedTuple):
     left: float = 0.0
     right: float = 0.0
+
+
+class DifferentialWheelSpeeds(_Checked, _DifferentialWheelSpeedsFields):
+    """Left and right wheel rim speeds, m/s (or distances, m, for odometry: plain numbers)."""
+
+    __slots__ = ()
+    _units = ("", "")
 
 
 class DifferentialKinematics:
@@ -113,45 +160,48 @@ class DifferentialKinematics:
     """
 
     def __init__(self, track_width: float):
-        self.track_width = check_finite("track_width", track_width)
-        if self.track_width <= 0.0:
-            raise ConfigError("track_width", track_width, "a positive distance in m")
+        self.track_width = checks.positive("track_width", track_width, "m", what="distance")
 
     def to_wheel_speeds(self, speeds: ChassisSpeeds) -> DifferentialWheelSpeeds:
         """Wheel speeds (m/s) for chassis speeds; ``vy`` is ignored."""
-        vx, _, omega = speeds
+        vx, _, omega = _as(ChassisSpeeds, "speeds", speeds)
         half = self.track_width / 2.0
         return DifferentialWheelSpeeds(vx - half * omega, vx + half * omega)
 
     def to_chassis_speeds(self, wheel_speeds) -> ChassisSpeeds:
         """Chassis speeds for ``(left, right)`` wheel speeds in m/s."""
-        left, right = wheel_speeds
+        left, right = _as(DifferentialWheelSpeeds, "wheel_speeds", wheel_speeds)
         return ChassisSpeeds((left + right) / 2.0, 0.0, (right - left) / self.track_width)
 
     def to_twist(self, left_delta: float, right_delta: float) -> Twist2d:
         """Arc travelled when the wheels move ``left_delta`` and ``right_delta`` (m)."""
+        left_delta = checks.finite("left_delta", left_delta, "m")
+        right_delta = checks.finite("right_delta", right_delta, "m")
         return Twist2d((left_delta + right_delta) / 2.0, 0.0,
                        (right_delta - left_delta) / self.track_width)
 
 
 # ---------------------------------------------------------------------- mecanum
-class MecanumWheelSpeeds(NamedTuple):
-    """Mecanum wheel rim speeds, m/s (or distances, m, for odometry)."""
-
+class _MecanumWheelSpeedsFields(NamedTuple):
     front_left: float = 0.0
     front_right: float = 0.0
     rear_left: float = 0.0
     rear_right: float = 0.0
 
+
+class MecanumWheelSpeeds(_Checked, _MecanumWheelSpeedsFields):
+    """Mecanum wheel rim speeds, m/s (or distances, m, for odometry: plain numbers)."""
+
+    __slots__ = ()
+    _units = ("", "", "", "")
+
     def desaturate(self, max_speed: float) -> "MecanumWheelSpeeds":
         """Scale all four speeds by one factor so none exceeds ``max_speed`` (m/s)."""
-        return MecanumWheelSpeeds(*_desaturate(list(self), max_speed))
+        return _trusted(MecanumWheelSpeeds, tuple(_desaturate(list(self), max_speed)))
 
 
 def _desaturate(speeds, max_speed):
-    max_speed = check_finite("max_speed", max_speed)
-    if max_speed < 0.0:
-        raise ConfigError("max_speed", max_speed, "a non-negative speed in m/s")
+    max_speed = checks.nonnegative("max_speed", max_speed, "m/s", what="speed")
     fastest = max((abs(s) for s in speeds), default=0.0)
     if fastest <= max_speed:
         return list(speeds)
@@ -194,25 +244,33 @@ class MecanumKinematics:
 
     def to_wheel_speeds(self, speeds: ChassisSpeeds, center=(0.0, 0.0)) -> MecanumWheelSpeeds:
         """Wheel rim speeds (m/s) for chassis speeds about ``center`` (x, y in m)."""
-        matrix = self._inverse if tuple(center) == (0.0, 0.0) else self._matrix(
-            _point("center", center))
+        center = _point("center", center)
+        matrix = self._inverse if center == (0.0, 0.0) else self._matrix(center)
+        speeds = _as(ChassisSpeeds, "speeds", speeds)
         return MecanumWheelSpeeds(*(float(v) for v in matrix @ np.asarray(speeds, float)))
 
     def to_chassis_speeds(self, wheel_speeds) -> ChassisSpeeds:
         """Least-squares chassis speeds for ``(fl, fr, rl, rr)`` rim speeds in m/s."""
+        wheel_speeds = _as(MecanumWheelSpeeds, "wheel_speeds", wheel_speeds)
         return ChassisSpeeds(*(float(v) for v in self._forward @ np.asarray(wheel_speeds, float)))
 
     def to_twist(self, wheel_deltas) -> Twist2d:
         """Arc travelled for wheel distance changes ``(fl, fr, rl, rr)`` in m."""
+        wheel_deltas = _as(MecanumWheelSpeeds, "wheel_deltas", wheel_deltas)
         return Twist2d(*(float(v) for v in self._forward @ np.asarray(wheel_deltas, float)))
 
 
 # ------------------------------------------------------------------------ swerve
-class SwerveModuleState(NamedTuple):
-    """A swerve module's wheel speed (m/s) and steering angle (rad, robot frame)."""
-
+class _SwerveModuleStateFields(NamedTuple):
     speed: float = 0.0
     angle: float = 0.0
+
+
+class SwerveModuleState(_Checked, _SwerveModuleStateFields):
+    """A swerve module's wheel speed (m/s) and steering angle (rad, robot frame)."""
+
+    __slots__ = ()
+    _units = ("m/s", "rad")
 
     def optimize(self, current_angle: float) -> "SwerveModuleState":
         """The equivalent state needing at most a 90-degree turn from ``current_angle``.
@@ -221,20 +279,27 @@ class SwerveModuleState(NamedTuple):
         one, drive the other way: speed negated and angle + pi (wrapped into
         ``(-pi, pi]``). Exactly 90 degrees is left alone, as in WPILib.
         """
+        current_angle = checks.angle("current_angle", current_angle)
         if abs(wrap_angle(self.angle - current_angle)) > math.pi / 2.0:
-            return SwerveModuleState(-self.speed, wrap_angle(self.angle + math.pi))
+            return _trusted(SwerveModuleState, (-self.speed, wrap_angle(self.angle + math.pi)))
         return self
 
     def cosine_scale(self, current_angle: float) -> "SwerveModuleState":
         """Speed scaled by the cosine of the steering error (less push while turning)."""
-        return SwerveModuleState(self.speed * math.cos(self.angle - current_angle), self.angle)
+        current_angle = checks.angle("current_angle", current_angle)
+        return _trusted(SwerveModuleState, (self.speed * math.cos(self.angle - current_angle), self.angle))
 
 
-class SwerveModulePosition(NamedTuple):
-    """A swerve module's driven distance (m) and steering angle (rad, robot frame)."""
-
+class _SwerveModulePositionFields(NamedTuple):
     distance: float = 0.0
     angle: float = 0.0
+
+
+class SwerveModulePosition(_Checked, _SwerveModulePositionFields):
+    """A swerve module's driven distance (m) and steering angle (rad, robot frame)."""
+
+    __slots__ = ()
+    _units = ("m", "rad")
 
 
 class SwerveKinematics:
@@ -290,9 +355,9 @@ class SwerveKinematics:
         wheels to 0 rad. The angles are in ``(-pi, pi]``; apply
         :meth:`SwerveModuleState.optimize` per module before commanding them.
         """
-        matrix = self._inverse if tuple(center) == (0.0, 0.0) else self._matrix(
-            _point("center", center))
-        components = matrix @ np.asarray(speeds, float)
+        center = _point("center", center)
+        matrix = self._inverse if center == (0.0, 0.0) else self._matrix(center)
+        components = matrix @ np.asarray(_as(ChassisSpeeds, "speeds", speeds), float)
         states = []
         for i in range(self.n_modules):
             vx, vy = float(components[2 * i]), float(components[2 * i + 1])
@@ -301,22 +366,25 @@ class SwerveKinematics:
                 self._headings[i] = math.atan2(vy, vx)
             else:
                 speed = 0.0
-            states.append(SwerveModuleState(speed, self._headings[i]))
+            states.append(_trusted(SwerveModuleState, (speed, self._headings[i])))
         return states
 
-    def _stack(self, pairs, name):
+    def _stack(self, pairs, name, kind):
+        if isinstance(pairs, (str, bytes)) or not hasattr(pairs, "__iter__"):
+            raise ConfigError(name, pairs, f"{self.n_modules} modules")
         pairs = list(pairs)
         if len(pairs) != self.n_modules:
             raise ConfigError(name, pairs, f"{self.n_modules} modules")
         out = np.empty(2 * self.n_modules)
-        for i, (magnitude, angle) in enumerate(pairs):
+        for i, pair in enumerate(pairs):
+            magnitude, angle = _as(kind, f"{name}[{i}]", pair)
             out[2 * i] = magnitude * math.cos(angle)
             out[2 * i + 1] = magnitude * math.sin(angle)
         return out
 
     def to_chassis_speeds(self, states) -> ChassisSpeeds:
         """Least-squares chassis speeds for module ``(speed, angle)`` states."""
-        return ChassisSpeeds(*(float(v) for v in self._forward @ self._stack(states, "states")))
+        return ChassisSpeeds(*(float(v) for v in self._forward @ self._stack(states, "states", SwerveModuleState)))
 
     def to_twist(self, deltas) -> Twist2d:
         """Arc travelled for module ``(distance change, angle)`` pairs (m, rad).
@@ -324,7 +392,7 @@ class SwerveKinematics:
         As in WPILib, each module is taken to have moved in a straight line at the
         given (end-of-step) angle.
         """
-        return Twist2d(*(float(v) for v in self._forward @ self._stack(deltas, "deltas")))
+        return Twist2d(*(float(v) for v in self._forward @ self._stack(deltas, "deltas", SwerveModulePosition)))
 
     @staticmethod
     def desaturate(states, max_speed: float) -> list[SwerveModuleState]:
@@ -334,6 +402,6 @@ class SwerveKinematics:
         centre of rotation, only slower. States already within the limit are
         returned unchanged.
         """
-        states = [SwerveModuleState(*s) for s in states]
+        states = [_as(SwerveModuleState, f"states[{i}]", s) for i, s in enumerate(states)]
         scaled = _desaturate([s.speed for s in states], max_speed)
-        return [SwerveModuleState(v, s.angle) for v, s in zip(scaled, states)]
+        return [_trusted(SwerveModuleState, (v, s.angle)) for v, s in zip(scaled, states)]

@@ -24,15 +24,14 @@ __all__ = ["lqr", "discretize", "bryson", "LinearQuadraticRegulator"]
 import numpy as np
 import scipy.linalg
 
-from simcore.errors import ConfigError, check_finite
+from simcore import checks
+from simcore.errors import ConfigError
 
 
 def _matrix(name: str, value, shape=None) -> np.ndarray:
-    m = np.atleast_2d(np.asarray(value, dtype=float))
+    m = np.atleast_2d(checks.finite(name, value, allow_array=True))  # strings and bools refused
     if m.ndim != 2:
         raise ConfigError(name, value, "a 2-D matrix")
-    if not np.all(np.isfinite(m)):
-        raise ConfigError(name, value, "a matrix of finite numbers")
     if shape is not None and m.shape != shape:
         raise ConfigError(name, value, f"a matrix of shape {shape}")
     return m
@@ -43,7 +42,7 @@ def _check_plant(A, B):
     n = A.shape[0]
     if A.shape != (n, n):
         raise ConfigError("A", A, "a square matrix")
-    B = np.asarray(B, dtype=float)
+    B = np.asarray(checks.finite("B", B, allow_array=True))
     if B.ndim == 1 and B.shape == (n,):
         B = B.reshape(n, 1)  # a single-input plant given as a vector
     B = _matrix("B", B)
@@ -87,9 +86,7 @@ def discretize(A, B, dt: float):
     Bd : ndarray, shape (n, m)
     """
     A, B = _check_plant(A, B)
-    dt = check_finite("dt", dt)
-    if dt <= 0.0:
-        raise ConfigError("dt", dt, "a positive period in s")
+    dt = checks.positive("dt", dt, "s", what="period")
     n, m = B.shape
     block = np.zeros((n + m, n + m))
     block[:n, :n] = A
@@ -166,11 +163,18 @@ def bryson(max_values) -> np.ndarray:
     -------
     ndarray, shape (k, k)
     """
-    values = np.atleast_1d(np.asarray(max_values, dtype=float))
-    if values.ndim != 1 or np.any(np.isnan(values)) or np.any(values <= 0.0):
+    values = np.atleast_1d(checks.number("max_values", max_values, allow_inf=True, allow_array=True))
+    if values.ndim != 1 or np.any(values <= 0.0):
         raise ConfigError("max_values", max_values, "positive tolerances (math.inf allowed)")
     with np.errstate(divide="ignore"):
         return np.diag(np.where(np.isinf(values), 0.0, 1.0 / values**2))
+
+
+def _vector(name: str, value, shape) -> np.ndarray:
+    v = np.asarray(checks.finite(name, value, allow_array=True), dtype=float)
+    if v.size != int(np.prod(shape)):
+        raise ConfigError(name, value, f"{shape[0]} values (one per state)")
+    return v.reshape(shape)
 
 
 class LinearQuadraticRegulator:
@@ -220,7 +224,7 @@ class LinearQuadraticRegulator:
         ndarray, shape (m,)
         """
         if r is not None:
-            self.r = np.asarray(r, dtype=float).reshape(self.r.shape)
-        x = np.asarray(x, dtype=float).reshape(self.r.shape)
+            self.r = _vector("r", r, self.r.shape)
+        x = _vector("x", x, self.r.shape)
         self.u = self.K @ (self.r - x)
         return self.u

@@ -25,11 +25,12 @@ from __future__ import annotations
 
 __all__ = ["DifferentialOdometry", "MecanumOdometry", "SwerveOdometry"]
 
-from simcore.errors import ConfigError, ConfigTypeError, check_finite
+from simcore import checks
+from simcore.errors import ConfigError, ConfigTypeError
 
 from .geometry import Pose2d, Twist2d, wrap_angle
 from .kinematics import (DifferentialKinematics, MecanumKinematics, SwerveKinematics,
-                         SwerveModulePosition)
+                         SwerveModulePosition, _as)
 
 
 class _Odometry:
@@ -60,7 +61,7 @@ class _Odometry:
         self._pose = pose
         self._previous_angle = pose.heading
         self._gyro_offset = None if heading is None else (
-            pose.heading - check_finite("heading", heading))
+            pose.heading - checks.angle("heading", heading))
         self._previous_positions = self._check_positions(positions)
 
     def _step(self, heading, positions) -> Pose2d:
@@ -69,7 +70,7 @@ class _Odometry:
         if heading is None:
             angle = self._previous_angle + twist.dtheta
         else:
-            heading = check_finite("heading", heading)
+            heading = checks.angle("heading", heading)
             if self._gyro_offset is None:
                 self._gyro_offset = self._previous_angle - heading
             angle = heading + self._gyro_offset
@@ -119,8 +120,10 @@ class DifferentialOdometry(_Odometry):
         super().reset(heading, positions, pose)
 
     def _check_positions(self, positions):
+        if isinstance(positions, (str, bytes)) or not hasattr(positions, "__len__") or len(positions) != 2:
+            raise ConfigError("positions", positions, "(left_distance, right_distance) in m")
         left, right = positions
-        return check_finite("left_distance", left), check_finite("right_distance", right)
+        return checks.finite("left_distance", left, "m"), checks.finite("right_distance", right, "m")
 
     def _twist(self, old, new) -> Twist2d:
         return self.kinematics.to_twist(new[0] - old[0], new[1] - old[1])
@@ -153,7 +156,9 @@ class MecanumOdometry(_Odometry):
         return self._step(heading, wheel_positions)
 
     def _check_positions(self, positions):
-        values = tuple(check_finite("wheel_positions", p) for p in positions)
+        if isinstance(positions, (str, bytes)) or not hasattr(positions, "__iter__"):
+            raise ConfigError("wheel_positions", positions, "four wheel distances in m")
+        values = tuple(checks.finite(f"wheel_positions[{i}]", p, "m") for i, p in enumerate(positions))
         if len(values) != 4:
             raise ConfigError("wheel_positions", positions, "four wheel distances in m")
         return values
@@ -189,8 +194,9 @@ class SwerveOdometry(_Odometry):
         return self._step(heading, module_positions)
 
     def _check_positions(self, positions):
-        values = tuple(SwerveModulePosition(check_finite("distance", d), check_finite("angle", a))
-                       for d, a in positions)
+        if isinstance(positions, (str, bytes)) or not hasattr(positions, "__iter__"):
+            raise ConfigError("module_positions", positions, f"{self.kinematics.n_modules} module positions")
+        values = tuple(_as(SwerveModulePosition, f"module_positions[{i}]", p) for i, p in enumerate(positions))
         if len(values) != self.kinematics.n_modules:
             raise ConfigError("module_positions", positions,
                               f"{self.kinematics.n_modules} module positions")

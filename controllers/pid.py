@@ -41,9 +41,8 @@ import math
 
 import numpy as np
 
-from simcore.errors import ConfigError, check_finite
-
-from . import _checks
+from simcore import checks
+from simcore.errors import ConfigError
 
 
 def input_modulus(value, minimum, maximum):
@@ -65,13 +64,36 @@ def input_modulus(value, minimum, maximum):
     -------
     float or ndarray
         The wrapped input.
+
+    Raises
+    ------
+    ConfigError
+        A value or bound is not finite, or ``minimum >= maximum`` (no period to wrap by).
     """
+    value = checks.finite("value", value, allow_array=True)
+    minimum = checks.finite("minimum", minimum)
+    maximum = checks.finite("maximum", maximum)
+    if not minimum < maximum:
+        raise ConfigError("maximum", maximum, f"a number greater than minimum={minimum!r}")
+    if not math.isfinite(maximum - minimum):
+        raise ConfigError("maximum", maximum, f"a number within the float range of minimum={minimum!r} "
+                                              "(maximum - minimum overflows)")
+    return _modulus(value, minimum, maximum)
+
+
+def _modulus(value, minimum, maximum):
+    """:func:`input_modulus` without the checks (bounds known good: the controllers' hot path)."""
     period = maximum - minimum
     # Floor-modulo gives [0, period); subtracting it from the top end gives
     # (minimum, maximum], the closed end being the one WPILib's routine returns.
     if np.ndim(value) == 0:
         return maximum - (maximum - value) % period
     return maximum - np.mod(maximum - np.asarray(value, dtype=float), period)
+
+
+def _gain(parameter, value):
+    """A gain: a finite number >= 0, or an array of them (one per batch variant)."""
+    return checks.nonnegative(parameter, value, allow_array=True)
 
 
 class PIDController:
@@ -101,13 +123,11 @@ class PIDController:
     """
 
     def __init__(self, kp, ki, kd, *, period: float = 0.02, derivative_kick: bool = False):
-        if not isinstance(derivative_kick, bool):
-            raise ConfigError("derivative_kick", derivative_kick, "True or False")
-        self._derivative_kick = derivative_kick
-        self._kp = _checks.nonnegative("kp", kp)
-        self._ki = _checks.nonnegative("ki", ki)
-        self._kd = _checks.nonnegative("kd", kd)
-        self._period = _checks.positive("period", period)
+        self._derivative_kick = checks.flag("derivative_kick", derivative_kick)
+        self._kp = _gain("kp", kp)
+        self._ki = _gain("ki", ki)
+        self._kd = _gain("kd", kd)
+        self._period = checks.positive("period", period, "s", what="period")
         self._i_zone = math.inf
         self._max_integral = 1.0
         self._min_integral = -1.0
@@ -133,7 +153,7 @@ class PIDController:
 
     @kp.setter
     def kp(self, value):
-        self._kp = _checks.nonnegative("kp", value)
+        self._kp = _gain("kp", value)
 
     @property
     def ki(self):
@@ -142,7 +162,7 @@ class PIDController:
 
     @ki.setter
     def ki(self, value):
-        self._ki = _checks.nonnegative("ki", value)
+        self._ki = _gain("ki", value)
 
     @property
     def kd(self):
@@ -151,13 +171,13 @@ class PIDController:
 
     @kd.setter
     def kd(self, value):
-        self._kd = _checks.nonnegative("kd", value)
+        self._kd = _gain("kd", value)
 
     def set_pid(self, kp, ki, kd) -> None:
         """Set all three gains (see the constructor for units); for online tuning."""
-        kp = _checks.nonnegative("kp", kp)
-        ki = _checks.nonnegative("ki", ki)
-        kd = _checks.nonnegative("kd", kd)
+        kp = _gain("kp", kp)
+        ki = _gain("ki", ki)
+        kd = _gain("kd", kd)
         self._kp, self._ki, self._kd = kp, ki, kd
 
     @property
@@ -172,7 +192,7 @@ class PIDController:
 
     @i_zone.setter
     def i_zone(self, value) -> None:
-        self._i_zone = _checks.tolerance("i_zone", value)
+        self._i_zone = checks.tolerance("i_zone", value)
 
     def set_i_zone(self, i_zone: float) -> None:
         """Set :attr:`i_zone` (error units; ``math.inf``, the default, disables it)."""
@@ -200,7 +220,7 @@ class PIDController:
         setpoint : float or ndarray
             The desired value of the measurement (measurement units).
         """
-        setpoint = _checks.finite("setpoint", setpoint)
+        setpoint = checks.finite("setpoint", setpoint, allow_array=True)
         self._setpoint = setpoint
         self._have_setpoint = True
         self._error = self._wrap(setpoint - self._measurement)
@@ -224,11 +244,14 @@ class PIDController:
         ConfigError
             A bound is not finite, or ``minimum_input >= maximum_input``.
         """
-        lo = check_finite("minimum_input", minimum_input)
-        hi = check_finite("maximum_input", maximum_input)
+        lo = checks.finite("minimum_input", minimum_input)
+        hi = checks.finite("maximum_input", maximum_input)
         if not lo < hi:
             raise ConfigError("maximum_input", maximum_input,
                               f"a number greater than minimum_input={lo!r}")
+        if not math.isfinite(hi - lo):
+            raise ConfigError("maximum_input", maximum_input,
+                              f"a number within the float range of minimum_input={lo!r} (the period overflows)")
         self._continuous = True
         self._min_input, self._max_input = lo, hi
 
@@ -253,8 +276,8 @@ class PIDController:
         ConfigError
             A bound is NaN, or ``minimum_integral > maximum_integral``.
         """
-        lo = _checks.real("minimum_integral", minimum_integral)
-        hi = _checks.real("maximum_integral", maximum_integral)
+        lo = checks.real("minimum_integral", minimum_integral)
+        hi = checks.real("maximum_integral", maximum_integral)
         if not lo <= hi:
             raise ConfigError("maximum_integral", maximum_integral,
                               f"a number >= minimum_integral={lo!r}")
@@ -277,8 +300,8 @@ class PIDController:
             Largest ``|error_derivative|`` counted as at the setpoint (measurement
             units per s); default infinity (not checked).
         """
-        self._error_tolerance = _checks.tolerance("pos", pos)
-        self._error_derivative_tolerance = _checks.tolerance("vel", vel)
+        self._error_tolerance = checks.tolerance("pos", pos)
+        self._error_derivative_tolerance = checks.tolerance("vel", vel)
 
     @property
     def error_tolerance(self) -> float:
@@ -341,9 +364,9 @@ class PIDController:
             units, e.g. V or duty cycle; not clamped).
         """
         # A NaN measurement would poison the integrator for good: refuse it here.
-        measurement = _checks.finite("measurement", measurement)
+        measurement = checks.finite("measurement", measurement, allow_array=True)
         if setpoint is not None:
-            self._setpoint = _checks.finite("setpoint", setpoint)
+            self._setpoint = checks.finite("setpoint", setpoint, allow_array=True)
             self._have_setpoint = True
         error = self._wrap(self._setpoint - measurement)
         first = not self._have_measurement
@@ -373,12 +396,12 @@ class PIDController:
         if not self._continuous:
             return error
         half = (self._max_input - self._min_input) / 2.0
-        return input_modulus(error, -half, half)
+        return _modulus(error, -half, half)
 
     def _integrate(self, error):
         total, ki, period = self._total_error, self._ki, self._period
         lo, hi = self._min_integral, self._max_integral
-        if _checks.is_scalar(error, ki, total):
+        if np.ndim(error) == 0 and np.ndim(ki) == 0 and np.ndim(total) == 0:
             if abs(error) > self._i_zone:
                 return 0.0
             if ki != 0.0:

@@ -38,13 +38,20 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from simcore.errors import ConfigError, check_finite
-
-from . import _checks
+from simcore import checks
+from simcore.errors import ConfigError
 
 # Ties between "goal beyond" and "goal short of" the direct velocity change are
 # decided by the goal velocity's sign below this distance (m or rad), like WPILib.
 _TIE = 1e-12
+
+
+def _m_or_rad(parameter: str, value, per: str = ""):
+    """A profile coordinate: a plain number, or a Quantity of length (to m) or angle (to rad)."""
+    if hasattr(value, "dimensionality") and value.dimensionality and "[length]" in value.dimensionality:
+        return checks.finite(parameter, value, "m" + per)
+    return checks.number(parameter, value, "rad" + per,
+                         expected=f"a number in m{per} or rad{per}")
 
 
 @dataclass(frozen=True)
@@ -53,14 +60,24 @@ class State:
 
     Parameters
     ----------
-    position : float
+    position : float or Quantity
         Position (m, or rad for a rotary mechanism).
-    velocity : float
+    velocity : float or Quantity
         Velocity (m/s, or rad/s).
+
+    Raises
+    ------
+    ConfigError
+        A value is not a finite number (or a Quantity of length or angle).
     """
 
     position: float = 0.0
     velocity: float = 0.0
+
+    def __post_init__(self):
+        # Frozen: the checked, converted values are written past the dataclass's guard.
+        object.__setattr__(self, "position", _m_or_rad("position", self.position))
+        object.__setattr__(self, "velocity", _m_or_rad("velocity", self.velocity, "/s"))
 
     def __iter__(self):
         # Lets ``position, velocity = state`` work.
@@ -77,9 +94,14 @@ class Constraints(NamedTuple):
 
 def _state(name: str, value) -> State:
     """Accept a State or a ``(position, velocity)`` pair; check both are finite."""
-    position, velocity = value
-    return State(check_finite(f"{name}.position", position),
-                 check_finite(f"{name}.velocity", velocity))
+    if isinstance(value, State):
+        return value
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__iter__"):
+        raise ConfigError(name, value, "a State or a (position, velocity) pair")
+    items = tuple(value)
+    if len(items) != 2:
+        raise ConfigError(name, value, "a State or a (position, velocity) pair")
+    return State(_m_or_rad(f"{name}.position", items[0]), _m_or_rad(f"{name}.velocity", items[1], "/s"))
 
 
 def _advance(position: float, velocity: float, time: float, acceleration: float):
@@ -113,8 +135,8 @@ class TrapezoidProfile:
     """
 
     def __init__(self, max_velocity: float, max_acceleration: float):
-        self._vmax = _checks.positive("max_velocity", max_velocity)
-        self._amax = _checks.positive("max_acceleration", max_acceleration)
+        self._vmax = checks.positive("max_velocity", _m_or_rad("max_velocity", max_velocity, "/s"))
+        self._amax = checks.positive("max_acceleration", _m_or_rad("max_acceleration", max_acceleration, "/s**2"))
         self._start = State()
         self._goal = State()
         self._segments: list[tuple[float, float]] = []
@@ -156,9 +178,7 @@ class TrapezoidProfile:
             Position and velocity at time ``t``; the (clamped) goal once ``t >=
             total_time()``.
         """
-        t = check_finite("t", t)
-        if t < 0.0:
-            raise ConfigError("t", t, "a non-negative time in s")
+        t = checks.nonnegative("t", t, "s", what="time")
         start = _state("initial_state", initial_state)
         self._start = start
         self._goal, self._segments = self._plan(start, _state("goal_state", goal_state))
@@ -195,7 +215,7 @@ class TrapezoidProfile:
         exactly, so positions the profile passes twice (a turn-round) give the first
         passage.
         """
-        target = check_finite("target", target)
+        target = _m_or_rad("target", target)
         position, velocity = self._start.position, self._start.velocity
         elapsed = 0.0
         for duration, acceleration in self._segments:

@@ -27,10 +27,8 @@ __all__ = ["ProfiledPIDController"]
 
 import math
 
-from simcore.errors import check_finite
-
-from .pid import PIDController, input_modulus
-from .profile import Constraints, State, TrapezoidProfile, _state
+from .pid import PIDController, _modulus
+from .profile import Constraints, State, TrapezoidProfile, _m_or_rad, _state
 
 
 class ProfiledPIDController:
@@ -119,10 +117,10 @@ class ProfiledPIDController:
 
     def set_goal(self, goal) -> None:
         """Set the goal: a position (velocity 0), a :class:`State` or a pair."""
-        if isinstance(goal, State) or hasattr(goal, "__len__"):
+        if isinstance(goal, State) or (hasattr(goal, "__len__") and not isinstance(goal, (str, bytes))):
             self._goal = _state("goal", goal)
         else:
-            self._goal = State(check_finite("goal", goal), 0.0)
+            self._goal = State(_m_or_rad("goal", goal), 0.0)
 
     def at_goal(self) -> bool:
         """True when :meth:`at_setpoint` and the profile has reached the goal."""
@@ -187,16 +185,17 @@ class ProfiledPIDController:
         float
             The PID output (output units, e.g. V), without feedforward.
         """
+        measurement = _m_or_rad("measurement", measurement)
         if goal is not None:
             self.set_goal(goal)
         if self._pid.is_continuous_input_enabled():
             half = (self._max_input - self._min_input) / 2.0
             # Re-express goal and setpoint as the copies nearest the measurement.
             self._goal = State(
-                measurement + input_modulus(self._goal.position - measurement, -half, half),
+                measurement + _modulus(self._goal.position - measurement, -half, half),
                 self._goal.velocity)
             self._setpoint = State(
-                measurement + input_modulus(self._setpoint.position - measurement, -half, half),
+                measurement + _modulus(self._setpoint.position - measurement, -half, half),
                 self._setpoint.velocity)
         self._setpoint = self._profile.calculate(self.period, self._setpoint, self._goal)
         return self._pid.calculate(measurement, self._setpoint.position)
@@ -216,5 +215,5 @@ class ProfiledPIDController:
         if isinstance(measured_position, State):
             self._setpoint = _state("measured", measured_position)
         else:
-            self._setpoint = State(check_finite("measured_position", measured_position),
-                                   check_finite("measured_velocity", measured_velocity))
+            self._setpoint = State(_m_or_rad("measured_position", measured_position),
+                                   _m_or_rad("measured_velocity", measured_velocity, "/s"))

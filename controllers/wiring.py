@@ -14,23 +14,27 @@ each tick it reads ``measure``, evaluates the setpoint (a constant or a function
 of time), calls ``controller.calculate(measurement, setpoint)``, adds the
 feedforward, clamps to ``output_limits`` when given, and writes ``command``.
 
-Each run starts the controller afresh, just before its first tick: a
-:class:`~controllers.PIDController` is ``reset()`` (no integral or error history
-from an earlier run) and a :class:`~controllers.ProfiledPIDController` restarts its
-profile from the measured position at rest, as robot code does in its init. So
-the same loop object gives the same result in every simulation it is passed to.
+Each run starts the controller afresh, just before its first tick: any controller
+with a ``reset()`` is reset (see :class:`simcore.protocols.Resettable`): a
+:class:`~simcore.controllers.PIDController` forgets its integral and error history
+from an earlier run, and a :class:`~simcore.controllers.ProfiledPIDController`, whose
+``reset`` takes the measurement, restarts its profile from the measured position at
+rest, as robot code does in its init. So the same loop object gives the same result
+in every simulation it is passed to. A team's own controller gets the same treatment
+by having ``reset()``.
+
+A setpoint function that returns NaN or an infinity raises
+:class:`~simcore.errors.NonFiniteError` naming the loop and the tick time.
 """
 from __future__ import annotations
 
+import math
 from typing import Callable
 
-from simcore import PeriodicController
-from simcore.errors import ConfigError, ConfigTypeError, check_finite
-from simcore.units import to_si
+from simcore import PeriodicController, checks, protocols
+from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 
 from .feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward
-from .pid import PIDController
-from .profiled_pid import ProfiledPIDController
 
 __all__ = ["control_loop"]
 
@@ -69,14 +73,8 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     offset : float
         Delay of the first tick, s.
     """
-    rate = None if rate is None else to_si("rate", rate, "Hz")
-    period = None if period is None else to_si("period", period, "s")
-    calc = getattr(controller, "calculate", None)
-    if calc is None:
-        if not callable(controller):
-            raise ConfigTypeError("controller", controller, "an object with calculate(measurement, setpoint) "
-                                                            "or a callable f(measurement, setpoint)")
-        calc = controller
+    calc = protocols.loop_controller(controller)
+    reset = protocols.reset_call(controller)
     for pname, v in (("measure", measure), ("command", command)):
         if not isinstance(v, str) or "." not in v:
             raise ConfigError(pname, v, "a signal name 'system.signal'")
@@ -84,40 +82,45 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     if rate is not None and period is not None:
         raise ConfigError("rate", rate, "either rate or period, not both")
     if rate is not None:
-        if not rate > 0:
-            raise ConfigError("rate", rate, "a positive rate in Hz")
-        period = 1.0 / rate
-    if period is None:
+        period = checks.period_from_rate("rate", rate)
+    elif period is not None:
+        period = checks.positive("period", period, "s", what="period")
+    else:
         period = own if own is not None else 0.02
     if own is not None and abs(own - period) > 1e-12 * max(1.0, own):
-        raise ConfigError("period", period, f"the controller's own period {own!r} s (its derivative and "
-                                            "integral assume it)")
+        raise ConfigError("rate" if rate is not None else "period", rate if rate is not None else period,
+                          f"the controller's own period {own!r} s (its derivative and integral assume it)")
     if output_limits is not None:
-        try:
-            lo, hi = output_limits
-        except (TypeError, ValueError):
-            raise ConfigError("output_limits", output_limits, "(low, high) with low < high") from None
-        lo, hi = to_si("output_limits[0]", lo, ""), to_si("output_limits[1]", hi, "")
+        if isinstance(output_limits, (str, bytes)) or not hasattr(output_limits, "__len__") \
+                or len(output_limits) != 2:
+            raise ConfigError("output_limits", output_limits, "(low, high) with low < high")
+        lo, hi = checks.real("output_limits[0]", output_limits[0]), checks.real("output_limits[1]", output_limits[1])
         if not lo < hi:
             raise ConfigError("output_limits", output_limits, "(low, high) with low < high")
         output_limits = (lo, hi)
-    ref = setpoint if callable(setpoint) else (lambda t, _r=check_finite("setpoint", setpoint): _r)
+    offset = checks.duration("offset", offset)
     if isinstance(feedforward, (SimpleMotorFeedforward, ElevatorFeedforward, ArmFeedforward)):
         feedforward = _AtSetpoint(feedforward)
     elif feedforward is not None and not callable(feedforward):
         raise ConfigTypeError("feedforward", feedforward, "None, a callable ff(t, setpoint, signals) or a "
                                                           "feedforward object")
+    name = name or f"{command} loop"
+    if callable(setpoint):
+        ref = setpoint
+    else:
+        constant = checks.finite("setpoint", setpoint, allow_array=True)
+        ref = lambda t: constant  # noqa: E731
 
     def start(t, signals):
         # A controller object reused for a second run starts it as it started the first:
         # no integral or error history from the last run, a profile from the measured state.
-        if isinstance(controller, ProfiledPIDController):
-            controller.reset(signals[measure])
-        elif isinstance(controller, PIDController):
-            controller.reset()
+        if reset is not None:
+            reset(signals[measure])
 
     def tick(t, signals):
         r = ref(t)
+        if callable(setpoint) and not _finite(r):
+            raise NonFiniteError("setpoint of", name, r, t)
         out = calc(signals[measure], r)
         if feedforward is not None:
             out = out + feedforward(t, r, signals)
@@ -125,7 +128,7 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
             out = min(max(out, output_limits[0]), output_limits[1])
         return {command: out}
 
-    loop = PeriodicController(period, tick, name=name or f"{command} loop", offset=offset, on_start=start)
+    loop = PeriodicController(period, tick, name=name, offset=offset, on_start=start)
     spec = {"controller": controller, "measure": measure, "command": command, "reference": ref,
             "feedforward": feedforward, "output_limits": output_limits}
 
@@ -137,6 +140,17 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
 
     loop.batched = batched
     return loop
+
+
+def _finite(value) -> bool:
+    """Whether a setpoint (a number, an array of them, or a profile State) is finite throughout."""
+    try:
+        return bool(math.isfinite(value))
+    except TypeError:
+        try:
+            return all(_finite(v) for v in value)
+        except TypeError:
+            return True  # not a number at all: the controller's own check names it
 
 
 class _AtSetpoint:

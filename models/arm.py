@@ -17,27 +17,37 @@ from __future__ import annotations
 
 import math
 
+from simcore import checks
+from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
-from simcore.units import to_si
 
 from .drive import MotorDrive
-from .mechanism import GearedMechanism, split_mechanism_options
+from .mechanism import GearedMechanism, named_as, split_mechanism_options
 
 __all__ = ["Arm", "STANDARD_GRAVITY", "WPILIB_GRAVITY"]
 
-#: Standard gravity, m/s².
-STANDARD_GRAVITY = 9.80665
 #: The value WPILib's simulation classes use, m/s².
 WPILIB_GRAVITY = 9.8
 
 
 def _gravity(parameter, gravity, g):
-    if isinstance(gravity, bool):
-        magnitude = to_si("g", g, "m/s**2")
-        if not magnitude >= 0:  # a negative g would silently turn gravity upside down
-            raise ConfigError("g", g, "a non-negative acceleration magnitude in m/s**2 (gravity pulls down)")
-        return magnitude if gravity else 0.0
-    raise ConfigTypeError(parameter, gravity, "True or False (set the magnitude with g=)")
+    """The gravitational acceleration, m/s², of a mechanism with the ``gravity`` flag and magnitude ``g``."""
+    if not isinstance(gravity, bool):
+        raise ConfigTypeError(parameter, gravity, "True or False (set the magnitude with g=)")
+    # A negative g would silently turn gravity upside down.
+    magnitude = checks.nonnegative("g", g, "m/s**2", what="acceleration magnitude (gravity pulls down)")
+    return magnitude if gravity else 0.0
+
+
+def _positive_product(parameter, value, product, expected):
+    """``product``, a quantity derived from the user's ``value``, if finite and > 0; else ConfigError.
+
+    At the ends of the float range a product of valid values can overflow to inf or
+    underflow to 0 (a 1e-200 m arm has an inertia of 0.0 kg·m²).
+    """
+    if not (product > 0 and math.isfinite(product)):
+        raise ConfigError(parameter, value, expected)
+    return product
 
 
 class Arm(GearedMechanism):
@@ -73,19 +83,20 @@ class Arm(GearedMechanism):
     def __init__(self, motor, gearing, *, mass, com_distance, moi=None, min_angle, max_angle,
                  gravity: bool = True, start_angle=0.0, name: str = "arm", gravity_direction=-math.pi / 2,
                  g=STANDARD_GRAVITY, start_velocity=0.0, **options):
-        drive_opts, mech_opts = split_mechanism_options("Arm", options)
-        self.mass = to_si("mass", mass, "kg")
-        if not self.mass > 0:
-            raise ConfigError("mass", mass, "a positive mass in kg")
-        self.com_distance = to_si("com_distance", com_distance, "m")
-        if not self.com_distance > 0:
-            raise ConfigError("com_distance", com_distance, "a positive distance in m")
-        self.moi = self.rod_moi(self.mass, 2 * self.com_distance) if moi is None else to_si("moi", moi, "kg*m**2")
-        if not self.moi > 0:
-            raise ConfigError("moi", moi, "a positive moment of inertia in kg*m**2")
+        drive_opts, mech_opts = split_mechanism_options(type(self), options)
+        self.mass = checks.positive("mass", mass, "kg", what="mass")
+        self.com_distance = checks.positive("com_distance", com_distance, "m", what="distance")
+        if moi is None:
+            self.moi = _positive_product("com_distance", com_distance, self.mass * (2 * self.com_distance) ** 2 / 3,
+                                         "a distance whose rod inertia m (2 d)² / 3 is a positive finite number")
+        else:
+            self.moi = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
         self.g = _gravity("gravity", gravity, g)
-        self.gravity_direction = to_si("gravity_direction", gravity_direction, "rad")
+        self.gravity_direction = checks.angle("gravity_direction", gravity_direction)
         self._mgd = self.mass * self.g * self.com_distance
+        if not math.isfinite(self._mgd):
+            raise ConfigError("mass", mass, f"a mass whose gravity torque m g d (g={self.g!r} m/s², "
+                                            f"d={self.com_distance!r} m) is finite")
         super().__init__(name, MotorDrive(motor, gearing, **drive_opts), mass=self.moi, linear=False,
                          position_name="angle", min_position=min_angle, max_position=max_angle,
                          start_position=start_angle, start_velocity=start_velocity,
@@ -95,24 +106,25 @@ class Arm(GearedMechanism):
     @staticmethod
     def rod_moi(mass, length) -> float:
         """Moment of inertia of a uniform rod about one end, ``m L² / 3``, kg·m² (WPILib's estimateMOI)."""
-        m = to_si("mass", mass, "kg")
-        L = to_si("length", length, "m")
-        if not (m > 0 and L > 0):
-            raise ConfigError("length" if m > 0 else "mass", length if m > 0 else mass, "a positive value")
-        return m * L * L / 3.0
+        m = checks.positive("mass", mass, "kg", what="mass")
+        L = checks.positive("length", length, "m", what="length")
+        return _positive_product("length", length, m * L * L / 3.0,
+                                 "a length whose rod inertia m L² / 3 is a positive finite number")
 
     @classmethod
     def from_wpilib(cls, gearbox, gearing, moi, arm_length, min_angle, max_angle, simulate_gravity=True,
                     starting_angle=0.0, *, name: str = "arm", **options) -> "Arm":
         """The arm WPILib's ``SingleJointedArmSim(gearbox, gearing, jKgMetersSquared, armLengthMeters,
         minAngleRads, maxAngleRads, simulateGravity, startingAngleRads)`` simulates (g = 9.8 m/s²)."""
-        J = to_si("moi", moi, "kg*m**2")
-        L = to_si("arm_length", arm_length, "m")
-        if not L > 0:
-            raise ConfigError("arm_length", arm_length, "a positive length in m")
-        return cls(gearbox, gearing, mass=3.0 * J / (L * L), com_distance=L / 2.0, moi=J, min_angle=min_angle,
-                   max_angle=max_angle, gravity=bool(simulate_gravity), start_angle=starting_angle, name=name,
-                   g=WPILIB_GRAVITY, **options)
+        J = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
+        L = checks.positive("arm_length", arm_length, "m", what="length")
+        mass = _positive_product("arm_length", arm_length, 3.0 * J / (L * L) if L * L > 0 else math.inf,
+                                 f"a length for which WPILib's rod mass 3 J / L² (J={J!r} kg*m**2) is finite")
+        with named_as({"start_angle": "starting_angle", "com_distance": "arm_length", "mass": "moi",
+                       "motor": "gearbox"}):
+            return cls(gearbox, gearing, mass=mass, com_distance=L / 2.0, moi=J, min_angle=min_angle,
+                       max_angle=max_angle, gravity=checks.flag("simulate_gravity", simulate_gravity),
+                       start_angle=starting_angle, name=name, g=WPILIB_GRAVITY, **options)
 
     def load_force(self, q):
         return self._mgd * math.sin(self.gravity_direction - q)

@@ -260,6 +260,9 @@ class Battery(System):
     ``"normal"`` or ``("browned_out", t)`` (the instant the outputs went off).
     """
 
+    #: Feeds every system with a ``bus_voltage`` input (see :class:`simcore.protocols.BusLoad`).
+    feeds_bus = True
+
     def __init__(self, *, open_circuit_voltage=12.0, resistance=0.02, brownout_voltage=6.8,
                  name: str = "battery", brownout_behaviour: str = "flag",
                  recovery_voltage=ROBORIO_RECOVERY_VOLTAGE, recovery_time=RECOVERY_TIME):

@@ -35,16 +35,20 @@ Everything here is plain float arithmetic: it runs inside right-hand sides.
 """
 from __future__ import annotations
 
+import difflib
+import inspect
 import math
-import numbers
+import warnings
+from collections.abc import Mapping
+from typing import NamedTuple
 
+from simcore import checks
 from simcore.errors import ConfigError, ConfigTypeError
-from simcore.units import to_si
 
 from .motors import DCMotor
 
-__all__ = ["MotorDrive", "NEUTRAL_MODES", "COMMANDS", "EFFICIENCY_SPEED_EPSILON", "MOTOR_DRIVE_KEYS",
-           "split_drive_options"]
+__all__ = ["MotorDrive", "Electrical", "NEUTRAL_MODES", "COMMANDS", "EFFICIENCY_SPEED_EPSILON",
+           "MOTOR_DRIVE_KEYS", "split_drive_options", "merge_legacy_drive_options"]
 
 #: MotorDrive's keyword options, as mechanisms accept them alongside their own.
 MOTOR_DRIVE_KEYS = ("n_motors", "efficiency", "neutral_mode", "stator_current_limit", "supply_current_limit",
@@ -58,14 +62,16 @@ NEUTRAL_MODES = ("brake", "coast")
 COMMANDS = ("voltage", "duty")
 
 
-def _optional_positive(parameter, value, unit):
+def _optional_limit(parameter, value):
     if value is None:
         return math.inf
-    v = to_si(parameter, value, unit)
+    v = checks.number(parameter, value, "A", expected="None or a current in A")
     if not v > 0:
-        raise ConfigError(parameter, value, f"None or a positive current in {unit}")
+        raise ConfigError(parameter, value, "None or a positive current in A")
     return v
 
+
+_INF = math.inf
 
 #: Bus voltage, V, at which a dead (0 V) bus's duty is evaluated as a limit (see electrical).
 _DEAD_BUS_PROBE = 1e-9
@@ -84,11 +90,120 @@ def drive_input_ranges(input_names) -> dict:
     return {n: _INPUT_RANGES[n] for n in input_names if n in _INPUT_RANGES}
 
 
-def split_drive_options(options: dict) -> tuple[dict, dict]:
-    """Split a mechanism's keyword options into MotorDrive options and the rest."""
-    drive = {k: v for k, v in options.items() if k in MOTOR_DRIVE_KEYS}
-    rest = {k: v for k, v in options.items() if k not in MOTOR_DRIVE_KEYS}
+def _owner_name(owner) -> str:
+    return owner if isinstance(owner, str) else getattr(owner, "__qualname__", type(owner).__name__)
+
+
+def _unknown_keyword(owner, key: str, accepted) -> ConfigTypeError:
+    """The error for a keyword ``owner`` does not take, suggesting the nearest it does."""
+    own = ()
+    if not isinstance(owner, str):
+        try:  # the owner's own named parameters, for the suggestion
+            own = tuple(n for n, p in inspect.signature(owner).parameters.items()
+                        if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY))
+        except (TypeError, ValueError):
+            pass
+    near = difflib.get_close_matches(key, own + tuple(accepted), n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    return ConfigTypeError(f"{_owner_name(owner)}() keyword", key,
+                           f"one of its parameters or {', '.join(accepted)}{hint}")
+
+
+def split_drive_options(owner, options: Mapping, *, accepted=(), prefix: str = "", strict: bool = True,
+                        gearing_keyword: str | None = None, n_motors_keyword: str | None = None
+                        ) -> tuple[dict, dict]:
+    """Split a constructor's keyword options into :class:`MotorDrive` keywords and the rest.
+
+    The one way a motor-driven constructor takes its drive options: as plain keyword
+    arguments (``n_motors=2, stator_current_limit=40, viscous_friction=1e-4``),
+    collected in ``**options`` and split here.
+
+    Parameters
+    ----------
+    owner : str or class
+        The class the user called (its name is in the error for an unknown keyword;
+        given as a class, its own parameters are also suggested for a misspelling).
+    options : mapping
+        The keyword arguments.
+    accepted : sequence of str
+        The other keywords ``owner`` takes through ``options`` (friction, ...):
+        returned in ``rest``.
+    prefix : str
+        Prefix of this motor group's keywords (``"steer_"``: ``steer_efficiency``
+        is MotorDrive's ``efficiency``).
+    strict : bool
+        Refuse keywords that are neither MotorDrive's (with ``prefix``) nor
+        ``accepted`` (ConfigTypeError naming ``owner``). ``False`` returns them in
+        ``rest``, to split another motor group's keywords from it next.
+    gearing_keyword, n_motors_keyword : str, optional
+        The names the user gives the gear ratio and the motor count, for errors
+        (default ``prefix + "gearing"``, ``prefix + "n_motors"``); a TankDrive's
+        motor count is ``n_motors_per_side``, taken from ``options`` under that name.
+
+    Returns
+    -------
+    drive : dict
+        Keywords for ``MotorDrive(motor, gearing, **drive)``, including
+        ``parameter_names`` so that MotorDrive's errors name what the user wrote.
+    rest : dict
+        Everything else, in the order given.
+    """
+    n_key = n_motors_keyword or prefix + "n_motors"
+    names = {"gearing": gearing_keyword or prefix + "gearing", "n_motors": n_key}
+    by_user_name = {prefix + k: k for k in MOTOR_DRIVE_KEYS if k != "n_motors"}
+    by_user_name[n_key] = "n_motors"
+    names.update({k: u for u, k in by_user_name.items()})
+    drive, rest = {}, {}
+    for key, value in options.items():
+        if key in by_user_name:
+            drive[by_user_name[key]] = value
+        elif key in accepted or not strict:
+            rest[key] = value
+        else:
+            raise _unknown_keyword(owner, key, tuple(by_user_name) + tuple(accepted))
+    drive["parameter_names"] = names
     return drive, rest
+
+
+def merge_legacy_drive_options(owner, parameter: str, legacy, options: dict, *, prefix: str = "") -> dict:
+    """``options`` with the entries of a deprecated ``drive_options=``-style dict added (prefixed).
+
+    Warns ``DeprecationWarning`` (pass the keywords directly instead). Keys must be
+    MotorDrive's keywords; a keyword given both ways is refused.
+    """
+    if legacy is None:
+        return options
+    if not isinstance(legacy, Mapping):
+        raise ConfigTypeError(parameter, legacy, "a mapping of MotorDrive keywords (or None)")
+    warnings.warn(f"{_owner_name(owner)}({parameter}=...) is deprecated: pass its keywords directly "
+                  f"({', '.join(prefix + k for k in legacy) or 'none given'})", DeprecationWarning, stacklevel=3)
+    merged = dict(options)
+    for key, value in legacy.items():
+        if key not in MOTOR_DRIVE_KEYS:
+            raise ConfigError(f"{parameter} key", key, f"one of {', '.join(MOTOR_DRIVE_KEYS)}")
+        if prefix + key in merged:
+            raise ConfigError(f"{parameter}[{key!r}]", value, f"no value also given as {prefix + key}=")
+        merged[prefix + key] = value
+    return merged
+
+
+class Electrical(NamedTuple):
+    """What :meth:`MotorDrive.electrical` returns for one instant (group totals)."""
+
+    #: Voltage on the windings, V.
+    applied_voltage: float
+    #: Winding current, A.
+    stator_current: float
+    #: Current drawn from the bus, A.
+    supply_current: float
+    #: 1.0 when the request exceeded the bus voltage, else 0.0.
+    saturated: float
+    #: 1.0 when a current limit reduced the voltage, else 0.0.
+    current_limited: float
+
+
+# Builds an Electrical from a tuple without the generated keyword-parsing __new__ (hot path).
+_electrical = tuple.__new__
 
 
 class MotorDrive:
@@ -115,48 +230,40 @@ class MotorDrive:
         What the mechanism's command input means (default "voltage").
     nominal_bus_voltage : float
         Bus voltage without a battery model, V (default: the motor's nominal voltage).
+    parameter_names : mapping of str to str, optional
+        The names the user gave these parameters (``{"gearing": "drive_gearing"}``),
+        used in error messages; :func:`split_drive_options` fills it in.
     """
 
     def __init__(self, motor: DCMotor, gearing, *, n_motors: int = 1, efficiency=1.0,
                  neutral_mode: str = "brake", stator_current_limit=None, supply_current_limit=None,
-                 command: str = "voltage", nominal_bus_voltage=None):
+                 command: str = "voltage", nominal_bus_voltage=None, parameter_names: Mapping | None = None):
+        # The names the user wrote (drive_gearing, steer_efficiency, n_motors_per_side) for errors.
+        pn = dict(parameter_names or {})
+        name = lambda k: pn.get(k, k)  # noqa: E731
         if not isinstance(motor, DCMotor):
             raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor")
-        self.gearing = to_si("gearing", gearing, "")
-        if not self.gearing > 0:
-            raise ConfigError("gearing", gearing, "a positive gear ratio (motor turns per output turn)")
-        if isinstance(n_motors, bool) or not isinstance(n_motors, numbers.Integral) or n_motors < 1:
-            raise ConfigError("n_motors", n_motors, "a whole number >= 1")
-        self.efficiency = to_si("efficiency", efficiency, "")
-        if not 0 < self.efficiency <= 1:
-            raise ConfigError("efficiency", efficiency, "a number in (0, 1]")
-        if neutral_mode not in NEUTRAL_MODES:
-            raise ConfigError("neutral_mode", neutral_mode, "'brake' or 'coast'")
-        if command not in COMMANDS:
-            raise ConfigError("command", command, "'voltage' or 'duty'")
+        self.gearing = checks.positive(name("gearing"), gearing, what="gear ratio (motor turns per output turn)")
+        n_motors = checks.integer(name("n_motors"), n_motors, minimum=1)
+        self.efficiency = checks.fraction(name("efficiency"), efficiency, low_open=True)
+        self.neutral_mode = checks.choice(name("neutral_mode"), neutral_mode, NEUTRAL_MODES)
+        self.command = checks.choice(name("command"), command, COMMANDS)
         self.motor = motor
-        self.n_motors = int(n_motors)
+        self.n_motors = n_motors
         self.group = motor.gearbox(n_motors)
-        self.neutral_mode = neutral_mode
-        self.command = command
         # Limits of the group: each of the n motors has its own controller with the configured limit.
-        self.stator_current_limit = n_motors * _optional_positive("stator_current_limit", stator_current_limit, "A")
-        self.supply_current_limit = n_motors * _optional_positive("supply_current_limit", supply_current_limit, "A")
+        self.stator_current_limit = n_motors * _optional_limit(name("stator_current_limit"), stator_current_limit)
+        self.supply_current_limit = n_motors * _optional_limit(name("supply_current_limit"), supply_current_limit)
         self.nominal_bus_voltage = (motor.nominal_voltage if nominal_bus_voltage is None
-                                    else to_si("nominal_bus_voltage", nominal_bus_voltage, "V"))
-        if not self.nominal_bus_voltage > 0:
-            raise ConfigError("nominal_bus_voltage", nominal_bus_voltage, "a positive voltage")
+                                    else checks.positive(name("nominal_bus_voltage"), nominal_bus_voltage, "V",
+                                                         what="voltage"))
         # Constants of the motor group, cached as floats for the right-hand side.
+        self._duty_command = self.command == "duty"
         self.R = self.group.R
         self.Kt = self.group.Kt
         self.Kv = self.group.Kv
 
-    @property
-    def command_input(self) -> str:
-        """Name of the command input: ``"voltage"`` or ``"duty"``."""
-        return self.command
-
-    def electrical(self, rotor_speed: float, command: float, brake: float, bus_voltage: float):
+    def electrical(self, rotor_speed: float, command: float, brake: float, bus_voltage: float) -> Electrical:
         """Terminal voltage and currents at one instant.
 
         Parameters
@@ -172,29 +279,33 @@ class MotorDrive:
 
         Returns
         -------
-        tuple
-            ``(applied_voltage V, stator_current A, supply_current A, saturated 0/1,
-            current_limited 0/1)``.
+        Electrical
+            ``applied_voltage`` V, ``stator_current`` A, ``supply_current`` A,
+            ``saturated`` 0/1, ``current_limited`` 0/1.
         """
         R = self.R
         emf = rotor_speed / self.Kv
         vb = bus_voltage if bus_voltage > 0.0 else 0.0
         if command == 0.0:
             if brake >= 0.5:
-                return 0.0, -emf / R, 0.0, 0.0, 0.0
+                return _electrical(Electrical, (0.0, -emf / R, 0.0, 0.0, 0.0))
             # Coast: open bridge; the body diodes conduct only when |E| exceeds the bus, and then
             # connect the winding across the bus (duty +-1).
             if emf > vb:
                 i = (vb - emf) / R
-                return vb, i, i, 0.0, 0.0
+                return _electrical(Electrical, (vb, i, i, 0.0, 0.0))
             if emf < -vb:
                 i = (-vb - emf) / R
-                return -vb, i, -i, 0.0, 0.0
-            return emf, 0.0, 0.0, 0.0, 0.0
-        v_req = command * vb if self.command == "duty" else command
+                return _electrical(Electrical, (-vb, i, -i, 0.0, 0.0))
+            return _electrical(Electrical, (emf, 0.0, 0.0, 0.0, 0.0))
+        v_req = command * vb if self._duty_command else command
         saturated = 1.0 if (v_req > vb or v_req < -vb) else 0.0
-        v = self._limited_voltage(v_req, emf, vb)
-        limited = 1.0 if v != min(max(v_req, -vb), vb) else 0.0
+        clamped = min(max(v_req, -vb), vb)
+        if self.stator_current_limit != _INF or self.supply_current_limit != _INF:
+            v = self._limited_voltage(v_req, emf, vb)
+            limited = 1.0 if v != clamped else 0.0
+        else:  # no current limit: the projection is the clamp to the bus (what _limited_voltage returns)
+            v, limited = clamped, 0.0
         i = (v - emf) / R
         if vb > 0.0:
             duty = v / vb
@@ -205,7 +316,7 @@ class MotorDrive:
             # bridge, either cut by the supply limit), so the supply current is continuous there.
             eps = _DEAD_BUS_PROBE
             duty = self._limited_voltage(command * eps if self.command == "duty" else v_req, emf, eps) / eps
-        return v, i, duty * i, saturated, limited
+        return _electrical(Electrical, (v, i, duty * i, saturated, limited))
 
     def _limited_voltage(self, v_req: float, emf: float, vb: float) -> float:
         """The applied voltage nearest the request that the bus and the current limits allow.

@@ -8,12 +8,15 @@ constructor arguments (gravity 9.8 m/s², as WPILib).
 """
 from __future__ import annotations
 
-from simcore.errors import ConfigError
-from simcore.units import to_si
+import math
 
-from .arm import STANDARD_GRAVITY, WPILIB_GRAVITY, _gravity
+from simcore import checks
+from simcore.checks import STANDARD_GRAVITY
+from simcore.errors import ConfigError
+
+from .arm import WPILIB_GRAVITY, _gravity
 from .drive import MotorDrive
-from .mechanism import GearedMechanism, split_mechanism_options
+from .mechanism import GearedMechanism, named_as, split_mechanism_options
 
 __all__ = ["Elevator"]
 
@@ -49,16 +52,14 @@ class Elevator(GearedMechanism):
     def __init__(self, motor, gearing, *, carriage_mass, drum_radius, min_height, max_height,
                  gravity: bool = True, start_height=0.0, name: str = "elevator", constant_force=0.0,
                  counterweight_mass=0.0, g=STANDARD_GRAVITY, start_velocity=0.0, **options):
-        drive_opts, mech_opts = split_mechanism_options("Elevator", options)
-        self.carriage_mass = to_si("carriage_mass", carriage_mass, "kg")
-        if not self.carriage_mass > 0:
-            raise ConfigError("carriage_mass", carriage_mass, "a positive mass in kg")
-        self.counterweight_mass = to_si("counterweight_mass", counterweight_mass, "kg")
-        if not self.counterweight_mass >= 0:
-            raise ConfigError("counterweight_mass", counterweight_mass, "a non-negative mass in kg")
-        self.constant_force = to_si("constant_force", constant_force, "N")
+        drive_opts, mech_opts = split_mechanism_options(type(self), options)
+        self.carriage_mass = checks.positive("carriage_mass", carriage_mass, "kg", what="mass")
+        self.counterweight_mass = checks.nonnegative("counterweight_mass", counterweight_mass, "kg", what="mass")
+        self.constant_force = checks.finite("constant_force", constant_force, "N")
         self.g = _gravity("gravity", gravity, g)
         self._weight = (self.carriage_mass - self.counterweight_mass) * self.g
+        if not math.isfinite(self._weight + self.carriage_mass + self.counterweight_mass):
+            raise ConfigError("carriage_mass", carriage_mass, f"a mass whose weight at g={self.g!r} m/s² is finite")
         super().__init__(name, MotorDrive(motor, gearing, **drive_opts),
                          mass=self.carriage_mass + self.counterweight_mass, linear=True,
                          drum_radius=drum_radius, position_name="position", min_position=min_height,
@@ -72,9 +73,11 @@ class Elevator(GearedMechanism):
                     **options) -> "Elevator":
         """The elevator WPILib's ``ElevatorSim(gearbox, gearing, carriageMassKg, drumRadiusMeters,
         minHeightMeters, maxHeightMeters, simulateGravity, startingHeightMeters)`` simulates."""
-        return cls(gearbox, gearing, carriage_mass=carriage_mass, drum_radius=drum_radius, min_height=min_height,
-                   max_height=max_height, gravity=bool(simulate_gravity), start_height=starting_height, name=name,
-                   g=WPILIB_GRAVITY, **options)
+        with named_as({"start_height": "starting_height", "motor": "gearbox"}):
+            return cls(gearbox, gearing, carriage_mass=carriage_mass, drum_radius=drum_radius,
+                       min_height=min_height, max_height=max_height,
+                       gravity=checks.flag("simulate_gravity", simulate_gravity), start_height=starting_height,
+                       name=name, g=WPILIB_GRAVITY, **options)
 
     def load_force(self, q):
         return self.constant_force - self._weight

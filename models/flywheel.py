@@ -7,13 +7,13 @@ friction and the default ideal bus, the velocity obeys WPILib's
 """
 from __future__ import annotations
 
-from simcore.errors import ConfigError
-from simcore.units import to_si
+from simcore import checks
 
 from .drive import MotorDrive
 from .mechanism import GearedMechanism, split_mechanism_options
 
 __all__ = ["Flywheel"]
+
 
 class Flywheel(GearedMechanism):
     """A motor-driven inertia.
@@ -35,10 +35,8 @@ class Flywheel(GearedMechanism):
     """
 
     def __init__(self, motor, gearing, moi, *, name: str = "flywheel", start_velocity=0.0, **options):
-        drive_opts, mech_opts = split_mechanism_options("Flywheel", options)
-        moi_si = to_si("moi", moi, "kg*m**2")
-        if not moi_si > 0:
-            raise ConfigError("moi", moi, "a positive moment of inertia in kg*m**2")
+        drive_opts, mech_opts = split_mechanism_options(type(self), options)
+        moi_si = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
         self.moi = moi_si
         super().__init__(name, MotorDrive(motor, gearing, **drive_opts), mass=moi_si, linear=False,
                          position_name="angle", start_velocity=start_velocity,

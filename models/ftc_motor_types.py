@@ -24,11 +24,11 @@ Sources, per type
 -----------------
 goBILDA 5203 (Yellow Jacket), one type per ratio
     Motor: ``GOBILDA_BARE`` (gm0: 5900 rpm free). Encoder: 28 counts per motor
-    revolution (REFERENCE.md section 1). Ratios: goBILDA's planetary stages are
+    revolution (simcore.reference, "Motors"). Ratios: goBILDA's planetary stages are
     ``1 + 46/17`` (3.706, "3.7:1") and ``1 + 46/11`` (5.182, "5.2:1"); every
-    5203 ratio is a product of them, which reproduces REFERENCE.md's ratio row to
+    5203 ratio is a product of them, which reproduces the reference's ratio row to
     all four printed digits (e.g. 312 rpm: 3.706 x 5.182 = 19.20). SDK numbers:
-    ``ticks_per_rev`` as published (the REFERENCE counts/rev row, 28 x ratio to one
+    ``ticks_per_rev`` as published (the reference's counts/rev row, 28 x ratio to one
     decimal but for 84 rpm: see :data:`GOBILDA_PUBLISHED_TICKS_PER_REV`) and
     ``max_rpm`` = the nominal rpm in the name, orientation CCW (as the SDK's own
     goBILDA type). These are what a team gets by declaring a custom ``@MotorType``
@@ -41,19 +41,19 @@ goBILDA 5203 (Yellow Jacket), one type per ratio
     ``AngleUnit`` velocity overloads.
 REV HD Hex 20:1 / 40:1 (REV-41-1301 / REV-41-1291, spur gearboxes)
     Motor ``REV_HD_HEX_BARE``; 28 counts per motor revolution; nominal ratios 20
-    and 40 (REFERENCE: 560 and 1120 counts per output revolution). SDK: 560/1120
+    and 40 (the reference: 560 and 1120 counts per output revolution). SDK: 560/1120
     ticks, 300/150 rpm, CCW.
 REV UltraPlanetary (SDK type "REV UltraPlanetary HD Hex", the 20:1 build)
     Motor ``REV_HD_HEX_BARE``; 28 counts per motor revolution. Physical ratio:
     the nominal 4:1 and 5:1 cartridges are really 76:21 and 68:13, so "20:1" is
-    5168/273 = 18.93:1 (REFERENCE.md quotes 18.88:1 for the nominal 20:1; the
+    5168/273 = 18.93:1 (compilations quote 18.88:1 for the nominal 20:1; the
     cartridge fractions it also quotes give 18.93, used here). SDK: 560 ticks,
     300 rpm, CW.
 REV Core Hex (REV-41-1300)
     Motor ``REV_CORE_HEX``, whose datasheet values are *at its 72:1 output*
     (it is sold only geared), so ``gear_ratio = 1`` relative to that object and
     the rotor signals of a mechanism built on it are the output shaft. Encoder:
-    288 counts per output revolution (REFERENCE). SDK: ticksPerRev 288, gearing
+    288 counts per output revolution (the reference). SDK: ticksPerRev 288, gearing
     36.25, maxRPM 137, CCW, and it is the one built-in type that declares hub
     gains: velocity P=10 I=3 D=0 and position P=10 I=0.05 D=0, both as the
     LegacyPID algorithm (``ExpansionHubMotorControllerVelocityParams`` /
@@ -295,7 +295,7 @@ GOBILDA_RATIOS = {
 }
 
 
-#: Encoder counts per output revolution as goBILDA publishes them (REFERENCE.md's counts/rev
+#: Encoder counts per output revolution as goBILDA publishes them (simcore.reference's counts/rev
 #: row), the number a team types into its ``@MotorType(ticksPerRev=...)``: ``28 x ratio`` to
 #: one decimal, except 84 rpm, published as 1993.6 (= 28 x the rounded "71.2:1") where the
 #: planetary product gives 1992.6. The hub counts the physical 28 per motor revolution

@@ -1,7 +1,7 @@
 """The FTC hub motor: a motor type driving a load inertia, with a position-dependent external torque.
 
-The stand-alone mechanism of the hub specification (``../shared/seeds/hub-run-to-position.txt``,
-beside this repository): where the seed's FakeMotor asks robot code to set an
+The stand-alone mechanism of the hub specification (:mod:`simcore.reference`, "The FTC
+hub"): where the specification's FakeMotor asks robot code to set an
 external torque fraction every tick,
 here the torque is a function of the output-shaft angle evaluated continuously
 inside the right-hand side::
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import math
 
-from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
-from simcore.units import to_si
+from simcore import checks
+from simcore.errors import ConfigTypeError, NonFiniteError
 
 from .drive import MotorDrive
 from .ftc_motor_types import *  # noqa: F401,F403 -- the contract names live in simcore.models.hub_motor
@@ -40,7 +40,7 @@ __all__ = ["HubMotor", "UNLOADED_ACCELERATION"] + list(_TYPES_ALL)
 #: APPROXIMATION. Inertia of a gear motor's rotor and gearbox is not published for FTC
 #: motors. It is set so that the unloaded motor at stall torque accelerates by this many
 #: free speeds per second (a mechanical time constant of 1/12 s), the "maxAccel 12" the
-#: seed's FakeMotor uses for its velocity-step figures. Override with ``rotor_inertia=``.
+#: hub specification's FakeMotor uses for its figures (simcore.reference). Override with ``rotor_inertia=``.
 UNLOADED_ACCELERATION = 12.0  # 1/s
 
 
@@ -86,9 +86,7 @@ class HubMotor(GearedMechanism):
         self.external_torque = external_torque
         motor = motor_type.motor
         self.stall_torque_output = motor.stall_torque * motor_type.gear_ratio
-        load = to_si("load_inertia", load_inertia, "kg*m**2")
-        if not load >= 0:
-            raise ConfigError("load_inertia", load_inertia, "a non-negative inertia in kg*m**2")
+        load = checks.nonnegative("load_inertia", load_inertia, "kg*m**2", what="inertia")
         if rotor_inertia is None:
             rotor_inertia = motor.stall_torque / (motor.free_speed * UNLOADED_ACCELERATION)
         options.setdefault("command", "duty")
@@ -97,7 +95,7 @@ class HubMotor(GearedMechanism):
             # Kt * I_free at free speed, proportional to speed, reflected to the output.
             options["viscous_friction"] = (motor.Kt * motor.free_current / motor.free_speed
                                            * motor_type.gear_ratio ** 2)
-        drive_opts, mech_opts = split_mechanism_options("HubMotor", options,
+        drive_opts, mech_opts = split_mechanism_options(type(self), options,
                                                         ("start_velocity", "min_position", "max_position"))
         super().__init__(name, MotorDrive(motor, motor_type.gear_ratio, **drive_opts), mass=load, linear=False,
                          position_name="angle", start_position=start_angle, rotor_inertia=rotor_inertia,

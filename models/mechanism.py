@@ -48,33 +48,73 @@ is negative. It is kept so the ledger closes and the mismatch is visible.
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
+from typing import NamedTuple
 
 import numpy as np
 
-from simcore.errors import ConfigError, ConfigTypeError, check_bool
+from simcore import checks
+from simcore.errors import ConfigError
 from simcore.events import StateEvent
 from simcore.system import System
-from simcore.units import to_si
 
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, split_drive_options
 
-__all__ = ["GearedMechanism", "DRIVE_OPTIONS", "ENERGY_STATES", "split_mechanism_options"]
+__all__ = ["GearedMechanism", "DriveSample", "DRIVE_OPTIONS", "MECHANISM_OPTIONS", "ENERGY_STATES",
+           "split_mechanism_options", "named_as"]
 
+#: GearedMechanism's keyword options that every mechanism passes through from its ``**options``.
+MECHANISM_OPTIONS = ("viscous_friction", "static_friction", "kinetic_friction", "rotor_inertia", "track_energy")
 #: Keyword options every motor-driven mechanism accepts (see MotorDrive and GearedMechanism).
-DRIVE_OPTIONS = MOTOR_DRIVE_KEYS + ("viscous_friction", "static_friction", "kinetic_friction", "rotor_inertia",
-                                    "track_energy")
+DRIVE_OPTIONS = MOTOR_DRIVE_KEYS + MECHANISM_OPTIONS
 
-def split_mechanism_options(owner: str, options: dict, extra: tuple = ()) -> tuple[dict, dict]:
+
+@contextmanager
+def named_as(names: dict):
+    """Re-raise a ConfigError about one of ``names``'s keys under the name the user wrote.
+
+    For alternative constructors whose parameters have other names than the class's
+    (``Arm.from_wpilib(starting_angle=...)`` builds ``Arm(start_angle=...)``).
+    """
+    try:
+        yield
+    except ConfigError as exc:
+        if exc.parameter in names and type(exc).__init__ is ConfigError.__init__:
+            raise type(exc)(names[exc.parameter], exc.value, exc.expected) from None
+        raise
+
+
+def split_mechanism_options(owner, options: dict, extra: tuple = ()) -> tuple[dict, dict]:
     """Split a mechanism constructor's ``**options`` into MotorDrive and GearedMechanism keywords.
 
-    An unknown keyword raises ConfigTypeError naming ``owner`` (the class the user called)
-    rather than Python's TypeError about ``GearedMechanism.__init__``.
+    :func:`~simcore.models.drive.split_drive_options` with the mechanism keywords
+    (:data:`MECHANISM_OPTIONS` and ``extra``) accepted; an unknown keyword raises
+    ConfigTypeError naming ``owner`` (the class the user called) rather than
+    Python's TypeError about ``GearedMechanism.__init__``.
     """
-    allowed = DRIVE_OPTIONS + tuple(extra)
-    unknown = sorted(set(options) - set(allowed))
-    if unknown:
-        raise ConfigTypeError(f"{owner}() keyword", unknown[0], f"one of its parameters or {', '.join(allowed)}")
-    return split_drive_options(options)
+    return split_drive_options(owner, options, accepted=MECHANISM_OPTIONS + tuple(extra))
+
+
+class DriveSample(NamedTuple):
+    """The drive at one instant, as :meth:`GearedMechanism.drive_sample` returns it."""
+
+    #: Drive force at the mechanism coordinate, N·m (rotary) or N (linear).
+    force: float
+    #: Voltage on the windings, V.
+    applied_voltage: float
+    #: Winding current of the motor group, A.
+    stator_current: float
+    #: Current drawn from the bus, A.
+    supply_current: float
+    #: Torque of the motor group at the rotor, N·m.
+    motor_torque: float
+    #: 1.0 when the request exceeded the bus voltage.
+    saturated: float
+    #: 1.0 when a current limit reduced the voltage.
+    current_limited: float
+
+
+_sample = tuple.__new__  # builds a DriveSample from a tuple, skipping the keyword-parsing __new__ (hot path)
 
 
 ENERGY_STATES = ("energy_in", "copper_loss", "gear_loss", "friction_loss", "impact_loss", "conversion_loss")
@@ -142,42 +182,43 @@ class GearedMechanism(System):
         self.drive = drive
         self.linear = linear
         if linear:
-            self.drum_radius = to_si("drum_radius", drum_radius, "m")
-            if not self.drum_radius > 0:
-                raise ConfigError("drum_radius", drum_radius, "a positive radius in m")
+            self.drum_radius = checks.positive("drum_radius", drum_radius, "m", what="radius")
             self.k = drive.gearing / self.drum_radius
         else:
             self.drum_radius = None
             self.k = drive.gearing
-        self.load_mass = mass
-        if not self.load_mass >= 0:
-            raise ConfigError(pn["mass"], mass, "a non-negative inertia")
-        self.rotor_inertia = to_si("rotor_inertia", rotor_inertia, "kg*m**2")
-        if not self.rotor_inertia >= 0:
-            raise ConfigError("rotor_inertia", rotor_inertia, "a non-negative inertia in kg*m**2")
-        self.M = self.load_mass + drive.n_motors * self.rotor_inertia * self.k ** 2
+        self._k_per_gearing = self.k / drive.gearing  # drive force per gearbox output torque
+        self.load_mass = checks.nonnegative(pn["mass"], mass, u["mass"], what="inertia")
+        self.rotor_inertia = checks.nonnegative("rotor_inertia", rotor_inertia, "kg*m**2", what="inertia")
+        self.M = self.load_mass + drive.n_motors * self.rotor_inertia * self.k * self.k
         if not self.M > 0:
             raise ConfigError(pn["mass"], mass, "a positive inertia (or a positive rotor_inertia)")
+        if not (math.isfinite(self.k) and math.isfinite(self.M)):
+            # A gear ratio or drum radius at the ends of the float range: the reflected inertia overflows.
+            raise ConfigError("drum_radius" if linear else pn.get("gearing", "gearing"),
+                              drum_radius if linear else drive.gearing,
+                              f"a value whose reflected rotor inertia is finite (k = {self.k!r} rotor rad per unit)")
         # None or an infinite value means "no stop".
         self.min_position = (-math.inf if min_position is None or min_position == -math.inf
-                             else to_si(pn["min_position"], min_position, u["q"]))
+                             else checks.finite(pn["min_position"], min_position, u["q"]))
         self.max_position = (math.inf if max_position is None or max_position == math.inf
-                             else to_si(pn["max_position"], max_position, u["q"]))
+                             else checks.finite(pn["max_position"], max_position, u["q"]))
         if not self.min_position < self.max_position:
             raise ConfigError(pn["min_position"], min_position,
                               f"a value below {pn['max_position']}={self.max_position}")
-        self.start_position = to_si(pn["start_position"], start_position, u["q"])
+        self.start_position = checks.finite(pn["start_position"], start_position, u["q"])
         if not self.min_position <= self.start_position <= self.max_position:
             raise ConfigError(pn["start_position"], start_position,
                               f"a value within [{self.min_position}, {self.max_position}]")
-        self.start_velocity = to_si("start_velocity", start_velocity, u["v"])
-        self.viscous_friction = to_si("viscous_friction", viscous_friction, u["viscous"])
-        if not self.viscous_friction >= 0:
-            raise ConfigError("viscous_friction", viscous_friction, "a non-negative coefficient")
+        self.start_velocity = checks.finite("start_velocity", start_velocity, u["v"])
+        self.viscous_friction = checks.nonnegative("viscous_friction", viscous_friction, u["viscous"],
+                                                   what="coefficient")
         self.static_friction = self._friction_force("static_friction", static_friction, u["force"])
         self.kinetic_friction = (self.static_friction if kinetic_friction is None
                                  else self._friction_force("kinetic_friction", kinetic_friction, u["force"]))
-        self.track_energy = check_bool("track_energy", track_energy)
+        self.track_energy = checks.flag("track_energy", track_energy)
+        #: Coulomb friction by sliding mode (its sign is the mode's, so the force is smooth within a mode).
+        self._coulomb = {"forward": self.kinetic_friction, "reverse": -self.kinetic_friction}
         # The direction of motion is a mode when it changes the forces: Coulomb friction's sign, and
         # which way power flows through a lossy gearbox (G eta T or G T / eta).
         self._directional = (self.static_friction > 0 or self.kinetic_friction > 0 or drive.efficiency < 1.0)
@@ -204,16 +245,19 @@ class GearedMechanism(System):
         units.update({s: "J" for s in ENERGY_STATES})
         super().__init__(name, states, inputs, outputs, units)
         self.input_ranges = drive_input_ranges(self.input_names)
+        if drive.n_motors > 1:  # for plot legends: these are the group's totals, not one motor's
+            self.signal_notes = {n: f"total of {drive.n_motors} motors"
+                                 for n in ("stator_current", "supply_current", "motor_torque")}
         self._events_by_mode = self._build_events()
 
     def _friction_force(self, parameter, value, unit):
         from simcore.units import ureg
         if hasattr(value, "dimensionality") and value.dimensionality == ureg.volt.dimensionality:
-            volts = to_si(parameter, value, "V")
+            volts = checks.nonnegative(parameter, value, "V", what="friction voltage kS")
             f = volts * self.drive.Kt / self.drive.R * self.k * self.drive.efficiency
         else:
-            f = to_si(parameter, value, unit)
-        if not (f >= 0 and math.isfinite(f)):
+            f = checks.nonnegative(parameter, value, unit, what="friction force/torque")
+        if not math.isfinite(f):
             raise ConfigError(parameter, value, "a finite non-negative friction force/torque")
         return f
 
@@ -237,17 +281,23 @@ class GearedMechanism(System):
         return np.array([0.0, 1.0 if self.drive.neutral_mode == "brake" else 0.0,
                          self.drive.nominal_bus_voltage])
 
-    def _drive(self, q, v, u, direction=0.0):
-        """(F_drive at the mechanism, applied V, stator I, supply I, motor torque, saturated, limited).
+    def drive_sample(self, q, v, u, direction=0.0) -> DriveSample:
+        """The drive at position ``q``, velocity ``v`` and inputs ``u``: force, voltages, currents, flags.
 
         ``direction`` (+1, -1, or 0 at rest) chooses the gearbox efficiency's side.
         """
         d = self.drive
-        w = self.k * v
-        va, i, isup, sat, lim = d.electrical(w, u[0], u[1], u[2])
-        tm = d.Kt * i
-        f = d.output_torque_directed(tm, direction) * (self.k / d.gearing)
-        return f, va, i, isup, tm, sat, lim
+        e = d.electrical(self.k * v, u[0], u[1], u[2])
+        tm = d.Kt * e.stator_current
+        f = d.output_torque_directed(tm, direction) * self._k_per_gearing
+        return _sample(DriveSample, (f, e.applied_voltage, e.stator_current, e.supply_current, tm, e.saturated,
+                                     e.current_limited))
+
+    def drive_force(self, v, u, direction=0.0) -> float:
+        """:attr:`DriveSample.force` alone (the right-hand side and the guards need nothing else)."""
+        d = self.drive
+        return d.output_torque_directed(d.Kt * d.electrical(self.k * v, u[0], u[1], u[2]).stator_current,
+                                        direction) * self._k_per_gearing
 
     def applied_force(self, q: float, u, direction: float = 1.0) -> float:
         """Drive plus load force at rest at ``q``, N·m or N, for motion starting in ``direction``.
@@ -256,17 +306,12 @@ class GearedMechanism(System):
         (``G eta T`` motoring, ``G T / eta`` back-driven); with ``efficiency=1`` both are
         the same.
         """
-        return self._drive(q, 0.0, u, direction)[0] + self.load_force(q)
+        return self.drive_force(0.0, u, direction) + self.load_force(q)
 
-    def _accel(self, q, v, u, mode):
-        f = self._drive(q, v, u, _DIRECTION.get(mode, 0.0))
-        if mode == "forward":
-            fric = self.viscous_friction * v + self.kinetic_friction
-        elif mode == "reverse":
-            fric = self.viscous_friction * v - self.kinetic_friction
-        else:
-            fric = self.viscous_friction * v
-        return (f[0] + self.load_force(q) - fric) / self.M, f, fric
+    def _friction(self, v, mode):
+        """Friction force opposing the motion in ``mode`` at velocity ``v``, N·m or N: viscous, plus
+        Coulomb with the sign of the sliding mode."""
+        return self.viscous_friction * v + self._coulomb.get(mode, 0.0)
 
     def derivatives(self, t, x, u):
         mode = self.mode
@@ -274,28 +319,30 @@ class GearedMechanism(System):
         if mode in ("stuck", "lower_stop", "upper_stop"):
             if not self.track_energy:
                 return np.zeros(2)
-            f = self._drive(q, 0.0, u)
-            i = f[2]
-            return np.array([0.0, 0.0, u[2] * f[3], i * i * self.drive.R, 0.0, 0.0, 0.0, 0.0])
-        a, f, fric = self._accel(q, v, u, mode)
+            f = self.drive_sample(q, 0.0, u)
+            i = f.stator_current
+            return np.array([0.0, 0.0, u[2] * f.supply_current, i * i * self.drive.R, 0.0, 0.0, 0.0, 0.0])
+        fric = self.viscous_friction * v + self._coulomb.get(mode, 0.0)  # _friction, inlined: the hot path
         if not self.track_energy:
-            return np.array([v, a])
-        i = f[2]
-        tm, w = f[4], self.k * v
+            return np.array([v, (self.drive_force(v, u, _DIRECTION.get(mode, 0.0)) + self.load_force(q) - fric)
+                             / self.M])
+        f = self.drive_sample(q, v, u, _DIRECTION.get(mode, 0.0))
+        a = (f.force + self.load_force(q) - fric) / self.M
+        i = f.stator_current
+        tm, w = f.motor_torque, self.k * v
         d = self.drive
-        return np.array([v, a, u[2] * f[3], i * i * d.R, tm * w - f[0] * v, fric * v, 0.0,
+        return np.array([v, a, u[2] * f.supply_current, i * i * d.R, tm * w - f.force * v, fric * v, 0.0,
                          i * w * (1.0 / d.Kv - d.Kt)])
 
     def outputs(self, t, x, u):
         q, v = x[0], x[1]
         mode = self.mode
         resting = mode in ("stuck", "lower_stop", "upper_stop")
-        a, f, _ = self._accel(q, 0.0 if resting else v, u, mode)
-        if resting:
-            a = 0.0
-        fd, va, i, isup, tm, sat, lim = f
-        return (a, self.k * q, self.k * v, self.k * a, i, isup, va, u[2],
-                fd * (self.drum_radius if self.linear else 1.0), tm, sat, lim) + self.extra_outputs(t, x, u)
+        f = self.drive_sample(q, 0.0 if resting else v, u, _DIRECTION.get(mode, 0.0))
+        a = 0.0 if resting else (f.force + self.load_force(q) - self._friction(v, mode)) / self.M
+        return (a, self.k * q, self.k * v, self.k * a, f.stator_current, f.supply_current, f.applied_voltage, u[2],
+                f.force * (self.drum_radius if self.linear else 1.0), f.motor_torque, f.saturated,
+                f.current_limited) + self.extra_outputs(t, x, u)
 
     def extra_outputs(self, t, x, u) -> tuple:
         """Values of the subclass's extra outputs."""
@@ -389,7 +436,7 @@ class GearedMechanism(System):
     def supply_current_at(self, x, u, bus_voltage: float) -> float:
         """Supply current, A, drawn at bus voltage ``bus_voltage`` V (the battery's coupling calls this)."""
         v = 0.0 if self.mode in ("stuck", "lower_stop", "upper_stop") else x[1]
-        return self.drive.electrical(self.k * v, u[0], u[1], bus_voltage)[2]
+        return self.drive.electrical(self.k * v, u[0], u[1], bus_voltage).supply_current
 
     # -- energy ------------------------------------------------------------------------------
     def kinetic_energy(self, v):

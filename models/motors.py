@@ -15,18 +15,17 @@ drives it through the shorted windings in brake mode). Torque is ``Kt * I``.
 stall torque, stall current and free current times ``n`` (so R/n, Kt and Kv
 unchanged), as WPILib does.
 
-The catalogue values are those of ``../shared/REFERENCE.md`` (beside this repository) section 1 (WPILib's
+The catalogue values are those of :mod:`simcore.reference`, "Motors" (WPILib's
 ``DCMotor`` factory methods for FRC motors; gm0's motor table for the bare FTC
 motors), at 12 V.
 """
 from __future__ import annotations
 
 import math
-import numbers
 from dataclasses import dataclass
 
-from simcore.errors import ConfigError
-from simcore.units import to_si
+from simcore import checks
+from simcore.errors import ConfigError, ConfigTypeError
 
 __all__ = ["DCMotor", "rpm_to_rad_per_s",
            "CIM", "MINI_CIM", "BAG", "VEX_775PRO", "ANDYMARK_9015", "BANEBOTS_RS550", "BANEBOTS_RS775",
@@ -69,21 +68,24 @@ class DCMotor:
     name: str = ""
 
     def __post_init__(self):
-        conv = {
-            "nominal_voltage": "V", "stall_torque": "N*m", "stall_current": "A",
-            "free_current": "A", "free_speed": "rad/s",
-        }
-        for field, unit in conv.items():
-            v = to_si(field, getattr(self, field), unit)
-            object.__setattr__(self, field, v)
-        for field in ("nominal_voltage", "stall_torque", "stall_current", "free_speed"):
-            if not getattr(self, field) > 0:
-                raise ConfigError(field, getattr(self, field), "a positive number")
-        if not 0 <= self.free_current < self.stall_current:
+        units = {"nominal_voltage": ("V", "voltage"), "stall_torque": ("N*m", "torque"),
+                 "stall_current": ("A", "current"), "free_current": ("A", "current"),
+                 "free_speed": ("rad/s", "speed")}
+        for field, (unit, what) in units.items():
+            check = checks.nonnegative if field == "free_current" else checks.positive
+            object.__setattr__(self, field, check(field, getattr(self, field), unit, what=what))
+        if not self.free_current < self.stall_current:
             raise ConfigError("free_current", self.free_current,
                               f"a number in [0, stall_current={self.stall_current})")
         if not isinstance(self.name, str):
-            raise ConfigError("name", self.name, "a string")
+            raise ConfigTypeError("name", self.name, "a string")
+        # At the ends of the float range the derived constants can overflow or underflow (R = 0 would
+        # later divide by zero): refuse the datasheet values that produce them.
+        for constant, value in (("R", self.R), ("Kt", self.Kt), ("Kv", self.Kv)):
+            if not (value > 0.0 and math.isfinite(value)):
+                raise ConfigError("stall_current" if constant != "Kv" else "free_speed",
+                                  self.stall_current if constant != "Kv" else self.free_speed,
+                                  f"datasheet values whose {constant} is a positive finite number (it is {value!r})")
 
     # -- derived constants (WPILib's DCMotor) -------------------------------------------------
     @property
@@ -120,9 +122,7 @@ class DCMotor:
 
     def gearbox(self, n: int) -> "DCMotor":
         """``n`` identical motors driving one shaft, as one motor."""
-        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
-            raise ConfigError("n", n, "a whole number of motors >= 1")
-        n = int(n)
+        n = checks.integer("n", n, minimum=1, what="a whole number of motors")
         return DCMotor(self.nominal_voltage, self.stall_torque * n, self.stall_current * n,
                        self.free_current * n, self.free_speed, f"{n}x {self.name}" if n > 1 else self.name)
 
@@ -151,7 +151,7 @@ def _motor(name, stall_torque, stall_current, free_current, free_rpm):
     return DCMotor(12.0, stall_torque, stall_current, free_current, rpm_to_rad_per_s(free_rpm), name)
 
 
-# FRC motors: WPILib DCMotor factory values (REFERENCE.md section 1).
+# FRC motors: WPILib DCMotor factory values (simcore.reference, "Motors").
 CIM = _motor("CIM", 2.42, 133, 2.7, 5310)
 MINI_CIM = _motor("MiniCIM", 1.41, 89, 3.0, 5840)
 BAG = _motor("Bag", 0.43, 53, 1.8, 13180)
@@ -171,7 +171,7 @@ KRAKEN_X44 = _motor("Kraken X44", 4.11, 279, 2.0, 7758)
 KRAKEN_X44_FOC = _motor("Kraken X44 FOC", 5.01, 329, 2.0, 7368)
 MINION = _motor("Minion", 3.17, 211, 2.0, 7704)
 
-# FTC bare motors: gm0 motor table (REFERENCE.md section 1).
+# FTC bare motors: gm0 motor table (simcore.reference, "Motors").
 GOBILDA_BARE = _motor("goBILDA Yellow Jacket bare", 0.19, 11, 0.3, 5900)
 NEVEREST_BARE = _motor("NeveRest bare", 0.17, 9.8, 0.4, 5500)
 REV_HD_HEX_BARE = _motor("REV HD Hex bare", 0.18, 11, 0.3, 6000)

@@ -39,13 +39,17 @@ import pint
 from .errors import ConfigError, ConfigTypeError
 
 __all__ = ["STANDARD_GRAVITY", "number", "real", "finite", "positive", "nonnegative", "tolerance", "fraction",
-           "integer", "flag", "choice", "one_or_many", "point", "pose", "angle", "angles"]
+           "integer", "flag", "choice", "one_or_many", "point", "pose", "angle", "angles", "duration", "period_from_rate"]
 
 #: Standard acceleration of gravity, m/s²: the conventional value fixed by the 3rd General
 #: Conference on Weights and Measures (1901), the one SI and NIST tables quote.
 STANDARD_GRAVITY = 9.80665
 
-_NOT_NUMBERS = (str, bytes, bytearray, bool, np.bool_)
+#: What float() would convert (or try to) but is not a number a user meant: "5" is a typo, True a flag,
+#: a complex number has no order.
+_NOT_NUMBERS = (str, bytes, bytearray, bool, np.bool_, complex, np.complexfloating)
+_FLOAT64 = np.float64
+_INT_FLOAT_LIMIT = 2 ** 1023  # ints below this convert to a finite float
 
 
 def _in(unit: str) -> str:
@@ -75,9 +79,14 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
         Wording of "what was expected" for a value of the wrong kind (default
         ``"a number in <unit>"``).
     """
-    # Fast path: a plain finite float, the common case inside control loops.
-    if type(value) is float and value - value == 0.0:
-        return value
+    # Fast path: a plain finite float or int (numpy's float64 included), the common case inside
+    # control loops: type identity, no isinstance against ABCs or pint.
+    kind = type(value)
+    if kind is float or kind is _FLOAT64:
+        if value - value == 0.0:
+            return float(value)
+    elif kind is int and -_INT_FLOAT_LIMIT < value < _INT_FLOAT_LIMIT:
+        return float(value)
     want = expected or f"a number{_in(unit)}"
     mag = value
     if isinstance(value, pint.Quantity):
@@ -90,8 +99,6 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
             raise ConfigTypeError(parameter, value, f"a scalar{_in(unit)}")
         return _array(parameter, value, mag, unit, allow_inf, allow_nan)
     if isinstance(mag, _NOT_NUMBERS) or (isinstance(mag, np.ndarray) and mag.dtype.kind not in "iuf"):
-        raise ConfigTypeError(parameter, value, want)
-    if isinstance(mag, numbers.Complex) and not isinstance(mag, numbers.Real):
         raise ConfigTypeError(parameter, value, want)
     try:
         f = float(mag)
@@ -119,6 +126,8 @@ def _array(parameter, value, mag, unit, allow_inf, allow_nan) -> np.ndarray:
                        dtype=float).reshape(raw.shape)
     else:  # bools, strings, complex numbers, dates
         raise ConfigTypeError(parameter, value, f"numbers{_in(unit)}")
+    if arr.size == 0:
+        raise ConfigError(parameter, value, f"at least one number{_in(unit)}")
     if (not allow_nan and np.isnan(arr).any()) or (not allow_inf and np.isinf(arr).any()):
         raise ConfigError(parameter, value, f"finite numbers{_in(unit)}")
     return arr
@@ -164,6 +173,40 @@ def fraction(parameter: str, value, *, low: float = 0.0, high: float = 1.0, low_
     if not ((low < v) if low_open else (low <= v)) or not v <= high:
         raise ConfigError(parameter, value, f"a number in {'(' if low_open else '['}{low!r}, {high!r}]")
     return v
+
+
+def duration(parameter: str, value, *, positive: bool = False) -> float:
+    """A time, s, >= 0 (> 0 with ``positive``), that the integer-nanosecond clock can count exactly.
+
+    A time that is not a whole number of nanoseconds within 1e-6 of itself (1e-12 s)
+    or too long to count (1e308 s) is ConfigError, never an OverflowError.
+    """
+    from .clock import to_ns
+
+    t = number(parameter, value, "s")
+    if not t >= 0.0:  # checked before rounding to the nanosecond, which would make -1e-300 s zero
+        raise ConfigError(parameter, value, "a non-negative time in s")
+    try:
+        to_ns(parameter, t, positive=positive, nonnegative=True)
+    except OverflowError:
+        raise ConfigError(parameter, value, "a time the clock can count in nanoseconds") from None
+    return t
+
+
+def period_from_rate(parameter: str, rate) -> float:
+    """The period ``1 / rate``, s, of a positive rate in Hz that the nanosecond clock can tick at.
+
+    A rate so high or so low that its period is not a whole number of nanoseconds
+    (within 1e-6 of itself), or overflows, is refused naming ``parameter`` (the rate
+    the user gave), not the period derived from it.
+    """
+    r = positive(parameter, rate, "Hz", what="rate")
+    period = 1.0 / r
+    try:
+        return duration(parameter, period, positive=True)
+    except ConfigError as exc:
+        raise ConfigError(parameter, rate, f"a rate in Hz whose period 1/rate = {period!r} s is "
+                                           f"{exc.expected}") from None
 
 
 def integer(parameter: str, value, *, minimum: int | None = None, what: str = "a whole number") -> int:

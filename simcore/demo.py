@@ -6,8 +6,8 @@ PID plus feedforward, fed by a 12 V / 20 mOhm battery, and writes
 ``DIR/flywheel_spinup.png`` (speed, voltage, currents, bus voltage) and
 ``DIR/flywheel_spinup.csv``, then prints a one-line summary.
 
-This module is an application of the engine: unlike the rest of ``simcore`` it
-imports ``models`` and ``controllers``.
+This module is an application of the engine: unlike the engine modules of ``simcore``
+it imports ``simcore.models`` and ``simcore.controllers``.
 """
 from __future__ import annotations
 

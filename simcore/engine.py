@@ -51,6 +51,7 @@ from .controller import PeriodicController
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
 from .event_handler import EVENT_INTERIOR_POINTS, MAX_EVENTS_AT_ONE_INSTANT, EventHandler
 from .events import KEEP_MODE, EventRecord
+from .protocols import check_simulation
 from .recorder import Recorder, check_record
 from .result import Result
 from .signals import SignalLayout, Signals, annotate, with_time
@@ -181,6 +182,7 @@ class Simulator:
         names = [s.name for s in systems]
         if len(set(names)) != len(names):
             raise ConfigError("systems", names, "systems with distinct names")
+        check_simulation(systems)  # what the battery and the field view need of each (simcore.protocols)
 
     # -- signals -------------------------------------------------------------------------------------------
     @property

@@ -16,6 +16,7 @@ __all__ = ["MissingExtraError", "require", "EXTRAS"]
 
 #: The extras of ``pyproject.toml`` and what each installs (for the messages).
 EXTRAS = {
+    "fast": "pandas and tqdm (SweepTable.to_pandas, progress bars)",
     "wpilog": "robotpy-wpiutil (WPILib's DataLog writer and reader)",
     "robotpy": "wpilib, pyfrc and robotpy-wpiutil (robotpy 2026: physics.py, `python -m robotpy test`)",
     "vendors": "phoenix6, robotpy-rev and robotpy-navx (the vendors' simulated devices)",

@@ -18,7 +18,15 @@ result with that file::
   passes them; a summary lists the files written.
 - Without it, a missing file fails, telling to run with ``--update-golden``.
 - A run that now ends at another time than the recorded one fails (``"end"`` in
-  the file's header; files written before it was recorded skip this check).
+  the file's header).
+- A file that is not exactly what was written fails, naming the file, the line and
+  the column: the header records the number of rows, so a file cut at any row
+  boundary (down to its header alone) fails; a cell must be a finite number or
+  ``nan`` (an ``inf`` could never be compared); times must not go backwards.
+  Files from simcore before this format (no row count) must be rewritten.
+- ``--update-golden`` writes a new temporary file, created exclusively under a
+  random name in the golden folder, and renames it over the golden file: nothing
+  is ever written through an existing path or symlink.
 - Otherwise the new result is resampled onto the stored time grid and each
   stored value must satisfy ``|got - expected| <= atol + rtol*|expected|``
   (both NaN counts as equal). Per-signal ``tolerances={"sig": (rtol, atol)}``
@@ -39,7 +47,7 @@ the tolerances must cover.
 File format (deterministic: ``repr`` of every float, ``\\n`` line ends)::
 
     # simcore golden file; regenerate with: pytest --update-golden
-    # {"format": 1, "signals": {"arm.angle": "rad"}, "test": "test_arm.py::test_step", "end": 2.0}
+    # {"format": 2, "signals": {"arm.angle": "rad"}, "test": "test_arm.py::test_step", "end": 2.0, "rows": 2}
     t [s],arm.angle [rad]
     0.0,0.0
     0.001,1.2345678901234567e-05
@@ -61,7 +69,7 @@ from pathlib import Path
 
 import pytest
 
-__all__ = ["GoldenChecker", "check_golden", "read_golden", "write_golden", "golden_path",
+__all__ = ["GoldenChecker", "GoldenFileError", "check_golden", "read_golden", "write_golden", "golden_path",
            "DEFAULT_RTOL", "DEFAULT_ATOL"]
 
 #: Default relative tolerance of :meth:`GoldenChecker.check`.
@@ -69,7 +77,7 @@ DEFAULT_RTOL = 1e-6
 #: Default absolute tolerance, in each signal's unit.
 DEFAULT_ATOL = 1e-9
 
-_FORMAT = 1
+_FORMAT = 2
 _FIRST_LINE = "# simcore golden file; regenerate with: pytest --update-golden"
 _UNSAFE = re.compile(r"[^\w.\-\[\]=+,]")
 
@@ -213,57 +221,152 @@ class GoldenChecker:
 # ---------------------------------------------------------------------------------------------
 # reading and writing
 # ---------------------------------------------------------------------------------------------
+class GoldenFileError(AssertionError):
+    """A golden file that is not what :func:`write_golden` writes: malformed, cut or edited.
+
+    An ``AssertionError``, so the test using the file fails (rather than erroring); the
+    message names the file, the line and, for a bad cell, the column.
+
+    Attributes
+    ----------
+    path : pathlib.Path
+    line : int or None
+        1-based line number.
+    column : int or None
+        1-based column (cell) number.
+    """
+
+    def __init__(self, path, message: str, line: int | None = None, column: int | None = None):
+        self.path, self.line, self.column = Path(path), line, column
+        where = str(path) + (f", line {line}" if line is not None else "") + \
+            (f", column {column}" if column is not None else "")
+        super().__init__(f"golden file {where}: {message}; rewrite it with pytest --update-golden "
+                         f"(and review the change)")
+
+
+# A cell as write_golden writes it: repr of a finite float, or nan (never inf).
+_NUMBER = re.compile(r"-?(?:\d+\.?\d*(?:e[-+]?\d+)?|nan)\Z")
+
+
 def write_golden(path, result, signals, *, times=None, test_id: str = "") -> None:
-    """Write ``signals`` of ``result`` to a golden file at ``path`` (atomically)."""
+    """Write ``signals`` of ``result`` to a golden file at ``path``, atomically.
+
+    The rows go to a new temporary file created exclusively (``O_EXCL``, a random
+    name) in the destination folder, which then replaces ``path`` in one rename: an
+    interrupted write leaves the old file, and no existing path or symlink (a planted
+    ``<name>.tmp``, or ``path`` itself as a link) is ever written through: a symlink
+    at ``path`` is replaced by the new file, its target untouched.
+
+    Raises
+    ------
+    ConfigError
+        A value to store is infinite (it could not be compared), or there is no row.
+    """
+    import tempfile
+
     import numpy as np
+
+    from .errors import ConfigError
 
     t = np.asarray(result.t, dtype=float) if times is None else np.asarray(times, dtype=float)
     cols = [_resample(result, s, t) if times is not None else np.asarray(result[s], dtype=float)
             for s in signals]
+    if t.size == 0:
+        raise ConfigError("times" if times is not None else "result", t, "at least one row to record")
+    for name, col in zip(["t"] + list(signals), [t] + cols):
+        if np.isinf(col).any() or (name == "t" and np.isnan(col).any()):
+            raise ConfigError("signals" if name != "t" else "times", name,
+                              "values that are finite (or NaN for a signal) to record in a golden file")
     units = {s: result.units.get(s, "") for s in signals}
     buf = io.StringIO()
     buf.write(_FIRST_LINE + "\n")
-    # "end": the recorded run's final time, so a run that got longer or shorter fails even
-    # when the stored rows (times=) lie inside it.
+    # "end": the recorded run's final time, so a run that got longer or shorter fails even when the
+    # stored rows (times=) lie inside it; "rows": so that a file cut at a row boundary fails.
     buf.write("# " + json.dumps({"format": _FORMAT, "signals": units, "test": test_id,
-                                 "end": float(result.t[-1])}, ensure_ascii=False) + "\n")
+                                 "end": float(result.t[-1]), "rows": int(t.size)}, ensure_ascii=False) + "\n")
     w = csv.writer(buf, lineterminator="\n")
     w.writerow(["t [s]"] + [f"{s} [{units[s]}]" for s in signals])
     for row in zip(t, *cols):
         w.writerow([repr(float(v)) for v in row])
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="", encoding="utf-8") as f:
-        f.write(buf.getvalue())
-    os.replace(tmp, path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", newline="", encoding="utf-8") as f:
+            f.write(buf.getvalue())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise
 
 
 def _read(path):
+    """(header dict, times, {signal: values}) of a golden file, every line checked (GoldenFileError)."""
+    __tracebackhide__ = True
     import numpy as np
 
-    meta = None
+    path = Path(path)
     with open(path, newline="", encoding="utf-8") as f:
-        lines = f.read().split("\n")
-    body = []
-    for line in lines:
-        if line.startswith("#"):
-            txt = line[1:].strip()
-            if txt.startswith("{") and meta is None:
-                meta = json.loads(txt)
-        elif line.strip():
-            body.append(line)
-    if meta is None or not body:
-        raise AssertionError(f"{path} is not a simcore golden file (no JSON header or no data); "
-                             f"rewrite it with pytest --update-golden")
-    rows = list(csv.reader(body))
-    signals = list(meta.get("signals", {}))
-    data = np.array([[float(v) for v in r] for r in rows[1:]], dtype=float).reshape(-1, len(signals) + 1)
-    return meta, data[:, 0], {s: data[:, k + 1] for k, s in enumerate(signals)}
+        text = f.read()
+    lines = text.split("\n")
+    if lines[-1] != "" and len(lines) > 3:
+        # write_golden ends every line with "\n": a last line without one was cut, perhaps inside a number
+        raise GoldenFileError(path, "the last line has no line end: the file was cut", len(lines))
+    if lines[-1] == "":
+        lines.pop()
+    if not lines or lines[0] != _FIRST_LINE:
+        raise GoldenFileError(path, f"not a simcore golden file (line 1 is not {_FIRST_LINE!r})", 1)
+    if len(lines) < 2 or not lines[1].startswith("# {"):
+        raise GoldenFileError(path, "no JSON header", 2)
+    try:
+        meta = json.loads(lines[1][2:])
+    except json.JSONDecodeError as exc:
+        raise GoldenFileError(path, f"the JSON header does not parse ({exc.msg})", 2, exc.colno + 2) from None
+    if not isinstance(meta, dict) or not isinstance(meta.get("signals"), dict):
+        raise GoldenFileError(path, "the JSON header has no signals", 2)
+    rows = meta.get("rows")
+    if meta.get("format") != _FORMAT or isinstance(rows, bool) or not isinstance(rows, int) or rows < 1:
+        raise GoldenFileError(path, f"format {meta.get('format')!r} without a row count (written by an older "
+                                    f"simcore, or edited)", 2)
+    signals = list(meta["signals"])
+    names = ["t [s]"] + [f"{s} [{u}]" for s, u in meta["signals"].items()]
+    if len(lines) < 3 or next(csv.reader([lines[2]])) != names:
+        raise GoldenFileError(path, f"the column header is not {','.join(names)}", 3)
+    body = lines[3:]
+    data = np.empty((len(body), len(names)))
+    for k, cells in enumerate(csv.reader(body)):
+        line = 4 + k
+        if len(cells) != len(names):
+            raise GoldenFileError(path, f"{len(cells)} cells where there are {len(names)} columns", line)
+        for j, cell in enumerate(cells):
+            if not _NUMBER.match(cell):
+                what = "an infinite value (not comparable)" if cell.lstrip("-") == "inf" else f"{cell!r}"
+                raise GoldenFileError(path, f"{what} in column {names[j]!r} is not a finite number or nan",
+                                      line, j + 1)
+            data[k, j] = float(cell)
+    if len(body) != rows:
+        raise GoldenFileError(path, f"{len(body)} data rows where the header records {rows}: the file was "
+                                    f"cut or edited", 3 + min(len(body), rows) + (len(body) < rows))
+    t = data[:, 0]
+    if np.isnan(t).any():
+        raise GoldenFileError(path, "a time that is nan", 4 + int(np.flatnonzero(np.isnan(t))[0]), 1)
+    back = np.flatnonzero(np.diff(t) < 0)
+    if back.size:
+        raise GoldenFileError(path, f"time {float(t[back[0] + 1])!r} s after {float(t[back[0]])!r} s (rows out of "
+                                    f"order)",
+                              5 + int(back[0]), 1)
+    return meta, t, {s: data[:, k + 1] for k, s in enumerate(signals)}
 
 
 def read_golden(path):
-    """Read a golden file back as a :class:`simcore.result.Result` (for plotting or inspection)."""
+    """Read a golden file back as a :class:`simcore.result.Result` (for plotting or inspection).
+
+    Raises
+    ------
+    GoldenFileError
+        The file is malformed, cut or edited (see :func:`write_golden`).
+    """
     from .result import Result
 
     meta, t, data = _read(path)
@@ -371,7 +474,10 @@ def check_golden(result, path, signals=None, *, update: bool = False, rtol: floa
         if written is not None and any(Path(p).resolve() == path.resolve() for p in written):
             # Two tests of this session map to one file: the second would silently overwrite the
             # first, and each later comparison would fail whatever is rerun.
-            other = _read(path)[0].get("test", "") if path.exists() else ""
+            try:
+                other = _read(path)[0].get("test", "") if path.exists() else ""
+            except GoldenFileError:
+                other = ""
             raise AssertionError(f"golden file {path} was already written in this session"
                                  f"{f' by {other}' if other else ''}; two tests share one file name: give "
                                  f"one of them a distinct name= (golden.check(..., name='...'))")

@@ -192,7 +192,9 @@ class Recorder:
         return Result(t, data, units=dict(layout.units), input_names=layout.input_names, lazy=lazy,
                       ticks={k: np.array(v, dtype=float) for k, v in self.ticks.items()},
                       tick_log={k: list(v) for k, v in self.tick_log.items()},
-                      events=list(self.events), stats=stats, modes=modes, dropped=dict(self.dropped))
+                      events=list(self.events), stats=stats, modes=modes, dropped=dict(self.dropped),
+                      notes={f"{s.name}.{n}": v for s in layout.systems
+                             for n, v in getattr(s, "signal_notes", {}).items()})
 
 
 class OutputColumns:

@@ -45,13 +45,17 @@ class Result:
         What the run's ``record=`` policy left out: ``"rows"`` (solver steps, or
         rows older than the window), ``"ticks"`` and ``"events"`` (older than the
         window). All zero under ``record="all"``.
+    notes : mapping of str to str, optional
+        A short note on a signal, shown in plot legends (``"total of 2 motors"``);
+        from each system's ``signal_notes``.
     """
 
     def __init__(self, t, data: Mapping[str, np.ndarray], *, units: Mapping[str, str] | None = None,
                  input_names: Iterable[str] = (), ticks: Mapping[str, np.ndarray] | None = None,
                  events: Sequence | None = None, stats: Mapping | None = None,
                  modes: Mapping[str, list] | None = None, tick_log: Mapping[str, list] | None = None,
-                 lazy: Mapping[str, object] | None = None, dropped: Mapping[str, int] | None = None):
+                 lazy: Mapping[str, object] | None = None, dropped: Mapping[str, int] | None = None,
+                 notes: Mapping[str, str] | None = None):
         self.t = np.asarray(t, dtype=float)
         # name -> callable returning {name: column} for a group of signals computed on first access.
         self._lazy = dict(lazy or {})
@@ -68,6 +72,7 @@ class Result:
         self.events = list(events or [])
         self.stats = dict(stats or {})
         self.modes = dict(modes or {})
+        self.notes = dict(notes or {})
         #: What was not kept (``record=``): counts of ``"rows"``, ``"ticks"``, ``"events"``.
         self.dropped = {"rows": 0, "ticks": 0, "events": 0, **(dropped or {})}
 

@@ -50,10 +50,11 @@ Progress
     plain ``sweep: k/n`` line on stderr without it); ``progress=False`` never.
 
 Table
-    A :class:`pandas.DataFrame` when pandas is importable, else a
-    :class:`SweepTable` (columns: the parameters, then the metrics).
-    :func:`pivot` turns either into the ``(index values, column values, 2-D
-    array)`` of a heat map.
+    A :class:`SweepTable` (columns: the parameters, then the metrics), whatever
+    is installed, so a notebook behaves the same with or without pandas;
+    :meth:`SweepTable.to_pandas` gives a :class:`pandas.DataFrame` (pandas is the
+    ``fast`` extra). :func:`pivot` turns a table or a DataFrame into the ``(index
+    values, column values, 2-D array)`` of a heat map.
 """
 from __future__ import annotations
 
@@ -219,7 +220,6 @@ def _check_picklable(make_result, metrics: dict) -> None:
     # cannot be imported by a worker that was spawned rather than forked: say so, before the
     # pool breaks with "a process terminated abruptly".
     import multiprocessing
-    import sys
 
     main = sys.modules.get("__main__")
     if multiprocessing.get_start_method() != "fork" and not getattr(main, "__file__", None):
@@ -341,8 +341,9 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
 
     Returns
     -------
-    pandas.DataFrame or SweepTable
-        One row per point, in grid order; columns: parameters then metrics.
+    SweepTable
+        One row per point, in grid order; columns: parameters then metrics
+        (``.to_pandas()`` for a DataFrame).
 
     Raises
     ------
@@ -393,11 +394,7 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
 
     names = list(metrics)
     rows = [{**p, **dict(zip(names, v))} for p, v in zip(points, values)]
-    columns = params + names
-    pd = _import_pandas()
-    if pd is not None:
-        return pd.DataFrame(rows, columns=columns)
-    return SweepTable(columns, rows)
+    return SweepTable(params + names, rows)
 
 
 def _sweep_batches(make_result, metrics, points, executor, chunk_size, values, bar) -> None:
@@ -459,20 +456,11 @@ def _on_executor(executor, make_result, metrics, tasks, evaluate, done, locate) 
             pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _import_pandas():
-    """pandas if importable, else None (pandas is optional)."""
-    try:
-        import pandas
-    except ImportError:
-        return None
-    return pandas
-
-
 # ---------------------------------------------------------------------------------------------
-# the table without pandas
+# the table
 # ---------------------------------------------------------------------------------------------
 class SweepTable:
-    """Rows of a sweep when pandas is not installed.
+    """The rows of a sweep: what :func:`sweep` returns, with or without pandas.
 
     Parameters
     ----------
@@ -519,6 +507,33 @@ class SweepTable:
     def pivot(self, index: str, columns: str, values: str):
         """Heat-map arrays: see :func:`pivot`."""
         return pivot(self, index, columns, values)
+
+    def to_pandas(self):
+        """The table as a :class:`pandas.DataFrame` (same columns, same order, one row per point).
+
+        Raises
+        ------
+        simcore.extras.MissingExtraError
+            pandas is not installed (``pip install "simcore[fast]"``); also an ImportError.
+        """
+        from .extras import require
+
+        pd = require("pandas", "fast", "SweepTable.to_pandas()")
+        return pd.DataFrame(self.rows, columns=self.columns)
+
+    def _repr_html_(self) -> str:
+        """An HTML table for notebooks (the first 10 and last 5 rows of a long table)."""
+        import html
+
+        def fmt(v):
+            return html.escape(f"{v:.6g}" if isinstance(v, (float, np.floating)) else str(v))
+
+        shown = self.rows if len(self.rows) <= 20 else self.rows[:10] + [None] + self.rows[-5:]
+        head = "".join(f"<th>{html.escape(c)}</th>" for c in self.columns)
+        body = "".join("<tr>" + "".join(f"<td>{fmt(r[c]) if r is not None else '...'}</td>" for c in self.columns)
+                       + "</tr>" for r in shown)
+        return (f"<table><caption>SweepTable: {len(self.rows)} rows x {len(self.columns)} columns</caption>"
+                f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>")
 
     def __repr__(self) -> str:
         head = f"<SweepTable {len(self.rows)} rows x {len(self.columns)} columns>"

@@ -13,11 +13,10 @@ from . import checks
 __all__ = ["ureg", "Q_", "to_si"]
 
 ureg = pint.UnitRegistry()
-# Abbreviated, pretty units in reprs and labels ("rad/s", "N·m"); where the setting lives moved in pint 0.24.
-if hasattr(ureg, "formatter"):
-    ureg.formatter.default_format = "~P"
-else:  # pint 0.22, 0.23
-    ureg.default_format = "~P"
+# Abbreviated, pretty units in reprs and labels ("rad/s", "N·m"). The setting lives on ureg.formatter
+# since pint 0.24; pyproject.toml requires pint >= 0.24.4, the oldest release that imports with numpy 2
+# and the current flexparser (0.22 and 0.23 fail on numpy 2, 0.24.0-0.24.3 on flexparser 0.4).
+ureg.formatter.default_format = "~P"
 Q_ = ureg.Quantity
 
 

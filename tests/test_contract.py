@@ -141,3 +141,20 @@ def test_sweep_stays_the_function_after_any_import_form():
 
     importlib.import_module("simcore.sweeping")
     assert callable(simcore.sweep) and simcore.sweep is module.sweep
+
+
+def test_package_contract():
+    # issue 11: one namespace, the public validation helpers, one table type
+    import importlib
+
+    assert importlib.import_module("simcore.models") is models
+    assert importlib.import_module("simcore.controllers") is controllers
+    import simcore.checks as checks
+    import simcore.protocols as protocols
+
+    for name in ("positive", "nonnegative", "finite", "flag", "one_or_many", "pose", "angle", "angles",
+                 "STANDARD_GRAVITY"):
+        assert hasattr(checks, name), name
+    for name in ("SimulatedSystem", "BusLoad", "FieldDrawable", "HubMechanism", "Resettable", "check_simulation"):
+        assert hasattr(protocols, name), name
+    assert callable(simcore.SweepTable.to_pandas)

@@ -16,7 +16,8 @@ samples are in :mod:`simcore.controllers.hub.samples`.
 
 Example
 -------
-The seed's snippet as a team writes it (``while (arm.isBusy()) {}`` included):
+The hub specification's snippet (simcore.reference, "The FTC hub") as a team writes it
+(``while (arm.isBusy()) {}`` included):
 
 >>> import simcore
 >>> from simcore.controllers.hub import DcMotorEx, Hub, LinearOpMode, RunMode, run_opmode

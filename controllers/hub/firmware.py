@@ -55,7 +55,7 @@ passing through the target at speed reads not busy for that moment),
 A disabled channel writes duty 0 with the bridge open (brake 0). An enable the
 hub refuses (RUN_TO_POSITION with no target: TargetPositionNotSetException)
 leaves the channel disabled, whatever the approximations below say, so that the
-seed's exact "Missing target" row (the channel is off) holds for every
+specification's exact "Missing target" row (the channel is off) holds for every
 FirmwareConstants. An enabled one
 writes brake = 1 for ZeroPowerBehavior.BRAKE, 0 for FLOAT (the mechanism shorts
 the windings only at zero duty).
@@ -398,7 +398,7 @@ class Channel:
         RUN_TO_POSITION before any target."""
         if enable:
             if self.mode is RunMode.RUN_TO_POSITION and not self.target_set:
-                # Refused: the channel is off afterwards (the seed's "Missing target" row), also where
+                # Refused: the channel is off afterwards (the spec's "Missing target" row), also where
                 # it was enabled before (re-entering RUN_TO_POSITION with forget_target_on_reset=True).
                 if self.enabled:
                     self._clear_loop()

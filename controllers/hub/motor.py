@@ -1,8 +1,8 @@
 """The hub and its motors: ``DcMotorEx`` with the FTC SDK's exact semantics.
 
 Exact (the SDK side, read off ``DcMotorImpl``, ``DcMotorImplEx``,
-``LynxDcMotorController`` and the Lynx command classes; the seed
-``hub-run-to-position.txt``'s "Exact" table, each row pinned by
+``LynxDcMotorController`` and the Lynx command classes; the hub specification's
+"Exact" table, :mod:`simcore.reference` "The FTC hub", each row pinned by
 ``tests/controllers/test_hub_exact.py``):
 
 * what each call sends to the hub and in which order (the mode is recorded
@@ -23,7 +23,7 @@ Exact (the SDK side, read off ``DcMotorImpl``, ``DcMotorImplEx``,
   [0, 65535]); PIDF validation, messages (the SDK's spelling "coefficents") and
   16.16 quantisation; ``resetDeviceConfigurationForOpMode``.
 
-Not modelled, by design (the seed's "Not modelled" row): the SDK's 500 ms
+Not modelled, by design (the specification's "Not modelled" row): the SDK's 500 ms
 caches of power and enable (every command and every enable is sent, so where a
 robot repeating the same power within 500 ms would send nothing, the fake
 throws TargetPositionNotSetException at once). The SDK's cache of the run mode
@@ -64,6 +64,7 @@ import numbers
 import weakref
 from typing import Mapping, Optional
 
+from simcore import protocols
 from simcore.controller import PeriodicController
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 
@@ -317,6 +318,7 @@ class Hub:
             raise ConfigError("mechanism", mech_name if wheel is None else f"{mech_name} wheel {wheel}",
                               "a mechanism (or wheel) not already driven by this hub")
         signals = _bind_channel(mechanism, mech_name, wheel)
+        protocols.check_hub_mechanism(mechanism, wheel=wheel)  # the HubMechanism protocol: a misspelt motor_type
         physical = getattr(mechanism, "motor_type", None)
         if motor_type is None:
             motor_type = physical
@@ -822,7 +824,7 @@ class DcMotorEx(DcMotor):
         milliamps = self._hub._answered(self._channel.read_current()) * 1000.0
         return unit.convert(milliamps, CurrentUnit.MILLIAMPS)
 
-    # -- simulator extras (names from the seed's FakeMotor) ---------------------------------------
+    # -- simulator extras (names from the hub specification's FakeMotor) ------------------------
     def getAppliedPhysicalPower(self) -> float:
         """Duty the firmware is putting on the windings, in the raw (physical encoder) direction, [-1, 1]."""
         return self._channel.applied if self._channel.enabled else 0.0

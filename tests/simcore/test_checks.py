@@ -107,3 +107,8 @@ def test_one_or_many_poses_points_and_angles():
         checks.angles("a", [0.0, math.inf])
     assert ei.value.parameter == "a[1]"
 
+
+def test_standard_gravity_is_the_conventional_value_and_defined_once():
+    import simcore.models.arm as arm
+
+    assert checks.STANDARD_GRAVITY == 9.80665 and arm.STANDARD_GRAVITY is checks.STANDARD_GRAVITY

@@ -1,6 +1,7 @@
 """simcore.sweep (module simcore.sweeping): process pool vs serial, grid order, grids, fallbacks, errors."""
 import math
 import multiprocessing
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 
@@ -57,12 +58,6 @@ def not_a_number(result):
 
 
 # -- tests ------------------------------------------------------------------------------------
-
-@pytest.fixture(autouse=True)
-def no_pandas(monkeypatch):
-    # pandas is optional; exercise the fallback table even where it is installed
-    monkeypatch.setattr(sweep_mod, "_import_pandas", lambda: None)
-
 
 def analytic_row(kp, kd):
     wn, zeta = math.sqrt(kp), kd / (2 * math.sqrt(kp))
@@ -222,13 +217,22 @@ def test_table_csv_pivot_repr(tmp_path):
     assert "6 rows x 4 columns" in text and "overshoot" in text and f"{table.rows[0]['overshoot']:.6g}" in text
 
 
-def test_returns_dataframe_when_pandas_available(monkeypatch):
+def test_the_table_type_does_not_depend_on_pandas_and_to_pandas_gives_a_dataframe(monkeypatch):
     pd = pytest.importorskip("pandas")
-    monkeypatch.setattr(sweep_mod, "_import_pandas", lambda: pd)
-    df = sweep(pd_step, {"kp": [4.0, 9.0], "kd": [0.8, 1.2]}, METRICS, executor="serial")
+    with monkeypatch.context() as m:
+        m.setitem(sys.modules, "pandas", None)  # pandas not installed
+        without = sweep(pd_step, {"kp": [4.0, 9.0], "kd": [0.8, 1.2]}, METRICS, executor="serial")
+        with pytest.raises(ImportError, match=r"simcore\[fast\]"):
+            without.to_pandas()
+    table = sweep(pd_step, {"kp": [4.0, 9.0], "kd": [0.8, 1.2]}, METRICS, executor="serial")
+    assert type(table) is type(without) is SweepTable and table.rows == without.rows
+    df = table.to_pandas()
+    assert isinstance(df, pd.DataFrame)
     assert list(df.columns) == ["kp", "kd", "overshoot", "peak_time"]
     kps, kds, z = pivot(df, "kp", "kd", "overshoot")
     assert z[1, 0] == pytest.approx(analytic_row(9.0, 0.8)[0], abs=1e-6)
+    np.testing.assert_array_equal(df["overshoot"].to_numpy(), table["overshoot"])
+    assert "<table>" in table._repr_html_() and "overshoot" in table._repr_html_()
 
 
 def test_a_function_of_an_interactive_main_is_refused_when_workers_are_spawned(monkeypatch):
