@@ -76,7 +76,8 @@ __all__ = ["Hub", "LynxModule", "DcMotorEx", "FirmwareConstants", "DEFAULT_FIRMW
            "MotorControlAlgorithm", "PIDFCoefficients", "PIDCoefficients", "AngleUnit", "CurrentUnit", "DcMotor",
            "DcMotorSimple", "TargetPositionNotSetException", "IllegalArgumentException",
            "UnsupportedOperationException", "MotorType", "Rotation", "linear_opmode", "iterative_opmode", "OpMode",
-           "LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError", "MAX_LINES_WITHOUT_HANDOVER",
-           "HardwareMap", "Telemetry", "TelemetryFrame", "TelemetryLog", "Gamepad", "ElapsedTime", "HubTiming", "DEFAULT_TIMING",
+           "LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError",
+           "MAX_LINES_WITHOUT_HANDOVER", "HardwareMap", "Telemetry", "TelemetryFrame", "TelemetryLog", "Gamepad",
+           "ElapsedTime", "HubTiming", "DEFAULT_TIMING",
            "IMU", "YawPitchRollAngles", "AngularVelocity", "RevHubOrientationOnRobot", "BulkCachingMode",
            "BulkData"]

@@ -84,7 +84,8 @@ from .sdk import IllegalArgumentException
 from .telemetry import Telemetry, TelemetryLog
 from .timing import DEFAULT_TIMING, HubTiming, RobotClock, robot_clock, set_robot_clock
 
-__all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError", "MAX_LINES_WITHOUT_HANDOVER"]
+__all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError",
+           "MAX_LINES_WITHOUT_HANDOVER"]
 
 #: Default bound: lines of the op mode's own Python between two hand-overs before it is declared stuck.
 MAX_LINES_WITHOUT_HANDOVER = 1_000_000
