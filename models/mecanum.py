@@ -485,7 +485,8 @@ class MecanumDrive(ChassisDrive, System):
         moi : float or Quantity, optional
             Yaw inertia, kg·m² (default: a uniform plate over the wheels' rectangle).
         **options
-            Any other MecanumDrive keyword (``friction_coefficient``, ``roller_friction``, ``name``, ...).
+            Any other MecanumDrive keyword (``friction_coefficient``, ``roller_friction``, ``name``, ...); not
+            ``efficiency``, ``n_motors`` or what the conversion derives (one lossless motor per wheel).
 
         The conversion, and the Coulomb friction that carries ``ks``, are in
         :mod:`simcore.models.roadrunner`; the values as given are kept as
@@ -495,7 +496,8 @@ class MecanumDrive(ChassisDrive, System):
 
         derived = mecanum_parameters(in_per_tick, lateral_in_per_tick, track_width_ticks, ks, kv, ka,
                                      motor_type=motor_type, mass=mass, wheelbase=wheelbase, moi=moi)
-        clash = sorted(set(options) & (set(derived["keywords"]) | {"gearing", "n_motors"}))
+        # The conversion assumes one lossless motor per wheel: kV and kA carry the losses.
+        clash = sorted(set(options) & (set(derived["keywords"]) | {"gearing", "n_motors", "efficiency"}))
         if clash:
             raise ConfigError(clash[0], options[clash[0]], "not given: from_roadrunner derives it")
         drive = cls(motor_type, **derived["keywords"], **options)

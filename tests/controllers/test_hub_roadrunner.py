@@ -53,6 +53,9 @@ def test_from_roadrunner_refuses_numbers_no_model_of_that_motor_and_mass_can_hav
     with pytest.raises(ConfigError) as e:
         build(wheel_radius=0.05)
     assert e.value.parameter == "wheel_radius" and "derives" in str(e.value)
+    with pytest.raises(ConfigError) as e:
+        build(efficiency=0.9)
+    assert e.value.parameter == "efficiency"
     with pytest.raises(ConfigTypeError):
         MecanumDrive.from_roadrunner(*RR.values(), motor_type="goBILDA", mass=12.0)
     with pytest.warns(UserWarning, match="lateral_in_per_tick"):
