@@ -458,3 +458,46 @@ class MecanumDrive(ChassisDrive, System):
         x0, x1 = min(self._px) - pad, max(self._px) + pad
         y0, y1 = min(self._py) - pad, max(self._py) + pad
         return [(x1, y1), (x0, y1), (x0, y0), (x1, y0)]
+
+    @classmethod
+    def from_roadrunner(cls, in_per_tick, lateral_in_per_tick, track_width_ticks, ks, kv, ka, *, motor_type, mass,
+                        wheelbase=None, moi=None, **options):
+        """A mecanum drive from Road Runner's drive parameters (its quickstart's ``MecanumDrive.Params``).
+
+        Parameters
+        ----------
+        in_per_tick, lateral_in_per_tick : float
+            ``inPerTick``, ``lateralInPerTick``: inches per encoder tick.
+        track_width_ticks : float
+            ``trackWidthTicks``: a wheel turns ``omega * track_width_ticks`` ticks/s at ``omega`` rad/s.
+        ks, kv, ka : float
+            Road Runner's feedforward in ticks: V, V per tick/s, V per tick/s².
+        motor_type : MotorType
+            Each wheel's FTC motor type (one motor per wheel, the wheel on its output).
+        mass : float or Quantity
+            Robot mass, kg.
+        wheelbase : float or Quantity, optional
+            Front-to-rear wheel distance, m (default: a square robot).
+        moi : float or Quantity, optional
+            Yaw inertia, kg·m² (default: a uniform plate over the wheels' rectangle).
+        **options
+            Any other MecanumDrive keyword (``friction_coefficient``, ``roller_friction``, ``name``, ...); not
+            ``efficiency``, ``n_motors`` or what the conversion derives (one lossless motor per wheel).
+
+        The conversion, and the Coulomb friction that carries ``ks``, are in
+        :mod:`simcore.models.roadrunner`; the values as given are kept as
+        ``roadrunner_parameters``.
+        """
+        from .roadrunner import CoulombMotorChannels, mecanum_parameters
+
+        derived = mecanum_parameters(in_per_tick, lateral_in_per_tick, track_width_ticks, ks, kv, ka,
+                                     motor_type=motor_type, mass=mass, wheelbase=wheelbase, moi=moi)
+        # The conversion assumes one lossless motor per wheel: kV and kA carry the losses.
+        clash = sorted(set(options) & (set(derived["keywords"]) | {"gearing", "n_motors", "efficiency"}))
+        if clash:
+            raise ConfigError(clash[0], options[clash[0]], "not given: from_roadrunner derives it")
+        drive = cls(motor_type, **derived["keywords"], **options)
+        if derived["coulomb_torque"] > 0:
+            drive.channels = CoulombMotorChannels(drive.channels, [derived["coulomb_torque"]] * 4)
+        drive.roadrunner_parameters = derived["roadrunner"]
+        return drive

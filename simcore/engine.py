@@ -478,14 +478,19 @@ class Simulator:
         States and inputs are copied in; each system's outputs are computed from the
         recorded rows when one of them is first read. ``stats`` holds the work done
         (``nfev``, ``n_steps``, ``intervals_by_method``: integration segments per
-        method, ...); :attr:`Result.dropped` what ``record=`` left out.
+        method, ...); :attr:`Result.dropped` what ``record=`` left out;
+        :attr:`Result.records` each controller's ``run_record()``, where it has one.
         """
         if not self._started:
             self._start()
         integ = self._integrator
         stats = dict(self._stats, nfev=self._nfev(), njev=integ.njev, nlu=integ.nlu, method=self.method,
                      intervals_by_method=dict(integ.intervals_by_method))
-        return self._rec.result(self._layout, self.t, self._X, stats)
+        res = self._rec.result(self._layout, self.t, self._X, stats)
+        # A controller that keeps a record of its own (an op mode's telemetry) offers run_record().
+        res.records.update((c.name, c.run_record()) for c in self.controllers
+                           if callable(getattr(c, "run_record", None)))
+        return res
 
 
 def _finite(v: numbers.Real) -> bool:

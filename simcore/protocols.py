@@ -59,8 +59,9 @@ HUB_INPUTS = ("duty", "brake")
 #: Signals (outputs or states) a hub channel reads: rad, rad/s, A, A, V.
 HUB_SIGNALS = ("rotor_position", "rotor_velocity", "stator_current", "supply_current", "supply_voltage")
 
-#: difflib ratio at or above which a member's name counts as a misspelling of a protocol member.
-_NEAR_MISS = 0.8
+#: difflib ratio at or above which a member's name counts as a misspelling of a protocol member (above
+#: 0.8: a tank's ``axle_positions`` is exactly 0.8 from ``module_positions`` and is no misspelling of it).
+_NEAR_MISS = 0.81
 
 
 @runtime_checkable

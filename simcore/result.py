@@ -48,6 +48,10 @@ class Result:
     notes : mapping of str to str, optional
         A short note on a signal, shown in plot legends (``"total of 2 motors"``);
         from each system's ``signal_notes``.
+    records : mapping of str to object, optional
+        What a controller kept of the run beyond the inputs it wrote, by
+        controller name: the ``run_record()`` of each controller that has one
+        (an FTC op mode's telemetry), taken when the Result was made.
     """
 
     def __init__(self, t, data: Mapping[str, np.ndarray], *, units: Mapping[str, str] | None = None,
@@ -55,7 +59,7 @@ class Result:
                  events: Sequence | None = None, stats: Mapping | None = None,
                  modes: Mapping[str, list] | None = None, tick_log: Mapping[str, list] | None = None,
                  lazy: Mapping[str, object] | None = None, dropped: Mapping[str, int] | None = None,
-                 notes: Mapping[str, str] | None = None):
+                 notes: Mapping[str, str] | None = None, records: Mapping[str, object] | None = None):
         self.t = np.asarray(t, dtype=float)
         # name -> callable returning {name: column} for a group of signals computed on first access.
         self._lazy = dict(lazy or {})
@@ -73,6 +77,8 @@ class Result:
         self.stats = dict(stats or {})
         self.modes = dict(modes or {})
         self.notes = dict(notes or {})
+        #: Controller name -> that controller's ``run_record()`` (see ``records`` above).
+        self.records = dict(records or {})
         #: What was not kept (``record=``): counts of ``"rows"``, ``"ticks"``, ``"events"``.
         self.dropped = {"rows": 0, "ticks": 0, "events": 0, **(dropped or {})}
 

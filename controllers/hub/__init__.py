@@ -38,7 +38,7 @@ The hub specification's snippet (simcore.reference, "The FTC hub") as a team wri
 ...         self.telemetry.update()
 >>> controllers = run_opmode(RaiseArm, hubs=[hub], configuration={"arm": hub.motor(0, arm_mechanism)})
 >>> result = simcore.simulate([arm_mechanism], 1.0, controllers=controllers)
->>> frame = controllers[0].fn.telemetry.frames[-1]
+>>> frame = result.records["RaiseArm"].frames[-1]    # the telemetry, kept with the run
 >>> abs(frame.values["arm at"] - 178) <= 5, 0.1 < frame.t < 1.0
 (True, True)
 
@@ -61,13 +61,14 @@ from .firmware import DEFAULT_FIRMWARE, FULL_SCALE, FirmwareConstants
 from .gamepad import Gamepad
 from .hardware_map import HardwareMap
 from .imu import IMU, AngularVelocity, RevHubOrientationOnRobot, YawPitchRollAngles
-from .linear import MAX_LINES_WITHOUT_HANDOVER, LinearOpMode, OpModeRunner, OpModeStuckError, run_opmode
+from .linear import (MAX_LINES_WITHOUT_HANDOVER, LinearOpMode, OpModeController, OpModeRunner, OpModeStuckError,
+                     run_opmode)
 from .motor import DEFAULT_TARGET_POSITION_TOLERANCE, NUMBER_OF_MOTORS, DcMotorEx, Hub, LynxModule
 from .opmode import OpMode, iterative_opmode, linear_opmode
 from .sdk import (AngleUnit, CurrentUnit, DcMotor, DcMotorSimple, Direction, IllegalArgumentException,
                   MotorControlAlgorithm, PIDCoefficients, PIDFCoefficients, RunMode, TargetPositionNotSetException,
                   UnsupportedOperationException, ZeroPowerBehavior)
-from .telemetry import Telemetry, TelemetryFrame
+from .telemetry import Telemetry, TelemetryFrame, TelemetryLog
 from .timing import DEFAULT_TIMING, ElapsedTime, HubTiming
 
 __all__ = ["Hub", "LynxModule", "DcMotorEx", "FirmwareConstants", "DEFAULT_FIRMWARE", "FULL_SCALE",
@@ -75,7 +76,8 @@ __all__ = ["Hub", "LynxModule", "DcMotorEx", "FirmwareConstants", "DEFAULT_FIRMW
            "MotorControlAlgorithm", "PIDFCoefficients", "PIDCoefficients", "AngleUnit", "CurrentUnit", "DcMotor",
            "DcMotorSimple", "TargetPositionNotSetException", "IllegalArgumentException",
            "UnsupportedOperationException", "MotorType", "Rotation", "linear_opmode", "iterative_opmode", "OpMode",
-           "LinearOpMode", "run_opmode", "OpModeRunner", "OpModeStuckError", "MAX_LINES_WITHOUT_HANDOVER",
-           "HardwareMap", "Telemetry", "TelemetryFrame", "Gamepad", "ElapsedTime", "HubTiming", "DEFAULT_TIMING",
+           "LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError",
+           "MAX_LINES_WITHOUT_HANDOVER", "HardwareMap", "Telemetry", "TelemetryFrame", "TelemetryLog", "Gamepad",
+           "ElapsedTime", "HubTiming", "DEFAULT_TIMING",
            "IMU", "YawPitchRollAngles", "AngularVelocity", "RevHubOrientationOnRobot", "BulkCachingMode",
            "BulkData"]

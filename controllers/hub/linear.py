@@ -81,10 +81,11 @@ from .gamepad import Gamepad
 from .hardware_map import HardwareMap
 from .motor import DcMotorEx, Hub
 from .sdk import IllegalArgumentException
-from .telemetry import Telemetry
+from .telemetry import Telemetry, TelemetryLog
 from .timing import DEFAULT_TIMING, HubTiming, RobotClock, robot_clock, set_robot_clock
 
-__all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeStuckError", "MAX_LINES_WITHOUT_HANDOVER"]
+__all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError",
+           "MAX_LINES_WITHOUT_HANDOVER"]
 
 #: Default bound: lines of the op mode's own Python between two hand-overs before it is declared stuck.
 MAX_LINES_WITHOUT_HANDOVER = 1_000_000
@@ -407,6 +408,15 @@ class OpModeRunner:
             s.thread.join(timeout)
 
 
+class OpModeController(PeriodicController):
+    """The op mode's controller: a PeriodicController whose run record (``Result.records[name]``) is the telemetry."""
+
+    def run_record(self) -> Optional[TelemetryLog]:
+        """The frames the op mode's telemetry recorded so far (a copy; None before its first tick)."""
+        telemetry = self.fn.telemetry
+        return None if telemetry is None else TelemetryLog(telemetry.frames)
+
+
 def _abandon_current(current: list) -> None:
     s = current[0]
     if s is not None:
@@ -449,7 +459,8 @@ def run_opmode(opmode, *, hubs: Iterable[Hub], configuration: Mapping, gamepad1:
     -------
     list of PeriodicController
         ``[op mode, *hub firmware]``. ``result[0].fn`` is the :class:`OpModeRunner`
-        (``.telemetry``, ``.finished``, ``.close()``).
+        (``.telemetry``, ``.finished``, ``.close()``). The run's Result keeps the
+        telemetry: ``res.records[name]`` is a :class:`~.telemetry.TelemetryLog`.
     """
     if isinstance(opmode, type) and issubclass(opmode, LinearOpMode):
         opmode = opmode()
@@ -492,6 +503,6 @@ def run_opmode(opmode, *, hubs: Iterable[Hub], configuration: Mapping, gamepad1:
         name = type(opmode).__name__
     runner = OpModeRunner(opmode, hubs, devices, hardware_map, (gamepad1, gamepad2), start_time, stop_time, timing,
                           bound, name)
-    controller = PeriodicController(timing.round_trip, runner, name=name, on_start=runner.on_start)
+    controller = OpModeController(timing.round_trip, runner, name=name, on_start=runner.on_start)
     runner.period_ns = controller.period_ns
     return [controller] + [c for h in hubs for c in h.controllers()]

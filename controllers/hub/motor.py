@@ -84,12 +84,12 @@ __all__ = ["Hub", "LynxModule", "DcMotorEx", "NUMBER_OF_MOTORS", "DEFAULT_TARGET
 NUMBER_OF_MOTORS = 4
 #: The SDK's default target-position tolerance, ticks (LynxConstants).
 DEFAULT_TARGET_POSITION_TOLERANCE = 5
-#: Signals a mechanism must offer to be driven by a hub channel: (inputs, outputs or states).
-REQUIRED_SIGNALS = (("duty", "brake"),
-                    ("rotor_position", "rotor_velocity", "stator_current", "supply_current", "supply_voltage"))
+#: Signals a mechanism must offer to be driven by a hub channel: (inputs, outputs or states), as
+#: :mod:`simcore.protocols` defines them for every hub-drivable mechanism.
+REQUIRED_SIGNALS = (protocols.HUB_INPUTS, protocols.HUB_SIGNALS)
 #: The signals each wheel of a drivetrain carries for itself, as ``<wheel>_<signal>``; the others
 #: (``supply_voltage``, the bus) are the drivetrain's own.
-PER_WHEEL_SIGNALS = ("duty", "brake", "rotor_position", "rotor_velocity", "stator_current", "supply_current")
+PER_WHEEL_SIGNALS = protocols.HUB_INPUTS + tuple(s for s in protocols.HUB_SIGNALS if s != "supply_voltage")
 _TOL_FIRST, _TOL_LAST = 0, 65535
 _INT_FIRST, _INT_LAST = -2 ** 31, 2 ** 31 - 1  # a Java int
 _VEL_FIRST, _VEL_LAST = -FULL_SCALE, FULL_SCALE

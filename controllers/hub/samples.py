@@ -33,9 +33,10 @@ from __future__ import annotations
 import math
 from typing import Sequence
 
+from .imu import IMU
 from .linear import LinearOpMode
 from .motor import DcMotorEx
-from .sdk import Direction, RunMode
+from .sdk import AngleUnit, Direction, RunMode
 from .telemetry import Telemetry
 from .timing import ElapsedTime
 
@@ -186,11 +187,30 @@ class DriveByTime(_SideDrive):
         self.sleep(1000)
 
 
+def _heading_line(opmode, imu) -> None:
+    """Add the IMU's yaw, degrees, to the telemetry (``Heading``; an IMU read: two round trips)."""
+    if imu is not None:
+        opmode.telemetry.addData("Heading", "%.1f deg", imu.getRobotYawPitchRollAngles().getYaw(AngleUnit.DEGREES))
+
+
 class POVTeleOp(_SideDrive):
     """POV drive from ``gamepad1`` (the SDK's basic linear op mode): ``-left_stick_y`` drives, ``right_stick_x``
-    turns; each side's power clipped to [-1, 1]."""
+    turns; each side's power clipped to [-1, 1].
+
+    Parameters
+    ----------
+    left, right, reversed : sequences of str
+        Motor names.
+    imu : str, optional
+        The IMU's name: each loop then also shows its yaw (``Heading``, degrees).
+    """
+
+    def __init__(self, *, imu: str | None = None, **names):
+        super().__init__(**names)
+        self.imu_name = imu
 
     def runOpMode(self):
+        imu = None if self.imu_name is None else self.hardwareMap.get(IMU, self.imu_name)
         left, right = self._motors()
         runtime = ElapsedTime()
         self.telemetry.addData("Status", "Initialized")
@@ -207,6 +227,7 @@ class POVTeleOp(_SideDrive):
                 m.setPower(right_power)
             self.telemetry.addData("Status", "Run Time: " + runtime.toString())
             self.telemetry.addData("Motors", "left (%.2f), right (%.2f)", left_power, right_power)
+            _heading_line(self, imu)
             self.telemetry.update()
 
 
@@ -220,13 +241,16 @@ class OmniTeleOp(LinearOpMode):
         Motor names.
     reversed : sequence of str
         Names to reverse (see the module docstring).
+    imu : str, optional
+        The IMU's name: each loop then also shows its yaw (``Heading``, degrees).
     """
 
     def __init__(self, names: Sequence[str] = ("front_left", "front_right", "rear_left", "rear_right"),
-                 reversed: Sequence[str] = ()):
-        self.names, self.reversed_names = tuple(names), tuple(reversed)
+                 reversed: Sequence[str] = (), imu: str | None = None):
+        self.names, self.reversed_names, self.imu_name = tuple(names), tuple(reversed), imu
 
     def runOpMode(self):
+        imu = None if self.imu_name is None else self.hardwareMap.get(IMU, self.imu_name)
         front_left, front_right, rear_left, rear_right = (self.hardwareMap.get(DcMotorEx, n) for n in self.names)
         for name in self.reversed_names:
             self.hardwareMap.get(DcMotorEx, name).setDirection(Direction.REVERSE)
@@ -245,6 +269,7 @@ class OmniTeleOp(LinearOpMode):
                 motor.setPower(power)
             self.telemetry.addData("Front left/Right", "%4.2f, %4.2f", powers[0], powers[1])
             self.telemetry.addData("Back  left/Right", "%4.2f, %4.2f", powers[2], powers[3])
+            _heading_line(self, imu)
             self.telemetry.update()
 
 

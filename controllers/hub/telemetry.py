@@ -7,7 +7,9 @@ The SDK's ``Telemetry`` calls robot code makes: ``addData(caption, value)``,
 recorded as a :class:`TelemetryFrame` at the simulation time of the op mode's
 current tick (the Driver Station's 250 ms transmission throttle is not
 modelled: every update is kept). :meth:`Telemetry.series` gives one caption's
-values over the run.
+values over the run. A run's :class:`~simcore.result.Result` carries them too:
+``result.records[<op mode controller name>]`` is a :class:`TelemetryLog` of the
+frames recorded up to then (see :func:`~simcore.controllers.hub.run_opmode`).
 """
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ from simcore.errors import ConfigError, ConfigTypeError
 
 from .timing import robot_clock
 
-__all__ = ["Telemetry", "TelemetryFrame"]
+__all__ = ["Telemetry", "TelemetryFrame", "TelemetryLog"]
 
 
 class TelemetryFrame(NamedTuple):
@@ -37,7 +39,30 @@ def _java_text(value) -> str:
     return str(value)
 
 
-class Telemetry:
+class TelemetryLog:
+    """The frames of an op mode's telemetry, in order (what a run's Result keeps of it).
+
+    Parameters
+    ----------
+    frames : sequence of TelemetryFrame
+    """
+
+    def __init__(self, frames=()):
+        self.frames = list(frames)
+
+    def series(self, caption: str):
+        """``(t, values)``: the times (s, an array) of the frames carrying ``caption`` and its values there (a list)."""
+        rows = [(f.t, f.values[caption]) for f in self.frames if caption in f.values]
+        if not rows:
+            captions = sorted({c for f in self.frames for c in f.values})
+            raise KeyError(f"no telemetry caption {caption!r}; captions: {', '.join(captions) or 'none'}")
+        return np.array([r[0] for r in rows], dtype=float), [r[1] for r in rows]
+
+    def __repr__(self):
+        return f"<TelemetryLog {len(self.frames)} frames>"
+
+
+class Telemetry(TelemetryLog):
     """Telemetry for one op mode run (see the module docstring)."""
 
     CAPTION_VALUE_SEPARATOR = " : "
@@ -46,7 +71,7 @@ class Telemetry:
         self._items: list = []  # (caption or None, text, value)
         self._auto_clear = True
         self._ms_transmission_interval = 250
-        self.frames: list[TelemetryFrame] = []
+        super().__init__()
 
     def addData(self, caption, value, *args):
         """Add ``caption : value``; with more arguments, ``value`` is a format string for them."""
@@ -107,15 +132,6 @@ class Telemetry:
     def setMsTransmissionInterval(self, ms: int) -> None:
         """Store the Driver Station interval, ms."""
         self._ms_transmission_interval = ms
-
-    # -- the record ------------------------------------------------------------------------------
-    def series(self, caption: str):
-        """``(t, values)``: the times (s, an array) of the frames carrying ``caption`` and its values there (a list)."""
-        rows = [(f.t, f.values[caption]) for f in self.frames if caption in f.values]
-        if not rows:
-            captions = sorted({c for f in self.frames for c in f.values})
-            raise KeyError(f"no telemetry caption {caption!r}; captions: {', '.join(captions) or 'none'}")
-        return np.array([r[0] for r in rows], dtype=float), [r[1] for r in rows]
 
     def __repr__(self):
         return f"<Telemetry {len(self.frames)} frames>"

@@ -286,7 +286,11 @@ def test_an_interrupted_run_ends_the_thread():
         def runOpMode(self):
             self.sleep(10)
             signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # Ctrl-C while the op mode runs
-            time.sleep(0.2)  # wall time: the simulation's thread takes the interrupt meanwhile
+            # Wait (however long the machine takes) until the simulation's thread has taken the interrupt and
+            # abandoned this run; the bound only keeps a broken build from hanging.
+            deadline = time.monotonic() + 60.0
+            while not self._session._terminating and time.monotonic() < deadline:
+                time.sleep(0.01)
             self.sleep(10)  # the abandoned op mode ends here
             Interrupter.after = True
 

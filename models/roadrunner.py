@@ -1,0 +1,141 @@
+"""Road Runner's mecanum drive parameters as a physical mecanum model (``MecanumDrive.from_roadrunner``).
+
+Road Runner (the FTC path-following library, ``acmerobotics/road-runner`` and its
+quickstart's ``MecanumDrive.Params``) describes a drive in encoder ticks and inches:
+
+* ``inPerTick``: inches the robot drives forward per tick of a drive wheel's encoder;
+* ``lateralInPerTick``: inches it strafes per tick of the wheels' lateral sum;
+* ``trackWidthTicks``: the rotation lever in ticks: Road Runner's mecanum
+  kinematics give each wheel ``vx -/+ lateral vy -/+ omega * trackWidth`` with
+  ``trackWidth = inPerTick * trackWidthTicks`` (in), so a wheel turns at
+  ``omega * trackWidthTicks`` ticks/s when the robot spins at ``omega`` rad/s;
+* ``kS`` (V), ``kV`` (V per tick/s), ``kA`` (V per tick/s²): the wheel
+  feedforward ``V = kS sign(v) + kV v + kA a``, ``v`` and ``a`` in ticks of the
+  wheel's encoder (the quickstart divides ``kV`` and ``kA`` by ``inPerTick`` to use
+  inches).
+
+Each becomes the physical quantity that produces it on a model whose four wheels
+each have one motor of ``motor_type`` (its DC motor, gear ratio and encoder), with
+``c = 2 pi / counts`` the rotor angle per tick (``counts`` per motor revolution):
+
+* wheel radius ``r = inPerTick * 0.0254 * counts * G / (2 pi)`` m (wheels on the
+  gearbox output);
+* rotation lever ``(track_width + wheelbase) / 2 = inPerTick * trackWidthTicks *
+  0.0254`` m (square unless ``wheelbase`` is given);
+* ``kV = c (1/Kv + b R / Kt)``: the rotor's viscous friction ``b`` (a steady wheel
+  carries only its own friction); a ``kV`` below the motor's own back-EMF ``c / Kv``
+  is refused;
+* ``kS = R T_c / Kt``: a Coulomb friction torque ``T_c`` on each rotor (the
+  drivetrain's gearbox and bearings). The mecanum model has none of its own; this
+  adds it as ``T_c w / sqrt(w^2 + eps^2)`` with ``eps`` = :data:`COULOMB_EPSILON`
+  (APPROXIMATION: a regularized Coulomb law, within 1e-4 of ``T_c`` above 70 eps);
+* ``kA = c R J / Kt`` with ``J = (m/4) (r/G)^2 + wheel_inertia / G^2`` the inertia
+  one rotor accelerates driving straight (a quarter of the robot, its own wheel):
+  the wheel inertia is what ``kA`` gives beyond the robot's ``mass``; a ``kA`` below
+  what ``mass`` alone needs is refused.
+
+``lateralInPerTick``: the model's 45-degree rollers strafe ``inPerTick`` per lateral
+tick while they grip; a real robot's smaller figure comes from its rollers slipping,
+which the model makes from its own friction. A different value is kept
+(``roadrunner_parameters``) with a warning, not used.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+
+from simcore import checks
+from simcore.errors import ConfigError, ConfigTypeError
+
+from .ftc_motor_types import MotorType
+from .motor_channels import MotorChannels
+
+__all__ = ["INCH", "COULOMB_EPSILON", "CoulombMotorChannels", "mecanum_parameters"]
+
+#: Metres per inch.
+INCH = 0.0254
+#: Regularization speed of the rotors' Coulomb friction, rad/s at the rotor (APPROXIMATION; a goBILDA
+#: motor's free speed is about 620 rad/s).
+COULOMB_EPSILON = 0.5
+
+
+class CoulombMotorChannels(MotorChannels):
+    """Motor channels whose rotors also carry a Coulomb friction torque (the ``kS`` of Road Runner's feedforward).
+
+    Parameters
+    ----------
+    channels : MotorChannels
+        The drivetrain's own channels (drives and viscous friction are kept).
+    coulomb : sequence of float
+        Friction torque per channel, N·m at the rotor, applied as ``T_c w / sqrt(w^2 + eps^2)``.
+    epsilon : float
+        ``eps``, rad/s.
+    """
+
+    def __init__(self, channels: MotorChannels, coulomb, epsilon: float = COULOMB_EPSILON):
+        super().__init__(channels.drives, channels.viscous)
+        self.coulomb = [float(c) for c in coulomb]
+        self.epsilon = float(epsilon)
+
+    def evaluate(self, rotor_speed, command, brake, bus_voltage: float):
+        st = super().evaluate(rotor_speed, command, brake, bus_voltage)
+        e2 = self.epsilon * self.epsilon
+        st.friction_torque = [tf + tc * w / math.sqrt(w * w + e2)
+                              for tf, tc, w in zip(st.friction_torque, self.coulomb, rotor_speed)]
+        return st
+
+
+def mecanum_parameters(in_per_tick, lateral_in_per_tick, track_width_ticks, ks, kv, ka, *, motor_type, mass,
+                       wheelbase=None, moi=None):
+    """The physical parameters of a four-motor mecanum drive from Road Runner's (see the module docstring).
+
+    Returns
+    -------
+    dict
+        ``keywords`` (for MecanumDrive: ``gearing`` is the type's), ``coulomb_torque`` (N·m per rotor),
+        ``roadrunner`` (the six values as given).
+    """
+    if not isinstance(motor_type, MotorType):
+        raise ConfigTypeError("motor_type", motor_type, "an FTC MotorType (simcore.models.ftc_motor_types)")
+    in_per_tick = checks.positive("in_per_tick", in_per_tick, what="inches per tick")
+    lateral = checks.positive("lateral_in_per_tick", lateral_in_per_tick, what="inches per tick")
+    track_width_ticks = checks.positive("track_width_ticks", track_width_ticks, what="ticks")
+    ks = checks.nonnegative("ks", ks, what="voltage (V)")
+    kv = checks.positive("kv", kv, what="V per tick/s")
+    ka = checks.positive("ka", ka, what="V per tick/s^2")
+    mass = checks.positive("mass", mass, "kg", what="mass")
+    motor, G = motor_type.motor, motor_type.gear_ratio
+    c = 2.0 * math.pi / motor_type.encoder_counts_per_motor_rev  # rotor rad per tick
+    r = in_per_tick * INCH * motor_type.encoder_counts_per_motor_rev * G / (2.0 * math.pi)
+    lever = in_per_tick * track_width_ticks * INCH
+    if wheelbase is None:
+        track_width = wheelbase = lever
+    else:
+        wheelbase = checks.positive("wheelbase", wheelbase, "m", what="distance")
+        track_width = 2.0 * lever - wheelbase
+        if not track_width > 0:
+            raise ConfigError("wheelbase", wheelbase, f"less than 2 x the rotation lever {lever:.4g} m "
+                                                      f"(in_per_tick x track_width_ticks)")
+    back_emf = c / motor.Kv
+    if not kv >= back_emf:
+        raise ConfigError("kv", kv, f"at least {back_emf:.6g} V per tick/s, the back-EMF of {motor_type.name}'s "
+                                    f"motor (a smaller kV would be a motor faster than its own)")
+    b = (kv / c - 1.0 / motor.Kv) * motor.Kt / motor.R  # N·m·s/rad at the rotor
+    J = ka * motor.Kt / (c * motor.R)  # the rotor inertia one wheel's motor accelerates, kg·m²
+    J_robot = mass / 4.0 * (r / G) ** 2
+    if not J > J_robot:
+        raise ConfigError("ka", ka, f"more than {c * motor.R * J_robot / motor.Kt:.6g} V per tick/s^2, what "
+                                    f"accelerating a quarter of mass={mass} kg alone takes")
+    if not math.isclose(lateral, in_per_tick, rel_tol=1e-9):
+        warnings.warn(f"lateral_in_per_tick={lateral_in_per_tick} differs from in_per_tick={in_per_tick}: the "
+                      f"model's rollers strafe in_per_tick per lateral tick while they grip (a real robot's "
+                      f"rollers slip); the value is kept in roadrunner_parameters, not used", UserWarning,
+                      stacklevel=3)
+    if moi is None:
+        moi = mass * (track_width ** 2 + wheelbase ** 2) / 12.0  # a uniform plate over the wheels' rectangle
+    keywords = dict(track_width=track_width, wheelbase=wheelbase, wheel_radius=r, mass=mass, moi=moi,
+                    wheel_inertia=(J - J_robot) * G * G, rotor_inertia=0.0,
+                    viscous_friction=b * (G / r) ** 2)
+    return {"keywords": keywords, "coulomb_torque": ks * motor.Kt / motor.R,
+            "roadrunner": dict(in_per_tick=in_per_tick, lateral_in_per_tick=lateral,
+                               track_width_ticks=track_width_ticks, ks=ks, kv=kv, ka=ka)}

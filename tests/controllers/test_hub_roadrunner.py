@@ -1,0 +1,82 @@
+"""Road Runner's numbers: MecanumDrive.from_roadrunner (Road Runner's inches and ticks to physics) and its feedforward
+ramp procedure (simcore.controllers.hub.roadrunner) run through a hub on the model built from them: the procedure
+recovers every parameter the model was built from."""
+import math
+import warnings
+
+import pytest
+
+from simcore.controllers.hub.roadrunner import feedforward_ramps
+from simcore.errors import ConfigError, ConfigTypeError
+from simcore.models import MecanumDrive
+from simcore.models.ftc_motor_types import GOBILDA_5203_312 as T
+
+# A goBILDA strafer's numbers as Road Runner has them: 96 mm wheels on 312 rpm motors (537.6 ticks per wheel turn)
+RAMP_POWER_SLOPE = 0.1  # power per second, the ramp loggers' default
+RR = dict(in_per_tick=0.0221, lateral_in_per_tick=0.0221, track_width_ticks=590.0, ks=0.8, kv=0.0048, ka=0.0008)
+
+
+def build(**kw):
+    return MecanumDrive.from_roadrunner(*RR.values(), **{"motor_type": T, "mass": 12.0, **kw})
+
+
+def test_from_roadrunner_turns_ticks_and_inches_into_the_model_s_geometry_and_motor_friction():
+    d = build()
+    ticks_per_wheel_turn = T.encoder_counts_per_motor_rev * T.gear_ratio
+    assert d.wheel_radius == pytest.approx(RR["in_per_tick"] * 0.0254 * ticks_per_wheel_turn / (2 * math.pi),
+                                           rel=1e-12)
+    lever = RR["in_per_tick"] * RR["track_width_ticks"] * 0.0254  # Road Runner's rotation lever, m
+    assert (d.track_width + d.wheelbase) / 2 == pytest.approx(lever, rel=1e-12) and d.track_width == d.wheelbase
+    assert d.motor_type is T and d.drive.command == "duty" and d.roadrunner_parameters == RR
+    # At steady speed a wheel carries its own friction only: V = kS + kV v, v in ticks/s (eps << v).
+    c = 2 * math.pi / T.encoder_counts_per_motor_rev
+    w = 300.0  # rotor rad/s
+    st = d.channels.evaluate([w] * 4, [0.0] * 4, [1.0] * 4, 12.0)
+    m = d.drive.motor
+    voltage = m.R * st.friction_torque[0] / m.Kt + w / m.Kv
+    assert voltage == pytest.approx(RR["ks"] + RR["kv"] * w / c, rel=1e-5)
+    other = build(wheelbase=0.30)
+    assert other.wheelbase == 0.30 and (other.track_width + 0.30) / 2 == pytest.approx(lever, rel=1e-12)
+
+
+def test_from_roadrunner_refuses_numbers_no_model_of_that_motor_and_mass_can_have():
+    with pytest.raises(ConfigError) as e:
+        MecanumDrive.from_roadrunner(0.0221, 0.0221, 590, 0.8, 0.001, 0.0008,
+                                                                motor_type=T, mass=12.0)
+    assert e.value.parameter == "kv" and "back-EMF" in str(e.value)
+    with pytest.raises(ConfigError) as e:
+        MecanumDrive.from_roadrunner(0.0221, 0.0221, 590, 0.8, 0.0048, 0.0001, motor_type=T, mass=12.0)
+    assert e.value.parameter == "ka" and "mass=12.0" in str(e.value)
+    with pytest.raises(ConfigError) as e:
+        build(wheelbase=0.8)
+    assert e.value.parameter == "wheelbase"
+    with pytest.raises(ConfigError) as e:
+        build(wheel_radius=0.05)
+    assert e.value.parameter == "wheel_radius" and "derives" in str(e.value)
+    with pytest.raises(ConfigError) as e:
+        build(efficiency=0.9)
+    assert e.value.parameter == "efficiency"
+    with pytest.raises(ConfigTypeError):
+        MecanumDrive.from_roadrunner(*RR.values(), motor_type="goBILDA", mass=12.0)
+    with pytest.warns(UserWarning, match="lateral_in_per_tick"):
+        d = MecanumDrive.from_roadrunner(0.0221, 0.018, 590, 0.8, 0.0048, 0.0008, motor_type=T, mass=12.0)
+    assert d.roadrunner_parameters["lateral_in_per_tick"] == 0.018
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        build()
+    with pytest.raises(ConfigTypeError):
+        feedforward_ramps(object())
+
+
+def test_the_ramp_procedure_recovers_the_roadrunner_parameters_the_model_was_built_from(capsys):
+    measured = feedforward_ramps(build())
+    printed = capsys.readouterr().out
+    assert "inPerTick" in printed and "trackWidthTicks" in printed and "kA" in printed
+    for name, value in RR.items():
+        assert getattr(measured, name) == pytest.approx(value, rel=0.01), name
+    # Road Runner's quasi-static ramp line alone puts kA times the ramp's acceleration into its intercept:
+    # with the wheels accelerating at about (0.1/s x 12 V) / kV, that is kS + kA a.
+    ramp_accel = RAMP_POWER_SLOPE * 12.0 / RR["kv"]
+    assert measured.ramp_kv == pytest.approx(RR["kv"], rel=0.01)
+    assert measured.ramp_ks == pytest.approx(RR["ks"] + RR["ka"] * ramp_accel, rel=0.03)
+
