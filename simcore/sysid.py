@@ -80,6 +80,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import checks
 from .checks import STANDARD_GRAVITY
 from .errors import ConfigError, ConfigTypeError
 from .units import to_si
@@ -286,7 +287,10 @@ def _limits(system, limits, margin):
             lo, hi = limits
         except (TypeError, ValueError):
             raise ConfigTypeError("limits", limits, "None or a (low, high) pair in the position's unit") from None
-        return float(lo), float(hi)
+        lo, hi = checks.number("limits[0]", lo), checks.number("limits[1]", hi)
+        if not lo < hi:
+            raise ConfigError("limits", limits, "a (low, high) pair with low < high")
+        return lo, hi
     lo, hi = getattr(system, "min_position", -math.inf), getattr(system, "max_position", math.inf)
     if math.isfinite(lo) and math.isfinite(hi):
         pad = margin * (hi - lo)
@@ -344,14 +348,17 @@ class _Routine:
         self.samples["state"].append(state)
         out = {}
         for m in self.motors:
-            self.samples[f"{m.name}.voltage"].append(v)
+            # The motor can apply at most the bus voltage: log what it applies (as WPILib teams log
+            # the controller's output voltage), not a request above the bus.
+            bus = max(signals[m.bus], 0.0)
+            applied = min(max(v, -bus), bus)
+            self.samples[f"{m.name}.voltage"].append(applied)
             self.samples[f"{m.name}.position"].append(signals[m.position])
             self.samples[f"{m.name}.velocity"].append(signals[m.velocity])
             if m.command.endswith("duty"):
-                bus = signals[m.bus]
-                out[m.command] = v / bus if bus > 0 else 0.0
+                out[m.command] = applied / bus if bus > 0 else 0.0
             else:
-                out[m.command] = v
+                out[m.command] = applied
         return out
 
 
@@ -393,7 +400,7 @@ def run(system, *, tests: Sequence[str] = TESTS, ramp_rate=1.0, step_voltage=7.0
     -------
     Result
         One row per sample: ``sysid.state`` (0 none, 1-4 :data:`TESTS` in order),
-        ``<motor>.voltage`` (V written), ``<motor>.position`` and
+        ``<motor>.voltage`` (V applied: the request, clipped to the bus voltage), ``<motor>.position`` and
         ``<motor>.velocity`` (SI: rad and rad/s, or m and m/s). ``stats["sysid"]``
         says the mechanism name, the motors and the analysis type :func:`fit` uses.
     """
@@ -401,21 +408,29 @@ def run(system, *, tests: Sequence[str] = TESTS, ramp_rate=1.0, step_voltage=7.0
     from .engine import Simulator
     from .result import Result
 
-    tests = list(tests)
+    if isinstance(tests, str):
+        tests = [tests]
+    try:
+        tests = list(tests)
+    except TypeError:
+        raise ConfigTypeError("tests", tests, f"a sequence of test names among {', '.join(TESTS)}") from None
+    if not tests:
+        raise ConfigError("tests", tests, f"at least one test among {', '.join(TESTS)}")
     for tname in tests:
         if tname not in TESTS:
             raise ConfigError("tests", tname, f"one of {', '.join(TESTS)}")
-    ramp = to_si("ramp_rate", ramp_rate, "V/s")
-    step = to_si("step_voltage", step_voltage, "V")
+    ramp = checks.positive("ramp_rate", ramp_rate, "V/s", what="ramp rate")
+    step = checks.positive("step_voltage", step_voltage, "V", what="voltage")
     for pname, v in (("quasistatic_time", quasistatic_time), ("dynamic_time", dynamic_time)):
-        if not to_si(pname, v, "s") > 0:
-            raise ConfigError(pname, v, "a positive duration in s")
-    rest = to_si("rest_time", rest_time, "s")
-    if not rest >= 0:
-        raise ConfigError("rest_time", rest_time, "a non-negative duration in s")
+        checks.positive(pname, v, "s", what="duration")
+    rest = checks.nonnegative("rest_time", rest_time, "s", what="duration")
+    checks.positive("period", period, "s", what="period")
+    margin = checks.number("limit_margin", limit_margin)
+    if not 0.0 <= margin < 0.5:
+        raise ConfigError("limit_margin", limit_margin, "a fraction of the stops' range in [0, 0.5)")
     motors = _motors(system)
     routine = _Routine(motors, tests, ramp, step, to_si("quasistatic_time", quasistatic_time, "s"),
-                       to_si("dynamic_time", dynamic_time, "s"), rest, _limits(system, limits, limit_margin),
+                       to_si("dynamic_time", dynamic_time, "s"), rest, _limits(system, limits, margin),
                        to_si("period", period, "s"))
     pc = PeriodicController(period, routine, name="sysid")
     sim = Simulator([system, *systems], [pc], method=method, rtol=rtol, atol=atol)

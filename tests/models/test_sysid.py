@@ -181,3 +181,30 @@ def test_fit_and_run_name_what_is_wrong(runs, tmp_path):
         sysid.fit(Result([0.0, 1.0], {"a.x": [0.0, 1.0]}))
     with pytest.raises(ConfigError, match="motor"):
         sysid.fit(runs["flywheel"], motor="left")
+
+
+@pytest.mark.parametrize("kw, parameter", [
+    ({"tests": []}, "tests"), ({"tests": 3}, "tests"),
+    ({"ramp_rate": 0.0}, "ramp_rate"), ({"ramp_rate": -1.0}, "ramp_rate"), ({"ramp_rate": math.nan}, "ramp_rate"),
+    ({"step_voltage": -7.0}, "step_voltage"), ({"step_voltage": math.inf}, "step_voltage"),
+    ({"period": 0.0}, "period"), ({"period": math.nan}, "period"), ({"quasistatic_time": math.nan}, "quasistatic_time"),
+    ({"limits": (math.nan, 1.0)}, r"limits\[0\]"), ({"limits": (1.0, -1.0)}, "limits"),
+    ({"limit_margin": 0.6}, "limit_margin"), ({"limit_margin": math.nan}, "limit_margin"),
+    ({"limit_margin": -0.1}, "limit_margin"),
+])
+def test_run_refuses_settings_that_would_corrupt_the_identification(kw, parameter):
+    arm = sysid.arm(0.3, 0.8, 1.5, 0.08, min_angle=-1.5, max_angle=1.5)
+    with pytest.raises((ConfigError, TypeError), match=parameter):
+        sysid.run(arm, **kw)
+
+
+def test_a_step_above_the_bus_logs_the_applied_voltage_and_the_fit_still_recovers_the_gains():
+    """A 16 V step on the ideal 12 V bus: the mechanism gets 12 V, the log says 12 V, and the fit, which
+    assumed the logged voltage, recovers the model's gains (a log of the 16 V request gave kS = -0.9 V)."""
+    r = sysid.run(sysid.flywheel(KS, KV, KA), step_voltage=16.0, quasistatic_time=8.0, dynamic_time=1.5)
+    code, V = r["sysid.state"], r["flywheel.voltage"]
+    np.testing.assert_array_equal(V[code == 3], 12.0)
+    np.testing.assert_array_equal(V[code == 4], -12.0)
+    f = sysid.fit(r)
+    for gain, value in {"ks": KS, "kv": KV, "ka": KA}.items():
+        assert getattr(f, gain) == pytest.approx(value, rel=0.01), (gain, str(f))
