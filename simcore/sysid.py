@@ -230,26 +230,29 @@ def elevator(ks, kg, kv, ka, *, min_height, max_height, motor=None, gearing=1.0,
 
 
 def tank_drive(ks, kv, ka, *, track_width, kv_angular=None, ka_angular=None, name="drive",
-               start_pose=(0.0, 0.0, 0.0)):
-    """A :class:`~simcore.models.CharacterizedTankDrive` from SysId's drivetrain gains.
+               start_pose=(0.0, 0.0, 0.0), command="voltage", nominal_bus_voltage=12.0):
+    """A :class:`~simcore.models.sysid_tank.SysIdTankDrive` from SysId's drivetrain gains.
 
     ``ks`` V, ``kv`` V/(m/s), ``ka`` V/(m/s²) per side (a linear test);
     ``kv_angular`` V/(rad/s) and ``ka_angular`` V/(rad/s²) from an angular test.
     Without them each side is its own linear system (``kv_angular = kv * track_width
     / 2``, exact for the back-EMF; ``ka_angular = ka * track_width / 2``, the
-    decoupled sides of a robot whose yaw inertia is ``m (track_width/2)²``).
+    decoupled sides of a robot whose yaw inertia is ``m (track_width/2)²``). Each
+    side obeys ``V = kS sgn(v) + kV v + kA a``, coasting and braking included.
+    ``command="duty"`` gives the inputs ``left_duty``, ``right_duty``.
     """
-    from simcore.models import TankDrive
+    from simcore.models.sysid_tank import SysIdTankDrive
 
     tw = to_si("track_width", track_width, "m")
     if not tw > 0:
         raise ConfigError("track_width", track_width, "a positive distance in m")
     kv_si = _gain("kv", kv, "V*s/m", positive=True)
     ka_si = _gain("ka", ka, "V*s**2/m", positive=True)
-    return TankDrive.characterized(kv_linear=kv_si, ka_linear=ka_si,
-                                   kv_angular=kv_si * tw / 2.0 if kv_angular is None else kv_angular,
-                                   ka_angular=ka_si * tw / 2.0 if ka_angular is None else ka_angular,
-                                   ks=ks, track_width=tw, name=name, start_pose=start_pose)
+    return SysIdTankDrive(kv_linear=kv_si, ka_linear=ka_si,
+                          kv_angular=kv_si * tw / 2.0 if kv_angular is None else kv_angular,
+                          ka_angular=ka_si * tw / 2.0 if ka_angular is None else ka_angular,
+                          ks=_gain("ks", ks, "V"), track_width=tw, name=name, start_pose=start_pose,
+                          command=command, nominal_bus_voltage=nominal_bus_voltage)
 
 
 # ---------------------------------------------------------------------------------------------

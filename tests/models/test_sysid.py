@@ -58,6 +58,54 @@ def test_tank_drive_from_sysid_drives_at_the_fitted_speed_and_turns_about_its_ce
     assert abs(r.final("drive.x")) < 1e-12
 
 
+def _tank_run(drive, left, right, t_end, command="voltage"):
+    c = simcore.PeriodicController(0.001, lambda t, s: {f"drive.left_{command}": left(t),
+                                                         f"drive.right_{command}": right(t)})
+    return simcore.simulate(drive, t_end, [c], rtol=1e-10, atol=1e-12)
+
+
+def test_tank_drive_from_sysid_coasts_and_brakes_by_sysids_law():
+    """SysId's V = kS sgn(v) + kV v + kA a on each side: at 0 V a side decelerates at (kS + kV v)/kA,
+    v(t) = (v0 + kS/kV) e^(-t/tau) - kS/kV, and stops at tau ln(1 + kV v0/kS); braking at -3 V the same with
+    V - kS sgn(v) in place of -kS."""
+    ks, kv, ka = 0.5, 2.5, 0.4
+    tau = ka / kv
+    drive = models.TankDrive.from_sysid(ks, kv, ka, track_width=0.6)
+    six_then = lambda after: (lambda t: 6.0 if t < 2.0 else after)  # noqa: E731
+    for after in (0.0, -3.0):
+        r = _tank_run(drive, six_then(after), six_then(after), 4.0)
+        v_inf = (6.0 - ks) / kv
+        v0 = v_inf * (1.0 - math.exp(-2.0 / tau))  # the step response at t = 2 s
+        assert r.sample("drive.velocity", [2.0])[0] == pytest.approx(v0, rel=1e-7)
+        drag = (ks - after) / kv  # the speed offset that decays: kS and the braking voltage both oppose v
+        t_stop = 2.0 + tau * math.log(1.0 + v0 / drag)
+        rows = (r.t > 2.0) & (r.t < t_stop)  # recorded rows (no interpolation)
+        tt = r.t[rows]
+        np.testing.assert_allclose(r["drive.left_velocity"][rows], (v0 + drag) * np.exp(-(tt - 2.0) / tau) - drag,
+                                   rtol=1e-6, atol=1e-8)
+        v1 = r["drive.left_velocity"][rows]
+        np.testing.assert_allclose(r["drive.left_acceleration"][rows], (after - ks - kv * v1) / ka, rtol=1e-12)
+        stops = [e.t for e in r.events if e.name == "left_velocity_zero"]
+        assert stops and stops[0] == pytest.approx(t_stop, abs=1e-9)
+        if after == 0.0:  # at rest under 0 V static friction holds it
+            assert r.final("drive.left_velocity") == 0.0 and r.final("drive.right_velocity") == 0.0
+        else:  # -3 V exceeds kS: after stopping it drives backwards towards (-3 + kS)/kV
+            assert r.final("drive.left_velocity") == pytest.approx((after + ks) / kv, rel=1e-3)
+
+
+def test_tank_drive_from_sysid_holds_below_ks_and_takes_a_duty_command():
+    ks, kv, ka = 0.5, 2.5, 0.4
+    drive = models.TankDrive.from_sysid(ks, kv, ka, track_width=0.6)
+    r = _tank_run(drive, lambda t: 0.9 * ks, lambda t: -0.9 * ks, 1.0)
+    assert r.final("drive.x") == 0.0 and r.final("drive.heading") == 0.0
+    duty = models.TankDrive.from_sysid(ks, kv, ka, track_width=0.6, command="duty")
+    assert "left_duty" in duty.input_names and "left_voltage" not in duty.input_names
+    r = _tank_run(duty, lambda t: 0.5, lambda t: 0.5, 3.0, command="duty")
+    v_inf = (0.5 * 12.0 - ks) / kv
+    assert r.final("drive.velocity") == pytest.approx(v_inf * (1 - math.exp(-3.0 * kv / ka)), rel=1e-7)
+    assert r.final("drive.left_applied_voltage") == 6.0
+
+
 def test_from_sysid_refuses_gains_no_mechanism_has():
     with pytest.raises(ConfigError, match="back-EMF"):
         models.Flywheel.from_sysid(KS, 0.001, KA, motor=NEO, gearing=1.0)  # below the NEO's own back-EMF gain
