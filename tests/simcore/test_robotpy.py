@@ -218,3 +218,38 @@ def test_talonfx_sim_state_takes_the_rotor_and_supply():
     proc = subprocess.run([sys.executable, "-c", _TALONFX_SCRIPT], capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert float(proc.stdout.split()[-1]) == pytest.approx(30.0 / (2 * math.pi), abs=1e-3)
+
+
+def test_bindings_refuse_bad_input_naming_the_parameter():
+    from simcore.errors import ConfigTypeError
+
+    arm = models.Arm(NEO, 100, mass=2.0, com_distance=0.3, min_angle=-1.0, max_angle=1.0, start_angle=-1.0,
+                     command="duty")
+    physics = Physics(None, [_flywheel(), arm, models.Battery()])
+    enc = wpilib.Encoder(20, 21)
+    for kw, parameter, error in ((dict(scale=math.nan), "scale", ConfigError), (dict(scale="2"), "scale", TypeError),
+                                 (dict(zero_at="x"), "zero_at", TypeError), (dict(zero_at=math.inf), "zero_at",
+                                                                             ConfigError)):
+        with pytest.raises(error, match=parameter):
+            physics.encoder(enc, "arm.angle", **kw)
+    with pytest.raises(ConfigTypeError, match="encoder"):
+        physics.encoder(wpilib.PWMSparkMax(7), "arm.angle")
+    with pytest.raises(ConfigError, match="offset"):
+        physics.duty_cycle_encoder(wpilib.DutyCycleEncoder(22), "arm.angle", offset=math.nan)
+    switch = wpilib.DigitalInput(23)
+    for system in ("flywheel", "battery"):  # no hard stop: the switch could never close
+        with pytest.raises(ConfigError, match="system"):
+            physics.limit_switch(switch, system, "lower")
+    with pytest.raises(ConfigTypeError, match="inverted"):
+        physics.motor(wpilib.PWMSparkMax(8), "arm.duty", inverted="no")
+    physics.motor(wpilib.PWMSparkMax(9), "flywheel.duty")
+    with pytest.raises(ConfigError, match="flywheel.duty"):  # a second controller on one input would be dropped
+        physics.motor(wpilib.PWMSparkMax(8), "flywheel.duty")
+    physics.motor(wpilib.PWMSparkMax(8), "arm.duty")  # the refused calls bound nothing
+    with pytest.raises(ConfigError, match="voltage"):
+        physics.battery("arm.angle")
+    pdp = wpilib.PowerDistribution(0, wpilib.PowerDistribution.ModuleType.kCTRE)
+    assert pdp.getNumChannels() == 24  # what wpilib's simulated HAL reports (a PDH's count)
+    for channel in (24, -1, "3", 2.0):
+        with pytest.raises(ConfigError, match="channels"):
+            physics.power_distribution(pdp, {channel: "arm.supply_current"})
