@@ -112,12 +112,25 @@ def _motor_group(motor, n_motors, k, kv):
     """(motor, R, Kt, Kv) of the motor group for transmission ``k``: a given one, or a 1 ohm stand-in."""
     from simcore.models.motors import DCMotor
 
+    if motor is not None and not isinstance(motor, DCMotor):
+        raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor (such as simcore.models.motors.NEO), "
+                                              "or None for a stand-in")
+    n_motors = checks.integer("n_motors", n_motors, minimum=1)
     if motor is None:
         Kv = k / kv  # all of kV is back-EMF
         stand_in = DCMotor(12.0, 12.0 / Kv, 12.0, 0.0, 12.0 * Kv, name="sysid")  # R = 1 ohm, Kt = 1/Kv
         motor = stand_in
     group = motor.gearbox(n_motors) if n_motors != 1 else motor
     return motor, group.R, group.Kt, group.Kv
+
+
+#: Keywords each from_sysid passes on to its class besides the drive options (the rest it sets itself).
+_PASSED_ON = {"Flywheel": ("start_velocity",), "Arm": ("start_angle", "start_velocity"),
+              "Elevator": ("start_height", "start_velocity")}
+#: from_sysid's own keywords, for the suggestion on a misspelt one.
+_OWN = {"Flywheel": ("motor", "gearing", "n_motors", "name"),
+        "Arm": ("min_angle", "max_angle", "motor", "gearing", "n_motors", "com_distance", "name"),
+        "Elevator": ("min_height", "max_height", "motor", "gearing", "drum_radius", "n_motors", "name")}
 
 
 def _drive_options(owner, options):
@@ -128,6 +141,12 @@ def _drive_options(owner, options):
         if key in options:
             raise ConfigTypeError(f"{owner}.from_sysid() keyword", key, "no friction or inertia keyword "
                                   "(kS, kV and kA set them)")
+    from simcore.models.drive import MOTOR_DRIVE_KEYS, _unknown_keyword
+
+    accepted = _OWN[owner] + _PASSED_ON[owner] + tuple(k for k in MOTOR_DRIVE_KEYS if k != "n_motors")
+    for key in options:
+        if key not in accepted:
+            raise _unknown_keyword(f"{owner}.from_sysid", key, accepted)
     return dict(options)
 
 
@@ -154,7 +173,7 @@ def flywheel(ks, kv, ka, *, motor=None, gearing=1.0, n_motors=1, name="flywheel"
     ks, kv, ka = _gain("ks", ks, "V"), _gain("kv", kv, "V*s/rad", positive=True), _gain("ka", ka, "V*s**2/rad",
                                                                                         positive=True)
     options = _drive_options("Flywheel", options)
-    G = to_si("gearing", gearing, "")
+    G = checks.positive("gearing", gearing, what="gear ratio")
     motor_given = motor is not None
     motor, R, Kt, Kv = _motor_group(motor, n_motors, G, kv)
     b, F = _friction("Flywheel", G, R, Kt, Kv, ks, kv, motor_given)
@@ -177,7 +196,7 @@ def arm(ks, kg, kv, ka, *, min_angle, max_angle, motor=None, gearing=1.0, n_moto
     ks, kg = _gain("ks", ks, "V"), _gain("kg", kg, "V")
     kv, ka = _gain("kv", kv, "V*s/rad", positive=True), _gain("ka", ka, "V*s**2/rad", positive=True)
     options = _drive_options("Arm", options)
-    G = to_si("gearing", gearing, "")
+    G = checks.positive("gearing", gearing, what="gear ratio")
     motor_given = motor is not None
     motor, R, Kt, Kv = _motor_group(motor, n_motors, G, kv)
     b, F = _friction("Arm", G, R, Kt, Kv, ks, kv, motor_given)
@@ -209,7 +228,7 @@ def elevator(ks, kg, kv, ka, *, min_height, max_height, motor=None, gearing=1.0,
     ks, kg = _gain("ks", ks, "V"), _gain("kg", kg, "V")
     kv, ka = _gain("kv", kv, "V*s/m", positive=True), _gain("ka", ka, "V*s**2/m", positive=True)
     options = _drive_options("Elevator", options)
-    G = to_si("gearing", gearing, "")
+    G = checks.positive("gearing", gearing, what="gear ratio")
     r = to_si("drum_radius", drum_radius, "m")
     if not r > 0:
         raise ConfigError("drum_radius", drum_radius, "a positive radius in m")

@@ -119,6 +119,18 @@ def test_from_sysid_refuses_gains_no_mechanism_has():
         models.Arm.from_sysid(0.1, 0.5, 1.0, 0.05, min_angle=-1, max_angle=1, static_friction=0.2)
 
 
+@pytest.mark.parametrize("kw, error, words", [
+    ({"gearing": 0}, ConfigError, "gearing=0"), ({"gearing": -2.0}, ConfigError, "gearing=-2"),
+    ({"motor": "NEO"}, TypeError, "motor='NEO'"), ({"n_motors": 0}, ConfigError, "n_motors=0"),
+    ({"gearng": 2.0}, TypeError, r"Flywheel.from_sysid\(\) keyword='gearng'.*did you mean 'gearing'"),
+])
+def test_from_sysid_names_what_the_user_passed(kw, error, words):
+    with pytest.raises(error, match=words):
+        models.Flywheel.from_sysid(KS, KV, KA, **kw)
+    with pytest.raises(error, match=words.replace("Flywheel", "Arm")):
+        models.Arm.from_sysid(0.1, 0.5, 1.0, 0.05, min_angle=-1, max_angle=1, **kw)
+
+
 # ---------------------------------------------------------------------------------------------
 # the routine, its log and the fit
 # ---------------------------------------------------------------------------------------------
