@@ -226,8 +226,8 @@ class _Entry:
         self.values: list = []
 
 
-def _read_entries(path) -> dict:
-    log = require("wpiutil.log", "wpilog", "simcore.logs.read_wpilog")
+def _read_entries(path, feature: str = "simcore.logs.read_wpilog") -> dict:
+    log = require("wpiutil.log", "wpilog", feature)
     reader = log.DataLogReader(str(path))
     if not reader.isValid():
         raise ConfigError("path", str(path), "a WPILOG file (WPILib DataLog)")
@@ -315,6 +315,9 @@ def _parse_mapping(mapping, entries: dict) -> list:
             out.append((e, value[0], value[1]))
         else:
             raise ConfigTypeError(f"mapping[{key!r}]", value, "a signal name, or a (signal name, unit) pair")
+        system, dot, signal = out[-1][1].partition(".")
+        if not (system and dot and signal) or any(c.isspace() for c in out[-1][1]):
+            raise ConfigError(f"mapping[{key!r}]", out[-1][1], "a signal name \"system.signal\" without spaces")
     names = [name for _, name, _ in out]
     if len(set(names)) != len(names):
         raise ConfigError("mapping", names, "distinct signal names")

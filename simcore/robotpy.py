@@ -32,7 +32,9 @@ Each ``update_sim(now, tm_diff)`` does, in order:
 So the command the robot wrote in its loop is held over the next ``tm_diff`` and
 the sensors it reads in its next loop show the state at the end of it: the robot
 loop is a zero-order hold, as on a robot. The simulation's time :attr:`Physics.t`
-counts from 0 at construction and advances only in ``update_sim``.
+counts from 0 at construction and advances only in ``update_sim``. (pyfrc 2026
+calls ``update_sim`` only once more than 10 ms have passed since the last call: a
+robot looping faster than 100 Hz has only its last command of each interval held.)
 
 **Devices.** Motor controllers: any ``wpilib`` PWM motor controller (read through
 ``wpilib.simulation.PWMSim``, inversion included); CTRE phoenix6 ``TalonFX`` (its

@@ -450,6 +450,10 @@ def run(system, *, tests: Sequence[str] = TESTS, ramp_rate=1.0, step_voltage=7.0
     margin = checks.number("limit_margin", limit_margin)
     if not 0.0 <= margin < 0.5:
         raise ConfigError("limit_margin", limit_margin, "a fraction of the stops' range in [0, 0.5)")
+    if log is not None:  # before the run, not after it
+        from .extras import require
+
+        require("wpiutil", "wpilog", "simcore.sysid.run(log=...)")
     motors = _motors(system)
     routine = _Routine(motors, tests, ramp, step, to_si("quasistatic_time", quasistatic_time, "s"),
                        to_si("dynamic_time", dynamic_time, "s"), rest, _limits(system, limits, margin),
@@ -536,7 +540,7 @@ def _read_log(path, mechanism_name, motor):
     from .logs import _read_entries, _union_grid
     from .result import Result
 
-    entries = _read_entries(path)
+    entries = _read_entries(path, "simcore.sysid.fit (of a WPILOG file)")
     states = {name[len("sysid-test-state-"):]: e for name, e in entries.items()
               if name.startswith("sysid-test-state-") and e.type == "string"}
     if not states:

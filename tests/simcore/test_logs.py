@@ -7,6 +7,7 @@ import pytest
 
 import simcore
 import simcore.models as models
+import simcore.sysid
 from simcore import ConfigError
 from simcore.controllers import PIDController, control_loop
 from simcore.extras import MissingExtraError
@@ -178,6 +179,9 @@ def test_read_wpilog_names_what_is_wrong(tmp_path):
         read_wpilog(path, {"/Arm/Volts": "a.x", "/Arm/Count": "a.x"})
     with pytest.raises(ConfigError, match="unit pint understands"):
         read_wpilog(path, {"/Arm/Volts": ("a.x", "bogons")})
+    for bad in ("", "arm angle", "arm.", ".angle", "arm"):
+        with pytest.raises(ConfigError, match="system.signal"):
+            read_wpilog(path, {"/Arm/Volts": bad})
     (tmp_path / "not.wpilog").write_bytes(b"nothing here")
     with pytest.raises(ConfigError, match="WPILOG"):
         read_wpilog(tmp_path / "not.wpilog")
@@ -210,6 +214,15 @@ def test_without_wpiutil_the_error_names_the_extra(monkeypatch, arm_run, tmp_pat
     assert isinstance(info.value, ImportError) and "Result.to_wpilog" in str(info.value)
     with pytest.raises(MissingExtraError, match="read_wpilog"):
         read_wpilog(tmp_path / "x.wpilog")
+    with pytest.raises(MissingExtraError, match=r"sysid.fit.*pip install -e \"\.\[wpilog\]\""):
+        simcore.sysid.fit(tmp_path / "x.wpilog")
+
+    def no_simulation(*args):
+        raise AssertionError("sysid.run simulated before it checked the extra its log needs")
+
+    monkeypatch.setattr(simcore.Simulator, "advance", no_simulation)
+    with pytest.raises(MissingExtraError, match=r"sysid.run\(log=...\)"):
+        simcore.sysid.run(simcore.sysid.flywheel(0.2, 0.12, 0.01), log=tmp_path / "s.wpilog")
 
 
 def test_a_log_of_several_megabytes_is_written_and_reads_back_through_wpiutil(tmp_path):
