@@ -26,10 +26,13 @@ robotpy-wpiutil's ``DataLogWriter`` (the ``wpilog`` extra):
   AdvantageScope shows them as ordinary fields.
 
 Read back with :func:`read_wpilog`, such a log gives the same Result: the same
-rows, every value bit for bit, the units, the input flags and the modes.
+rows, every value bit for bit, the units, the input flags and the modes. Not
+the event records (``Result.events``): WPILOG has no place for them, and the log
+keeps only each event's rows before and after.
 
 **A robot's WPILOG** (:func:`read_wpilog`): numeric entries (``double``,
-``float``, ``int64``, ``boolean`` as 0/1) become signals. Their records come at
+``float``, ``int64``, ``boolean`` as 0/1) become signals (float64: an ``int64``
+above 2**53 in magnitude is rounded). Their records come at
 their own times, so the Result's grid is the union of the selected entries'
 timestamps (s) from the latest first record on (before it some signal has no
 value yet), and each signal holds its last logged value between its records, as
