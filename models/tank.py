@@ -739,16 +739,17 @@ class TankDrive(ChassisDrive, System):
 
     @staticmethod
     def from_sysid(ks, kv, ka, *, track_width, kv_angular=None, ka_angular=None, name: str = "drive",
-                   start_pose=(0.0, 0.0, 0.0)) -> "CharacterizedTankDrive":
+                   start_pose=(0.0, 0.0, 0.0), **options) -> "CharacterizedTankDrive":
         """A drivetrain from WPILib SysId's gains: ``ks`` V, ``kv`` V/(m/s), ``ka`` V/(m/s²) per side.
 
         ``kv_angular`` V/(rad/s) and ``ka_angular`` V/(rad/s²) from an angular test;
-        see :func:`simcore.sysid.tank_drive` for their defaults.
+        see :func:`simcore.sysid.tank_drive` for their defaults and ``options``
+        (``command="duty"``, ``nominal_bus_voltage``).
         """
         from simcore.sysid import tank_drive
 
         return tank_drive(ks, kv, ka, track_width=track_width, kv_angular=kv_angular, ka_angular=ka_angular,
-                          name=name, start_pose=start_pose)
+                          name=name, start_pose=start_pose, **options)
 
 
 class CharacterizedTankDrive(System):

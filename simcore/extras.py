@@ -44,4 +44,5 @@ def require(module: str, extra: str, feature: str):
     except ImportError as exc:
         raise MissingExtraError(
             f"{feature} needs the {module!r} module, from simcore's {extra!r} extra "
-            f"({EXTRAS.get(extra, extra)}): pip install \"simcore[{extra}]\"") from exc
+            f"({EXTRAS.get(extra, extra)}): pip install \"simcore[{extra}]\" (in a source checkout: "
+            f"pip install -e \".[{extra}]\")") from exc

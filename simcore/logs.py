@@ -26,10 +26,13 @@ robotpy-wpiutil's ``DataLogWriter`` (the ``wpilog`` extra):
   AdvantageScope shows them as ordinary fields.
 
 Read back with :func:`read_wpilog`, such a log gives the same Result: the same
-rows, every value bit for bit, the units, the input flags and the modes.
+rows, every value bit for bit, the units, the input flags and the modes. Not
+the event records (``Result.events``): WPILOG has no place for them, and the log
+keeps only each event's rows before and after.
 
 **A robot's WPILOG** (:func:`read_wpilog`): numeric entries (``double``,
-``float``, ``int64``, ``boolean`` as 0/1) become signals. Their records come at
+``float``, ``int64``, ``boolean`` as 0/1) become signals (float64: an ``int64``
+above 2**53 in magnitude is rounded). Their records come at
 their own times, so the Result's grid is the union of the selected entries'
 timestamps (s) from the latest first record on (before it some signal has no
 value yet), and each signal holds its last logged value between its records, as
@@ -123,25 +126,49 @@ def _timestamps_us(t: np.ndarray) -> np.ndarray:
     return us + shift
 
 
+# wpiutil 2026.2.2's DataLogWriter holds its records in a bounded pool of buffers (about
+# 1 MB) and, when an append finds the pool full, deadlocks: its flush waits on the lock
+# the append already holds, and the file stays empty. Measured: 984 KB of records
+# without a flush are written, 1.05 MB hang; flushing every ~140 KB wrote 112 MB.
+# So the writer flushes once _FLUSH_BYTES have been appended (less than 256 KiB pending).
+_FLUSH_BYTES = 1 << 17
+#: Largest record of one double: header byte, entry id, payload size and timestamp
+#: (up to 4 + 4 + 8 bytes) and the 8-byte value.
+_DOUBLE_RECORD_BYTES = 25
+
+
 class _Writer:
-    """A DataLogWriter with one method per entry kind (wpiutil imported on use)."""
+    """A DataLogWriter with one method per entry kind (wpiutil imported on use), flushed as it fills."""
 
     def __init__(self, path, feature: str):
         wpiutil = require("wpiutil", "wpilog", feature)
         self._log = wpiutil.DataLogWriter(str(path), _HEADER)
+        self._unflushed = 0  # bytes appended since the last flush (an upper bound)
+
+    def _count(self, nbytes: int) -> None:
+        self._unflushed += nbytes
+        if self._unflushed >= _FLUSH_BYTES:
+            self._log.flush()
+            self._unflushed = 0
 
     def start(self, name: str, kind: str, metadata: str) -> int:
+        self._count(_DOUBLE_RECORD_BYTES + len(name.encode()) + len(kind.encode()) + len(metadata.encode()))
         return self._log.start(name, kind, metadata, 1)
 
     def doubles(self, entry: int, values, stamps) -> None:
         append = self._log.appendDouble
-        for v, ts in zip(values.tolist(), stamps.tolist()):
-            append(entry, v, ts)
+        chunk = _FLUSH_BYTES // _DOUBLE_RECORD_BYTES
+        values, stamps = values.tolist(), stamps.tolist()
+        for i in range(0, len(values), chunk):
+            for v, ts in zip(values[i:i + chunk], stamps[i:i + chunk]):
+                append(entry, v, ts)
+            self._count(_DOUBLE_RECORD_BYTES * len(values[i:i + chunk]))
 
     def strings(self, entry: int, values, stamps) -> None:
-        append = self._log.appendString
+        append, count = self._log.appendString, self._count
         for v, ts in zip(values, stamps.tolist()):
             append(entry, v, ts)
+            count(_DOUBLE_RECORD_BYTES + len(v.encode()))
 
     def close(self) -> None:
         self._log.flush()
@@ -202,8 +229,8 @@ class _Entry:
         self.values: list = []
 
 
-def _read_entries(path) -> dict:
-    log = require("wpiutil.log", "wpilog", "simcore.logs.read_wpilog")
+def _read_entries(path, feature: str = "simcore.logs.read_wpilog") -> dict:
+    log = require("wpiutil.log", "wpilog", feature)
     reader = log.DataLogReader(str(path))
     if not reader.isValid():
         raise ConfigError("path", str(path), "a WPILOG file (WPILib DataLog)")
@@ -291,6 +318,9 @@ def _parse_mapping(mapping, entries: dict) -> list:
             out.append((e, value[0], value[1]))
         else:
             raise ConfigTypeError(f"mapping[{key!r}]", value, "a signal name, or a (signal name, unit) pair")
+        system, dot, signal = out[-1][1].partition(".")
+        if not (system and dot and signal) or any(c.isspace() for c in out[-1][1]):
+            raise ConfigError(f"mapping[{key!r}]", out[-1][1], "a signal name \"system.signal\" without spaces")
     names = [name for _, name, _ in out]
     if len(set(names)) != len(names):
         raise ConfigError("mapping", names, "distinct signal names")

@@ -32,7 +32,9 @@ Each ``update_sim(now, tm_diff)`` does, in order:
 So the command the robot wrote in its loop is held over the next ``tm_diff`` and
 the sensors it reads in its next loop show the state at the end of it: the robot
 loop is a zero-order hold, as on a robot. The simulation's time :attr:`Physics.t`
-counts from 0 at construction and advances only in ``update_sim``.
+counts from 0 at construction and advances only in ``update_sim``. (pyfrc 2026
+calls ``update_sim`` only once more than 10 ms have passed since the last call: a
+robot looping faster than 100 Hz has only its last command of each interval held.)
 
 **Devices.** Motor controllers: any ``wpilib`` PWM motor controller (read through
 ``wpilib.simulation.PWMSim``, inversion included); CTRE phoenix6 ``TalonFX`` (its
@@ -86,6 +88,7 @@ from __future__ import annotations
 import math
 import weakref
 
+from . import checks
 from .errors import ConfigError, ConfigTypeError, NonFiniteError
 from .extras import require
 
@@ -152,6 +155,7 @@ class Physics:
         self.sim = Simulator(systems, controllers, **simulator_options)
         self.sim.advance(0.0)  # modes settled and the initial row recorded, so bindings can read signals
         self._bindings: list[_Binding] = []
+        self._driven: dict[str, object] = {}  # duty input -> the controller bound to it
         self._battery = None
         Physics._latest = weakref.ref(self)
 
@@ -240,7 +244,19 @@ class Physics:
         if not (duty.endswith("duty") or "_duty_" in duty):
             raise ConfigError("duty", duty, "a duty input (build the mechanism with command=\"duty\": a motor "
                                             "controller outputs a fraction of the bus voltage)")
-        sign = -1.0 if inverted else 1.0
+        if duty in self._driven:
+            raise ConfigError("duty", duty, f"an input no other motor controller drives (already bound to "
+                                            f"{self._driven[duty]!r}; bind one controller per input, the leader: "
+                                            f"the mechanism's n_motors counts the motors it drives)")
+        sign = -1.0 if checks.flag("inverted", inverted) else 1.0
+        self._driven[duty] = controller
+        try:
+            return self._motor(controller, duty, sign, rotor)
+        except BaseException:
+            del self._driven[duty]
+            raise
+
+    def _motor(self, controller, duty, sign, rotor):
         kind = type(controller).__module__.split(".")[0]
         if kind == "phoenix6":
             return self._bind(_TalonFX(self, controller, duty, sign, self._rotor(duty, rotor)))
@@ -274,11 +290,17 @@ class Physics:
         ``arm.velocity``, ``drive.left_position`` -> ``drive.left_velocity``).
         """
         sims = self._wpilib.simulation
-        sim = encoder if isinstance(encoder, sims.EncoderSim) else sims.EncoderSim(encoder)
+        if isinstance(encoder, sims.EncoderSim):
+            sim = encoder
+        elif isinstance(encoder, self._wpilib.Encoder):
+            sim = sims.EncoderSim(encoder)
+        else:
+            raise ConfigTypeError("encoder", encoder, "a wpilib.Encoder or wpilib.simulation.EncoderSim")
         self._signal("distance", distance)
         rate = self._signal("rate", rate if rate is not None else _velocity_of(distance, self.sim.signals))
-        zero = self.signals[distance] if zero_at is None else float(zero_at)
-        return self._bind(_Encoder(sim, distance, rate, float(scale), zero))
+        scale = checks.finite("scale", scale)
+        zero = self.signals[distance] if zero_at is None else checks.finite("zero_at", zero_at)
+        return self._bind(_Encoder(sim, distance, rate, scale, zero))
 
     def duty_cycle_encoder(self, encoder, angle: str, *, full_range: float = 1.0, offset: float = 0.0):
         """Set an absolute ``wpilib.DutyCycleEncoder`` from the angle signal ``angle`` (rad).
@@ -289,9 +311,8 @@ class Physics:
         sims = self._wpilib.simulation
         sim = encoder if isinstance(encoder, sims.DutyCycleEncoderSim) else sims.DutyCycleEncoderSim(encoder)
         self._signal("angle", angle)
-        if not full_range > 0:
-            raise ConfigError("full_range", full_range, "a positive full range (the encoder's fullRange)")
-        return self._bind(_DutyCycle(sim, angle, float(full_range), float(offset)))
+        full_range = checks.positive("full_range", full_range, what="full range (the encoder's fullRange)")
+        return self._bind(_DutyCycle(sim, angle, full_range, checks.finite("offset", offset, "rad")))
 
     def gyro(self, gyro, heading: str, *, rate: str | None = None):
         """Set a gyro from the heading signal ``heading`` (rad, counter-clockwise).
@@ -329,9 +350,13 @@ class Physics:
         if stop not in ("lower", "upper"):
             raise ConfigError("stop", stop, "'lower' or 'upper'")
         target = self._system(system)
+        limit = getattr(target, "min_position" if stop == "lower" else "max_position", math.nan)
+        if not (isinstance(limit, float) and math.isfinite(limit)):
+            raise ConfigError("system", system, f"a mechanism with a {stop} hard stop (its {stop}_stop mode)")
+        pressed_value = checks.flag("pressed_value", pressed_value)
         sims = self._wpilib.simulation
         sim = switch if isinstance(switch, sims.DIOSim) else sims.DIOSim(switch)
-        return self._bind(_LimitSwitch(sim, target, f"{stop}_stop", bool(pressed_value)))
+        return self._bind(_LimitSwitch(sim, target, f"{stop}_stop", pressed_value))
 
     # -- battery, field, power distribution -------------------------------------------------------
     def battery(self, voltage: str | None = None):
@@ -350,6 +375,9 @@ class Physics:
                 raise ConfigError("voltage", None, "a bus voltage signal (no Battery is simulated)")
             voltage, threshold = f"{batteries[0].name}.voltage", batteries[0].brownout_voltage
         self._signal("voltage", voltage)
+        system, _, signal = voltage.partition(".")
+        if self._system(system).units.get(signal) != "V":
+            raise ConfigError("voltage", voltage, "a bus voltage signal, in V")
         roborio = self._wpilib.simulation.RoboRioSim
         if threshold is not None:
             roborio.setBrownoutVoltage(threshold)
@@ -381,9 +409,16 @@ class Physics:
         """
         sims = self._wpilib.simulation
         sim = pd if isinstance(pd, sims.PowerDistributionSim) else sims.PowerDistributionSim(pd)
+        n = pd.getNumChannels() if isinstance(pd, self._wpilib.PowerDistribution) else _PDH_CHANNELS
         for ch, name in dict(channels).items():
+            if isinstance(ch, bool) or not isinstance(ch, int) or not 0 <= ch < n:
+                raise ConfigError("channels", ch, f"a channel number in [0, {n - 1}] (a key of channels)")
             self._signal(f"channels[{ch!r}]", name)
         return self._bind(_PowerDistribution(sim, dict(channels)))
+
+
+#: Channels of a REV Power Distribution Hub (a CTRE PDP has 16), for a PowerDistributionSim given directly.
+_PDH_CHANNELS = 24
 
 
 def _velocity_of(position: str, signals) -> str:

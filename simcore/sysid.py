@@ -80,6 +80,7 @@ from typing import Sequence
 
 import numpy as np
 
+from . import checks
 from .checks import STANDARD_GRAVITY
 from .errors import ConfigError, ConfigTypeError
 from .units import to_si
@@ -111,12 +112,25 @@ def _motor_group(motor, n_motors, k, kv):
     """(motor, R, Kt, Kv) of the motor group for transmission ``k``: a given one, or a 1 ohm stand-in."""
     from simcore.models.motors import DCMotor
 
+    if motor is not None and not isinstance(motor, DCMotor):
+        raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor (such as simcore.models.motors.NEO), "
+                                              "or None for a stand-in")
+    n_motors = checks.integer("n_motors", n_motors, minimum=1)
     if motor is None:
         Kv = k / kv  # all of kV is back-EMF
         stand_in = DCMotor(12.0, 12.0 / Kv, 12.0, 0.0, 12.0 * Kv, name="sysid")  # R = 1 ohm, Kt = 1/Kv
         motor = stand_in
     group = motor.gearbox(n_motors) if n_motors != 1 else motor
     return motor, group.R, group.Kt, group.Kv
+
+
+#: Keywords each from_sysid passes on to its class besides the drive options (the rest it sets itself).
+_PASSED_ON = {"Flywheel": ("start_velocity",), "Arm": ("start_angle", "start_velocity"),
+              "Elevator": ("start_height", "start_velocity")}
+#: from_sysid's own keywords, for the suggestion on a misspelt one.
+_OWN = {"Flywheel": ("motor", "gearing", "n_motors", "name"),
+        "Arm": ("min_angle", "max_angle", "motor", "gearing", "n_motors", "com_distance", "name"),
+        "Elevator": ("min_height", "max_height", "motor", "gearing", "drum_radius", "n_motors", "name")}
 
 
 def _drive_options(owner, options):
@@ -127,6 +141,12 @@ def _drive_options(owner, options):
         if key in options:
             raise ConfigTypeError(f"{owner}.from_sysid() keyword", key, "no friction or inertia keyword "
                                   "(kS, kV and kA set them)")
+    from simcore.models.drive import MOTOR_DRIVE_KEYS, _unknown_keyword
+
+    accepted = _OWN[owner] + _PASSED_ON[owner] + tuple(k for k in MOTOR_DRIVE_KEYS if k != "n_motors")
+    for key in options:
+        if key not in accepted:
+            raise _unknown_keyword(f"{owner}.from_sysid", key, accepted)
     return dict(options)
 
 
@@ -153,7 +173,7 @@ def flywheel(ks, kv, ka, *, motor=None, gearing=1.0, n_motors=1, name="flywheel"
     ks, kv, ka = _gain("ks", ks, "V"), _gain("kv", kv, "V*s/rad", positive=True), _gain("ka", ka, "V*s**2/rad",
                                                                                         positive=True)
     options = _drive_options("Flywheel", options)
-    G = to_si("gearing", gearing, "")
+    G = checks.positive("gearing", gearing, what="gear ratio")
     motor_given = motor is not None
     motor, R, Kt, Kv = _motor_group(motor, n_motors, G, kv)
     b, F = _friction("Flywheel", G, R, Kt, Kv, ks, kv, motor_given)
@@ -176,7 +196,7 @@ def arm(ks, kg, kv, ka, *, min_angle, max_angle, motor=None, gearing=1.0, n_moto
     ks, kg = _gain("ks", ks, "V"), _gain("kg", kg, "V")
     kv, ka = _gain("kv", kv, "V*s/rad", positive=True), _gain("ka", ka, "V*s**2/rad", positive=True)
     options = _drive_options("Arm", options)
-    G = to_si("gearing", gearing, "")
+    G = checks.positive("gearing", gearing, what="gear ratio")
     motor_given = motor is not None
     motor, R, Kt, Kv = _motor_group(motor, n_motors, G, kv)
     b, F = _friction("Arm", G, R, Kt, Kv, ks, kv, motor_given)
@@ -208,7 +228,7 @@ def elevator(ks, kg, kv, ka, *, min_height, max_height, motor=None, gearing=1.0,
     ks, kg = _gain("ks", ks, "V"), _gain("kg", kg, "V")
     kv, ka = _gain("kv", kv, "V*s/m", positive=True), _gain("ka", ka, "V*s**2/m", positive=True)
     options = _drive_options("Elevator", options)
-    G = to_si("gearing", gearing, "")
+    G = checks.positive("gearing", gearing, what="gear ratio")
     r = to_si("drum_radius", drum_radius, "m")
     if not r > 0:
         raise ConfigError("drum_radius", drum_radius, "a positive radius in m")
@@ -229,26 +249,29 @@ def elevator(ks, kg, kv, ka, *, min_height, max_height, motor=None, gearing=1.0,
 
 
 def tank_drive(ks, kv, ka, *, track_width, kv_angular=None, ka_angular=None, name="drive",
-               start_pose=(0.0, 0.0, 0.0)):
-    """A :class:`~simcore.models.CharacterizedTankDrive` from SysId's drivetrain gains.
+               start_pose=(0.0, 0.0, 0.0), command="voltage", nominal_bus_voltage=12.0):
+    """A :class:`~simcore.models.sysid_tank.SysIdTankDrive` from SysId's drivetrain gains.
 
     ``ks`` V, ``kv`` V/(m/s), ``ka`` V/(m/s²) per side (a linear test);
     ``kv_angular`` V/(rad/s) and ``ka_angular`` V/(rad/s²) from an angular test.
     Without them each side is its own linear system (``kv_angular = kv * track_width
     / 2``, exact for the back-EMF; ``ka_angular = ka * track_width / 2``, the
-    decoupled sides of a robot whose yaw inertia is ``m (track_width/2)²``).
+    decoupled sides of a robot whose yaw inertia is ``m (track_width/2)²``). Each
+    side obeys ``V = kS sgn(v) + kV v + kA a``, coasting and braking included.
+    ``command="duty"`` gives the inputs ``left_duty``, ``right_duty``.
     """
-    from simcore.models import TankDrive
+    from simcore.models.sysid_tank import SysIdTankDrive
 
     tw = to_si("track_width", track_width, "m")
     if not tw > 0:
         raise ConfigError("track_width", track_width, "a positive distance in m")
     kv_si = _gain("kv", kv, "V*s/m", positive=True)
     ka_si = _gain("ka", ka, "V*s**2/m", positive=True)
-    return TankDrive.characterized(kv_linear=kv_si, ka_linear=ka_si,
-                                   kv_angular=kv_si * tw / 2.0 if kv_angular is None else kv_angular,
-                                   ka_angular=ka_si * tw / 2.0 if ka_angular is None else ka_angular,
-                                   ks=ks, track_width=tw, name=name, start_pose=start_pose)
+    return SysIdTankDrive(kv_linear=kv_si, ka_linear=ka_si,
+                          kv_angular=kv_si * tw / 2.0 if kv_angular is None else kv_angular,
+                          ka_angular=ka_si * tw / 2.0 if ka_angular is None else ka_angular,
+                          ks=_gain("ks", ks, "V"), track_width=tw, name=name, start_pose=start_pose,
+                          command=command, nominal_bus_voltage=nominal_bus_voltage)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -286,7 +309,10 @@ def _limits(system, limits, margin):
             lo, hi = limits
         except (TypeError, ValueError):
             raise ConfigTypeError("limits", limits, "None or a (low, high) pair in the position's unit") from None
-        return float(lo), float(hi)
+        lo, hi = checks.number("limits[0]", lo), checks.number("limits[1]", hi)
+        if not lo < hi:
+            raise ConfigError("limits", limits, "a (low, high) pair with low < high")
+        return lo, hi
     lo, hi = getattr(system, "min_position", -math.inf), getattr(system, "max_position", math.inf)
     if math.isfinite(lo) and math.isfinite(hi):
         pad = margin * (hi - lo)
@@ -344,14 +370,17 @@ class _Routine:
         self.samples["state"].append(state)
         out = {}
         for m in self.motors:
-            self.samples[f"{m.name}.voltage"].append(v)
+            # The motor can apply at most the bus voltage: log what it applies (as WPILib teams log
+            # the controller's output voltage), not a request above the bus.
+            bus = max(signals[m.bus], 0.0)
+            applied = min(max(v, -bus), bus)
+            self.samples[f"{m.name}.voltage"].append(applied)
             self.samples[f"{m.name}.position"].append(signals[m.position])
             self.samples[f"{m.name}.velocity"].append(signals[m.velocity])
             if m.command.endswith("duty"):
-                bus = signals[m.bus]
-                out[m.command] = v / bus if bus > 0 else 0.0
+                out[m.command] = applied / bus if bus > 0 else 0.0
             else:
-                out[m.command] = v
+                out[m.command] = applied
         return out
 
 
@@ -393,7 +422,7 @@ def run(system, *, tests: Sequence[str] = TESTS, ramp_rate=1.0, step_voltage=7.0
     -------
     Result
         One row per sample: ``sysid.state`` (0 none, 1-4 :data:`TESTS` in order),
-        ``<motor>.voltage`` (V written), ``<motor>.position`` and
+        ``<motor>.voltage`` (V applied: the request, clipped to the bus voltage), ``<motor>.position`` and
         ``<motor>.velocity`` (SI: rad and rad/s, or m and m/s). ``stats["sysid"]``
         says the mechanism name, the motors and the analysis type :func:`fit` uses.
     """
@@ -401,21 +430,33 @@ def run(system, *, tests: Sequence[str] = TESTS, ramp_rate=1.0, step_voltage=7.0
     from .engine import Simulator
     from .result import Result
 
-    tests = list(tests)
+    if isinstance(tests, str):
+        tests = [tests]
+    try:
+        tests = list(tests)
+    except TypeError:
+        raise ConfigTypeError("tests", tests, f"a sequence of test names among {', '.join(TESTS)}") from None
+    if not tests:
+        raise ConfigError("tests", tests, f"at least one test among {', '.join(TESTS)}")
     for tname in tests:
         if tname not in TESTS:
             raise ConfigError("tests", tname, f"one of {', '.join(TESTS)}")
-    ramp = to_si("ramp_rate", ramp_rate, "V/s")
-    step = to_si("step_voltage", step_voltage, "V")
+    ramp = checks.positive("ramp_rate", ramp_rate, "V/s", what="ramp rate")
+    step = checks.positive("step_voltage", step_voltage, "V", what="voltage")
     for pname, v in (("quasistatic_time", quasistatic_time), ("dynamic_time", dynamic_time)):
-        if not to_si(pname, v, "s") > 0:
-            raise ConfigError(pname, v, "a positive duration in s")
-    rest = to_si("rest_time", rest_time, "s")
-    if not rest >= 0:
-        raise ConfigError("rest_time", rest_time, "a non-negative duration in s")
+        checks.positive(pname, v, "s", what="duration")
+    rest = checks.nonnegative("rest_time", rest_time, "s", what="duration")
+    checks.positive("period", period, "s", what="period")
+    margin = checks.number("limit_margin", limit_margin)
+    if not 0.0 <= margin < 0.5:
+        raise ConfigError("limit_margin", limit_margin, "a fraction of the stops' range in [0, 0.5)")
+    if log is not None:  # before the run, not after it
+        from .extras import require
+
+        require("wpiutil", "wpilog", "simcore.sysid.run(log=...)")
     motors = _motors(system)
     routine = _Routine(motors, tests, ramp, step, to_si("quasistatic_time", quasistatic_time, "s"),
-                       to_si("dynamic_time", dynamic_time, "s"), rest, _limits(system, limits, limit_margin),
+                       to_si("dynamic_time", dynamic_time, "s"), rest, _limits(system, limits, margin),
                        to_si("period", period, "s"))
     pc = PeriodicController(period, routine, name="sysid")
     sim = Simulator([system, *systems], [pc], method=method, rtol=rtol, atol=atol)
@@ -499,7 +540,7 @@ def _read_log(path, mechanism_name, motor):
     from .logs import _read_entries, _union_grid
     from .result import Result
 
-    entries = _read_entries(path)
+    entries = _read_entries(path, "simcore.sysid.fit (of a WPILOG file)")
     states = {name[len("sysid-test-state-"):]: e for name, e in entries.items()
               if name.startswith("sysid-test-state-") and e.type == "string"}
     if not states:

@@ -158,3 +158,34 @@ def test_package_contract():
     for name in ("SimulatedSystem", "BusLoad", "FieldDrawable", "HubMechanism", "Resettable", "check_simulation"):
         assert hasattr(protocols, name), name
     assert callable(simcore.SweepTable.to_pandas)
+
+
+def test_frc_toolchain_contract():
+    """Issue 14: logs, SysId both ways, the robotpy adapter (importable without robotpy installed)."""
+    import dataclasses
+
+    import simcore.logs
+    import simcore.robotpy
+    import simcore.sysid
+
+    assert list(params(simcore.Result.to_wpilog))[:2] == ["self", "path"]
+    to_csv = params(simcore.Result.to_csv)
+    assert list(to_csv)[:3] == ["self", "path", "names"] and to_csv["layout"].kind is inspect.Parameter.KEYWORD_ONLY
+    assert to_csv["layout"].default == "simcore"
+    assert list(params(simcore.logs.read_wpilog))[:2] == ["path", "mapping"]
+    assert defaults(simcore.logs.read_wpilog)["mapping"] is None
+    assert list(params(models.Flywheel.from_sysid))[:3] == ["ks", "kv", "ka"]
+    assert "name" in params(models.Flywheel.from_sysid)
+    assert list(params(models.Arm.from_sysid))[:4] == ["ks", "kg", "kv", "ka"]
+    assert {"min_angle", "max_angle"} <= set(params(models.Arm.from_sysid))
+    assert list(params(models.Elevator.from_sysid))[:4] == ["ks", "kg", "kv", "ka"]
+    assert {"min_height", "max_height"} <= set(params(models.Elevator.from_sysid))
+    assert callable(models.TankDrive.from_sysid)
+    assert list(params(simcore.sysid.run))[:1] == ["system"]
+    assert list(params(simcore.sysid.fit))[:1] == ["result_or_log"]
+    fit = simcore.sysid.SysIdFit
+    assert {"ks", "kv", "ka", "kg", "r_squared"} <= {f.name for f in dataclasses.fields(fit)}
+    for m in ("update_sim", "motor", "encoder", "duty_cycle_encoder", "gyro", "limit_switch", "battery", "field",
+              "power_distribution", "result", "signals", "t"):
+        assert hasattr(simcore.robotpy.Physics, m), m
+    assert list(params(simcore.robotpy.Physics.update_sim)) == ["self", "now", "tm_diff"]

@@ -58,6 +58,54 @@ def test_tank_drive_from_sysid_drives_at_the_fitted_speed_and_turns_about_its_ce
     assert abs(r.final("drive.x")) < 1e-12
 
 
+def _tank_run(drive, left, right, t_end, command="voltage"):
+    c = simcore.PeriodicController(0.001, lambda t, s: {f"drive.left_{command}": left(t),
+                                                         f"drive.right_{command}": right(t)})
+    return simcore.simulate(drive, t_end, [c], rtol=1e-10, atol=1e-12)
+
+
+def test_tank_drive_from_sysid_coasts_and_brakes_by_sysids_law():
+    """SysId's V = kS sgn(v) + kV v + kA a on each side: at 0 V a side decelerates at (kS + kV v)/kA,
+    v(t) = (v0 + kS/kV) e^(-t/tau) - kS/kV, and stops at tau ln(1 + kV v0/kS); braking at -3 V the same with
+    V - kS sgn(v) in place of -kS."""
+    ks, kv, ka = 0.5, 2.5, 0.4
+    tau = ka / kv
+    drive = models.TankDrive.from_sysid(ks, kv, ka, track_width=0.6)
+    six_then = lambda after: (lambda t: 6.0 if t < 2.0 else after)  # noqa: E731
+    for after in (0.0, -3.0):
+        r = _tank_run(drive, six_then(after), six_then(after), 4.0)
+        v_inf = (6.0 - ks) / kv
+        v0 = v_inf * (1.0 - math.exp(-2.0 / tau))  # the step response at t = 2 s
+        assert r.sample("drive.velocity", [2.0])[0] == pytest.approx(v0, rel=1e-7)
+        drag = (ks - after) / kv  # the speed offset that decays: kS and the braking voltage both oppose v
+        t_stop = 2.0 + tau * math.log(1.0 + v0 / drag)
+        rows = (r.t > 2.0) & (r.t < t_stop)  # recorded rows (no interpolation)
+        tt = r.t[rows]
+        np.testing.assert_allclose(r["drive.left_velocity"][rows], (v0 + drag) * np.exp(-(tt - 2.0) / tau) - drag,
+                                   rtol=1e-6, atol=1e-8)
+        v1 = r["drive.left_velocity"][rows]
+        np.testing.assert_allclose(r["drive.left_acceleration"][rows], (after - ks - kv * v1) / ka, rtol=1e-12)
+        stops = [e.t for e in r.events if e.name == "left_velocity_zero"]
+        assert stops and stops[0] == pytest.approx(t_stop, abs=1e-9)
+        if after == 0.0:  # at rest under 0 V static friction holds it
+            assert r.final("drive.left_velocity") == 0.0 and r.final("drive.right_velocity") == 0.0
+        else:  # -3 V exceeds kS: after stopping it drives backwards towards (-3 + kS)/kV
+            assert r.final("drive.left_velocity") == pytest.approx((after + ks) / kv, rel=1e-3)
+
+
+def test_tank_drive_from_sysid_holds_below_ks_and_takes_a_duty_command():
+    ks, kv, ka = 0.5, 2.5, 0.4
+    drive = models.TankDrive.from_sysid(ks, kv, ka, track_width=0.6)
+    r = _tank_run(drive, lambda t: 0.9 * ks, lambda t: -0.9 * ks, 1.0)
+    assert r.final("drive.x") == 0.0 and r.final("drive.heading") == 0.0
+    duty = models.TankDrive.from_sysid(ks, kv, ka, track_width=0.6, command="duty")
+    assert "left_duty" in duty.input_names and "left_voltage" not in duty.input_names
+    r = _tank_run(duty, lambda t: 0.5, lambda t: 0.5, 3.0, command="duty")
+    v_inf = (0.5 * 12.0 - ks) / kv
+    assert r.final("drive.velocity") == pytest.approx(v_inf * (1 - math.exp(-3.0 * kv / ka)), rel=1e-7)
+    assert r.final("drive.left_applied_voltage") == 6.0
+
+
 def test_from_sysid_refuses_gains_no_mechanism_has():
     with pytest.raises(ConfigError, match="back-EMF"):
         models.Flywheel.from_sysid(KS, 0.001, KA, motor=NEO, gearing=1.0)  # below the NEO's own back-EMF gain
@@ -69,6 +117,18 @@ def test_from_sysid_refuses_gains_no_mechanism_has():
         models.Flywheel.from_sysid(KS, -1.0, KA)
     with pytest.raises(TypeError, match="static_friction"):
         models.Arm.from_sysid(0.1, 0.5, 1.0, 0.05, min_angle=-1, max_angle=1, static_friction=0.2)
+
+
+@pytest.mark.parametrize("kw, error, words", [
+    ({"gearing": 0}, ConfigError, "gearing=0"), ({"gearing": -2.0}, ConfigError, "gearing=-2"),
+    ({"motor": "NEO"}, TypeError, "motor='NEO'"), ({"n_motors": 0}, ConfigError, "n_motors=0"),
+    ({"gearng": 2.0}, TypeError, r"Flywheel.from_sysid\(\) keyword='gearng'.*did you mean 'gearing'"),
+])
+def test_from_sysid_names_what_the_user_passed(kw, error, words):
+    with pytest.raises(error, match=words):
+        models.Flywheel.from_sysid(KS, KV, KA, **kw)
+    with pytest.raises(error, match=words.replace("Flywheel", "Arm")):
+        models.Arm.from_sysid(0.1, 0.5, 1.0, 0.05, min_angle=-1, max_angle=1, **kw)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -181,3 +241,30 @@ def test_fit_and_run_name_what_is_wrong(runs, tmp_path):
         sysid.fit(Result([0.0, 1.0], {"a.x": [0.0, 1.0]}))
     with pytest.raises(ConfigError, match="motor"):
         sysid.fit(runs["flywheel"], motor="left")
+
+
+@pytest.mark.parametrize("kw, parameter", [
+    ({"tests": []}, "tests"), ({"tests": 3}, "tests"),
+    ({"ramp_rate": 0.0}, "ramp_rate"), ({"ramp_rate": -1.0}, "ramp_rate"), ({"ramp_rate": math.nan}, "ramp_rate"),
+    ({"step_voltage": -7.0}, "step_voltage"), ({"step_voltage": math.inf}, "step_voltage"),
+    ({"period": 0.0}, "period"), ({"period": math.nan}, "period"), ({"quasistatic_time": math.nan}, "quasistatic_time"),
+    ({"limits": (math.nan, 1.0)}, r"limits\[0\]"), ({"limits": (1.0, -1.0)}, "limits"),
+    ({"limit_margin": 0.6}, "limit_margin"), ({"limit_margin": math.nan}, "limit_margin"),
+    ({"limit_margin": -0.1}, "limit_margin"),
+])
+def test_run_refuses_settings_that_would_corrupt_the_identification(kw, parameter):
+    arm = sysid.arm(0.3, 0.8, 1.5, 0.08, min_angle=-1.5, max_angle=1.5)
+    with pytest.raises((ConfigError, TypeError), match=parameter):
+        sysid.run(arm, **kw)
+
+
+def test_a_step_above_the_bus_logs_the_applied_voltage_and_the_fit_still_recovers_the_gains():
+    """A 16 V step on the ideal 12 V bus: the mechanism gets 12 V, the log says 12 V, and the fit, which
+    assumed the logged voltage, recovers the model's gains (a log of the 16 V request gave kS = -0.9 V)."""
+    r = sysid.run(sysid.flywheel(KS, KV, KA), step_voltage=16.0, quasistatic_time=8.0, dynamic_time=1.5)
+    code, V = r["sysid.state"], r["flywheel.voltage"]
+    np.testing.assert_array_equal(V[code == 3], 12.0)
+    np.testing.assert_array_equal(V[code == 4], -12.0)
+    f = sysid.fit(r)
+    for gain, value in {"ks": KS, "kv": KV, "ka": KA}.items():
+        assert getattr(f, gain) == pytest.approx(value, rel=0.01), (gain, str(f))

@@ -7,6 +7,7 @@ import pytest
 
 import simcore
 import simcore.models as models
+import simcore.sysid
 from simcore import ConfigError
 from simcore.controllers import PIDController, control_loop
 from simcore.extras import MissingExtraError
@@ -178,6 +179,9 @@ def test_read_wpilog_names_what_is_wrong(tmp_path):
         read_wpilog(path, {"/Arm/Volts": "a.x", "/Arm/Count": "a.x"})
     with pytest.raises(ConfigError, match="unit pint understands"):
         read_wpilog(path, {"/Arm/Volts": ("a.x", "bogons")})
+    for bad in ("", "arm angle", "arm.", ".angle", "arm"):
+        with pytest.raises(ConfigError, match="system.signal"):
+            read_wpilog(path, {"/Arm/Volts": bad})
     (tmp_path / "not.wpilog").write_bytes(b"nothing here")
     with pytest.raises(ConfigError, match="WPILOG"):
         read_wpilog(tmp_path / "not.wpilog")
@@ -210,3 +214,45 @@ def test_without_wpiutil_the_error_names_the_extra(monkeypatch, arm_run, tmp_pat
     assert isinstance(info.value, ImportError) and "Result.to_wpilog" in str(info.value)
     with pytest.raises(MissingExtraError, match="read_wpilog"):
         read_wpilog(tmp_path / "x.wpilog")
+    with pytest.raises(MissingExtraError, match=r"sysid.fit.*pip install -e \"\.\[wpilog\]\""):
+        simcore.sysid.fit(tmp_path / "x.wpilog")
+
+    def no_simulation(*args):
+        raise AssertionError("sysid.run simulated before it checked the extra its log needs")
+
+    monkeypatch.setattr(simcore.Simulator, "advance", no_simulation)
+    with pytest.raises(MissingExtraError, match=r"sysid.run\(log=...\)"):
+        simcore.sysid.run(simcore.sysid.flywheel(0.2, 0.12, 0.01), log=tmp_path / "s.wpilog")
+
+
+def test_a_log_of_several_megabytes_is_written_and_reads_back_through_wpiutil(tmp_path):
+    """wpiutil 2026.2.2's writer deadlocks when its buffers fill before a flush (about 1 MB of records):
+    a 60,000-row log of 4 signals and a mode string entry (about 5 MB) is written in a child process, so a
+    hang fails the test at the timeout instead of hanging the suite."""
+    import subprocess
+    import sys
+
+    n = 60_000
+    path = tmp_path / "long.wpilog"
+    code = (
+        "import numpy as np, simcore\n"
+        f"n = {n}\n"
+        "i = np.arange(n)\n"
+        "r = simcore.Result(i * 1e-3, {f's.x{k}': np.sin(i * (k + 1) * 1e-3) for k in range(4)},\n"
+        "                   modes={'s': ['moving' if j % 3 else 'stuck' for j in range(n)]})\n"
+        f"r.to_wpilog({str(path)!r})\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=180, cwd=tmp_path)
+    assert path.stat().st_size > 4_000_000
+    recs = _records(path)
+    i = np.arange(n)
+    stamps = np.rint(i * 1e-3 * 1e6).astype(np.int64) + 1  # the module's documented stamp rule
+    for k in range(4):
+        typ, _, ts, values = recs[f"/s/x{k}"]
+        assert typ == "double"
+        assert np.array_equal(ts, stamps)
+        assert np.array_equal(values, np.sin(i * (k + 1) * 1e-3))
+    typ, _, ts, modes = recs["/s/mode"]
+    assert typ == "string" and len(modes) == n
+    assert modes[:4] == ["stuck", "moving", "moving", "stuck"] and modes[-1] == ("stuck" if (n - 1) % 3 == 0
+                                                                                 else "moving")

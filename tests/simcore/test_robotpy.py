@@ -184,8 +184,10 @@ def test_navx_yaw_is_the_heading_in_clockwise_degrees():
                              moi=5.0, command="duty", start_pose=(0.0, 0.0, 0.5))
     physics = Physics(None, [drive])
     physics.gyro(ahrs, "drive.heading")
-    # the library calibrates on its own thread, against the wall clock, then zeroes its yaw once
-    deadline = time.monotonic() + 10.0
+    # The library calibrates on its own thread, against the wall clock (about 1 s), then zeroes its yaw once.
+    # The wait ends as soon as the yaw arrives; its 60 s bound only ends a run where it never does, so a
+    # loaded machine (a starved thread) slows the test rather than failing it.
+    deadline = time.monotonic() + 60.0
     while time.monotonic() < deadline and (ahrs.isCalibrating() or abs(ahrs.getYaw() + math.degrees(0.5)) > 1e-4):
         time.sleep(0.05)
         physics.update_sim(0.0, 0.02)
@@ -203,7 +205,9 @@ talon = phoenix6.hardware.TalonFX(21)
 physics = Physics(None, [models.Flywheel(NEO, 1.0, 0.002, command="duty", start_velocity=30.0)])
 physics.motor(talon, "flywheel.duty")
 velocity = talon.get_rotor_velocity()
-deadline = time.monotonic() + 5.0  # phoenix6's simulation runs on its own thread, against the wall clock
+# phoenix6's simulation runs on its own thread, against the wall clock: wait until the velocity arrives
+# (well under a second when the machine is free); the 60 s bound only ends a run where it never does
+deadline = time.monotonic() + 60.0
 while time.monotonic() < deadline and abs(velocity.refresh().value - 30.0 / (2 * math.pi)) > 1e-3:
     time.sleep(0.02)
 print(repr(velocity.value), flush=True)
@@ -211,10 +215,48 @@ os._exit(0)  # phoenix6's threads can abort the interpreter's exit ("terminate c
 """
 
 
-def test_talonfx_sim_state_takes_the_rotor_and_supply():
+def test_talonfx_sim_state_takes_the_rotor_and_supply(tmp_path):
     # In a child process: with phoenix6 loaded, the interpreter's exit aborts now and then in phoenix6's own
     # threads, which would fail the whole test run after every test passed.
     pytest.importorskip("phoenix6", reason="the vendors extra (phoenix6) is not installed")
-    proc = subprocess.run([sys.executable, "-c", _TALONFX_SCRIPT], capture_output=True, text=True, timeout=120)
+    # cwd: phoenix6 persists its simulated devices under ./ctre_sim/, so the child runs in a temporary directory
+    proc = subprocess.run([sys.executable, "-c", _TALONFX_SCRIPT], capture_output=True, text=True, timeout=180,
+                          cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert float(proc.stdout.split()[-1]) == pytest.approx(30.0 / (2 * math.pi), abs=1e-3)
+    assert (tmp_path / "ctre_sim").is_dir()  # its device file went to the child's directory, not the checkout
+
+
+def test_bindings_refuse_bad_input_naming_the_parameter():
+    from simcore.errors import ConfigTypeError
+
+    arm = models.Arm(NEO, 100, mass=2.0, com_distance=0.3, min_angle=-1.0, max_angle=1.0, start_angle=-1.0,
+                     command="duty")
+    physics = Physics(None, [_flywheel(), arm, models.Battery()])
+    enc = wpilib.Encoder(20, 21)
+    for kw, parameter, error in ((dict(scale=math.nan), "scale", ConfigError), (dict(scale="2"), "scale", TypeError),
+                                 (dict(zero_at="x"), "zero_at", TypeError), (dict(zero_at=math.inf), "zero_at",
+                                                                             ConfigError)):
+        with pytest.raises(error, match=parameter):
+            physics.encoder(enc, "arm.angle", **kw)
+    with pytest.raises(ConfigTypeError, match="encoder"):
+        physics.encoder(wpilib.PWMSparkMax(7), "arm.angle")
+    with pytest.raises(ConfigError, match="offset"):
+        physics.duty_cycle_encoder(wpilib.DutyCycleEncoder(22), "arm.angle", offset=math.nan)
+    switch = wpilib.DigitalInput(23)
+    for system in ("flywheel", "battery"):  # no hard stop: the switch could never close
+        with pytest.raises(ConfigError, match="system"):
+            physics.limit_switch(switch, system, "lower")
+    with pytest.raises(ConfigTypeError, match="inverted"):
+        physics.motor(wpilib.PWMSparkMax(8), "arm.duty", inverted="no")
+    physics.motor(wpilib.PWMSparkMax(9), "flywheel.duty")
+    with pytest.raises(ConfigError, match="flywheel.duty"):  # a second controller on one input would be dropped
+        physics.motor(wpilib.PWMSparkMax(8), "flywheel.duty")
+    physics.motor(wpilib.PWMSparkMax(8), "arm.duty")  # the refused calls bound nothing
+    with pytest.raises(ConfigError, match="voltage"):
+        physics.battery("arm.angle")
+    pdp = wpilib.PowerDistribution(0, wpilib.PowerDistribution.ModuleType.kCTRE)
+    assert pdp.getNumChannels() == 24  # what wpilib's simulated HAL reports (a PDH's count)
+    for channel in (24, -1, "3", 2.0):
+        with pytest.raises(ConfigError, match="channels"):
+            physics.power_distribution(pdp, {channel: "arm.supply_current"})
