@@ -38,17 +38,27 @@ Python (in the op mode's own code; simcore's frames are not counted) without a
 hand-over it is stopped with :class:`OpModeStuckError` (an init loop such as
 ``while not self.isStarted(): ...`` needs an ``idle()`` too). The count uses
 ``sys.settrace`` on the op mode's thread (a debugger or coverage tool does not
-see that thread's lines).
+see that thread's lines): each line run counts, and each pass of a loop written on
+one line (``while True: pass``) counts as one line too (its frames trace opcodes, as
+Python 3.11 reports such a loop's line once).
 
 The run's life
 --------------
 ``runOpMode`` starts at the controller's first tick (INIT pressed at
 ``t0``); ``start_time`` is when PLAY is pressed; at ``stop_time`` (optional;
-30 s after the start for an autonomous) STOP is pressed: ``opModeIsActive()``
-and ``isStopRequested()`` say so at once, and the op mode's next hand-over ends
-it (the SDK interrupts the thread; its ``finally`` blocks run). When the op
-mode ends, by returning or by the stop, every hub gets the SDK's fail-safe
-(:meth:`Hub.failSafe`: every channel disabled). An exception from robot code
+30 s after the start for an autonomous) STOP is pressed: the op mode is woken
+at that instant (from a ``sleep`` or a read's wait), ``opModeIsActive()`` returns
+False and ``isStopRequested()`` True, so the code after ``while
+opModeIsActive():`` runs, as in the SDK: its writes reach the hub and its
+telemetry is recorded from the stop instant on. After STOP, ``sleep`` returns at
+the next tick (the SDK interrupts the op mode's thread, which cuts a sleep short)
+and ``waitForStart`` at once; reads keep their round trips. The SDK force-stops
+an op mode that has not ended :data:`STOP_GRACE_PERIOD` (0.9 s) after STOP
+(``OpModeInternal.MS_BEFORE_FORCE_STOP_AFTER_STOP_REQUESTED`` in the FTC SDK's
+RobotCore, 900 ms; ftc_app issue #709 describes the older 1000 ms watchdog): here
+its first hand-over from then on ends it (its ``finally`` blocks run) with a
+``UserWarning``. When the op mode ends, by returning or by the stop, every hub
+gets the SDK's fail-safe (:meth:`Hub.failSafe`: every channel disabled). An exception from robot code
 propagates from the tick with its own type, the simulation time noted.
 
 The thread never outlives its run: it ends with the op mode, when the
@@ -67,6 +77,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import warnings
 import weakref
 from typing import Callable, Iterable, Mapping, Optional
 
@@ -85,10 +96,12 @@ from .telemetry import Telemetry, TelemetryLog
 from .timing import DEFAULT_TIMING, HubTiming, RobotClock, robot_clock, set_robot_clock
 
 __all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError",
-           "MAX_LINES_WITHOUT_HANDOVER"]
+           "MAX_LINES_WITHOUT_HANDOVER", "STOP_GRACE_PERIOD"]
 
 #: Default bound: lines of the op mode's own Python between two hand-overs before it is declared stuck.
 MAX_LINES_WITHOUT_HANDOVER = 1_000_000
+#: Simulated s an op mode may run on after STOP before it is ended (the SDK's force stop: 900 ms).
+STOP_GRACE_PERIOD = 0.9
 
 _NS_PER_S = 1_000_000_000
 #: Wall time, s, to wait for an ended run's thread to unwind before a new run starts.
@@ -149,7 +162,7 @@ class LinearOpMode:
     def waitForStart(self) -> None:
         """Wait until PLAY (``start_time``)."""
         s = self._run()
-        if s.now_ns < s.start_ns:
+        if s.now_ns < s.start_ns and not s.stop_requested:
             s.hand_over(s.start_ns)
 
     def idle(self) -> None:
@@ -167,7 +180,10 @@ class LinearOpMode:
         milliseconds = checks.finite("milliseconds", milliseconds)
         if milliseconds < 0:
             raise IllegalArgumentException("timeout value is negative")
-        s.hand_over(s.now_ns + round(milliseconds * 1_000_000))
+        if s.stop_requested:  # the SDK's interrupted thread: a sleep after STOP returns early
+            s.hand_over(s.now_ns + 1)
+        else:
+            s.hand_over(s.now_ns + round(milliseconds * 1_000_000))
 
     def isStarted(self) -> bool:
         """True once PLAY was pressed (or the op mode was told to stop)."""
@@ -179,19 +195,21 @@ class LinearOpMode:
         return self._run().stop_requested
 
     def opModeIsActive(self) -> bool:
-        """Started and not told to stop; calls :meth:`idle` when it is, as the SDK's does."""
-        active = not self.isStopRequested() and self.isStarted()
-        if active:
+        """Started and not told to stop; calls :meth:`idle` when it is, as the SDK's does.
+
+        The answer is taken after the idle, so a STOP that arrives during it gives False.
+        """
+        if not self.isStopRequested() and self.isStarted():
             self.idle()
-        return active
+        return not self.isStopRequested() and self.isStarted()
 
     def opModeInInit(self) -> bool:
         """Not started yet and not told to stop."""
         return not self.isStarted() and not self.isStopRequested()
 
     def requestOpModeStop(self) -> None:
-        """Ask for the op mode to be stopped (as STOP would): its next hand-over ends it."""
-        self._run().stop_requested = True
+        """Ask for the op mode to be stopped, as STOP would (see the module docstring)."""
+        self._run().request_stop()
 
     def getRuntime(self) -> float:
         """Simulated seconds since the op mode was initialised (or :meth:`resetRuntime`)."""
@@ -225,6 +243,9 @@ class _Session(RobotClock):
         self.gamepads = tuple(Gamepad(s, f"gamepad{i + 1}") for i, s in enumerate(gamepad_scripts))
         self.runtime_zero_ns = 0
         self.stop_requested = False
+        self.stop_at_ns: Optional[int] = None  # when STOP came (stop_time or requestOpModeStop)
+        self.grace_ns = round(STOP_GRACE_PERIOD * _NS_PER_S)
+        self.force_stopped = False
         self.handed_over_since_idle = False
         self.wake_ns = 0
         self.thread: Optional[threading.Thread] = None
@@ -251,8 +272,9 @@ class _Session(RobotClock):
         else:
             stopping = self.stop_ns is not None and t_ns >= self.stop_ns and not self.stop_requested
             if stopping:
-                self.stop_requested = True
-            elif t_ns < self.wake_ns:
+                self.now_ns = t_ns
+                self.request_stop()
+            elif t_ns < self.wake_ns and not self._past_grace(t_ns):
                 return
             self.now_ns = t_ns
             self._refresh_gamepads(t)
@@ -266,6 +288,11 @@ class _Session(RobotClock):
             self.thread.join()
             for hub in self.hubs:
                 hub.failSafe()
+            if self.force_stopped:
+                warnings.warn(f"op mode {self.name!r} had not ended {STOP_GRACE_PERIOD} s after STOP (at "
+                              f"t={self.stop_at_ns / _NS_PER_S!r} s): it was ended at t={t!r} s, as the SDK "
+                              "force-stops it. Let the code after STOP return promptly.", UserWarning,
+                              stacklevel=2)
             if self.error is not None:
                 error, self.error = self.error, None
                 raise error
@@ -273,6 +300,15 @@ class _Session(RobotClock):
     def _refresh_gamepads(self, t: float) -> None:
         for gamepad in self.gamepads:
             gamepad.refresh(t)
+
+    def request_stop(self) -> None:
+        """STOP, now (``stop_time`` or ``requestOpModeStop``): the grace period starts."""
+        if not self.stop_requested:
+            self.stop_requested = True
+            self.stop_at_ns = self.now_ns
+
+    def _past_grace(self, t_ns: int) -> bool:
+        return self.stop_at_ns is not None and t_ns >= self.stop_at_ns + self.grace_ns
 
     def abandon(self) -> None:
         """End the run without waiting: the op mode's next hand-over (or the one it waits in) ends it."""
@@ -286,14 +322,19 @@ class _Session(RobotClock):
 
     def hand_over(self, wake_ns: int) -> None:
         """Give the simulation the turn until the first tick at or after ``wake_ns``."""
-        if self._terminating or self.stop_requested:
-            raise _Terminated()
+        self._end_if_over()
         self.wake_ns = wake_ns
         self.handed_over_since_idle = True
         self._yielded.release()
         self._resume.acquire()
         self._lines = 0
-        if self._terminating or self.stop_requested:
+        self._end_if_over()
+
+    def _end_if_over(self) -> None:
+        if self._terminating:
+            raise _Terminated()
+        if self._past_grace(self.now_ns):
+            self.force_stopped = True
             raise _Terminated()
 
     def _main(self) -> None:
@@ -328,14 +369,31 @@ class _Session(RobotClock):
         filename = frame.f_code.co_filename
         if filename.startswith(_SIMCORE_DIRS) and filename != _SAMPLES_FILE:
             return None
-        return self._trace_line
+        # Python 3.11 reports one "line" event for a loop written on one line (``while True: pass``), not one
+        # per pass: so the op mode's own frames also trace opcodes, and a backward jump that no "line" event
+        # reported counts as the line it runs again.
+        frame.f_trace_opcodes = True
+        last_offset = -1
+        line_reported = False
 
-    def _trace_line(self, frame, event, arg):
-        if event == "line":
-            self._lines += 1
-            if self._lines > self.max_lines:
-                raise _Stuck()
-        return self._trace_line
+        def trace_local(frame, event, arg):
+            nonlocal last_offset, line_reported
+            if event == "opcode":
+                offset = frame.f_lasti
+                if offset <= last_offset and not line_reported:
+                    self._count_line()
+                last_offset, line_reported = offset, False
+            elif event == "line":
+                line_reported = True
+                self._count_line()
+            return trace_local
+
+        return trace_local
+
+    def _count_line(self) -> None:
+        self._lines += 1
+        if self._lines > self.max_lines:
+            raise _Stuck()
 
 
 class OpModeRunner:
