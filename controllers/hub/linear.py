@@ -47,7 +47,8 @@ The run's life
 ``runOpMode`` starts at the controller's first tick (INIT pressed at
 ``t0``); ``start_time`` is when PLAY is pressed; at ``stop_time`` (optional;
 30 s after the start for an autonomous) STOP is pressed: the op mode is woken
-at that instant (from a ``sleep`` or a read's wait), ``opModeIsActive()`` returns
+at that instant from a ``sleep`` or ``waitForStart`` (a read in progress completes
+first), ``opModeIsActive()`` returns
 False and ``isStopRequested()`` True, so the code after ``while
 opModeIsActive():`` runs, as in the SDK: its writes reach the hub and its
 telemetry is recorded from the stop instant on. After STOP, ``sleep`` returns at
@@ -74,6 +75,7 @@ the :class:`simcore.Simulator` kept (``simulate`` drops it; read its Result).
 """
 from __future__ import annotations
 
+import dis
 import os
 import sys
 import threading
@@ -163,7 +165,7 @@ class LinearOpMode:
         """Wait until PLAY (``start_time``)."""
         s = self._run()
         if s.now_ns < s.start_ns and not s.stop_requested:
-            s.hand_over(s.start_ns)
+            s.hand_over(s.start_ns, interruptible=True)
 
     def idle(self) -> None:
         """Let the simulation run for one tick, unless the op mode handed over since its last ``idle()``."""
@@ -183,7 +185,7 @@ class LinearOpMode:
         if s.stop_requested:  # the SDK's interrupted thread: a sleep after STOP returns early
             s.hand_over(s.now_ns + 1)
         else:
-            s.hand_over(s.now_ns + round(milliseconds * 1_000_000))
+            s.hand_over(s.now_ns + round(milliseconds * 1_000_000), interruptible=True)
 
     def isStarted(self) -> bool:
         """True once PLAY was pressed (or the op mode was told to stop)."""
@@ -246,6 +248,7 @@ class _Session(RobotClock):
         self.stop_at_ns: Optional[int] = None  # when STOP came (stop_time or requestOpModeStop)
         self.grace_ns = round(STOP_GRACE_PERIOD * _NS_PER_S)
         self.force_stopped = False
+        self.interruptible = False  # the current hand-over ends at STOP (sleep, waitForStart)
         self.handed_over_since_idle = False
         self.wake_ns = 0
         self.thread: Optional[threading.Thread] = None
@@ -266,6 +269,8 @@ class _Session(RobotClock):
         t_ns = round(t * _NS_PER_S)
         if self.thread is None:
             self.now_ns = self.init_ns = self.runtime_zero_ns = t_ns
+            for hub in self.hubs:
+                hub.begin_run()
             self._refresh_gamepads(t)
             self.thread = threading.Thread(target=self._main, name=f"opmode {self.name}", daemon=True)
             self.thread.start()
@@ -274,7 +279,8 @@ class _Session(RobotClock):
             if stopping:
                 self.now_ns = t_ns
                 self.request_stop()
-            elif t_ns < self.wake_ns and not self._past_grace(t_ns):
+            if t_ns < self.wake_ns and not (self.stop_requested and self.interruptible) \
+                    and not self._past_grace(t_ns):
                 return
             self.now_ns = t_ns
             self._refresh_gamepads(t)
@@ -288,6 +294,7 @@ class _Session(RobotClock):
             self.thread.join()
             for hub in self.hubs:
                 hub.failSafe()
+                hub.end_run(f"the op mode {self.name!r} run ended at t={t!r} s")
             if self.force_stopped:
                 warnings.warn(f"op mode {self.name!r} had not ended {STOP_GRACE_PERIOD} s after STOP (at "
                               f"t={self.stop_at_ns / _NS_PER_S!r} s): it was ended at t={t!r} s, as the SDK "
@@ -320,10 +327,12 @@ class _Session(RobotClock):
         """A read's wait: ``round_trips`` hub round trips."""
         self.hand_over(self.now_ns + round_trips * self.round_trip_ns)
 
-    def hand_over(self, wake_ns: int) -> None:
-        """Give the simulation the turn until the first tick at or after ``wake_ns``."""
+    def hand_over(self, wake_ns: int, interruptible: bool = False) -> None:
+        """Give the simulation the turn until the first tick at or after ``wake_ns`` (or STOP, if
+        ``interruptible``: a sleep or waitForStart, not a read's wait)."""
         self._end_if_over()
         self.wake_ns = wake_ns
+        self.interruptible = interruptible
         self.handed_over_since_idle = True
         self._yielded.release()
         self._resume.acquire()
@@ -369,9 +378,11 @@ class _Session(RobotClock):
         filename = frame.f_code.co_filename
         if filename.startswith(_SIMCORE_DIRS) and filename != _SAMPLES_FILE:
             return None
+        if not _has_one_line_loop(frame.f_code):
+            return self._trace_line
         # Python 3.11 reports one "line" event for a loop written on one line (``while True: pass``), not one
-        # per pass: so the op mode's own frames also trace opcodes, and a backward jump that no "line" event
-        # reported counts as the line it runs again.
+        # per pass: such a function's frames also trace opcodes, and a backward jump that no "line" event
+        # reported counts as the line it runs again (only there: opcode tracing is slow).
         frame.f_trace_opcodes = True
         last_offset = -1
         line_reported = False
@@ -390,10 +401,36 @@ class _Session(RobotClock):
 
         return trace_local
 
+    def _trace_line(self, frame, event, arg):
+        if event == "line":
+            self._count_line()
+        return self._trace_line
+
     def _count_line(self) -> None:
         self._lines += 1
         if self._lines > self.max_lines:
             raise _Stuck()
+
+
+#: code object -> whether it holds a loop on one line (a backward jump to its own line).
+_ONE_LINE_LOOPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _has_one_line_loop(code) -> bool:
+    found = _ONE_LINE_LOOPS.get(code)
+    if found is None:
+        line_at = {}
+        for start, end, line in code.co_lines():
+            for offset in range(start, end, 2):
+                line_at[offset] = line
+        found = any(ins.opcode in _JUMPS and isinstance(ins.argval, int) and ins.argval <= ins.offset
+                    and line_at.get(ins.argval) == line_at.get(ins.offset)
+                    for ins in dis.get_instructions(code))
+        _ONE_LINE_LOOPS[code] = found
+    return found
+
+
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 
 class OpModeRunner:
@@ -550,15 +587,18 @@ def run_opmode(opmode, *, hubs: Iterable[Hub], configuration: Mapping, gamepad1:
     for key, script in (("gamepad1", gamepad1), ("gamepad2", gamepad2)):
         if script is not None and not callable(script):
             raise ConfigTypeError(key, script, "None or a function f(t) -> {field: value}")
-    start_time = checks.finite("start_time", start_time, "s")
+    # INIT is pressed at the simulation's start: PLAY and STOP cannot come before it.
+    start_time = checks.nonnegative("start_time", start_time, "s", what="time")
     if stop_time is not None:
-        stop_time = checks.finite("stop_time", stop_time, "s")
+        stop_time = checks.nonnegative("stop_time", stop_time, "s", what="time")
     if not isinstance(timing, HubTiming):
         raise ConfigTypeError("timing", timing, "a HubTiming")
     bound = checks.integer("max_lines_without_handover", max_lines_without_handover, minimum=0,
                            what="a whole number of lines (0: no bound)")
     if name is None:
         name = type(opmode).__name__
+    for hub in hubs:  # a hub whose last op mode run ended is configured for this one
+        hub.begin_run()
     runner = OpModeRunner(opmode, hubs, devices, hardware_map, (gamepad1, gamepad2), start_time, stop_time, timing,
                           bound, name)
     controller = OpModeController(timing.round_trip, runner, name=name, on_start=runner.on_start)
