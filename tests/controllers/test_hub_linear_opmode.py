@@ -14,6 +14,7 @@ import simcore
 from simcore.controllers.hub import (CurrentUnit, DcMotor, DcMotorEx, ElapsedTime, Hub, HubTiming,
                                      IllegalArgumentException, LinearOpMode, LynxModule, OpModeStuckError, RunMode,
                                      TargetPositionNotSetException, run_opmode)
+from simcore.controllers.hub.motor import OpModeEndedError
 from simcore.controllers.hub.timing import RobotClock, set_robot_clock
 from simcore.errors import ConfigError, ConfigTypeError
 from simcore.models import HubMotor
@@ -266,6 +267,25 @@ def test_a_cleanup_that_outlasts_the_grace_period_is_ended_with_a_warning():
     assert res.sample("arm.duty", [1.3])[0] == 0.0
 
 
+def test_a_motor_used_after_its_run_ended_raises_a_clear_error():
+    class Short(LinearOpMode):
+        def runOpMode(self):
+            self.hardwareMap.get(DcMotorEx, "arm").setPower(0.5)
+            self.sleep(50)
+
+    mech = arm()
+    hub = Hub()
+    motor = hub.motor(0, mech)
+    controllers = run_opmode(Short, hubs=[hub], configuration={"arm": motor})
+    simcore.simulate([mech], 0.2, controllers=controllers)
+    for call in (motor.getCurrentPosition, lambda: motor.setPower(0.3), motor.isBusy):
+        with pytest.raises(OpModeEndedError, match=r"hub port 0 \(arm\): the op mode 'Short' run ended at t=0.05"):
+            call()
+    assert motor.getPortNumber() == 0 and motor.getDeviceName()  # what the motor is, not the hub's state
+    res = simcore.simulate([mech], 0.2, controllers=controllers)  # a new run: the motor answers again
+    assert res.sample("arm.duty", [0.02])[0] > 0
+
+
 def test_robot_code_exceptions_keep_their_type_and_time_and_end_the_thread():
     class Bad(LinearOpMode):
         def runOpMode(self):
@@ -499,6 +519,8 @@ def test_run_opmode_checks_its_arguments():
     for key in ("start_time", "stop_time"):
         with pytest.raises(ConfigError, match=key):
             run_opmode(SeedSnippet, hubs=[hub], configuration={}, **{key: math.nan})
+        with pytest.raises(ConfigError, match=f"{key}=-1.*non-negative"):  # INIT is at the simulation's start
+            run_opmode(SeedSnippet, hubs=[hub], configuration={}, **{key: -1})
     with pytest.raises(ConfigError, match="max_lines_without_handover"):
         run_opmode(SeedSnippet, hubs=[hub], configuration={}, max_lines_without_handover=-1)
     with pytest.raises(ConfigError, match="round_trip"):
