@@ -1,6 +1,7 @@
 """Road Runner's numbers: MecanumDrive.from_roadrunner (Road Runner's inches and ticks to physics) and its feedforward
 ramp procedure (simcore.controllers.hub.roadrunner) run through a hub on the model built from them: the procedure
 recovers every parameter the model was built from."""
+import inspect
 import math
 import warnings
 
@@ -37,6 +38,27 @@ def test_from_roadrunner_turns_ticks_and_inches_into_the_model_s_geometry_and_mo
     assert voltage == pytest.approx(RR["ks"] + RR["kv"] * w / c, rel=1e-5)
     other = build(wheelbase=0.30)
     assert other.wheelbase == 0.30 and (other.track_width + 0.30) / 2 == pytest.approx(lever, rel=1e-12)
+
+
+def test_from_roadrunner_takes_teams_published_numbers_with_floor_to_physics():
+    # A team's goBILDA 312 Params (review 15): kV below the datasheet back-EMF, a hand-tuned kA of 1e-5
+    team = (0.0231696995344901, 0.0228513095084505, 922.69, 0.7463, 0.004149, 1e-5)
+    with pytest.raises(ConfigError, match="floor_to_physics=True") as e:
+        MecanumDrive.from_roadrunner(*team, motor_type=T, mass=13)
+    assert e.value.parameter == "kv"
+    with pytest.warns(UserWarning) as caught:
+        d = MecanumDrive.from_roadrunner(*team, motor_type=T, mass=13, floor_to_physics=True)
+    text = " ".join(str(w.message) for w in caught)
+    assert "kv=0.004149" in text and "ka=1e-05" in text and "lateral_in_per_tick" in text
+    m, c = d.drive.motor, 2 * math.pi / T.encoder_counts_per_motor_rev
+    # kV floored to the back-EMF: a steady wheel needs kS + (c / Kv) v volts, v in ticks/s (no viscous friction)
+    w = 300.0
+    st = d.channels.evaluate([w] * 4, [0.0] * 4, [1.0] * 4, 12.0)
+    assert m.R * st.friction_torque[0] / m.Kt + w / m.Kv == pytest.approx(team[3] + (c / m.Kv) * w / c, rel=1e-5)
+    default = inspect.signature(MecanumDrive).parameters["wheel_inertia"].default
+    assert d.wheel_inertia == default and d.mass == 13  # kA floored: the mass and a default wheel
+    assert d.roadrunner_parameters["kv"] == 0.004149 and d.roadrunner_parameters["ka"] == 1e-5  # as given
+    assert (d.track_width + d.wheelbase) / 2 == pytest.approx(team[0] * team[2] * 0.0254, rel=1e-12)
 
 
 def test_from_roadrunner_refuses_numbers_no_model_of_that_motor_and_mass_can_have():
