@@ -166,7 +166,7 @@ def mecanum_parameters(in_per_tick, lateral_in_per_tick, track_width_ticks, ks, 
         moi = mass * (track_width ** 2 + wheelbase ** 2) / 12.0  # a uniform plate over the wheels' rectangle
     keywords = dict(track_width=track_width, wheelbase=wheelbase, wheel_radius=r, mass=mass, moi=moi,
                     rotor_inertia=0.0, viscous_friction=b * (G / r) ** 2)
-    if J is not None:  # (floored: MecanumDrive's default)
+    if J is not None:  # (floored: MecanumDrive's default wheel_inertia)
         keywords["wheel_inertia"] = (J - J_robot) * G * G
     return {"keywords": keywords, "coulomb_torque": ks * motor.Kt / motor.R,
             "roadrunner": dict(in_per_tick=in_per_tick, lateral_in_per_tick=lateral,

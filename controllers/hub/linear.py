@@ -46,21 +46,23 @@ The run's life
 --------------
 ``runOpMode`` starts at the controller's first tick (INIT pressed at
 ``t0``); ``start_time`` is when PLAY is pressed; at ``stop_time`` (optional;
-30 s after the start for an autonomous) STOP is pressed: the op mode is woken
-at that instant from a ``sleep`` or ``waitForStart`` (a read in progress completes
-first), ``opModeIsActive()`` returns
-False and ``isStopRequested()`` True, so the code after ``while
-opModeIsActive():`` runs, as in the SDK: its writes reach the hub and its
-telemetry is recorded from the stop instant on. After STOP, ``sleep`` returns at
-the next tick (the SDK interrupts the op mode's thread, which cuts a sleep short)
-and ``waitForStart`` at once; reads keep their round trips. The SDK force-stops
-an op mode that has not ended :data:`STOP_GRACE_PERIOD` (0.9 s) after STOP
+30 s after the start for an autonomous) STOP is pressed. As in the SDK, the op
+mode goes on: it is woken at that instant from a ``sleep`` or ``waitForStart`` (a
+read in progress completes first), ``opModeIsActive()`` returns False and
+``isStopRequested()`` True, so the code after ``while opModeIsActive():`` runs;
+its writes reach the hub and its telemetry is recorded from the stop instant on.
+After STOP, ``sleep`` returns at the next tick (the SDK interrupts the op mode's
+thread, which cuts a sleep short) and ``waitForStart`` at once; reads keep their
+round trips. The SDK force-stops an op mode that has not ended 900 ms after STOP
 (``OpModeInternal.MS_BEFORE_FORCE_STOP_AFTER_STOP_REQUESTED`` in the FTC SDK's
-RobotCore, 900 ms; ftc_app issue #709 describes the older 1000 ms watchdog): here
-its first hand-over from then on ends it (its ``finally`` blocks run) with a
-``UserWarning``. When the op mode ends, by returning or by the stop, every hub
-gets the SDK's fail-safe (:meth:`Hub.failSafe`: every channel disabled). An exception from robot code
-propagates from the tick with its own type, the simulation time noted.
+RobotCore; ftc_app issue #709 describes the older 1000 ms watchdog): here, from
+:data:`STOP_GRACE_PERIOD` after STOP, its next hand-over ends it (its ``finally``
+blocks run) with a ``UserWarning``. When the op mode ends, by returning or by
+the stop, every hub gets the SDK's fail-safe (:meth:`Hub.failSafe`: every channel
+disabled), and its motors' methods raise
+:class:`~simcore.controllers.hub.motor.OpModeEndedError` until a new run. An
+exception from robot code propagates from the tick with its own type, the
+simulation time noted.
 
 The thread never outlives its run: it ends with the op mode, when the
 simulation and the controllers are dropped (garbage collected), when the same

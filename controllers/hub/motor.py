@@ -78,7 +78,8 @@ from .sdk import (AngleUnit, CurrentUnit, DcMotor, Direction, IllegalArgumentExc
                   external_coefficient_from_internal)
 from .timing import robot_clock, spend_round_trips
 
-__all__ = ["Hub", "LynxModule", "DcMotorEx", "OpModeEndedError", "NUMBER_OF_MOTORS", "DEFAULT_TARGET_POSITION_TOLERANCE",
+__all__ = ["Hub", "LynxModule", "DcMotorEx", "OpModeEndedError", "NUMBER_OF_MOTORS",
+           "DEFAULT_TARGET_POSITION_TOLERANCE",
            "REQUIRED_SIGNALS", "PER_WHEEL_SIGNALS", "channel_signal_names"]
 
 #: Motor ports per hub (0..3), as LynxConstants.
