@@ -461,7 +461,7 @@ class MecanumDrive(ChassisDrive, System):
 
     @classmethod
     def from_roadrunner(cls, in_per_tick, lateral_in_per_tick, track_width_ticks, ks, kv, ka, *, motor_type, mass,
-                        wheelbase=None, moi=None, **options):
+                        wheelbase=None, moi=None, floor_to_physics=False, **options):
         """A mecanum drive from Road Runner's drive parameters (its quickstart's ``MecanumDrive.Params``).
 
         Parameters
@@ -480,6 +480,10 @@ class MecanumDrive(ChassisDrive, System):
             Front-to-rear wheel distance, m (default: a square robot).
         moi : float or Quantity, optional
             Yaw inertia, kg·m² (default: a uniform plate over the wheels' rectangle).
+        floor_to_physics : bool
+            Accept a ``kv`` below the motor's back-EMF or a ``ka`` below what ``mass``
+            alone needs (common in teams' hand-tuned numbers) by raising it to that
+            floor, with a warning; False (default) refuses them.
         **options
             Any other MecanumDrive keyword (``friction_coefficient``, ``roller_friction``, ``name``, ...); not
             ``efficiency``, ``n_motors`` or what the conversion derives (one lossless motor per wheel).
@@ -491,7 +495,8 @@ class MecanumDrive(ChassisDrive, System):
         from .roadrunner import CoulombMotorChannels, mecanum_parameters
 
         derived = mecanum_parameters(in_per_tick, lateral_in_per_tick, track_width_ticks, ks, kv, ka,
-                                     motor_type=motor_type, mass=mass, wheelbase=wheelbase, moi=moi)
+                                     motor_type=motor_type, mass=mass, wheelbase=wheelbase, moi=moi,
+                                     floor_to_physics=floor_to_physics)
         # The conversion assumes one lossless motor per wheel: kV and kA carry the losses.
         clash = sorted(set(options) & (set(derived["keywords"]) | {"gearing", "n_motors", "efficiency"}))
         if clash:

@@ -63,7 +63,7 @@ from .hardware_map import HardwareMap
 from .imu import IMU, AngularVelocity, RevHubOrientationOnRobot, YawPitchRollAngles
 from .linear import (MAX_LINES_WITHOUT_HANDOVER, LinearOpMode, OpModeController, OpModeRunner, OpModeStuckError,
                      run_opmode)
-from .motor import DEFAULT_TARGET_POSITION_TOLERANCE, NUMBER_OF_MOTORS, DcMotorEx, Hub, LynxModule
+from .motor import DEFAULT_TARGET_POSITION_TOLERANCE, NUMBER_OF_MOTORS, DcMotorEx, Hub, LynxModule, OpModeEndedError
 from .opmode import OpMode, iterative_opmode, linear_opmode
 from .sdk import (AngleUnit, CurrentUnit, DcMotor, DcMotorSimple, Direction, IllegalArgumentException,
                   MotorControlAlgorithm, PIDCoefficients, PIDFCoefficients, RunMode, TargetPositionNotSetException,
@@ -76,7 +76,7 @@ __all__ = ["Hub", "LynxModule", "DcMotorEx", "FirmwareConstants", "DEFAULT_FIRMW
            "MotorControlAlgorithm", "PIDFCoefficients", "PIDCoefficients", "AngleUnit", "CurrentUnit", "DcMotor",
            "DcMotorSimple", "TargetPositionNotSetException", "IllegalArgumentException",
            "UnsupportedOperationException", "MotorType", "Rotation", "linear_opmode", "iterative_opmode", "OpMode",
-           "LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError",
+           "LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError", "OpModeEndedError",
            "MAX_LINES_WITHOUT_HANDOVER", "HardwareMap", "Telemetry", "TelemetryFrame", "TelemetryLog", "Gamepad",
            "ElapsedTime", "HubTiming", "DEFAULT_TIMING",
            "IMU", "YawPitchRollAngles", "AngularVelocity", "RevHubOrientationOnRobot", "BulkCachingMode",

@@ -38,18 +38,31 @@ Python (in the op mode's own code; simcore's frames are not counted) without a
 hand-over it is stopped with :class:`OpModeStuckError` (an init loop such as
 ``while not self.isStarted(): ...`` needs an ``idle()`` too). The count uses
 ``sys.settrace`` on the op mode's thread (a debugger or coverage tool does not
-see that thread's lines).
+see that thread's lines): each line run counts, and each pass of a loop written on
+one line (``while True: pass``) counts as one line too (its frames trace opcodes, as
+Python 3.11 reports such a loop's line once).
 
 The run's life
 --------------
 ``runOpMode`` starts at the controller's first tick (INIT pressed at
 ``t0``); ``start_time`` is when PLAY is pressed; at ``stop_time`` (optional;
-30 s after the start for an autonomous) STOP is pressed: ``opModeIsActive()``
-and ``isStopRequested()`` say so at once, and the op mode's next hand-over ends
-it (the SDK interrupts the thread; its ``finally`` blocks run). When the op
-mode ends, by returning or by the stop, every hub gets the SDK's fail-safe
-(:meth:`Hub.failSafe`: every channel disabled). An exception from robot code
-propagates from the tick with its own type, the simulation time noted.
+30 s after the start for an autonomous) STOP is pressed. As in the SDK, the op
+mode goes on: it is woken at that instant from a ``sleep`` or ``waitForStart`` (a
+read in progress completes first), ``opModeIsActive()`` returns False and
+``isStopRequested()`` True, so the code after ``while opModeIsActive():`` runs;
+its writes reach the hub and its telemetry is recorded from the stop instant on.
+After STOP, ``sleep`` returns at the next tick (the SDK interrupts the op mode's
+thread, which cuts a sleep short) and ``waitForStart`` at once; reads keep their
+round trips. The SDK force-stops an op mode that has not ended 900 ms after STOP
+(``OpModeInternal.MS_BEFORE_FORCE_STOP_AFTER_STOP_REQUESTED`` in the FTC SDK's
+RobotCore; ftc_app issue #709 describes the older 1000 ms watchdog): here, from
+:data:`STOP_GRACE_PERIOD` after STOP, its next hand-over ends it (its ``finally``
+blocks run) with a ``UserWarning``. When the op mode ends, by returning or by
+the stop, every hub gets the SDK's fail-safe (:meth:`Hub.failSafe`: every channel
+disabled), and its motors' methods raise
+:class:`~simcore.controllers.hub.motor.OpModeEndedError` until a new run. An
+exception from robot code propagates from the tick with its own type, the
+simulation time noted.
 
 The thread never outlives its run: it ends with the op mode, when the
 simulation and the controllers are dropped (garbage collected), when the same
@@ -64,9 +77,11 @@ the :class:`simcore.Simulator` kept (``simulate`` drops it; read its Result).
 """
 from __future__ import annotations
 
+import dis
 import os
 import sys
 import threading
+import warnings
 import weakref
 from typing import Callable, Iterable, Mapping, Optional
 
@@ -85,10 +100,12 @@ from .telemetry import Telemetry, TelemetryLog
 from .timing import DEFAULT_TIMING, HubTiming, RobotClock, robot_clock, set_robot_clock
 
 __all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError",
-           "MAX_LINES_WITHOUT_HANDOVER"]
+           "MAX_LINES_WITHOUT_HANDOVER", "STOP_GRACE_PERIOD"]
 
 #: Default bound: lines of the op mode's own Python between two hand-overs before it is declared stuck.
 MAX_LINES_WITHOUT_HANDOVER = 1_000_000
+#: Simulated s an op mode may run on after STOP before it is ended (the SDK's force stop: 900 ms).
+STOP_GRACE_PERIOD = 0.9
 
 _NS_PER_S = 1_000_000_000
 #: Wall time, s, to wait for an ended run's thread to unwind before a new run starts.
@@ -149,8 +166,8 @@ class LinearOpMode:
     def waitForStart(self) -> None:
         """Wait until PLAY (``start_time``)."""
         s = self._run()
-        if s.now_ns < s.start_ns:
-            s.hand_over(s.start_ns)
+        if s.now_ns < s.start_ns and not s.stop_requested:
+            s.hand_over(s.start_ns, interruptible=True)
 
     def idle(self) -> None:
         """Let the simulation run for one tick, unless the op mode handed over since its last ``idle()``."""
@@ -167,7 +184,10 @@ class LinearOpMode:
         milliseconds = checks.finite("milliseconds", milliseconds)
         if milliseconds < 0:
             raise IllegalArgumentException("timeout value is negative")
-        s.hand_over(s.now_ns + round(milliseconds * 1_000_000))
+        if s.stop_requested:  # the SDK's interrupted thread: a sleep after STOP returns early
+            s.hand_over(s.now_ns + 1)
+        else:
+            s.hand_over(s.now_ns + round(milliseconds * 1_000_000), interruptible=True)
 
     def isStarted(self) -> bool:
         """True once PLAY was pressed (or the op mode was told to stop)."""
@@ -179,19 +199,21 @@ class LinearOpMode:
         return self._run().stop_requested
 
     def opModeIsActive(self) -> bool:
-        """Started and not told to stop; calls :meth:`idle` when it is, as the SDK's does."""
-        active = not self.isStopRequested() and self.isStarted()
-        if active:
+        """Started and not told to stop; calls :meth:`idle` when it is, as the SDK's does.
+
+        The answer is taken after the idle, so a STOP that arrives during it gives False.
+        """
+        if not self.isStopRequested() and self.isStarted():
             self.idle()
-        return active
+        return not self.isStopRequested() and self.isStarted()
 
     def opModeInInit(self) -> bool:
         """Not started yet and not told to stop."""
         return not self.isStarted() and not self.isStopRequested()
 
     def requestOpModeStop(self) -> None:
-        """Ask for the op mode to be stopped (as STOP would): its next hand-over ends it."""
-        self._run().stop_requested = True
+        """Ask for the op mode to be stopped, as STOP would (see the module docstring)."""
+        self._run().request_stop()
 
     def getRuntime(self) -> float:
         """Simulated seconds since the op mode was initialised (or :meth:`resetRuntime`)."""
@@ -225,6 +247,10 @@ class _Session(RobotClock):
         self.gamepads = tuple(Gamepad(s, f"gamepad{i + 1}") for i, s in enumerate(gamepad_scripts))
         self.runtime_zero_ns = 0
         self.stop_requested = False
+        self.stop_at_ns: Optional[int] = None  # when STOP came (stop_time or requestOpModeStop)
+        self.grace_ns = round(STOP_GRACE_PERIOD * _NS_PER_S)
+        self.force_stopped = False
+        self.interruptible = False  # the current hand-over ends at STOP (sleep, waitForStart)
         self.handed_over_since_idle = False
         self.wake_ns = 0
         self.thread: Optional[threading.Thread] = None
@@ -245,14 +271,18 @@ class _Session(RobotClock):
         t_ns = round(t * _NS_PER_S)
         if self.thread is None:
             self.now_ns = self.init_ns = self.runtime_zero_ns = t_ns
+            for hub in self.hubs:
+                hub.begin_run()
             self._refresh_gamepads(t)
             self.thread = threading.Thread(target=self._main, name=f"opmode {self.name}", daemon=True)
             self.thread.start()
         else:
             stopping = self.stop_ns is not None and t_ns >= self.stop_ns and not self.stop_requested
             if stopping:
-                self.stop_requested = True
-            elif t_ns < self.wake_ns:
+                self.now_ns = t_ns
+                self.request_stop()
+            if t_ns < self.wake_ns and not (self.stop_requested and self.interruptible) \
+                    and not self._past_grace(t_ns):
                 return
             self.now_ns = t_ns
             self._refresh_gamepads(t)
@@ -266,6 +296,12 @@ class _Session(RobotClock):
             self.thread.join()
             for hub in self.hubs:
                 hub.failSafe()
+                hub.end_run(f"the op mode {self.name!r} run ended at t={t!r} s")
+            if self.force_stopped:
+                warnings.warn(f"op mode {self.name!r} had not ended {STOP_GRACE_PERIOD} s after STOP (at "
+                              f"t={self.stop_at_ns / _NS_PER_S!r} s): it was ended at t={t!r} s, as the SDK "
+                              "force-stops it. Let the code after STOP return promptly.", UserWarning,
+                              stacklevel=2)
             if self.error is not None:
                 error, self.error = self.error, None
                 raise error
@@ -273,6 +309,15 @@ class _Session(RobotClock):
     def _refresh_gamepads(self, t: float) -> None:
         for gamepad in self.gamepads:
             gamepad.refresh(t)
+
+    def request_stop(self) -> None:
+        """STOP, now (``stop_time`` or ``requestOpModeStop``): the grace period starts."""
+        if not self.stop_requested:
+            self.stop_requested = True
+            self.stop_at_ns = self.now_ns
+
+    def _past_grace(self, t_ns: int) -> bool:
+        return self.stop_at_ns is not None and t_ns >= self.stop_at_ns + self.grace_ns
 
     def abandon(self) -> None:
         """End the run without waiting: the op mode's next hand-over (or the one it waits in) ends it."""
@@ -284,16 +329,23 @@ class _Session(RobotClock):
         """A read's wait: ``round_trips`` hub round trips."""
         self.hand_over(self.now_ns + round_trips * self.round_trip_ns)
 
-    def hand_over(self, wake_ns: int) -> None:
-        """Give the simulation the turn until the first tick at or after ``wake_ns``."""
-        if self._terminating or self.stop_requested:
-            raise _Terminated()
+    def hand_over(self, wake_ns: int, interruptible: bool = False) -> None:
+        """Give the simulation the turn until the first tick at or after ``wake_ns`` (or STOP, if
+        ``interruptible``: a sleep or waitForStart, not a read's wait)."""
+        self._end_if_over()
         self.wake_ns = wake_ns
+        self.interruptible = interruptible
         self.handed_over_since_idle = True
         self._yielded.release()
         self._resume.acquire()
         self._lines = 0
-        if self._terminating or self.stop_requested:
+        self._end_if_over()
+
+    def _end_if_over(self) -> None:
+        if self._terminating:
+            raise _Terminated()
+        if self._past_grace(self.now_ns):
+            self.force_stopped = True
             raise _Terminated()
 
     def _main(self) -> None:
@@ -328,14 +380,59 @@ class _Session(RobotClock):
         filename = frame.f_code.co_filename
         if filename.startswith(_SIMCORE_DIRS) and filename != _SAMPLES_FILE:
             return None
-        return self._trace_line
+        if not _has_one_line_loop(frame.f_code):
+            return self._trace_line
+        # Python 3.11 reports one "line" event for a loop written on one line (``while True: pass``), not one
+        # per pass: such a function's frames also trace opcodes, and a backward jump that no "line" event
+        # reported counts as the line it runs again (only there: opcode tracing is slow).
+        frame.f_trace_opcodes = True
+        last_offset = -1
+        line_reported = False
+
+        def trace_local(frame, event, arg):
+            nonlocal last_offset, line_reported
+            if event == "opcode":
+                offset = frame.f_lasti
+                if offset <= last_offset and not line_reported:
+                    self._count_line()
+                last_offset, line_reported = offset, False
+            elif event == "line":
+                line_reported = True
+                self._count_line()
+            return trace_local
+
+        return trace_local
 
     def _trace_line(self, frame, event, arg):
         if event == "line":
-            self._lines += 1
-            if self._lines > self.max_lines:
-                raise _Stuck()
+            self._count_line()
         return self._trace_line
+
+    def _count_line(self) -> None:
+        self._lines += 1
+        if self._lines > self.max_lines:
+            raise _Stuck()
+
+
+#: code object -> whether it holds a loop on one line (a backward jump to its own line).
+_ONE_LINE_LOOPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _has_one_line_loop(code) -> bool:
+    found = _ONE_LINE_LOOPS.get(code)
+    if found is None:
+        line_at = {}
+        for start, end, line in code.co_lines():
+            for offset in range(start, end, 2):
+                line_at[offset] = line
+        found = any(ins.opcode in _JUMPS and isinstance(ins.argval, int) and ins.argval <= ins.offset
+                    and line_at.get(ins.argval) == line_at.get(ins.offset)
+                    for ins in dis.get_instructions(code))
+        _ONE_LINE_LOOPS[code] = found
+    return found
+
+
+_JUMPS = frozenset(dis.hasjrel) | frozenset(dis.hasjabs)
 
 
 class OpModeRunner:
@@ -492,15 +589,18 @@ def run_opmode(opmode, *, hubs: Iterable[Hub], configuration: Mapping, gamepad1:
     for key, script in (("gamepad1", gamepad1), ("gamepad2", gamepad2)):
         if script is not None and not callable(script):
             raise ConfigTypeError(key, script, "None or a function f(t) -> {field: value}")
-    start_time = checks.finite("start_time", start_time, "s")
+    # INIT is pressed at the simulation's start: PLAY and STOP cannot come before it.
+    start_time = checks.nonnegative("start_time", start_time, "s", what="time")
     if stop_time is not None:
-        stop_time = checks.finite("stop_time", stop_time, "s")
+        stop_time = checks.nonnegative("stop_time", stop_time, "s", what="time")
     if not isinstance(timing, HubTiming):
         raise ConfigTypeError("timing", timing, "a HubTiming")
     bound = checks.integer("max_lines_without_handover", max_lines_without_handover, minimum=0,
                            what="a whole number of lines (0: no bound)")
     if name is None:
         name = type(opmode).__name__
+    for hub in hubs:  # a hub whose last op mode run ended is configured for this one
+        hub.begin_run()
     runner = OpModeRunner(opmode, hubs, devices, hardware_map, (gamepad1, gamepad2), start_time, stop_time, timing,
                           bound, name)
     controller = OpModeController(timing.round_trip, runner, name=name, on_start=runner.on_start)

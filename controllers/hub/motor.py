@@ -59,6 +59,7 @@ a channel to one wheel of a drivetrain whose wheels carry their own signals
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import weakref
@@ -66,7 +67,7 @@ from typing import Mapping, Optional
 
 from simcore import protocols
 from simcore.controller import PeriodicController
-from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
+from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError, SimError
 
 from simcore.models.ftc_motor_types import MotorType, Rotation, java_round
 
@@ -77,7 +78,8 @@ from .sdk import (AngleUnit, CurrentUnit, DcMotor, Direction, IllegalArgumentExc
                   external_coefficient_from_internal)
 from .timing import robot_clock, spend_round_trips
 
-__all__ = ["Hub", "LynxModule", "DcMotorEx", "NUMBER_OF_MOTORS", "DEFAULT_TARGET_POSITION_TOLERANCE",
+__all__ = ["Hub", "LynxModule", "DcMotorEx", "OpModeEndedError", "NUMBER_OF_MOTORS",
+           "DEFAULT_TARGET_POSITION_TOLERANCE",
            "REQUIRED_SIGNALS", "PER_WHEEL_SIGNALS", "channel_signal_names"]
 
 #: Motor ports per hub (0..3), as LynxConstants.
@@ -262,6 +264,7 @@ class Hub:
         self.firmware = firmware
         self.signals: Optional[Mapping[str, float]] = None
         self._weak_signals = False
+        self.ended_run: Optional[str] = None  # what ended the last Java-style op mode run on this hub
         self._motors: dict[int, DcMotorEx] = {}
         self._bulk = BulkCache(self._bulk_snapshot)
         self._controller = PeriodicController(firmware.loop_period, self.firmware_step, name=f"{name}.firmware")
@@ -296,6 +299,15 @@ class Hub:
             The wheel this channel drives: ``"front_left"``, ``"front_right"``,
             ``"rear_left"``, ``"rear_right"`` on a mecanum drive, ``"left"`` or
             ``"right"`` on a tank drive (any wheel the drivetrain has).
+
+        Notes
+        -----
+        Direction convention: a drivetrain model's wheel rolls the robot forward
+        on positive power and its encoder counts up as it does, on every side (the
+        model's motors are not mounted mirrored, a real robot's left ones are).
+        ``setDirection(REVERSE)`` negates power and counts as the SDK does, so a
+        port of robot code should drop the ``setDirection(REVERSE)`` lines that
+        undo a mirrored mount (:mod:`simcore.controllers.hub.samples`).
 
         Raises
         ------
@@ -386,6 +398,15 @@ class Hub:
         for port in sorted(self._motors):
             self._motors[port]._channel.cmd_enable(False)
 
+    def end_run(self, what: str) -> None:
+        """A Java-style op mode's run on this hub is over (``what`` says which and when): from now on its motors'
+        methods raise :class:`OpModeEndedError` (their values would be stale), until :meth:`begin_run`."""
+        self.ended_run = what
+
+    def begin_run(self) -> None:
+        """A Java-style op mode's run on this hub starts: its motors answer again."""
+        self.ended_run = None
+
     def _bulk_snapshot(self) -> BulkData:
         """What a bulk read returns now: every configured port's count, velocity and busy flag (raw)."""
         counts, velocities, busy = {}, {}, {}
@@ -433,6 +454,10 @@ class Hub:
 
 #: The SDK's name for a hub (``hardwareMap.getAll(LynxModule)``).
 LynxModule = Hub
+
+
+class OpModeEndedError(SimError, RuntimeError):
+    """A hub motor was used after the Java-style op mode run it belongs to had ended."""
 
 
 class DcMotorEx(DcMotor):
@@ -589,10 +614,20 @@ class DcMotorEx(DcMotor):
     def setPower(self, power: float) -> None:
         """Send a power: abs(p) in RUN_TO_POSITION (a speed cap), direction-adjusted otherwise.
 
+        A power outside [-1, 1] is clipped to it, without a warning, because the
+        SDK does exactly that: ``DcMotorSimple.setPower`` documents the interval
+        [-1.0, 1.0] and ``LynxDcMotorController.setMotorPower`` clips to it
+        (``Range.clip(power, apiPowerFirst, apiPowerLast)``) before sending. So a
+        mecanum mix left un-normalised saturates here as on the robot: normalise
+        the four powers by their largest magnitude when it exceeds 1.
+
         Raises
         ------
         NonFiniteError
             ``power`` is NaN (the SDK would send 0 and silently stop the motor).
+        OpModeEndedError
+            Called after the Java-style op mode run of this hub ended (so do all
+            the motor's methods but the configuration getters).
         """
         power = _num_arg("power", power)
         _refuse_nan("setPower", self._device(), power, "sends power 0 ((int) of NaN is 0)")
@@ -837,3 +872,25 @@ class DcMotorEx(DcMotor):
         target = self.mechanism_name if self.wheel is None else f"{self.mechanism_name}.{self.wheel}"
         return (f"DcMotorEx({self._hub.name!r} port {self._port} -> {target!r}, "
                 f"{self._type.name!r}, {self._last_mode.name})")
+
+
+def _refuse_after_the_run(method):
+    """``method`` raising :class:`OpModeEndedError` once the hub's Java-style op mode run has ended."""
+    @functools.wraps(method)
+    def checked(self, *args, **kwargs):
+        ended = self._hub.ended_run
+        if ended is not None:
+            raise OpModeEndedError(
+                f"{type(self).__name__}.{method.__name__} on {self._device()}: {ended}, so the hub no longer "
+                "answers (a read would be stale, a write would go nowhere). Read the run's results from its "
+                "Result (res.signals, res.sample, res.records), or run the op mode again.")
+        return method(self, *args, **kwargs)
+    return checked
+
+
+#: What a motor is (configuration, not the hub's state): still answered after the run.
+_IDENTITY = {"getController", "getPortNumber", "getDeviceName", "getConnectionInfo", "getMotorType"}
+for _name in [n for n in dir(DcMotorEx)
+              if n[:1].islower() and callable(getattr(DcMotorEx, n)) and n not in _IDENTITY]:
+    setattr(DcMotorEx, _name, _refuse_after_the_run(getattr(DcMotorEx, _name)))
+del _name

@@ -22,11 +22,16 @@ the round trip): :func:`drive_by_encoder` and :func:`drive_by_time`, the same
 op modes with every cost the Java style's thread pays spelt out as a ``yield``
 (:class:`GeneratorTiming`), so they give the Java style's trajectory exactly.
 
-Motor directions: a real robot's left motors are mounted mirrored, which its
-op mode undoes with ``setDirection(REVERSE)``; a simulated drivetrain's wheels
-all roll forward on positive power, so ``reversed`` is empty by default. Give
-the names a real robot reverses to port its code unchanged onto a model built
-mirrored.
+Motor directions, when porting: a real robot's left motors are mounted
+mirrored, so on positive power they would drive the robot backward, and its op
+mode undoes that with ``setDirection(REVERSE)``. The model's motors are not
+mirrored: every wheel of a simulated drivetrain rolls the robot forward on
+positive power, and its encoder counts up as it does. ``setDirection(REVERSE)``
+is applied exactly as the SDK applies it (power and counts negated for that
+handle), so on the model it makes that wheel drive backward and the robot spin.
+To port an op mode line by line, delete (or comment out) the
+``setDirection(REVERSE)`` lines that undo a mirrored mount, and keep those that
+mean something else; here, ``reversed`` is empty by default for that reason.
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import simcore
-from simcore.controllers.hub import linear_opmode, run_opmode
+from simcore.controllers.hub import DcMotor, DcMotorEx, LinearOpMode, linear_opmode, run_opmode
 from simcore.controllers.hub.firmware import round_half_away
 from simcore.controllers.hub.samples import (DriveByEncoder, DriveByTime, OmniTeleOp, POVTeleOp, counts_per_inch,
                                              drive_by_encoder)
@@ -193,3 +193,47 @@ def test_the_omni_teleop_strafes_the_mecanum_sideways():
     assert abs(res.final("mecanum.heading")) < 1e-9
     _, yaw = res.records["OmniTeleOp"].series("Heading")
     assert max(abs(v) for v in yaw) < 1e-6
+
+
+class FourMotorEncoderDrive(LinearOpMode):
+    """A team's port of the SDK's drive-by-encoder sample to a four-motor mecanum: every motor's own target, the
+    loop polling all four isBusy() (review 15's port.py shape)."""
+
+    def runOpMode(self):
+        self.motors = [self.hardwareMap.get(DcMotorEx, w) for w in WHEELS]
+        for m in self.motors:
+            m.setMode(DcMotor.RunMode.STOP_AND_RESET_ENCODER)
+        for m in self.motors:
+            m.setMode(DcMotor.RunMode.RUN_USING_ENCODER)
+        self.waitForStart()
+        self.leg_ends = []
+        for speed, left, right in ((0.6, 48, 48), (0.5, 12, -12), (0.6, -24, -24)):
+            inches = [left if w in MECANUM_SIDES["left"] else right for w in WHEELS]
+            targets = [m.getCurrentPosition() + int(i * CPI) for m, i in zip(self.motors, inches)]
+            for m, t in zip(self.motors, targets):
+                m.setTargetPosition(t)
+            for m in self.motors:
+                m.setMode(DcMotor.RunMode.RUN_TO_POSITION)
+            for m in self.motors:
+                m.setPower(speed)
+            while self.opModeIsActive() and all([m.isBusy() for m in self.motors]):
+                pass
+            self.leg_ends.append((self.getRuntime(), targets))
+            for m in self.motors:
+                m.setPower(0)
+            for m in self.motors:
+                m.setMode(DcMotor.RunMode.RUN_USING_ENCODER)
+            self.sleep(250)
+
+
+def test_a_four_motor_port_ends_each_leg_with_every_wheel_within_the_target_tolerance():
+    """Done-means 1 on every wheel: at each leg's end (the hub's state when the last isBusy() was issued, one
+    round trip before the loop saw it) every wheel's encoder is within the SDK's 5 ticks of its own target."""
+    drive, hub, config = mecanum_robot()
+    op = FourMotorEncoderDrive()
+    res = simcore.simulate([drive], 4.5, controllers=run_opmode(op, hubs=[hub], configuration=config))
+    assert len(op.leg_ends) == 3
+    for t_end, targets in op.leg_ends:
+        counts = [round_half_away(res.sample(f"mecanum.{w}_rotor_position", [t_end - RT])[0] * COUNTS_PER_RAD)
+                  for w in WHEELS]
+        assert all(abs(c - t) <= TOLERANCE for c, t in zip(counts, targets)), (t_end, counts, targets)

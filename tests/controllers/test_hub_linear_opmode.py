@@ -14,6 +14,7 @@ import simcore
 from simcore.controllers.hub import (CurrentUnit, DcMotor, DcMotorEx, ElapsedTime, Hub, HubTiming,
                                      IllegalArgumentException, LinearOpMode, LynxModule, OpModeStuckError, RunMode,
                                      TargetPositionNotSetException, run_opmode)
+from simcore.controllers.hub.motor import OpModeEndedError
 from simcore.controllers.hub.timing import RobotClock, set_robot_clock
 from simcore.errors import ConfigError, ConfigTypeError
 from simcore.models import HubMotor
@@ -83,6 +84,25 @@ def test_a_loop_that_never_hands_over_ends_with_a_clear_error():
         def runOpMode(self):
             while not self.gamepad1.a:
                 pass
+
+    with pytest.raises(OpModeStuckError, match="500 lines"):
+        run(Poll, 1.0, max_lines_without_handover=500, gamepad1=lambda t: {"a": t > 0.5})
+
+
+def test_a_loop_written_on_one_line_ends_with_the_clear_error_too():
+    # Python 3.11 reports one "line" event for a one-line loop; each of its passes must still count.
+    class Spin(LinearOpMode):
+        def runOpMode(self):
+            self.waitForStart()
+            while True: pass  # noqa: E701
+
+    with pytest.raises(OpModeStuckError, match="'Spin' ran 1000000 lines") as e:
+        run(Spin, 1.0)
+    assert e.value.sim_time == 0.0
+
+    class Poll(LinearOpMode):  # `while (!gamepad1.a) {}` on one line: a memory read, no hand-over
+        def runOpMode(self):
+            while not self.gamepad1.a: pass  # noqa: E701
 
     with pytest.raises(OpModeStuckError, match="500 lines"):
         run(Poll, 1.0, max_lines_without_handover=500, gamepad1=lambda t: {"a": t > 0.5})
@@ -175,13 +195,13 @@ def test_wait_for_start_init_phase_and_stop():
                     arm.getCurrentPosition()
             finally:
                 self.stopped = (self.getRuntime(), self.isStopRequested(), self.opModeIsActive())
-                arm.setPower(0.3)  # too late: the SDK's fail-safe follows the stop
-            self.after_loop = True  # never reached: the stop ends the op mode at its next hand-over
+                arm.setPower(0.3)  # the SDK's fail-safe follows when the op mode returns
+            self.after_loop = True  # as in the SDK: opModeIsActive() is False at STOP, the code after it runs
 
     op = Auto()
     res, runner, hub = run(op, 2.0, start_time=0.5, stop_time=1.5)
     assert op.init_loops == 250 and op.started_at == pytest.approx(0.5)
-    assert op.stopped == (pytest.approx(1.5), True, False) and not hasattr(op, "after_loop")
+    assert op.stopped == (pytest.approx(1.5), True, False) and op.after_loop is True
     assert runner.finished and not runner.thread.is_alive()
     assert hub.registers(0)["enabled"] is False  # fail-safe: the channel is off...
     assert res.sample("arm.duty", [1.49])[0] > 0 and res.sample("arm.duty", [1.6])[0] == 0.0  # ...from 1.5 s
@@ -196,13 +216,74 @@ def test_request_op_mode_stop_and_the_fail_safe_when_the_op_mode_returns():
             self.sleep(100)
             self.requestOpModeStop()
             self.flags = (self.isStopRequested(), self.opModeIsActive())
-            self.sleep(100)  # ends it
-            self.after = True
+            self.sleep(100)  # cut short, as the SDK's interrupted sleep: returns at the next tick
+            self.after = self.getRuntime()
 
     op = Short()
     res, runner, hub = run(op, 0.5)
-    assert op.flags == (True, False) and not hasattr(op, "after")
+    assert op.flags == (True, False) and op.after == pytest.approx(0.1 + RT)
     assert res.sample("arm.duty", [0.05])[0] > 0 and res.sample("arm.duty", [0.2])[0] == 0.0
+
+
+def test_the_code_after_the_loop_runs_at_stop_as_in_the_sdk():
+    class Tele(LinearOpMode):  # the review's stopcleanup.py shape
+        def runOpMode(self):
+            m = self.hardwareMap.get(DcMotorEx, "arm")
+            self.waitForStart()
+            while self.opModeIsActive():
+                m.setPower(0.5)
+            self.telemetry.addData("Status", "Stopped")
+            self.telemetry.update()
+            self.cleanup = (self.getRuntime(), m.getPower())
+            m.setPower(0.0)
+
+    op = Tele()
+    res, runner, hub = run(op, 0.5, stop_time=0.2)
+    frames = res.records["Tele"].frames
+    assert [f.lines for f in frames] == [("Status : Stopped",)]
+    assert frames[0].t == pytest.approx(0.2) and op.cleanup == (pytest.approx(0.2), 0.5)
+    assert runner.finished and res.sample("arm.duty", [0.19])[0] > 0 and res.sample("arm.duty", [0.25])[0] == 0
+
+
+def test_a_cleanup_that_outlasts_the_grace_period_is_ended_with_a_warning():
+    class Linger(LinearOpMode):
+        def runOpMode(self):
+            arm = self.hardwareMap.get(DcMotorEx, "arm")
+            self.waitForStart()
+            try:
+                while self.opModeIsActive():
+                    self.sleep(10)
+                while True:  # a cleanup that never returns; each read takes a round trip
+                    self.last = self.getRuntime()
+                    arm.getCurrentPosition()
+            finally:
+                self.unwound = True
+
+    op = Linger()
+    with pytest.warns(UserWarning, match=r"'Linger' had not ended 0.9 s after STOP \(at t=0.3 s\)"):
+        res, runner, hub = run(op, 2.0, stop_time=0.3)
+    # the SDK's 900 ms: the last read issued before 0.3 + 0.9 s, the op mode ended at its next hand-over
+    assert op.unwound and runner.finished and 1.2 - RT <= op.last < 1.2
+    assert res.sample("arm.duty", [1.3])[0] == 0.0
+
+
+def test_a_motor_used_after_its_run_ended_raises_a_clear_error():
+    class Short(LinearOpMode):
+        def runOpMode(self):
+            self.hardwareMap.get(DcMotorEx, "arm").setPower(0.5)
+            self.sleep(50)
+
+    mech = arm()
+    hub = Hub()
+    motor = hub.motor(0, mech)
+    controllers = run_opmode(Short, hubs=[hub], configuration={"arm": motor})
+    simcore.simulate([mech], 0.2, controllers=controllers)
+    for call in (motor.getCurrentPosition, lambda: motor.setPower(0.3), motor.isBusy):
+        with pytest.raises(OpModeEndedError, match=r"hub port 0 \(arm\): the op mode 'Short' run ended at t=0.05"):
+            call()
+    assert motor.getPortNumber() == 0 and motor.getDeviceName()  # what the motor is, not the hub's state
+    res = simcore.simulate([mech], 0.2, controllers=controllers)  # a new run: the motor answers again
+    assert res.sample("arm.duty", [0.02])[0] > 0
 
 
 def test_robot_code_exceptions_keep_their_type_and_time_and_end_the_thread():
@@ -438,6 +519,8 @@ def test_run_opmode_checks_its_arguments():
     for key in ("start_time", "stop_time"):
         with pytest.raises(ConfigError, match=key):
             run_opmode(SeedSnippet, hubs=[hub], configuration={}, **{key: math.nan})
+        with pytest.raises(ConfigError, match=f"{key}=-1.*non-negative"):  # INIT is at the simulation's start
+            run_opmode(SeedSnippet, hubs=[hub], configuration={}, **{key: -1})
     with pytest.raises(ConfigError, match="max_lines_without_handover"):
         run_opmode(SeedSnippet, hubs=[hub], configuration={}, max_lines_without_handover=-1)
     with pytest.raises(ConfigError, match="round_trip"):
