@@ -331,13 +331,13 @@ class MecanumDrive(ChassisDrive, System):
         bus = ul[self._ibus]
         ib = self._ib
         chs = self.channels.evaluate(rotor, ul, [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]], bus)
-        G, r = self.gearing, self.wheel_radius
+        r = self.wheel_radius
         to, tf = chs.output_torque, chs.friction_torque
         crr, eps2 = self.roller_friction, self.slip_epsilon ** 2
         D, roll, coef, hterm, slip_free, slip = [], [], [], [], [], []
         fric = 0.0
         for i in range(4):
-            D.append((to[i] - G * tf[i]) / r)
+            D.append(to[i] / r)  # to: net of the rotor's friction
             # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
             sn = across[i] - w[i] * self._couple_free[i]
             roll.append(sn)
@@ -387,8 +387,8 @@ class MecanumDrive(ChassisDrive, System):
             out[e] = smp.bus * sum(chs.supply_current)
             out[e + 1] = sum(v * v for v in i) * d.R
             out[e + 2] = sum(i[k] * rotor[k] for k in range(4)) * (1.0 / d.Kv - d.Kt)
-            out[e + 3] = sum(chs.motor_torque[k] * rotor[k] - chs.output_torque[k] * smp.wheel_speed[k] / r
-                             for k in range(4))
+            out[e + 3] = sum((chs.motor_torque[k] - chs.friction_torque[k]) * rotor[k]
+                             - chs.output_torque[k] * smp.wheel_speed[k] / r for k in range(4))
             out[e + 4] = smp.friction_power
             out[e + 5] = 0.0
             out[e + 6] = smp.external_power

@@ -8,8 +8,9 @@ right-side inversion, unlike pyfrc's ``r_motor``).
 **Physical model** (:class:`TankDrive`). Each side is a :class:`~simcore.models.drive.MotorDrive`
 (``n_motors_per_side`` motors, gearbox ``gearing``, efficiency, brake/coast,
 current limits, supply current) turning the side's wheels (one chain) of radius
-``r``: the drive force at the ground is ``D = (T_out - G T_f) / r`` (``T_f`` the
-rotors' own friction, see ``viscous_friction``). Each side's rotating parts (wheels,
+``r``: the drive force at the ground is ``D = T_out / r``, ``T_out`` the gearbox output
+of the net shaft torque ``Kt I - T_f`` (``T_f`` the rotors' own friction, see
+``viscous_friction``; it acts at the motor shaft, before the gearbox efficiency). Each side's rotating parts (wheels,
 gears, and the motor rotors reflected through the gearbox) have an equivalent
 mass ``M_w = (wheel_inertia + n * rotor_inertia * G**2) / r**2`` at the wheel rim.
 The chassis stands on the wheels' contacts; :mod:`simcore.models.chassis` holds the
@@ -591,9 +592,9 @@ class TankDrive(ChassisDrive, System):
         bus = ul[self._ibus]
         ib0, ib1 = self._ib
         chs = self.channels.evaluate(rotor, ul, (ul[ib0], ul[ib1]), bus)
-        G, r = self.gearing, self.wheel_radius
+        r = self.wheel_radius
         to, tf = chs.output_torque, chs.friction_torque
-        D = ((to[0] - G * tf[0]) / r, (to[1] - G * tf[1]) / r)
+        D = (to[0] / r, to[1] / r)  # to: net of the rotors' friction
         ch = self.chassis
         if self.scrub:
             eps2 = self.slip_epsilon ** 2
@@ -655,8 +656,8 @@ class TankDrive(ChassisDrive, System):
             out[e] = smp.bus * (chs.supply_current[0] + chs.supply_current[1])
             out[e + 1] = (i[0] * i[0] + i[1] * i[1]) * d.R
             out[e + 2] = (i[0] * rotor[0] + i[1] * rotor[1]) * (1.0 / d.Kv - d.Kt)
-            out[e + 3] = sum(chs.motor_torque[k] * rotor[k] - chs.output_torque[k] * smp.wheel_speed[k] / r
-                             for k in (0, 1))
+            out[e + 3] = sum((chs.motor_torque[k] - chs.friction_torque[k]) * rotor[k]
+                             - chs.output_torque[k] * smp.wheel_speed[k] / r for k in (0, 1))
             out[e + 4] = smp.friction_power
             out[e + 5] = 0.0
             out[e + 6] = smp.external_power
