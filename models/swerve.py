@@ -41,7 +41,8 @@ regularized Coulomb law ``-mu N s_n / sqrt(s_n^2 + eps^2)`` of the sideways slip
 the length of the slip vector (along and across). ``N`` is ``m g / n_modules``, or
 with ``cog_height`` the transferred load (``normal_force_<i>``, event ``tip``).
 With ``bumper`` and ``field`` the walls are contacts; ``external_force_x``,
-``external_force_y`` and ``external_torque`` act on the centre of mass.
+``external_force_y`` and ``external_torque`` act on the centre of mass, at its height
+(the load transfer follows the ground's forces only, see :mod:`simcore.models.chassis`).
 
 Chassis: ``m dv/dt = sum F_i``, ``J domega/dt = sum (R p_i) x F_i - sum Q_i``
 (``moi`` is the robot's yaw inertia without the modules' spin about their own axes).

@@ -49,7 +49,8 @@ mechanics (traction modes, scrub, weight transfer, walls, external forces).
   one reaches zero. The side's traction limit follows its load.
 * **Walls** with ``bumper`` and ``field`` (needs ``friction_coefficient``), and
   **external forces**: inputs ``external_force_x``, ``external_force_y`` (N, field
-  frame) and ``external_torque`` (N·m) on the centre of mass.
+  frame) and ``external_torque`` (N·m) on the centre of mass, at its height (so the
+  load transfer follows the ground's forces only, see :mod:`simcore.models.chassis`).
 
 With ``track_energy=True`` seven states integrate energy flows, J: ``energy_in``
 (``∫ V_bus I_supply dt`` over both sides), ``copper_loss`` (``∫ I^2 R``),
