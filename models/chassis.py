@@ -171,10 +171,13 @@ class Chassis:
         Each contact's share of the weight at rest (summing to 1, no moment about the
         centre of mass); default the equal-spring distribution. The load transfer
         under acceleration is the equal-spring one either way.
+    layout : sequence of (str, object, float or sequence of float), optional
+        The user's parameters the contacts come from, as ``(name, value given, value
+        in m)``, so a layout error names the one the user passed (default: ``contacts``).
     """
 
     def __init__(self, *, mass, moi, contacts, wheel_of_contact, gravity, cog_height, bumper=None, field=None,
-                 static_share=None):
+                 static_share=None, layout=None):
         self.mass, self.moi, self.gravity = mass, moi, gravity
         self.cog_height = checks.nonnegative("cog_height", cog_height, "m", what="height")
         self.contacts = [tuple(c) for c in contacts]
@@ -186,8 +189,15 @@ class Chassis:
         ys = np.array([c[1] for c in self.contacts])
         # The planar (equal-spring) load distribution: N_j = [1, x_j, y_j] S^+ (m g, -h H_x, -h H_y), H the
         # ground's horizontal force (m A without external or wall forces; see Chassis.solve).
-        S = np.array([[len(xs), xs.sum(), ys.sum()], [xs.sum(), (xs * xs).sum(), (xs * ys).sum()],
-                      [ys.sum(), (xs * ys).sum(), (ys * ys).sum()]])
+        with np.errstate(over="ignore", invalid="ignore"):  # refused below, by the parameter's name
+            S = np.array([[len(xs), xs.sum(), ys.sum()], [xs.sum(), (xs * xs).sum(), (xs * ys).sum()],
+                          [ys.sum(), (xs * ys).sum(), (ys * ys).sum()]])
+        if not np.isfinite(S).all():
+            # Positions so large their squares overflow: name the user's parameter with the largest.
+            name, given, _ = max(layout or (("contacts", self.contacts, self.contacts),),
+                                 key=lambda p: float(np.max(np.abs(np.asarray(p[2], dtype=float)))))
+            raise ConfigError(name, given, "a size in m below about 1e154 (the weight distribution squares "
+                                           "the contact positions)")
         rho = np.column_stack([np.ones_like(xs), xs, ys]) @ np.linalg.pinv(S, rcond=1e-12)
         m, h = mass, self.cog_height
         self.load0 = (m * gravity * (rho[:, 0] if static_share is None else np.asarray(static_share))).tolist()

@@ -187,8 +187,10 @@ class MecanumDrive(ChassisDrive, System):
             self.wheelbase = checks.positive("wheelbase", wheelbase, "m", what="distance")
             hw, hl = self.track_width / 2.0, self.wheelbase / 2.0
             wheel_positions = ((hl, hw), (hl, -hw), (-hl, hw), (-hl, -hw))
+            layout = (("track_width", track_width, self.track_width), ("wheelbase", wheelbase, self.wheelbase))
         else:
             self.track_width = self.wheelbase = None
+            layout = None
         self.wheel_positions = module_layout("wheel_positions", wheel_positions, minimum=4)
         if len(self.wheel_positions) != 4:
             raise ConfigError("wheel_positions", wheel_positions, "four (x, y) positions in m")
@@ -213,7 +215,8 @@ class MecanumDrive(ChassisDrive, System):
         self.n_modules = 4
         self.chassis = Chassis(mass=self.mass, moi=self.moi, contacts=self.wheel_positions,
                                wheel_of_contact=(0, 1, 2, 3), gravity=self.gravity, cog_height=cog_height,
-                               bumper=bumper, field=field)
+                               bumper=bumper, field=field, layout=layout or (
+                                   ("wheel_positions", wheel_positions, self.wheel_positions),))
         self.cog_height = self.chassis.cog_height
         self.chassis.check_inside("start_pose", self.start_pose)
         self.bumper, self.field = self.chassis.bumper, self.chassis.field

@@ -250,7 +250,7 @@ class SwerveDrive(ChassisDrive, System):
                                    else checks.angles("start_steer_angles", start_steer_angles, n))
         self.chassis = Chassis(mass=self.mass, moi=self.moi, contacts=self.module_positions,
                                wheel_of_contact=range(n), gravity=self.gravity, cog_height=cog_height, bumper=bumper,
-                               field=field)
+                               field=field, layout=(("module_positions", module_positions, self.module_positions),))
         self.cog_height = self.chassis.cog_height
         self.chassis.check_inside("start_pose", self.start_pose)
         self.bumper, self.field = self.chassis.bumper, self.chassis.field

@@ -326,7 +326,7 @@ class TankDrive(ChassisDrive, System):
             share = [f / 2.0 for f in fr for _ in (0, 1)]
         self.chassis = Chassis(mass=self.mass, moi=self.moi, contacts=contacts, wheel_of_contact=wheel_of,
                                gravity=self.gravity, cog_height=cog_height, bumper=bumper, field=field,
-                               static_share=share)
+                               static_share=share, layout=self._layout(wheelbase, axle_positions, track_width))
         self.cog_height = self.chassis.cog_height
         if self.chassis.walls and not self.traction:
             raise ConfigError("field", field, "a friction_coefficient too: a robot that cannot slip cannot push a wall")
@@ -352,6 +352,15 @@ class TankDrive(ChassisDrive, System):
         self.channels = MotorChannels([self.drive, self.drive], [b_rotor, b_rotor])
         self._names(name, command, contacts)
         self._setup_modes()
+
+    def _layout(self, wheelbase, axle_positions, track_width):
+        """The user's layout parameters, for :class:`Chassis` to name in its errors."""
+        layout = [("track_width", track_width, self.track_width)]
+        if axle_positions is not None:
+            layout.append(("axle_positions", axle_positions, self.axle_x))
+        elif wheelbase is not None:
+            layout.append(("wheelbase", wheelbase, self.axle_x[0] * 2.0))
+        return layout
 
     def _axles(self, wheelbase, axle_positions):
         if axle_positions is not None:

@@ -498,3 +498,17 @@ def test_the_axle_solve_of_a_tank_without_wheelbase_is_the_general_solve():
         axle = ch.solve_axle(D, modes, drive._arms, fx, tz, om * v)
         for name in ("ax", "ay", "alpha", "normal", "traction", "wheel_accel"):
             np.testing.assert_allclose(getattr(axle, name), getattr(general, name), rtol=1e-14, atol=1e-12)
+
+
+def test_a_layout_too_large_to_square_names_the_users_parameter_without_a_warning():
+    import warnings
+    from simcore import ConfigError
+    cases = [(tank, "wheelbase", 1e200), (tank, "wheelbase", 1e308), (tank, "track_width", 1e200),
+             (tank, "axle_positions", (1e200, 0.0, -1e200)), (mecanum, "wheelbase", 1e200),
+             (swerve, "module_positions", [(1e200, 1e200), (1e200, -1e200), (-1e200, 1e200), (-1e200, -1e200)])]
+    for make, parameter, value in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no overflow RuntimeWarning on the way
+            with pytest.raises(ConfigError) as info:
+                make(**{parameter: value})
+        assert info.value.parameter == parameter and info.value.value == value
