@@ -225,9 +225,12 @@ class GearedMechanism(System):
         self.viscous_friction_from_motors = viscous_friction is None
         # The motors' own friction acts on the rotors, before the gearbox and its efficiency (so a
         # free-running motor draws its free current whatever the efficiency): rotor torque per unit
-        # of mechanism speed. A viscous_friction the user gives acts at the mechanism.
-        self._shaft_friction = self.rotor_viscous_friction * self.k if self.viscous_friction_from_motors else 0.0
-        self._load_viscous = 0.0 if self.viscous_friction_from_motors else self.viscous_friction
+        # of mechanism speed. A viscous_friction the user gives acts at the mechanism. With
+        # efficiency 1 both places are the same physics; the mechanism's keeps the arithmetic
+        # (bit for bit) of the batched kernel (models/batched.py).
+        at_rotor = self.viscous_friction_from_motors and drive.efficiency < 1.0
+        self._shaft_friction = self.rotor_viscous_friction * self.k if at_rotor else 0.0
+        self._load_viscous = 0.0 if at_rotor else self.viscous_friction
         self.static_friction = self._friction_force("static_friction", static_friction, u["force"])
         self.kinetic_friction = (self.static_friction if kinetic_friction is None
                                  else self._friction_force("kinetic_friction", kinetic_friction, u["force"]))
