@@ -247,10 +247,13 @@ class Battery(System):
         outputs go to neutral as the roboRIO does (see the module docstring).
     recovery_voltage : float or Quantity
         With ``"disable"``: the bus voltage above which the roboRIO leaves brownout,
-        V (default :data:`ROBORIO_RECOVERY_VOLTAGE`, 7.5).
+        V, in ``[brownout_voltage, open_circuit_voltage)`` (default
+        :data:`ROBORIO_RECOVERY_VOLTAGE`, 7.5). With ``"flag"`` a value other than the
+        default is refused (it would have no effect).
     recovery_time : float or Quantity
         With ``"disable"``: the delay before outputs can come back, s (default
-        :data:`RECOVERY_TIME`, an approximation).
+        :data:`RECOVERY_TIME`, an approximation). With ``"flag"`` a value other than
+        the default is refused.
 
     Notes
     -----
@@ -275,10 +278,20 @@ class Battery(System):
                               f"a voltage in [0, open_circuit_voltage={self.open_circuit_voltage})")
         self.brownout_behaviour = checks.choice("brownout_behaviour", brownout_behaviour, BROWNOUT_BEHAVIOURS)
         self.recovery_voltage = checks.finite("recovery_voltage", recovery_voltage, "V")
-        if not self.recovery_voltage >= self.brownout_voltage:
-            raise ConfigError("recovery_voltage", recovery_voltage,
-                              f"a voltage >= brownout_voltage={self.brownout_voltage}")
         self.recovery_time = checks.positive("recovery_time", recovery_time, "s", what="time")
+        if self.brownout_behaviour == "flag":
+            # A flagging battery never disables the outputs: a recovery setting would be silently ignored.
+            for parameter, given, value, default in (
+                    ("recovery_voltage", recovery_voltage, self.recovery_voltage, ROBORIO_RECOVERY_VOLTAGE),
+                    ("recovery_time", recovery_time, self.recovery_time, RECOVERY_TIME)):
+                if value != default:
+                    raise ConfigError(parameter, given, 'brownout_behaviour="disable" with it (with "flag" the '
+                                                        'outputs are never disabled, so it has no effect)')
+        elif not self.brownout_voltage <= self.recovery_voltage < self.open_circuit_voltage:
+            # At or above the open-circuit voltage the bus never recovers: the robot would stay disabled.
+            raise ConfigError("recovery_voltage", recovery_voltage,
+                              f"a voltage in [brownout_voltage={self.brownout_voltage}, "
+                              f"open_circuit_voltage={self.open_circuit_voltage})")
         self._coupling = None
         super().__init__(name, (), ("bus_voltage", "load_current"), ("voltage", "current", "brownout"),
                          {"voltage": "V", "current": "A", "bus_voltage": "V", "load_current": "A",

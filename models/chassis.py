@@ -39,11 +39,15 @@ circle): each has its own limit.
 
 **Weight transfer.** The contacts carry the weight on equal vertical springs (a
 rigid chassis): the normal loads are the planar distribution
-``N_j = N0_j - m h (q_j A_x + r_j A_y)`` that balances the weight and the pitch and
-roll moments of the inertial force at the centre-of-mass height ``h``
-(``sum N_j = m g``, ``sum N_j x_j = -m h A_x``, ``sum N_j y_j = -m h A_y``; ``A`` the
-robot-frame acceleration of the centre of mass). On a rectangle of wheelbase ``L``
-this is the textbook ``m a h / L`` taken from the front axle to the rear. With all
+``N_j = N0_j - h (q_j H_x + r_j H_y)`` that balances the weight and the pitch and
+roll moments about the centre of mass of the ground's horizontal forces, which act
+at depth ``h`` (the centre-of-mass height): ``sum N_j = m g``,
+``sum N_j x_j = -h H_x``, ``sum N_j y_j = -h H_y``, with ``H = m A - F_ext - F_wall``
+their sum (``A`` the robot-frame acceleration of the centre of mass; the external and
+wall forces act at the centre-of-mass height, so they pitch nothing themselves).
+Driven by its wheels alone, ``H = m A``: on a rectangle of wheelbase ``L`` the
+textbook ``m a h / L`` taken from the front axle to the rear; a coasting robot pushed
+through its centre of mass pitches only by its wheels' spin-up reactions. With all
 contacts on one line across the robot (a tank without a wheelbase) there is no
 pitch lever, and only the roll transfer is kept. Each contact's load is an output;
 the event ``tip`` (terminal) is located when one reaches zero.
@@ -57,9 +61,10 @@ and slip), after which the corner stays on the wall, sliding along it without
 friction, while the wall pushes (``wall_force_<k>``); event ``leave_wall`` when it
 no longer does. No penetration.
 
-**External forces** on the centre of mass: ``external_force_x``,
-``external_force_y`` (N, field frame) and ``external_torque`` (N·m), for pushing
-matches and bumps.
+**External forces** on the centre of mass (applied at its height, so they move no
+load between the wheels by themselves): ``external_force_x``, ``external_force_y``
+(N, field frame) and ``external_torque`` (N·m), for pushing matches and bumps. The
+bumper's wall contacts act at the same height.
 
 At each instant the accelerations, the rolling wheels' traction forces, the wall
 forces and the normal loads are linear in each other; :meth:`Chassis.solve`
@@ -166,10 +171,13 @@ class Chassis:
         Each contact's share of the weight at rest (summing to 1, no moment about the
         centre of mass); default the equal-spring distribution. The load transfer
         under acceleration is the equal-spring one either way.
+    layout : sequence of (str, object, float or sequence of float), optional
+        The user's parameters the contacts come from, as ``(name, value given, value
+        in m)``, so a layout error names the one the user passed (default: ``contacts``).
     """
 
     def __init__(self, *, mass, moi, contacts, wheel_of_contact, gravity, cog_height, bumper=None, field=None,
-                 static_share=None):
+                 static_share=None, layout=None):
         self.mass, self.moi, self.gravity = mass, moi, gravity
         self.cog_height = checks.nonnegative("cog_height", cog_height, "m", what="height")
         self.contacts = [tuple(c) for c in contacts]
@@ -179,9 +187,17 @@ class Chassis:
                                   for i in range(self.n_wheels)]
         xs = np.array([c[0] for c in self.contacts])
         ys = np.array([c[1] for c in self.contacts])
-        # The planar (equal-spring) load distribution: N_j = [1, x_j, y_j] S^+ (m g, -m h A_x, -m h A_y).
-        S = np.array([[len(xs), xs.sum(), ys.sum()], [xs.sum(), (xs * xs).sum(), (xs * ys).sum()],
-                      [ys.sum(), (xs * ys).sum(), (ys * ys).sum()]])
+        # The planar (equal-spring) load distribution: N_j = [1, x_j, y_j] S^+ (m g, -h H_x, -h H_y), H the
+        # ground's horizontal force (m A without external or wall forces; see Chassis.solve).
+        with np.errstate(over="ignore", invalid="ignore"):  # refused below, by the parameter's name
+            S = np.array([[len(xs), xs.sum(), ys.sum()], [xs.sum(), (xs * xs).sum(), (xs * ys).sum()],
+                          [ys.sum(), (xs * ys).sum(), (ys * ys).sum()]])
+        if not np.isfinite(S).all():
+            # Positions so large their squares overflow: name the user's parameter with the largest.
+            name, given, _ = max(layout or (("contacts", self.contacts, self.contacts),),
+                                 key=lambda p: float(np.max(np.abs(np.asarray(p[2], dtype=float)))))
+            raise ConfigError(name, given, "a size in m below about 1e154 (the weight distribution squares "
+                                           "the contact positions)")
         rho = np.column_stack([np.ones_like(xs), xs, ys]) @ np.linalg.pinv(S, rcond=1e-12)
         m, h = mass, self.cog_height
         self.load0 = (m * gravity * (rho[:, 0] if static_share is None else np.asarray(static_share))).tolist()
@@ -273,14 +289,26 @@ class Chassis:
         """
         m, J = self.mass, self.moi
         l0 = self.load0
+        wl0 = self.wheel_load0
         transfer = self.tips
         nc = len(free_coef)
+        if transfer:
+            # The loads follow the ground's horizontal forces, m A - F_ext - F_wall (the external and
+            # wall forces act at the centre-of-mass height, so they pitch nothing): in A, the loads'
+            # constant part moves by the external force's share; the wall forces' is added below.
+            lx, ly = self.load_x, self.load_y
+            ex, ey = fext_x / m, fext_y / m
+            l0 = [l0[j] - lx[j] * ex - ly[j] * ey for j in range(len(l0))]
+            wl0 = [wl0[i] - self.wheel_load_x[i] * ex - self.wheel_load_y[i] * ey for i in range(len(wl0))]
         # Free forces g_j = G0 + Gx A_x + Gy A_y (Gx = Gy = 0 without load transfer).
         G0 = [-free_coef[j] * l0[j] for j in range(nc)]
         if transfer:
-            lx, ly = self.load_x, self.load_y
             Gx = [-free_coef[j] * lx[j] for j in range(nc)]
             Gy = [-free_coef[j] * ly[j] for j in range(nc)]
+            # The load-dependent parts of the rows' A_x and A_y coefficients, for the wall columns.
+            px = [0.0, 0.0, 0.0]
+            py = [0.0, 0.0, 0.0]
+        load_coeffs = []  # per wheel: its traction's load-dependent (A_x, A_y) coefficients
         a00, a01, a02 = m, 0.0, 0.0
         a10, a11, a12 = 0.0, m, 0.0
         a20, a21, a22 = 0.0, 0.0, J
@@ -296,20 +324,30 @@ class Chassis:
                 k = M / (c * c)
                 f0 = (drive[i] - M * hterm[i] / c) / c
                 fx, fy, fa = -k * ddx, -k * ddy, -k * ar
+                lxi = lyi = 0.0
                 if reacts[i]:
                     j = fow[i]
                     q = cfree[i] / c
                     f0 -= q * G0[j]
                     if transfer:
-                        fx -= q * Gx[j]
-                        fy -= q * Gy[j]
+                        lxi, lyi = -q * Gx[j], -q * Gy[j]
+                        fx += lxi
+                        fy += lyi
             else:
                 lim = modes[i] * mu[i]
-                f0 = lim * self.wheel_load0[i]
-                fx = lim * self.wheel_load_x[i]
-                fy = lim * self.wheel_load_y[i]
+                f0 = lim * wl0[i]
+                fx = lxi = lim * self.wheel_load_x[i]
+                fy = lyi = lim * self.wheel_load_y[i]
                 fa = 0.0
             coeffs.append((f0, fx, fy, fa))
+            load_coeffs.append((lxi, lyi))
+            if transfer:
+                px[0] -= lxi * ddx
+                px[1] -= lxi * ddy
+                px[2] -= lxi * ar
+                py[0] -= lyi * ddx
+                py[1] -= lyi * ddy
+                py[2] -= lyi * ar
             a00 -= fx * ddx
             a01 -= fy * ddx
             a02 -= fa * ddx
@@ -336,6 +374,12 @@ class Chassis:
                 a11 -= gy * ny
                 a20 -= gx * ar
                 a21 -= gy * ar
+                px[0] -= gx * nx
+                px[1] -= gx * ny
+                px[2] -= gx * ar
+                py[0] -= gy * nx
+                py[1] -= gy * ny
+                py[2] -= gy * ar
             b0 += g0 * nx
             b1 += g0 * ny
             b2 += g0 * ar
@@ -345,9 +389,12 @@ class Chassis:
             A = [[a00, a01, a02], [a10, a11, a12], [a20, a21, a22]]
             b = [b0, b1, b2]
             for nx, ny, chi, rhs in walls:
-                A[0].append(-nx)
-                A[1].append(0.0 if ay_fixed is not None else -ny)
-                A[2].append(-chi)
+                # A wall force lam (n_x, n_y) is not a ground force: the loads see A - lam n / m.
+                wx, wy = (nx / m, ny / m) if transfer else (0.0, 0.0)
+                A[0].append(-nx - px[0] * wx - py[0] * wy if transfer else -nx)
+                A[1].append(0.0 if ay_fixed is not None else
+                            (-ny - px[1] * wx - py[1] * wy if transfer else -ny))
+                A[2].append(-chi - px[2] * wx - py[2] * wy if transfer else -chi)
                 A.append([nx, ny, chi] + [0.0] * len(walls))
                 b.append(rhs)
             z = _gauss(A, b)
@@ -365,16 +412,21 @@ class Chassis:
             lam = ()
         sol = ContactSolution()
         sol.ax, sol.ay, sol.alpha, sol.wall_force = ax, ay, alpha, lam
+        # The wall forces' share of the acceleration the loads see (see above).
+        wxs = sum(lk * w[0] for lk, w in zip(lam, walls)) / m if transfer and walls else 0.0
+        wys = sum(lk * w[1] for lk, w in zip(lam, walls)) / m if transfer and walls else 0.0
         if transfer:
-            sol.normal = [l0[j] + lx[j] * ax + ly[j] * ay for j in range(len(l0))]
-            sol.free_force = [G0[j] + Gx[j] * ax + Gy[j] * ay for j in range(nc)]
+            bx, by = ax - wxs, ay - wys
+            sol.normal = [l0[j] + lx[j] * bx + ly[j] * by for j in range(len(l0))]
+            sol.free_force = [G0[j] + Gx[j] * bx + Gy[j] * by for j in range(nc)]
         else:
             sol.normal = l0
             sol.free_force = G0
         f, wa = [], []
         ff = sol.free_force
         for i, (f0, fx, fy, fa) in enumerate(coeffs):
-            fi = f0 + fx * ax + fy * ay + fa * alpha
+            lxi, lyi = load_coeffs[i]
+            fi = f0 + fx * ax + fy * ay + fa * alpha - lxi * wxs - lyi * wys
             f.append(fi)
             c = couple[i]
             if modes[i] == ROLL:

@@ -187,8 +187,10 @@ class MecanumDrive(ChassisDrive, System):
             self.wheelbase = checks.positive("wheelbase", wheelbase, "m", what="distance")
             hw, hl = self.track_width / 2.0, self.wheelbase / 2.0
             wheel_positions = ((hl, hw), (hl, -hw), (-hl, hw), (-hl, -hw))
+            layout = (("track_width", track_width, self.track_width), ("wheelbase", wheelbase, self.wheelbase))
         else:
             self.track_width = self.wheelbase = None
+            layout = None
         self.wheel_positions = module_layout("wheel_positions", wheel_positions, minimum=4)
         if len(self.wheel_positions) != 4:
             raise ConfigError("wheel_positions", wheel_positions, "four (x, y) positions in m")
@@ -213,7 +215,8 @@ class MecanumDrive(ChassisDrive, System):
         self.n_modules = 4
         self.chassis = Chassis(mass=self.mass, moi=self.moi, contacts=self.wheel_positions,
                                wheel_of_contact=(0, 1, 2, 3), gravity=self.gravity, cog_height=cog_height,
-                               bumper=bumper, field=field)
+                               bumper=bumper, field=field, layout=layout or (
+                                   ("wheel_positions", wheel_positions, self.wheel_positions),))
         self.cog_height = self.chassis.cog_height
         self.chassis.check_inside("start_pose", self.start_pose)
         self.bumper, self.field = self.chassis.bumper, self.chassis.field
@@ -331,13 +334,13 @@ class MecanumDrive(ChassisDrive, System):
         bus = ul[self._ibus]
         ib = self._ib
         chs = self.channels.evaluate(rotor, ul, [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]], bus)
-        G, r = self.gearing, self.wheel_radius
+        r = self.wheel_radius
         to, tf = chs.output_torque, chs.friction_torque
         crr, eps2 = self.roller_friction, self.slip_epsilon ** 2
         D, roll, coef, hterm, slip_free, slip = [], [], [], [], [], []
         fric = 0.0
         for i in range(4):
-            D.append((to[i] - G * tf[i]) / r)
+            D.append(to[i] / r)  # to: net of the rotor's friction
             # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
             sn = across[i] - w[i] * self._couple_free[i]
             roll.append(sn)
@@ -387,8 +390,8 @@ class MecanumDrive(ChassisDrive, System):
             out[e] = smp.bus * sum(chs.supply_current)
             out[e + 1] = sum(v * v for v in i) * d.R
             out[e + 2] = sum(i[k] * rotor[k] for k in range(4)) * (1.0 / d.Kv - d.Kt)
-            out[e + 3] = sum(chs.motor_torque[k] * rotor[k] - chs.output_torque[k] * smp.wheel_speed[k] / r
-                             for k in range(4))
+            out[e + 3] = sum((chs.motor_torque[k] - chs.friction_torque[k]) * rotor[k]
+                             - chs.output_torque[k] * smp.wheel_speed[k] / r for k in range(4))
             out[e + 4] = smp.friction_power
             out[e + 5] = 0.0
             out[e + 6] = smp.external_power

@@ -161,7 +161,9 @@ class GearedMechanism(System):
         Default: the motors' own friction as their datasheet free current implies
         (:func:`~simcore.models.motor_channels.free_current_friction` reflected through
         ``k``), so a motor at its nominal voltage with no load turns at its free speed
-        drawing its free current; 0 gives WPILib's ideal plant.
+        drawing its free current; 0 gives WPILib's ideal plant. The default acts at the
+        rotors, before the gearbox efficiency (it is the motors' friction); a value given
+        acts at the mechanism, after it.
     static_friction : float or Quantity
         Breakaway force ``F_s``, N·m or N at the mechanism; a Quantity in volts is
         read as a kS voltage and converted through the motor
@@ -221,6 +223,14 @@ class GearedMechanism(System):
                                                                             drive, self.k, u["viscous"])
         #: True when ``viscous_friction`` is the motors' own (so it follows the gearing: ``b_rotor k^2``).
         self.viscous_friction_from_motors = viscous_friction is None
+        # The motors' own friction acts on the rotors, before the gearbox and its efficiency (so a
+        # free-running motor draws its free current whatever the efficiency): rotor torque per unit
+        # of mechanism speed. A viscous_friction the user gives acts at the mechanism. With
+        # efficiency 1 both places are the same physics; the mechanism's keeps the arithmetic
+        # (bit for bit) of the batched kernel (models/batched.py).
+        at_rotor = self.viscous_friction_from_motors and drive.efficiency < 1.0
+        self._shaft_friction = self.rotor_viscous_friction * self.k if at_rotor else 0.0
+        self._load_viscous = 0.0 if at_rotor else self.viscous_friction
         self.static_friction = self._friction_force("static_friction", static_friction, u["force"])
         self.kinetic_friction = (self.static_friction if kinetic_friction is None
                                  else self._friction_force("kinetic_friction", kinetic_friction, u["force"]))
@@ -297,15 +307,15 @@ class GearedMechanism(System):
         d = self.drive
         e = d.electrical(self.k * v, u[0], u[1], u[2])
         tm = d.Kt * e.stator_current
-        f = d.output_torque_directed(tm, direction) * self._k_per_gearing
+        f = d.output_torque_directed(tm - self._shaft_friction * v, direction) * self._k_per_gearing
         return _sample(DriveSample, (f, e.applied_voltage, e.stator_current, e.supply_current, tm, e.saturated,
                                      e.current_limited))
 
     def drive_force(self, v, u, direction=0.0) -> float:
         """:attr:`DriveSample.force` alone (the right-hand side and the guards need nothing else)."""
         d = self.drive
-        return d.output_torque_directed(d.Kt * d.electrical(self.k * v, u[0], u[1], u[2]).stator_current,
-                                        direction) * self._k_per_gearing
+        return d.output_torque_directed(d.Kt * d.electrical(self.k * v, u[0], u[1], u[2]).stator_current
+                                        - self._shaft_friction * v, direction) * self._k_per_gearing
 
     def applied_force(self, q: float, u, direction: float = 1.0) -> float:
         """Drive plus load force at rest at ``q``, N·m or N, for motion starting in ``direction``.
@@ -317,9 +327,10 @@ class GearedMechanism(System):
         return self.drive_force(0.0, u, direction) + self.load_force(q)
 
     def _friction(self, v, mode):
-        """Friction force opposing the motion in ``mode`` at velocity ``v``, N·m or N: viscous, plus
+        """Friction force at the mechanism opposing the motion in ``mode`` at velocity ``v``, N·m or N:
+        viscous (the user's; the motors' own acts at the rotors, in :meth:`drive_force`), plus
         Coulomb with the sign of the sliding mode."""
-        return self.viscous_friction * v + self._coulomb.get(mode, 0.0)
+        return self._load_viscous * v + self._coulomb.get(mode, 0.0)
 
     def derivatives(self, t, x, u):
         mode = self.mode
@@ -330,7 +341,7 @@ class GearedMechanism(System):
             f = self.drive_sample(q, 0.0, u)
             i = f.stator_current
             return np.array([0.0, 0.0, u[2] * f.supply_current, i * i * self.drive.R, 0.0, 0.0, 0.0, 0.0])
-        fric = self.viscous_friction * v + self._coulomb.get(mode, 0.0)  # _friction, inlined: the hot path
+        fric = self._load_viscous * v + self._coulomb.get(mode, 0.0)  # _friction, inlined: the hot path
         if not self.track_energy:
             return np.array([v, (self.drive_force(v, u, _DIRECTION.get(mode, 0.0)) + self.load_force(q) - fric)
                              / self.M])
@@ -339,7 +350,9 @@ class GearedMechanism(System):
         i = f.stator_current
         tm, w = f.motor_torque, self.k * v
         d = self.drive
-        return np.array([v, a, u[2] * f.supply_current, i * i * d.R, tm * w - f.force * v, fric * v, 0.0,
+        tf = self._shaft_friction * v  # the rotors' own friction torque
+        return np.array([v, a, u[2] * f.supply_current, i * i * d.R, (tm - tf) * w - f.force * v,
+                         fric * v + tf * w, 0.0,
                          i * w * (1.0 / d.Kv - d.Kt)])
 
     def outputs(self, t, x, u):

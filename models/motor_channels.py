@@ -7,7 +7,8 @@ gearbox) with its own command. :class:`MotorChannels` evaluates all of them at o
 instant with the semantics of :meth:`MotorDrive.electrical` and
 :meth:`MotorDrive.output_torque` (brake and coast at neutral, saturation at the
 bus, current limits, gearbox efficiency blended through zero speed), plus the
-motor's own friction: a viscous torque ``b w_rotor`` on each rotor, whose default
+motor's own friction: a viscous torque ``b w_rotor`` on each rotor (at the shaft, before
+the gearbox and its efficiency), whose default
 (:func:`free_current_friction`) is the friction the datasheet's free current
 implies, so an unloaded motor at its nominal voltage turns at the datasheet free
 speed drawing the datasheet free current.
@@ -76,7 +77,8 @@ class ChannelState:
     motor_torque : list of float
         ``Kt I`` at the rotor, N·m.
     output_torque : list of float
-        At the gearbox output, N·m (efficiency applied).
+        At the gearbox output, N·m: the net shaft torque ``Kt I - b w_rotor`` through the
+        gearbox (efficiency applied to it).
     friction_torque : list of float
         The rotor's viscous friction torque ``b w_rotor``, N·m (opposes the rotor).
     """
@@ -147,12 +149,17 @@ class MotorChannels:
                     i = (v - emf) / R
                     isup = v / vb * i
             tm = self._kt[k] * i
+            tf = self.viscous[k] * w
+            # The rotor's own friction acts on the motor shaft, before the gearbox: the gearbox
+            # carries (and loses its 1 - eta of) the net shaft torque, so a free-running motor
+            # draws its free current whatever the efficiency.
+            tn = tm - tf
             eta = self._eta[k]
-            if eta == 1.0 or tm == 0.0:
-                to = self._gear[k] * tm
+            if eta == 1.0 or tn == 0.0:
+                to = self._gear[k] * tn
             else:
                 sw = w / math.sqrt(w * w + eps2)
-                to = self._gear[k] * tm * eta ** (sw if tm > 0.0 else -sw)
+                to = self._gear[k] * tn * eta ** (sw if tn > 0.0 else -sw)
             va.append(v)
             ia.append(i)
             sa.append(isup)
@@ -160,7 +167,7 @@ class MotorChannels:
             lim_.append(lim)
             tma.append(tm)
             toa.append(to)
-            tfa.append(self.viscous[k] * w)
+            tfa.append(tf)
         st.applied_voltage, st.stator_current, st.supply_current = va, ia, sa
         st.saturated, st.current_limited = sat_, lim_
         st.motor_torque, st.output_torque, st.friction_torque = tma, toa, tfa

@@ -41,7 +41,8 @@ regularized Coulomb law ``-mu N s_n / sqrt(s_n^2 + eps^2)`` of the sideways slip
 the length of the slip vector (along and across). ``N`` is ``m g / n_modules``, or
 with ``cog_height`` the transferred load (``normal_force_<i>``, event ``tip``).
 With ``bumper`` and ``field`` the walls are contacts; ``external_force_x``,
-``external_force_y`` and ``external_torque`` act on the centre of mass.
+``external_force_y`` and ``external_torque`` act on the centre of mass, at its height
+(the load transfer follows the ground's forces only, see :mod:`simcore.models.chassis`).
 
 Chassis: ``m dv/dt = sum F_i``, ``J domega/dt = sum (R p_i) x F_i - sum Q_i``
 (``moi`` is the robot's yaw inertia without the modules' spin about their own axes).
@@ -249,7 +250,7 @@ class SwerveDrive(ChassisDrive, System):
                                    else checks.angles("start_steer_angles", start_steer_angles, n))
         self.chassis = Chassis(mass=self.mass, moi=self.moi, contacts=self.module_positions,
                                wheel_of_contact=range(n), gravity=self.gravity, cog_height=cog_height, bumper=bumper,
-                               field=field)
+                               field=field, layout=(("module_positions", module_positions, self.module_positions),))
         self.cog_height = self.chassis.cog_height
         self.chassis.check_inside("start_pose", self.start_pose)
         self.bumper, self.field = self.chassis.bumper, self.chassis.field
@@ -376,16 +377,16 @@ class SwerveDrive(ChassisDrive, System):
         rates = xl[6 + n:6 + 2 * n]
         bus = ul[self._ibus]
         chs = self.channels.evaluate(rotor, ul, [ul[2 * n]] * n + [ul[2 * n + 1]] * n, bus)
-        Gd, Gs, r, cr = self.drive.gearing, self.steer.gearing, self.wheel_radius, self.couple_ratio
+        r, cr = self.wheel_radius, self.couple_ratio
         tout, tm, tf = chs.output_torque, chs.motor_torque, chs.friction_torque
         mu, eps2 = self.friction_coefficient, self.slip_epsilon ** 2
         D, Q, coef, free_dirs, arm, free_arm, hterm, slip_free, slip = [], [], [], [], [], [], [], [], []
         fric = 0.0
         for i in range(n):
             ci, si, px, py, sn = ce[i], se[i], self._pxl[i], self._pyl[i], across[i]
-            D.append((tout[i] - Gd * tf[i]) / r)
+            D.append(tout[i] / r)  # tout: net of the rotor's friction
             # Torque on the module's steering: the steer motor's, and the drive motor's through the coupling.
-            Q.append(tout[n + i] - Gs * tf[n + i] + cr * (tm[i] - tf[i]))
+            Q.append(tout[n + i] + cr * (tm[i] - tf[i]))
             coef.append(mu * sn / math.sqrt(sn * sn + eps2))
             free_dirs.append((-si, ci))
             arm.append(px * si - py * ci)
@@ -455,11 +456,11 @@ class SwerveDrive(ChassisDrive, System):
             out[e + 1] = sum(v * v for v in i[:n]) * dr.R + sum(v * v for v in i[n:]) * st.R
             out[e + 2] = (sum(i[k] * rotor[k] for k in range(n)) * (1.0 / dr.Kv - dr.Kt)
                           + sum(i[k] * rotor[k] for k in range(n, 2 * n)) * (1.0 / st.Kv - st.Kt))
-            tm, tout = chs.motor_torque, chs.output_torque
+            tm, tout, tf = chs.motor_torque, chs.output_torque, chs.friction_torque
             w = smp.wheel_speed
             rates = x[6 + n:6 + 2 * n]
-            gear = sum(tm[k] * Gd * w[k] / r - tout[k] * w[k] / r for k in range(n))
-            gear += sum(tm[n + k] * rotor[n + k] - tout[n + k] * rates[k] for k in range(n))
+            gear = sum((tm[k] - tf[k]) * Gd * w[k] / r - tout[k] * w[k] / r for k in range(n))
+            gear += sum((tm[n + k] - tf[n + k]) * rotor[n + k] - tout[n + k] * rates[k] for k in range(n))
             out[e + 3] = gear
             out[e + 4] = smp.friction_power
             out[e + 5] = 0.0

@@ -8,8 +8,9 @@ right-side inversion, unlike pyfrc's ``r_motor``).
 **Physical model** (:class:`TankDrive`). Each side is a :class:`~simcore.models.drive.MotorDrive`
 (``n_motors_per_side`` motors, gearbox ``gearing``, efficiency, brake/coast,
 current limits, supply current) turning the side's wheels (one chain) of radius
-``r``: the drive force at the ground is ``D = (T_out - G T_f) / r`` (``T_f`` the
-rotors' own friction, see ``viscous_friction``). Each side's rotating parts (wheels,
+``r``: the drive force at the ground is ``D = T_out / r``, ``T_out`` the gearbox output
+of the net shaft torque ``Kt I - T_f`` (``T_f`` the rotors' own friction, see
+``viscous_friction``; it acts at the motor shaft, before the gearbox efficiency). Each side's rotating parts (wheels,
 gears, and the motor rotors reflected through the gearbox) have an equivalent
 mass ``M_w = (wheel_inertia + n * rotor_inertia * G**2) / r**2`` at the wheel rim.
 The chassis stands on the wheels' contacts; :mod:`simcore.models.chassis` holds the
@@ -48,7 +49,8 @@ mechanics (traction modes, scrub, weight transfer, walls, external forces).
   one reaches zero. The side's traction limit follows its load.
 * **Walls** with ``bumper`` and ``field`` (needs ``friction_coefficient``), and
   **external forces**: inputs ``external_force_x``, ``external_force_y`` (N, field
-  frame) and ``external_torque`` (N·m) on the centre of mass.
+  frame) and ``external_torque`` (N·m) on the centre of mass, at its height (so the
+  load transfer follows the ground's forces only, see :mod:`simcore.models.chassis`).
 
 With ``track_energy=True`` seven states integrate energy flows, J: ``energy_in``
 (``∫ V_bus I_supply dt`` over both sides), ``copper_loss`` (``∫ I^2 R``),
@@ -324,7 +326,7 @@ class TankDrive(ChassisDrive, System):
             share = [f / 2.0 for f in fr for _ in (0, 1)]
         self.chassis = Chassis(mass=self.mass, moi=self.moi, contacts=contacts, wheel_of_contact=wheel_of,
                                gravity=self.gravity, cog_height=cog_height, bumper=bumper, field=field,
-                               static_share=share)
+                               static_share=share, layout=self._layout(wheelbase, axle_positions, track_width))
         self.cog_height = self.chassis.cog_height
         if self.chassis.walls and not self.traction:
             raise ConfigError("field", field, "a friction_coefficient too: a robot that cannot slip cannot push a wall")
@@ -350,6 +352,15 @@ class TankDrive(ChassisDrive, System):
         self.channels = MotorChannels([self.drive, self.drive], [b_rotor, b_rotor])
         self._names(name, command, contacts)
         self._setup_modes()
+
+    def _layout(self, wheelbase, axle_positions, track_width):
+        """The user's layout parameters, for :class:`Chassis` to name in its errors."""
+        layout = [("track_width", track_width, self.track_width)]
+        if axle_positions is not None:
+            layout.append(("axle_positions", axle_positions, self.axle_x))
+        elif wheelbase is not None:
+            layout.append(("wheelbase", wheelbase, self.axle_x[0] * 2.0))
+        return layout
 
     def _axles(self, wheelbase, axle_positions):
         if axle_positions is not None:
@@ -591,9 +602,9 @@ class TankDrive(ChassisDrive, System):
         bus = ul[self._ibus]
         ib0, ib1 = self._ib
         chs = self.channels.evaluate(rotor, ul, (ul[ib0], ul[ib1]), bus)
-        G, r = self.gearing, self.wheel_radius
+        r = self.wheel_radius
         to, tf = chs.output_torque, chs.friction_torque
-        D = ((to[0] - G * tf[0]) / r, (to[1] - G * tf[1]) / r)
+        D = (to[0] / r, to[1] / r)  # to: net of the rotors' friction
         ch = self.chassis
         if self.scrub:
             eps2 = self.slip_epsilon ** 2
@@ -655,8 +666,8 @@ class TankDrive(ChassisDrive, System):
             out[e] = smp.bus * (chs.supply_current[0] + chs.supply_current[1])
             out[e + 1] = (i[0] * i[0] + i[1] * i[1]) * d.R
             out[e + 2] = (i[0] * rotor[0] + i[1] * rotor[1]) * (1.0 / d.Kv - d.Kt)
-            out[e + 3] = sum(chs.motor_torque[k] * rotor[k] - chs.output_torque[k] * smp.wheel_speed[k] / r
-                             for k in (0, 1))
+            out[e + 3] = sum((chs.motor_torque[k] - chs.friction_torque[k]) * rotor[k]
+                             - chs.output_torque[k] * smp.wheel_speed[k] / r for k in (0, 1))
             out[e + 4] = smp.friction_power
             out[e + 5] = 0.0
             out[e + 6] = smp.external_power

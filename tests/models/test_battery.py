@@ -125,3 +125,23 @@ def test_a_batched_run_takes_the_flagging_battery_only():
     assert Battery().batched({}, 2) is not None
     with pytest.raises(ConfigError, match="brownout_behaviour='disable'"):
         Battery(brownout_behaviour="disable").batched({}, 2)
+
+
+def test_recovery_settings_that_could_never_act_are_refused():
+    # A 12 V battery: with no load the bus sits at 12 V, so it can never rise above 20 V and a
+    # robot that browned out would stay disabled for good.
+    for bad in (20.0, 12.0):
+        with pytest.raises(ConfigError) as info:
+            Battery(brownout_behaviour="disable", recovery_voltage=bad)
+        assert info.value.parameter == "recovery_voltage" and info.value.value == bad
+    with pytest.raises(ConfigError) as info:
+        Battery(brownout_behaviour="disable", brownout_voltage=7.0, recovery_voltage=6.9)
+    assert info.value.parameter == "recovery_voltage"
+    Battery(brownout_behaviour="disable", recovery_voltage=11.9)  # below 12 V: reachable
+    # "flag" never disables the outputs: a recovery setting would be silently ignored.
+    for parameter, value in (("recovery_voltage", 9.0), ("recovery_time", 0.1)):
+        with pytest.raises(ConfigError) as info:
+            Battery(**{parameter: value})
+        assert info.value.parameter == parameter and "disable" in str(info.value)
+    # ...while the defaults stay valid whatever the flag threshold (they are not the user's).
+    assert Battery(brownout_voltage=8.0).brownout_voltage == 8.0

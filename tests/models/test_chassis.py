@@ -97,36 +97,62 @@ def test_omni_end_axles_make_turning_easier_than_traction_wheels():
 
 # -- weight transfer and tipping ---------------------------------------------------------------------------
 def test_normal_forces_sum_to_the_weight_and_shift_by_m_a_h_over_l():
-    h, L, F = 0.4, 0.55, 120.0
-    drive = tank(wheelbase=L, cog_height=h, friction_coefficient=1.0, neutral_mode="coast")
-    res = simcosim(drive, 1.0, {"drive.external_force_x": F})
+    # Driven by its motors from rest: every horizontal force on the robot comes from the ground, so the
+    # pitch balance about the centre of mass moves m a h / L from the front axle to the rear.
+    h, L, V = 0.4, 0.55, 3.0
+    drive = tank(wheelbase=L, cog_height=h, friction_coefficient=1.0)
+    res = simcosim(drive, 1.0, {"drive.left_voltage": V, "drive.right_voltage": V})
     n = np.array([res[f"drive.normal_force_{j}"] for j in range(4)])
     np.testing.assert_allclose(n.sum(axis=0), MASS * G0, rtol=1e-9)
-    # coasting motors: the force accelerates chassis and rolling wheels, a = F / (m + 2 M_w)
-    a = F / (MASS + 2 * drive.side_rotating_mass)
-    np.testing.assert_allclose(res["drive.acceleration"], a, rtol=1e-9)
+    # at rest each side's stall force accelerates chassis and rolling sides: a0 = 2 D / (m + 2 M_w)
+    a = res["drive.acceleration"]
+    assert a[0] == pytest.approx(2 * side_force(V, 0.0) / (MASS + 2 * drive.side_rotating_mass), rel=1e-9)
     rear, front = n[2] + n[3], n[0] + n[1]  # contacts: front axle (left, right), rear axle (left, right)
     np.testing.assert_allclose(rear - MASS * G0 / 2, MASS * a * h / L, rtol=1e-6)
     np.testing.assert_allclose(rear - front, 2 * MASS * a * h / L, rtol=1e-6)
 
 
+def test_a_push_through_the_centre_of_mass_pitches_only_by_the_wheels_spin_up():
+    # review-12 finding 1: a coasting tank pushed by F at its centre-of-mass height. The ground forces
+    # (at depth h) are only the rolling sides' spin-up reactions, -M_w a each, so the pitch balance
+    # about the centre of mass gives rear - front = 2 h (-2 M_w a) / L, not 2 m a h / L.
+    h, L, F = 0.4, 0.55, 120.0
+    drive = tank(wheelbase=L, cog_height=h, friction_coefficient=1.0, neutral_mode="coast")
+    res = simcosim(drive, 0.2, {"drive.external_force_x": F})
+    n = np.array([res[f"drive.normal_force_{j}"] for j in range(4)])
+    Mw = drive.side_rotating_mass
+    a = F / (MASS + 2 * Mw)
+    np.testing.assert_allclose(res["drive.acceleration"], a, rtol=1e-9)
+    expected = 2 * h * (-2 * Mw * a) / L  # about -5.8 N here
+    assert -6.0 < expected < -5.6
+    np.testing.assert_allclose(n[2] + n[3] - n[0] - n[1], expected, rtol=1e-6)
+    np.testing.assert_allclose(n.sum(axis=0), MASS * G0, rtol=1e-9)
+
+
 @pytest.mark.parametrize("kind", ["swerve", "mecanum"])
 def test_swerve_and_mecanum_normal_forces_sum_to_the_weight_and_shift_by_m_a_h_over_l(kind):
-    # Coasting, wheels straight ahead, pushed along x: every wheel rolls (a mecanum's rollers stand still
-    # driving straight), so a = F / (m + n M_w) with M_w each wheel's rotating mass at its rim.
+    # Driven from rest by the drive motors, wheels straight ahead: every wheel rolls (a mecanum's rollers
+    # stand still driving straight), so a0 = 4 D0 / (m + 4 M_w), D0 each wheel's stall force at its rim
+    # (stall torque scales with the voltage), M_w its rotating mass at the rim. All horizontal forces
+    # come from the ground: rear - front = 2 m a h / L.
     h = 0.35
     if kind == "swerve":  # modules in POS order: front left, front right, rear left, rear right
-        drive, L, mass, F = swerve(cog_height=h, neutral_mode="coast"), 2 * POS[0][0], 55.0, 90.0
+        V, L, mass = 0.25, 2 * POS[0][0], 55.0
+        drive = swerve(cog_height=h)
+        d0 = 6.75 / 0.0508 * 7.09 * V / 12.0  # Kraken X60 datasheet stall torque 7.09 N*m at 12 V
+        inputs = {f"swerve.drive_voltage_{i}": V for i in range(4)}
     else:  # wheels FL, FR, RL, RR on a 0.30 m wheelbase
-        drive, L, mass, F = mecanum(cog_height=h, neutral_mode="coast", roller_friction=0.0), 0.30, MM, 30.0
+        V, L, mass = 1.0, 0.30, MM
+        drive = mecanum(cog_height=h, roller_friction=0.0)
+        d0 = MG / MR * GB["T"] * V / 12.0
+        inputs = {f"mecanum.{w}_voltage": V for w in ("front_left", "front_right", "rear_left", "rear_right")}
     name, front, rear = kind, [0, 1], [2, 3]
-    res = simcosim(drive, 0.5, {f"{name}.external_force_x": F})
+    res = simcosim(drive, 0.2, inputs)
     n = np.array([res[f"{name}.normal_force_{j}"] for j in range(4)])
     np.testing.assert_allclose(n.sum(axis=0), mass * G0, rtol=1e-9)
-    a = F / (mass + 4 * drive.wheel_mass)
-    np.testing.assert_allclose(np.diff(res[f"{name}.vx"]) / np.diff(res.t), a, rtol=1e-6)
+    a0 = 4 * d0 / (mass + 4 * drive.wheel_mass)
     shift = n[rear].sum(axis=0) - n[front].sum(axis=0)
-    np.testing.assert_allclose(shift, 2 * mass * a * h / L, rtol=1e-6)
+    assert shift[0] == pytest.approx(2 * mass * a0 * h / L, rel=1e-6)
 
 
 def test_tip_event_at_the_analytic_lateral_acceleration():
@@ -164,6 +190,21 @@ def test_wall_contact_located_no_penetration_and_pushing_slips_at_the_limit():
     assert res["drive.left_slip_speed"][pushing].min() > 0.1
     np.testing.assert_allclose(res["drive.left_ground_force"][pushing], mu * MASS * G0 / 2, rtol=1e-12)
     np.testing.assert_allclose(res["drive.wall_force"][pushing], mu * MASS * G0, rtol=1e-9)
+
+
+def test_pushing_a_wall_pitches_the_robot_by_its_ground_force():
+    # Pinned against the wall, wheels spinning: a = 0, the ground pushes mu m g forward at depth h and the
+    # wall pushes back at the centre-of-mass height, so rear - front = 2 h mu m g / L (no acceleration).
+    bumper, mu, h, L, x0 = (0.9, 0.8), 1.0, 0.15, 0.55, FRC_FIELD[0] - 0.45 - 0.05  # h mu / L < 1/2: no tip
+    drive = tank(friction_coefficient=mu, bumper=bumper, field=FRC_FIELD, start_pose=(x0, 4.0, 0.0),
+                 wheelbase=L, cog_height=h)
+    res = simcosim(drive, 1.0, {"drive.left_voltage": 12.0, "drive.right_voltage": 12.0})
+    n = np.array([res[f"drive.normal_force_{j}"] for j in range(4)])
+    pushing = res["drive.wall_force"] > 0.0
+    assert pushing[-10:].all()
+    np.testing.assert_allclose(res["drive.wall_force"][pushing], mu * MASS * G0, rtol=1e-9)
+    np.testing.assert_allclose((n[2] + n[3] - n[0] - n[1])[pushing], 2 * h * mu * MASS * G0 / L, rtol=1e-9)
+    np.testing.assert_allclose(n.sum(axis=0), MASS * G0, rtol=1e-9)
 
 
 def test_an_angled_wall_hit_brings_both_corners_to_the_wall_without_penetration():
@@ -457,3 +498,17 @@ def test_the_axle_solve_of_a_tank_without_wheelbase_is_the_general_solve():
         axle = ch.solve_axle(D, modes, drive._arms, fx, tz, om * v)
         for name in ("ax", "ay", "alpha", "normal", "traction", "wheel_accel"):
             np.testing.assert_allclose(getattr(axle, name), getattr(general, name), rtol=1e-14, atol=1e-12)
+
+
+def test_a_layout_too_large_to_square_names_the_users_parameter_without_a_warning():
+    import warnings
+    from simcore import ConfigError
+    cases = [(tank, "wheelbase", 1e200), (tank, "wheelbase", 1e308), (tank, "track_width", 1e200),
+             (tank, "axle_positions", (1e200, 0.0, -1e200)), (mecanum, "wheelbase", 1e200),
+             (swerve, "module_positions", [(1e200, 1e200), (1e200, -1e200), (-1e200, 1e200), (-1e200, -1e200)])]
+    for make, parameter, value in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no overflow RuntimeWarning on the way
+            with pytest.raises(ConfigError) as info:
+                make(**{parameter: value})
+        assert info.value.parameter == parameter and info.value.value == value
