@@ -187,8 +187,14 @@ class BatchedMechanism:
             kinetic = val("kinetic_friction", nonnegative=True)
         else:
             kinetic = static
+        shaft = None
         if "viscous_friction" not in params and system.viscous_friction_from_motors:
-            b = system.rotor_viscous_friction * k ** 2  # the motors' own friction, through each variant's gearing
+            if d.efficiency < 1.0:
+                # As GearedMechanism: the motors' own friction acts on the rotors, before the lossy
+                # gearbox (rotor torque per unit of mechanism speed), and none at the mechanism.
+                shaft, b = system.rotor_viscous_friction * k, np.zeros(n)
+            else:
+                b = system.rotor_viscous_friction * k ** 2  # the motors' own friction, through each variant's gearing
         else:
             b = val("viscous_friction", nonnegative=True)
         directional = (static > 0) | (kinetic > 0) | (d.efficiency < 1.0)
@@ -201,6 +207,9 @@ class BatchedMechanism:
         }
         if d.efficiency != 1.0:
             self._p["G_eta"] = gearing * d.efficiency
+        self._has_shaft = shaft is not None
+        if self._has_shaft:
+            self._p["shaft"] = np.broadcast_to(shaft, (n,)).astype(float)
         # k / G for a rotary mechanism is G / G, exactly 1: multiplying by it changes nothing, so it is skipped.
         self._unit_kG = bool(np.all(self._p["kG"] == 1.0))
         if self._load is not None and not np.isscalar(self._load[1]):
@@ -411,6 +420,8 @@ class BatchedMechanism:
             i = xp.where(neutral, xp.where(pre["braking"], -emf / R, coast), i)
         i *= self._Kt
         tm = i  # the motor torque
+        if self._has_shaft:
+            tm -= p["shaft"] * v  # the rotors' own friction, before the gearbox (GearedMechanism.drive_force)
         fric = xp.multiply(p["b"], v, out=emf)  # the back-EMF is not needed any more
         direction = pre["direction"]
         if direction is not None:
@@ -440,7 +451,7 @@ class BatchedMechanism:
         direction = self._direction(mode)
         va, i, isup, sat, lim = self._electrical(p["k"] * v, u[0], u[1], u[2])
         tm = self._Kt * i
-        f = self._torque_at_load(tm, direction)
+        f = self._torque_at_load(tm - p["shaft"] * v if self._has_shaft else tm, direction)
         a = xp.where(resting, 0.0, (f + self._load_force(q) - (p["b"] * v + p["Fc"] * direction)) / p["M"])
         torque = f * self.system.drum_radius if self.system.linear else f
         return xp.stack([a, p["k"] * q, p["k"] * x[1], p["k"] * a, i, isup, va, u[2], torque, tm,
