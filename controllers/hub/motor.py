@@ -365,7 +365,9 @@ class Hub:
                 "output": ch.output}
 
     def controllers(self) -> list:
-        """The hub's firmware as simcore controllers (one PeriodicController)."""
+        """The hub's firmware as simcore controllers (one PeriodicController), for a new run: after a
+        Java-style op mode's run ended, the hub's motors answer again (:meth:`begin_run`)."""
+        self.begin_run()
         return [self._controller]
 
     # -- LynxModule: bulk reads and fail-safe -------------------------------------------------------

@@ -53,6 +53,9 @@ def _check_hubs(hubs) -> tuple:
     for h in hubs:
         if not hasattr(h, "observe"):
             raise ConfigTypeError("hubs", h, "Hub objects (or other devices with observe(signals), an IMU)")
+    for h in hubs:  # a hub whose last Java-style run ended is configured for this one
+        if hasattr(h, "begin_run"):
+            h.begin_run()
     return hubs
 
 

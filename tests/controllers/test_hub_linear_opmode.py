@@ -624,3 +624,41 @@ def test_the_issue_15_contract_names():
     assert (p["gamepad1"].default, p["gamepad2"].default, p["start_time"].default) == (None, None, 0.0)
     assert {"wheel", "motor_type"} <= set(inspect.signature(hub.Hub.motor).parameters)
     assert callable(hub.IMU.getRobotYawPitchRollAngles) and callable(hub.YawPitchRollAngles.getYaw)
+
+
+def test_a_hub_whose_java_style_run_ended_drives_a_generator_style_run_next():
+    """Review: after a Java-style run ended, the same hub refused the generator style (OpModeEndedError).
+    The second run on the used hub must equal the same generator run on a fresh hub."""
+    from simcore.controllers.hub.opmode import linear_opmode
+    from simcore.models import HubMotor
+    from simcore.models.hub_motor import GOBILDA_5203_312
+
+    class Brief(LinearOpMode):
+        def runOpMode(self):
+            self.hardwareMap.get(DcMotorEx, "arm").setPower(0.3)
+            self.waitForStart()
+
+    def generator_run(arm, hub, m):
+        log = []
+
+        def gen():
+            m.setPower(0.5)
+            while True:
+                log.append(m.getCurrentPosition())
+                yield
+
+        simcore.simulate([arm], 0.2, controllers=[linear_opmode(gen, period=0.01, hubs=[hub]), *hub.controllers()])
+        return log
+
+    def robot():
+        arm = HubMotor(GOBILDA_5203_312, load_inertia=0.01, name="arm")
+        hub = Hub()
+        return arm, hub, hub.motor(0, arm)
+
+    arm, hub, m = robot()
+    simcore.simulate([arm], 0.2, controllers=run_opmode(Brief, hubs=[hub], configuration={"arm": m}))
+    with pytest.raises(OpModeEndedError):
+        m.getCurrentPosition()
+    used = generator_run(arm, hub, m)
+    fresh = generator_run(*robot())
+    assert len(used) == 21 and used == fresh and used[-1] > 0  # ticks at 0, 0.01, ..., 0.2 s
