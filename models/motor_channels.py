@@ -112,6 +112,10 @@ class MotorChannels:
         self._limited = [d.stator_current_limit != math.inf or d.supply_current_limit != math.inf
                          for d in self.drives]
         self.any_limits = any(self._limited)
+        #: Optional Coulomb friction per rotor, N·m, smoothed as ``T_c w / sqrt(w^2 + eps^2)`` with
+        #: ``eps^2`` = :attr:`coulomb_epsilon2` (set by a subclass; None: viscous friction only).
+        self.coulomb = None
+        self.coulomb_epsilon2 = 0.0
 
     def evaluate(self, rotor_speed, command, brake, bus_voltage: float) -> ChannelState:
         """Every channel at rotor speeds ``rotor_speed`` (rad/s), commands, brake flags and one bus voltage."""
@@ -150,6 +154,8 @@ class MotorChannels:
                     isup = v / vb * i
             tm = self._kt[k] * i
             tf = self.viscous[k] * w
+            if self.coulomb is not None:
+                tf += self.coulomb[k] * w / math.sqrt(w * w + self.coulomb_epsilon2)
             # The rotor's own friction acts on the motor shaft, before the gearbox: the gearbox
             # carries (and loses its 1 - eta of) the net shaft torque, so a free-running motor
             # draws its free current whatever the efficiency.

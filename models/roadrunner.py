@@ -87,15 +87,10 @@ class CoulombMotorChannels(MotorChannels):
 
     def __init__(self, channels: MotorChannels, coulomb, epsilon: float = COULOMB_EPSILON):
         super().__init__(channels.drives, channels.viscous)
+        # The base class adds it to each rotor's shaft friction, before the gearbox, as the viscous part.
         self.coulomb = [float(c) for c in coulomb]
         self.epsilon = float(epsilon)
-
-    def evaluate(self, rotor_speed, command, brake, bus_voltage: float):
-        st = super().evaluate(rotor_speed, command, brake, bus_voltage)
-        e2 = self.epsilon * self.epsilon
-        st.friction_torque = [tf + tc * w / math.sqrt(w * w + e2)
-                              for tf, tc, w in zip(st.friction_torque, self.coulomb, rotor_speed)]
-        return st
+        self.coulomb_epsilon2 = self.epsilon * self.epsilon
 
 
 def mecanum_parameters(in_per_tick, lateral_in_per_tick, track_width_ticks, ks, kv, ka, *, motor_type, mass,
