@@ -65,7 +65,7 @@ import numpy as np
 from . import batch_params, batch_rk
 from .batch_result import BatchResult
 from .clock import NS_PER_S, to_ns
-from .controller import PeriodicController
+from .controller import PeriodicController, checked_writes, note_controller_error
 from .engine import Simulator
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
 from .events import EVENT_TIME_TOLERANCE
@@ -489,15 +489,9 @@ class _Batch:
                     bc.start(t, signals)
                 written = bc.tick(t, signals)
             except Exception as exc:
-                exc.sim_time = t
-                if hasattr(exc, "add_note"):
-                    exc.add_note(f"raised by controller {c.name!r} at simulation time t={t!r} s (in a batch)")
+                note_controller_error(exc, c.name, t, "in a batch")
                 raise
-            if written is None:
-                written = {}
-            if not isinstance(written, Mapping):
-                raise ConfigTypeError(f"controller {c.name!r} return value", written,
-                                      "a mapping {'system.input': value} or None")
+            written = checked_writes(c.name, written)
             logged = {}
             for name, value in written.items():
                 self._write(name, value, f"controller {c.name!r}")

@@ -77,3 +77,24 @@ class PeriodicController:
 
     def __repr__(self):
         return f"PeriodicController({self.name!r}, period={self.period!r} s, offset={self.offset!r} s)"
+
+
+def note_controller_error(exc: BaseException, name: str, t: float, where: str) -> None:
+    """Mark ``exc``, raised by controller ``name`` at simulation time ``t`` (s), with that time.
+
+    Robot code's own exception type is kept; it learns when it happened (``exc.sim_time``, and
+    a note naming the controller; ``where`` says in what: "tick", "in a batch").
+    """
+    exc.sim_time = t
+    if hasattr(exc, "add_note"):
+        exc.add_note(f"raised by controller {name!r} at simulation time t={t!r} s ({where})")
+
+
+def checked_writes(name: str, written) -> Mapping:
+    """A controller's return value as the mapping of inputs it writes (``None`` writes nothing)."""
+    if written is None:
+        return {}
+    if not isinstance(written, Mapping):
+        raise ConfigTypeError(f"controller {name!r} return value", written,
+                              "a mapping {'system.input': value} or None")
+    return written

@@ -45,7 +45,7 @@ from collections.abc import Mapping
 from typing import Iterable, Sequence
 
 from .clock import NS_PER_S, TickSchedule, to_ns
-from .controller import PeriodicController
+from .controller import PeriodicController, checked_writes, note_controller_error
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
 from .event_handler import EVENT_INTERIOR_POINTS, MAX_EVENTS_AT_ONE_INSTANT, EventHandler
 from .events import KEEP_MODE, EventRecord
@@ -315,16 +315,9 @@ class Simulator:
                     self._ran_once[i] = True
                 written = c.fn(t, self._signals)
             except Exception as exc:
-                # Robot code's own exception type is kept; it learns when it happened.
-                exc.sim_time = t
-                if hasattr(exc, "add_note"):
-                    exc.add_note(f"raised by controller {c.name!r} at simulation time t={t!r} s (tick)")
+                note_controller_error(exc, c.name, t, "tick")
                 raise
-            if written is None:
-                written = {}
-            if not isinstance(written, Mapping):
-                raise ConfigTypeError(f"controller {c.name!r} return value", written,
-                                      "a mapping {'system.input': value} or None")
+            written = checked_writes(c.name, written)
             for name, value in written.items():
                 lay.write_input(name, value, f"controller {c.name!r}", t)
             sched.done(i)
