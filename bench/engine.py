@@ -58,7 +58,7 @@ FW_T_END, FW_PERIOD, FW_SETPOINT, FW_KP, FW_G, FW_J = 5.0, 0.01, 300.0, 0.05, 2.
 
 
 def flywheel_engine():
-    fw = models.Flywheel(NEO, FW_G, FW_J)
+    fw = models.Flywheel(NEO, FW_G, FW_J, viscous_friction=0.0)  # the hand loop's frictionless plant
     pc = PeriodicController(FW_PERIOD, lambda t, s: {"flywheel.voltage": FW_KP * (FW_SETPOINT - s["flywheel.velocity"])},
                             name="p")
     return simulate(fw, FW_T_END, [pc], rtol=RTOL, atol=ATOL).final("flywheel.velocity")

@@ -54,6 +54,7 @@ import numpy as np
 import scipy
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
+from .dopri5 import SMALL, DormandPrince
 from .errors import IntegrationError, SimError
 
 __all__ = ["METHODS", "METHOD_NAMES", "STIFF_METHOD", "Integrator", "StiffnessWarning", "check_internals",
@@ -116,8 +117,12 @@ def restart_runge_kutta(solver, t: float, y: np.ndarray, t_bound: float, first_s
 
     Equivalent to building a new solver of the same class with ``first_step``: the
     fields scipy's ``RungeKutta.__init__`` sets from its arguments are written, and
-    the derivative at the start is evaluated.
+    the derivative at the start is evaluated. simcore's own :class:`~simcore.dopri5.DormandPrince`
+    moves itself (its ``restart``).
     """
+    if type(solver) is DormandPrince:
+        solver.restart(t, y, t_bound, first_step)
+        return
     solver.t = t
     solver.y = y
     solver.t_bound = t_bound
@@ -382,6 +387,8 @@ class Integrator:
         self._steps_here = 0
         self.switch_now = False
         cls = METHODS[name]
+        if cls is RK45 and len(X) <= SMALL:
+            cls = DormandPrince  # scipy's algorithm at a fraction of its cost per step on a small system
         h0 = self._h_next
         first_step = min(h0, t_end - t, self.max_step) if h0 else None
         solver = self._solvers.get(name)
@@ -397,7 +404,9 @@ class Integrator:
             if getattr(exc, "sim_time", None) is not None:
                 raise  # the model's own error at the first evaluation: its type is kept
             raise IntegrationError(f"could not start the {name} solver: {exc}", t) from exc
-        if cls in _EXPLICIT:
+        if cls is DormandPrince:
+            self._solvers[name] = solver  # moved by its own restart(), and given the engine's rhs already
+        elif cls in _EXPLICIT:
             solver.fun = self.rhs  # bind the engine's right-hand side directly (point 2)
             if _restartable(cls):
                 self._solvers[name] = solver
@@ -416,6 +425,8 @@ class Integrator:
 
     def _interior_fn(self, solver):
         cls = type(solver)
+        if cls is DormandPrince:
+            return solver.interior_states
         if (cls is RK45 or cls is RK23) and _internals_ok(cls):
             def states(fractions):
                 Xb = solver.K.T.dot(rk_interior_weights(cls, fractions))
@@ -436,7 +447,9 @@ class Integrator:
         if det is None or self._steps_here <= _SKIP_STEPS:
             return
         s, w, boundary, every = det
-        if every == 1:
+        if type(solver) is DormandPrince:
+            ratio = solver.stiffness_ratio()
+        elif every == 1:
             ratio = stiffness_ratio(solver.K, s, w)
         elif (self._steps_here - _SKIP_STEPS) % every:
             return

@@ -10,6 +10,7 @@ import simcore
 import simcore.models as models
 from simcore import PeriodicController, StiffnessWarning, System, simulate
 from simcore.models.motors import NEO, VEX_775PRO
+from simcore.dopri5 import DormandPrince
 from simcore.solvers import _stiffness_weights, check_restart, restart_runge_kutta, stiffness_ratio
 
 
@@ -17,7 +18,7 @@ def _forced_oscillator(t, y):
     return np.array([y[1], -9.0 * y[0] - 0.2 * y[1] + math.cos(2.0 * t)])
 
 
-@pytest.mark.parametrize("cls", [RK45, RK23, DOP853])
+@pytest.mark.parametrize("cls", [RK45, RK23, DOP853, DormandPrince])
 def test_a_moved_runge_kutta_solver_steps_exactly_as_a_fresh_one(cls):
     # This is what the engine relies on when it carries one solver from tick to tick. A scipy
     # release that changes the fields it writes makes this fail (and the engine warns and falls
