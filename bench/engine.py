@@ -13,7 +13,9 @@ of the process, so that other work on a shared machine does not count):
    loop calling ``solve_ivp`` once per tick with two terminal scipy events for the
    stops. Target: at most 0.8x. Also printed: the floor, scipy's RK45 carried by hand
    from tick to tick on the model's own derivatives and the same PID with nothing else
-   (no events, checks or records), which bounds what any engine built on it can reach.
+   (no events, checks or records), which bounds what any engine built on it can reach; and the
+   same floor on simcore's own Dormand-Prince (``simcore.dopri5``), which the engine now steps
+   small systems with.
 3. **Arm against WPILib.** The same arm in WPILib's ``SingleJointedArmSim`` stepped at
    20 ms (robotpy's ``wpilib``, an optional dependency of this benchmark: the row is
    skipped with a message when it is not installed). Target: simcore at most 4x per
@@ -173,6 +175,34 @@ def arm_floor():
     return x[0]
 
 
+def arm_floor_lean():
+    """The same floor on simcore's own Dormand-Prince (what the engine steps a 2-state system with)."""
+    from simcore.dopri5 import DormandPrince
+
+    arm = models.Arm.from_wpilib(VEX_775PRO.gearbox(N_MOTORS), G, J, L, MIN, MAX, True, 0.0)
+    arm.mode = "moving"
+    u = arm.initial_inputs()
+    deriv = arm.derivatives
+
+    def fun(t, x):
+        return deriv(t, x, u)
+
+    pid = PIDController(KP, 0.0, KD, period=PERIOD)
+    x = np.array([0.0, 0.0])
+    solver, h = None, None
+    for k in range(N_TICKS):
+        t0, t1 = k * 20_000_000 / 1e9, (k + 1) * 20_000_000 / 1e9
+        u[0] = control(pid, t0, x[0])
+        if solver is None:
+            solver = DormandPrince(fun, t0, x, t1, rtol=RTOL, atol=ATOL)
+        else:
+            solver.restart(t0, x, t1, min(h, t1 - t0))
+        while solver.status == "running":
+            solver.step()
+        h, x = solver.h_abs, solver.y
+    return x[0]
+
+
 def _wpilib_arm():
     try:
         from wpimath.system.plant import DCMotor
@@ -203,6 +233,11 @@ def measure(repeat: int) -> dict:
     assert abs(arm_engine() - arm_hand()) < 1e-6 and abs(arm_engine() - arm_floor()) < 1e-6
     runs = {"flywheel_engine": flywheel_engine, "flywheel_hand": flywheel_hand, "arm_engine": arm_engine,
             "arm_hand": arm_hand, "arm_floor": arm_floor}
+    try:
+        assert abs(arm_engine() - arm_floor_lean()) < 1e-6
+        runs["arm_floor_lean"] = arm_floor_lean
+    except ImportError:  # a baseline from before simcore.dopri5
+        pass
     wp = _wpilib_arm()
     if wp is not None:
         runs["arm_wpilib"] = wp
@@ -223,9 +258,14 @@ def report(m: dict, label: str = "") -> dict:
     if "arm_floor" in m:
         print(f"{label}   floor (scipy RK45 + the model + the PID, nothing else): {m['arm_floor'] / T_END * 1e3:6.2f} ms "
               f"per simulated s; engine/floor {m['arm_engine'] / m['arm_floor']:.2f}")
+    if "arm_floor_lean" in m:
+        print(f"{label}   floor on simcore's Dormand-Prince (simcore.dopri5): {m['arm_floor_lean'] / T_END * 1e3:6.2f} ms "
+              f"per simulated s; engine/floor {m['arm_engine'] / m['arm_floor_lean']:.2f}")
     if "arm_wpilib" in m:
         ratios["wpilib"] = m["arm_engine"] / m["arm_wpilib"]
         floor = (f", floor/WPILib {m['arm_floor'] / m['arm_wpilib']:.2f}" if "arm_floor" in m else "")
+        if "arm_floor_lean" in m:
+            floor += f", Dormand-Prince floor/WPILib {m['arm_floor_lean'] / m['arm_wpilib']:.2f}"
         print(f"{label}3. arm vs WPILib SingleJointedArmSim (20 ms steps): {m['arm_wpilib'] / T_END * 1e3:6.2f} ms per "
               f"simulated s, ratio simcore/WPILib {ratios['wpilib']:.2f} (target <= 4){floor}")
     else:
