@@ -28,7 +28,9 @@ before/after ratio of each row is printed.
 
 With ``--stiff`` it instead prints, for a stiff linear problem and a tank drive
 with tyre slip and a battery, the wall time and evaluations of RK45, Radau, BDF, LSODA and
-``method="auto"`` (the measurement behind ``simcore.solvers.STIFF_METHOD``).
+``method="auto"`` (the measurement behind ``simcore.solvers.STIFF_METHOD``), and the CPU time
+of auto, RK45 and Radau on the stiff problem under 1 and 5 ms ticks (the measurement behind
+``simcore.solvers.MIN_EXPLICIT_STEPS``).
 
 Run: ``python bench/engine.py [--repeat N] [--baseline-python PATH] [--stiff]``.
 """
@@ -316,8 +318,23 @@ def stiff_rows():
         dt = time.perf_counter() - t0
         rows.append(("tank slip + battery, 3 s", method, dt, r.stats["nfev"], r.final("drive.x"),
                      r.stats["intervals_by_method"]))
+    for lam in (1e4, 3e4, 1e5):
+        for period in (0.001, 0.005):
+            # A stiff problem under a fast loop: Radau restarts at every tick (the "auto" cost rule).
+            for method in ("auto", "RK45", "Radau"):
+                pc = PeriodicController(period, lambda t, s, lam=lam: {}, name="tick")
+                t0 = time.process_time()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", simcore.StiffnessWarning)
+                    problem = ProtheroRobinson()
+                    problem.lam = lam
+                    r = simulate(problem, 1.0, [pc], method=method)
+                dt = time.process_time() - t0
+                err = float(np.max(np.abs(r["pr.x"] - np.cos(r.t))))
+                rows.append((f"lam {lam:g}, {period * 1e3:g} ms ticks", method, dt, r.stats["nfev"], err,
+                             r.stats["intervals_by_method"]))
     for name, method, dt, nfev, val, by in rows:
-        print(f"{name:26s} {method:6s} {dt:8.3f} s  nfev {nfev:9d}  {'max error' if 'linear' in name else 'final x'} "
+        print(f"{name:26s} {method:6s} {dt:8.3f} s  nfev {nfev:9d}  {'final x' if 'tank' in name else 'max error'} "
               f"{val:.10g}  intervals {by}")
 
 
