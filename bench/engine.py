@@ -146,11 +146,10 @@ def arm_hand():
     return x[0]
 
 
-def arm_floor():
-    """What no engine can beat: scipy's RK45 carried by hand from tick to tick on the model's own
-    derivatives and the same PID, with no events, checks or records."""
-    from scipy.integrate import RK45
-
+def _carried_by_hand(start, restart):
+    """The arm's own derivatives and the PID, integrated from tick to tick by one solver that is moved
+    to each new interval with its last step size: ``start(fun, t0, x, t1)`` builds it and
+    ``restart(solver, fun, t0, x, t1, h)`` moves it. No events, checks or records."""
     arm = models.Arm.from_wpilib(VEX_775PRO.gearbox(N_MOTORS), G, J, L, MIN, MAX, True, 0.0)
     arm.mode = "moving"
     u = arm.initial_inputs()
@@ -166,43 +165,36 @@ def arm_floor():
         t0, t1 = k * 20_000_000 / 1e9, (k + 1) * 20_000_000 / 1e9
         u[0] = control(pid, t0, x[0])
         if solver is None:
-            solver = RK45(fun, t0, x, t1, rtol=RTOL, atol=ATOL)
-            solver.fun = fun
+            solver = start(fun, t0, x, t1)
         else:
-            solver.t, solver.y, solver.t_bound, solver.t_old = t0, x, t1, None
-            solver.f, solver.h_abs, solver.status = fun(t0, x), min(h, t1 - t0), "running"
+            restart(solver, fun, t0, x, t1, min(h, t1 - t0))
         while solver.status == "running":
             solver.step()
         h, x = solver.h_abs, solver.y
     return x[0]
+
+
+def arm_floor():
+    """What no engine built on scipy's RK45 can beat: RK45 carried by hand (:func:`_carried_by_hand`)."""
+    from scipy.integrate import RK45
+
+    def start(fun, t0, x, t1):
+        solver = RK45(fun, t0, x, t1, rtol=RTOL, atol=ATOL)
+        solver.fun = fun
+        return solver
+
+    def restart(solver, fun, t0, x, t1, h):
+        solver.t, solver.y, solver.t_bound, solver.t_old = t0, x, t1, None
+        solver.f, solver.h_abs, solver.status = fun(t0, x), h, "running"
+    return _carried_by_hand(start, restart)
 
 
 def arm_floor_lean():
     """The same floor on simcore's own Dormand-Prince (what the engine steps a 2-state system with)."""
     from simcore.dopri5 import DormandPrince
 
-    arm = models.Arm.from_wpilib(VEX_775PRO.gearbox(N_MOTORS), G, J, L, MIN, MAX, True, 0.0)
-    arm.mode = "moving"
-    u = arm.initial_inputs()
-    deriv = arm.derivatives
-
-    def fun(t, x):
-        return deriv(t, x, u)
-
-    pid = PIDController(KP, 0.0, KD, period=PERIOD)
-    x = np.array([0.0, 0.0])
-    solver, h = None, None
-    for k in range(N_TICKS):
-        t0, t1 = k * 20_000_000 / 1e9, (k + 1) * 20_000_000 / 1e9
-        u[0] = control(pid, t0, x[0])
-        if solver is None:
-            solver = DormandPrince(fun, t0, x, t1, rtol=RTOL, atol=ATOL)
-        else:
-            solver.restart(t0, x, t1, min(h, t1 - t0))
-        while solver.status == "running":
-            solver.step()
-        h, x = solver.h_abs, solver.y
-    return x[0]
+    return _carried_by_hand(lambda fun, t0, x, t1: DormandPrince(fun, t0, x, t1, rtol=RTOL, atol=ATOL),
+                            lambda solver, fun, t0, x, t1, h: solver.restart(t0, x, t1, h))
 
 
 def _wpilib_arm():

@@ -54,6 +54,7 @@ What the engine asks of an integration method, and how each is provided:
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 
 import numpy as np
@@ -61,9 +62,11 @@ import scipy
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
 from .dopri5 import SMALL, DormandPrince
-from .errors import IntegrationError, SimError
+from .errors import ConfigError, IntegrationError, SimError
+from .units import to_si
 
 __all__ = ["METHODS", "METHOD_NAMES", "STIFF_METHOD", "Integrator", "StiffnessWarning", "check_internals",
+           "checked_settings",
            "check_restart",
            "restart_runge_kutta", "rk_interior_weights", "stiffness_ratio", "embedded_stiffness_ratio"]
 
@@ -118,6 +121,39 @@ NONSTIFF_RATIO = 1.0
 NONSTIFF_INTERVALS = 3
 
 STIFF_HINT = " If the system is stiff (very fast electrical or contact dynamics), try method='Radau' or 'BDF'."
+
+
+#: Tightest relative tolerance accepted: scipy raises tighter ones to this with a warning.
+RTOL_FLOOR = 100 * 2.220446049250313e-16
+
+#: Shortest max_step, s: the clock's resolution (a shorter one would never reach a tick).
+MIN_STEP = 1e-9
+
+
+def checked_settings(method, rtol, atol, max_step) -> tuple:
+    """``(method, rtol, atol, max_step)`` of a simulation, checked (max_step None: no limit, ``math.inf``)."""
+    if not isinstance(method, str) or method not in METHOD_NAMES:
+        raise ConfigError("method", method, f"one of {', '.join(METHOD_NAMES)}")
+    for parameter, v in (("rtol", rtol), ("atol", atol)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (v > 0 and _finite(v)):
+            raise ConfigError(parameter, v, "a positive finite number")
+    if not RTOL_FLOOR < rtol < 1:
+        raise ConfigError("rtol", rtol, f"a relative tolerance in ({RTOL_FLOOR:.3g}, 1)")
+    if max_step is None:
+        max_step = math.inf
+    else:
+        max_step = to_si("max_step", max_step, "s")
+        if not max_step >= MIN_STEP:
+            raise ConfigError("max_step", max_step, "None or at least 1e-9 s (the clock's resolution)")
+    return method, float(rtol), float(atol), float(max_step)
+
+
+def _finite(v: numbers.Real) -> bool:
+    """Whether a real number is finite as a float (an int too large for one is not)."""
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
 
 
 class StiffnessWarning(RuntimeWarning):
