@@ -13,7 +13,9 @@ of the process, so that other work on a shared machine does not count):
    loop calling ``solve_ivp`` once per tick with two terminal scipy events for the
    stops. Target: at most 0.8x. Also printed: the floor, scipy's RK45 carried by hand
    from tick to tick on the model's own derivatives and the same PID with nothing else
-   (no events, checks or records), which bounds what any engine built on it can reach.
+   (no events, checks or records), which bounds what any engine built on it can reach; and the
+   same floor on simcore's own Dormand-Prince (``simcore.dopri5``), which the engine now steps
+   small systems with.
 3. **Arm against WPILib.** The same arm in WPILib's ``SingleJointedArmSim`` stepped at
    20 ms (robotpy's ``wpilib``, an optional dependency of this benchmark: the row is
    skipped with a message when it is not installed). Target: simcore at most 4x per
@@ -26,7 +28,9 @@ before/after ratio of each row is printed.
 
 With ``--stiff`` it instead prints, for a stiff linear problem and a tank drive
 with tyre slip and a battery, the wall time and evaluations of RK45, Radau, BDF, LSODA and
-``method="auto"`` (the measurement behind ``simcore.solvers.STIFF_METHOD``).
+``method="auto"`` (the measurement behind ``simcore.solvers.STIFF_METHOD``), and the CPU time
+of auto, RK45 and Radau on the stiff problem under 1 and 5 ms ticks (the measurement behind
+``simcore.solvers.MIN_EXPLICIT_STEPS``).
 
 Run: ``python bench/engine.py [--repeat N] [--baseline-python PATH] [--stiff]``.
 """
@@ -58,7 +62,7 @@ FW_T_END, FW_PERIOD, FW_SETPOINT, FW_KP, FW_G, FW_J = 5.0, 0.01, 300.0, 0.05, 2.
 
 
 def flywheel_engine():
-    fw = models.Flywheel(NEO, FW_G, FW_J)
+    fw = models.Flywheel(NEO, FW_G, FW_J, viscous_friction=0.0)  # the hand loop's frictionless plant
     pc = PeriodicController(FW_PERIOD, lambda t, s: {"flywheel.voltage": FW_KP * (FW_SETPOINT - s["flywheel.velocity"])},
                             name="p")
     return simulate(fw, FW_T_END, [pc], rtol=RTOL, atol=ATOL).final("flywheel.velocity")
@@ -142,11 +146,10 @@ def arm_hand():
     return x[0]
 
 
-def arm_floor():
-    """What no engine can beat: scipy's RK45 carried by hand from tick to tick on the model's own
-    derivatives and the same PID, with no events, checks or records."""
-    from scipy.integrate import RK45
-
+def _carried_by_hand(start, restart):
+    """The arm's own derivatives and the PID, integrated from tick to tick by one solver that is moved
+    to each new interval with its last step size: ``start(fun, t0, x, t1)`` builds it and
+    ``restart(solver, fun, t0, x, t1, h)`` moves it. No events, checks or records."""
     arm = models.Arm.from_wpilib(VEX_775PRO.gearbox(N_MOTORS), G, J, L, MIN, MAX, True, 0.0)
     arm.mode = "moving"
     u = arm.initial_inputs()
@@ -162,15 +165,36 @@ def arm_floor():
         t0, t1 = k * 20_000_000 / 1e9, (k + 1) * 20_000_000 / 1e9
         u[0] = control(pid, t0, x[0])
         if solver is None:
-            solver = RK45(fun, t0, x, t1, rtol=RTOL, atol=ATOL)
-            solver.fun = fun
+            solver = start(fun, t0, x, t1)
         else:
-            solver.t, solver.y, solver.t_bound, solver.t_old = t0, x, t1, None
-            solver.f, solver.h_abs, solver.status = fun(t0, x), min(h, t1 - t0), "running"
+            restart(solver, fun, t0, x, t1, min(h, t1 - t0))
         while solver.status == "running":
             solver.step()
         h, x = solver.h_abs, solver.y
     return x[0]
+
+
+def arm_floor():
+    """What no engine built on scipy's RK45 can beat: RK45 carried by hand (:func:`_carried_by_hand`)."""
+    from scipy.integrate import RK45
+
+    def start(fun, t0, x, t1):
+        solver = RK45(fun, t0, x, t1, rtol=RTOL, atol=ATOL)
+        solver.fun = fun
+        return solver
+
+    def restart(solver, fun, t0, x, t1, h):
+        solver.t, solver.y, solver.t_bound, solver.t_old = t0, x, t1, None
+        solver.f, solver.h_abs, solver.status = fun(t0, x), h, "running"
+    return _carried_by_hand(start, restart)
+
+
+def arm_floor_lean():
+    """The same floor on simcore's own Dormand-Prince (what the engine steps a 2-state system with)."""
+    from simcore.dopri5 import DormandPrince
+
+    return _carried_by_hand(lambda fun, t0, x, t1: DormandPrince(fun, t0, x, t1, rtol=RTOL, atol=ATOL),
+                            lambda solver, fun, t0, x, t1, h: solver.restart(t0, x, t1, h))
 
 
 def _wpilib_arm():
@@ -203,6 +227,11 @@ def measure(repeat: int) -> dict:
     assert abs(arm_engine() - arm_hand()) < 1e-6 and abs(arm_engine() - arm_floor()) < 1e-6
     runs = {"flywheel_engine": flywheel_engine, "flywheel_hand": flywheel_hand, "arm_engine": arm_engine,
             "arm_hand": arm_hand, "arm_floor": arm_floor}
+    try:
+        assert abs(arm_engine() - arm_floor_lean()) < 1e-6
+        runs["arm_floor_lean"] = arm_floor_lean
+    except ImportError:  # a baseline from before simcore.dopri5
+        pass
     wp = _wpilib_arm()
     if wp is not None:
         runs["arm_wpilib"] = wp
@@ -223,9 +252,14 @@ def report(m: dict, label: str = "") -> dict:
     if "arm_floor" in m:
         print(f"{label}   floor (scipy RK45 + the model + the PID, nothing else): {m['arm_floor'] / T_END * 1e3:6.2f} ms "
               f"per simulated s; engine/floor {m['arm_engine'] / m['arm_floor']:.2f}")
+    if "arm_floor_lean" in m:
+        print(f"{label}   floor on simcore's Dormand-Prince (simcore.dopri5): {m['arm_floor_lean'] / T_END * 1e3:6.2f} ms "
+              f"per simulated s; engine/floor {m['arm_engine'] / m['arm_floor_lean']:.2f}")
     if "arm_wpilib" in m:
         ratios["wpilib"] = m["arm_engine"] / m["arm_wpilib"]
         floor = (f", floor/WPILib {m['arm_floor'] / m['arm_wpilib']:.2f}" if "arm_floor" in m else "")
+        if "arm_floor_lean" in m:
+            floor += f", Dormand-Prince floor/WPILib {m['arm_floor_lean'] / m['arm_wpilib']:.2f}"
         print(f"{label}3. arm vs WPILib SingleJointedArmSim (20 ms steps): {m['arm_wpilib'] / T_END * 1e3:6.2f} ms per "
               f"simulated s, ratio simcore/WPILib {ratios['wpilib']:.2f} (target <= 4){floor}")
     else:
@@ -276,8 +310,23 @@ def stiff_rows():
         dt = time.perf_counter() - t0
         rows.append(("tank slip + battery, 3 s", method, dt, r.stats["nfev"], r.final("drive.x"),
                      r.stats["intervals_by_method"]))
+    for lam in (1e4, 3e4, 1e5):
+        for period in (0.001, 0.005):
+            # A stiff problem under a fast loop: Radau restarts at every tick (the "auto" cost rule).
+            for method in ("auto", "RK45", "Radau"):
+                pc = PeriodicController(period, lambda t, s, lam=lam: {}, name="tick")
+                t0 = time.process_time()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", simcore.StiffnessWarning)
+                    problem = ProtheroRobinson()
+                    problem.lam = lam
+                    r = simulate(problem, 1.0, [pc], method=method)
+                dt = time.process_time() - t0
+                err = float(np.max(np.abs(r["pr.x"] - np.cos(r.t))))
+                rows.append((f"lam {lam:g}, {period * 1e3:g} ms ticks", method, dt, r.stats["nfev"], err,
+                             r.stats["intervals_by_method"]))
     for name, method, dt, nfev, val, by in rows:
-        print(f"{name:26s} {method:6s} {dt:8.3f} s  nfev {nfev:9d}  {'max error' if 'linear' in name else 'final x'} "
+        print(f"{name:26s} {method:6s} {dt:8.3f} s  nfev {nfev:9d}  {'final x' if 'tank' in name else 'max error'} "
               f"{val:.10g}  intervals {by}")
 
 

@@ -40,10 +40,10 @@ the row after; at each event the row before and the row after the reset.
 from __future__ import annotations
 
 import math
-import numbers
 from collections.abc import Mapping
 from typing import Iterable, Sequence
 
+from . import checks
 from .clock import NS_PER_S, TickSchedule, to_ns
 from .controller import PeriodicController, checked_writes, note_controller_error
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
@@ -53,19 +53,11 @@ from .protocols import check_simulation
 from .recorder import Recorder, check_record
 from .result import Result
 from .signals import SignalLayout, Signals, annotate, checked_values, with_time
-from .solvers import METHOD_NAMES, METHODS, STIFF_HINT, Integrator
+from .solvers import METHOD_NAMES, METHODS, STIFF_HINT, Integrator, checked_settings
 from .system import System, check_system
-from .units import to_si
 
 __all__ = ["Simulator", "simulate", "METHODS", "METHOD_NAMES", "EVENT_INTERIOR_POINTS",
            "MAX_EVENTS_AT_ONE_INSTANT"]
-
-#: Tightest relative tolerance accepted: scipy raises tighter ones to this with a warning.
-_RTOL_FLOOR = 100 * 2.220446049250313e-16
-
-#: Shortest max_step, s: the clock's resolution (a shorter one would never reach a tick).
-_MIN_STEP = 1e-9
-
 
 class Simulator:
     """A simulation that can be advanced from outside.
@@ -117,35 +109,21 @@ class Simulator:
     def __init__(self, systems, controllers: Sequence[PeriodicController] = (), *, t0=0.0,
                  x0: Mapping | None = None, inputs: Mapping | None = None, method: str = "auto",
                  rtol: float = 1e-8, atol: float = 1e-10, max_step=None, record="all"):
-        systems = _one_or_many("systems", systems, System)
+        systems = checks.one_or_many("systems", systems, System)
         self._check_systems(systems)
-        controllers = [] if controllers is None else _one_or_many("controllers", controllers, PeriodicController)
+        controllers = [] if controllers is None else checks.one_or_many("controllers", controllers,
+                                                                         PeriodicController)
         cnames = [c.name for c in controllers]
         if len(set(cnames)) != len(cnames):
             raise ConfigError("controllers", cnames, "controllers with distinct names (tick logs are kept by name)")
-        if not isinstance(method, str) or method not in METHOD_NAMES:
-            raise ConfigError("method", method, f"one of {', '.join(METHOD_NAMES)}")
-        for pname, v in (("rtol", rtol), ("atol", atol)):
-            if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (v > 0 and _finite(v)):
-                raise ConfigError(pname, v, "a positive finite number")
-        if not _RTOL_FLOOR < rtol < 1:
-            raise ConfigError("rtol", rtol, f"a relative tolerance in ({_RTOL_FLOOR:.3g}, 1)")
-        if max_step is None:
-            max_step = math.inf
-        else:
-            max_step = to_si("max_step", max_step, "s")
-            if not max_step >= _MIN_STEP:
-                raise ConfigError("max_step", max_step, "None or at least 1e-9 s (the clock's resolution)")
+        method, rtol, atol, max_step = checked_settings(method, rtol, atol, max_step)
         for pname, v in (("x0", x0), ("inputs", inputs)):
             if v is not None and not isinstance(v, Mapping):
                 raise ConfigTypeError(pname, v, "a mapping {'system.signal': value}")
 
         self.systems = systems
         self.controllers = controllers
-        self.method = method
-        self.rtol = float(rtol)
-        self.atol = float(atol)
-        self.max_step = float(max_step)
+        self.method, self.rtol, self.atol, self.max_step = method, rtol, atol, max_step
         self.record = check_record(record)
         self._t0_ns = to_ns("t0", t0)
         self._t_ns = self._t0_ns
@@ -484,28 +462,6 @@ class Simulator:
         res.records.update((c.name, c.run_record()) for c in self.controllers
                            if callable(getattr(c, "run_record", None)))
         return res
-
-
-def _finite(v: numbers.Real) -> bool:
-    """Whether a real number is finite as a float (an int too large for one is not)."""
-    try:
-        return math.isfinite(v)
-    except OverflowError:
-        return False
-
-
-def _one_or_many(parameter: str, value, cls) -> list:
-    """``value`` as a list of ``cls`` instances: one instance, or any iterable of them."""
-    if isinstance(value, cls):
-        return [value]
-    try:
-        items = list(value)
-    except TypeError:
-        raise ConfigTypeError(parameter, value, f"a {cls.__name__} or a sequence of {cls.__name__}") from None
-    for item in items:
-        if not isinstance(item, cls):
-            raise ConfigTypeError(parameter, item, f"{cls.__name__} instances")
-    return items
 
 
 def simulate(systems, t_end, controllers: Iterable[PeriodicController] = (), *, t0=0.0,

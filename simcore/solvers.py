@@ -21,7 +21,10 @@ What the engine asks of an integration method, and how each is provided:
 2. **The solver's own right-hand side call is the engine's**: an explicit solver's
    ``fun`` is bound to the engine's right-hand side directly (scipy's wrapper, which
    counts and re-converts every evaluation, is skipped; the engine counts and
-   checks them itself).
+   checks them itself). ``RK45`` on a system of at most :data:`~simcore.dopri5.SMALL`
+   states is simcore's own :class:`~simcore.dopri5.DormandPrince`: scipy's algorithm
+   and step control, with the batch kernel's order of adding the stages, at a fifth of
+   scipy's cost per step (which is array bookkeeping, whatever the right-hand side costs).
 3. **Automatic stiffness handling** (``method="auto"``, the default): RK45 while the
    problem is not stiff, :data:`STIFF_METHOD` while it is, and back. The rule is
    deterministic (no timing, no randomness), after Hairer's DOPRI5 and
@@ -35,7 +38,10 @@ What the engine asks of an integration method, and how each is provided:
      (:data:`STABILITY_BOUNDARY`, 2.5 for RK45, measured) counts as a stiff step;
      six non-stiff steps in a row clear the count; :data:`STIFF_STEPS` (15) stiff
      steps switch to the implicit method at the end of the step that reached the
-     count (Hairer's DOPRI5 counts the same way);
+     count (Hairer's DOPRI5 counts the same way), provided the interval between ticks
+     needs at least :data:`MIN_EXPLICIT_STEPS` (20) steps of the present size: the
+     implicit method restarts at every tick, and below that RK45's stability-limited
+     steps cost less than its restarts (a stiff problem under a 1 kHz loop);
    * while implicit, at the end of each interval the spectral radius ``rho`` of the
      implicit solver's Jacobian is compared with its last step ``h``: when
      ``h * rho <= NONSTIFF_RATIO`` (well inside RK45's stability region) for
@@ -48,15 +54,19 @@ What the engine asks of an integration method, and how each is provided:
 from __future__ import annotations
 
 import math
+import numbers
 import warnings
 
 import numpy as np
 import scipy
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
-from .errors import IntegrationError, SimError
+from .dopri5 import SMALL, DormandPrince
+from .errors import ConfigError, IntegrationError, SimError
+from .units import to_si
 
 __all__ = ["METHODS", "METHOD_NAMES", "STIFF_METHOD", "Integrator", "StiffnessWarning", "check_internals",
+           "checked_settings",
            "check_restart",
            "restart_runge_kutta", "rk_interior_weights", "stiffness_ratio", "embedded_stiffness_ratio"]
 
@@ -94,6 +104,13 @@ _RK23_PROBE_EVERY = 4
 
 #: Stiff steps (counted as in Hairer's DOPRI5) that switch ``"auto"`` to the implicit method.
 STIFF_STEPS = 15
+#: Explicit steps an interval between ticks must need (its length over the stability-limited step) for
+#: ``"auto"`` to switch to the implicit method: scipy's Radau starts afresh every interval (a Jacobian,
+#: an LU, a few Newton iterations), about 0.6 ms on this project's machine whatever the interval's
+#: length, while an RK45 step costs six evaluations, about 30 us on a small system. Measured on
+#: ``x' = -lam (x - cos t) - sin t``, lam 1e4 to 1e5, tick periods 1 to 20 ms: RK45 was the faster
+#: below about 20 steps per interval (lam 1e4 at 1 and 5 ms, 3e4 at 1 ms) and Radau above.
+MIN_EXPLICIT_STEPS = 20
 #: Non-stiff steps in a row that clear the stiff-step count.
 _CLEAR_AFTER = 6
 #: Steps at the start of each interval left out of the stiffness count (they follow an input jump).
@@ -106,6 +123,39 @@ NONSTIFF_INTERVALS = 3
 STIFF_HINT = " If the system is stiff (very fast electrical or contact dynamics), try method='Radau' or 'BDF'."
 
 
+#: Tightest relative tolerance accepted: scipy raises tighter ones to this with a warning.
+RTOL_FLOOR = 100 * 2.220446049250313e-16
+
+#: Shortest max_step, s: the clock's resolution (a shorter one would never reach a tick).
+MIN_STEP = 1e-9
+
+
+def checked_settings(method, rtol, atol, max_step) -> tuple:
+    """``(method, rtol, atol, max_step)`` of a simulation, checked (max_step None: no limit, ``math.inf``)."""
+    if not isinstance(method, str) or method not in METHOD_NAMES:
+        raise ConfigError("method", method, f"one of {', '.join(METHOD_NAMES)}")
+    for parameter, v in (("rtol", rtol), ("atol", atol)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Real) or not (v > 0 and _finite(v)):
+            raise ConfigError(parameter, v, "a positive finite number")
+    if not RTOL_FLOOR < rtol < 1:
+        raise ConfigError("rtol", rtol, f"a relative tolerance in ({RTOL_FLOOR:.3g}, 1)")
+    if max_step is None:
+        max_step = math.inf
+    else:
+        max_step = to_si("max_step", max_step, "s")
+        if not max_step >= MIN_STEP:
+            raise ConfigError("max_step", max_step, "None or at least 1e-9 s (the clock's resolution)")
+    return method, float(rtol), float(atol), float(max_step)
+
+
+def _finite(v: numbers.Real) -> bool:
+    """Whether a real number is finite as a float (an int too large for one is not)."""
+    try:
+        return math.isfinite(v)
+    except OverflowError:
+        return False
+
+
 class StiffnessWarning(RuntimeWarning):
     """An explicit method forced by the user is taking steps limited by stability (a stiff problem)."""
 
@@ -116,8 +166,12 @@ def restart_runge_kutta(solver, t: float, y: np.ndarray, t_bound: float, first_s
 
     Equivalent to building a new solver of the same class with ``first_step``: the
     fields scipy's ``RungeKutta.__init__`` sets from its arguments are written, and
-    the derivative at the start is evaluated.
+    the derivative at the start is evaluated. simcore's own :class:`~simcore.dopri5.DormandPrince`
+    moves itself (its ``restart``).
     """
+    if type(solver) is DormandPrince:
+        solver.restart(t, y, t_bound, first_step)
+        return
     solver.t = t
     solver.y = y
     solver.t_bound = t_bound
@@ -343,6 +397,7 @@ class Integrator:
         self._stiff, self._calm = 0, 0  # stiff-step count, non-stiff steps in a row
         self._nonstiff_intervals = 0
         self._steps_here = 0
+        self._span = 0.0  # length of the current segment, s
         self._warned = False
         self.switch_now = False  # set by after_step: end this segment and change method
         self.intervals_by_method: dict[str, int] = {}
@@ -380,8 +435,11 @@ class Integrator:
         """A solver of the current method positioned at (t, X), bounded by ``t_end``."""
         name = self._current
         self._steps_here = 0
+        self._span = t_end - t
         self.switch_now = False
         cls = METHODS[name]
+        if cls is RK45 and len(X) <= SMALL:
+            cls = DormandPrince  # scipy's algorithm at a fraction of its cost per step on a small system
         h0 = self._h_next
         first_step = min(h0, t_end - t, self.max_step) if h0 else None
         solver = self._solvers.get(name)
@@ -397,7 +455,9 @@ class Integrator:
             if getattr(exc, "sim_time", None) is not None:
                 raise  # the model's own error at the first evaluation: its type is kept
             raise IntegrationError(f"could not start the {name} solver: {exc}", t) from exc
-        if cls in _EXPLICIT:
+        if cls is DormandPrince:
+            self._solvers[name] = solver  # moved by its own restart(), and given the engine's rhs already
+        elif cls in _EXPLICIT:
             solver.fun = self.rhs  # bind the engine's right-hand side directly (point 2)
             if _restartable(cls):
                 self._solvers[name] = solver
@@ -416,6 +476,8 @@ class Integrator:
 
     def _interior_fn(self, solver):
         cls = type(solver)
+        if cls is DormandPrince:
+            return solver.interior_states
         if (cls is RK45 or cls is RK23) and _internals_ok(cls):
             def states(fractions):
                 Xb = solver.K.T.dot(rk_interior_weights(cls, fractions))
@@ -436,7 +498,9 @@ class Integrator:
         if det is None or self._steps_here <= _SKIP_STEPS:
             return
         s, w, boundary, every = det
-        if every == 1:
+        if type(solver) is DormandPrince:
+            ratio = solver.stiffness_ratio()
+        elif every == 1:
             ratio = stiffness_ratio(solver.K, s, w)
         elif (self._steps_here - _SKIP_STEPS) % every:
             return
@@ -448,7 +512,10 @@ class Integrator:
             if self._stiff >= STIFF_STEPS:
                 self._stiff = 0
                 if self.method == "auto":
-                    self.switch_now = True
+                    # Stiff, but the implicit method pays a fresh start (Jacobian, LU) on every interval:
+                    # it is the cheaper one only when the interval needs many explicit steps.
+                    h = solver.t - solver.t_old
+                    self.switch_now = h > 0.0 and self._span >= MIN_EXPLICIT_STEPS * h
                 elif not self._warned:
                     self._warned = True
                     self._detect = None  # said once: no more estimates

@@ -10,6 +10,7 @@ import simcore
 import simcore.models as models
 from simcore import PeriodicController, StiffnessWarning, System, simulate
 from simcore.models.motors import NEO, VEX_775PRO
+from simcore.dopri5 import DormandPrince
 from simcore.solvers import _stiffness_weights, check_restart, restart_runge_kutta, stiffness_ratio
 
 
@@ -17,7 +18,7 @@ def _forced_oscillator(t, y):
     return np.array([y[1], -9.0 * y[0] - 0.2 * y[1] + math.cos(2.0 * t)])
 
 
-@pytest.mark.parametrize("cls", [RK45, RK23, DOP853])
+@pytest.mark.parametrize("cls", [RK45, RK23, DOP853, DormandPrince])
 def test_a_moved_runge_kutta_solver_steps_exactly_as_a_fresh_one(cls):
     # This is what the engine relies on when it carries one solver from tick to tick. A scipy
     # release that changes the fields it writes makes this fail (and the engine warns and falls
@@ -188,3 +189,26 @@ def test_the_engine_falls_back_when_the_scipy_internals_changed(monkeypatch):
     with pytest.warns(RuntimeWarning, match=r"scipy \S+'s RK45 no longer has the internals"):
         r = simulate(FreeFall(1.0, 0.8), 1.0, method="RK45")
     assert r.event_times("bounce")[0] == pytest.approx(math.sqrt(2 / 9.81), abs=1e-9)
+
+
+def test_auto_stays_explicit_when_a_fast_loop_leaves_the_implicit_restarts_the_dearer():
+    # lam = 1e4 under a 1 kHz loop: RK45's stable steps (h lam ~ 2.8) make about 4 per interval,
+    # while Radau would start afresh (Jacobian, LU) at every one of the 1000 ticks (review-10 item 11:
+    # auto took 0.77 s CPU against RK45's 0.36). The same stiffness at 20 ms ticks (70 steps an
+    # interval) still switches.
+    from simcore.solvers import MIN_EXPLICIT_STEPS
+
+    def run(period, method):
+        pc = PeriodicController(period, lambda t, s: {"pr.lam": 1e4}, name="c")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", StiffnessWarning)
+            return simulate(Decay(1e4), 0.3, [pc], method=method)
+
+    fast, fast_rk45 = run(0.001, "auto"), run(0.001, "RK45")
+    assert fast.stats["intervals_by_method"] == {"RK45": 300}
+    np.testing.assert_array_equal(fast["pr.x"], fast_rk45["pr.x"])
+    np.testing.assert_allclose(fast["pr.x"], np.cos(fast.t), rtol=0, atol=1e-7)
+    assert 0.001 * 1e4 / 2.5 < MIN_EXPLICIT_STEPS < 0.02 * 1e4 / 3.3  # the rule sits between the two cases
+    slow = run(0.02, "auto")
+    assert slow.stats["intervals_by_method"].get("Radau", 0) >= 10
+    np.testing.assert_allclose(slow["pr.x"], np.cos(slow.t), rtol=0, atol=1e-7)

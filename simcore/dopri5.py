@@ -1,0 +1,317 @@
+"""Dormand-Prince 5(4), the engine's ``RK45``: scipy's algorithm with a fraction of its cost per step.
+
+scipy's ``RK45`` spends about 70 us a step on array bookkeeping (six small matrix-vector
+products, temporary arrays, a numpy ``nextafter``, ``norm``) whatever the right-hand side
+costs; a mechanism of two to a dozen states evaluated at 50 Hz ticks pays that on every one
+of its 80 to 2,000 steps per simulated second. :class:`DormandPrince` takes the same steps
+with the same step control, and does the arithmetic of one step in the order the batch
+kernel (:mod:`simcore.batch_rk`) does it for each of its columns:
+
+* the tableau is scipy's (``RK45.A, B, C, E, P``), the step factor ``0.9 * err**(-1/5)``
+  bounded to ``[0.2, 10]`` (at most 1 after a rejection), the first attempt clamped to
+  ``[10 ulp(t), max_step]``, the last step landing exactly on ``t_bound``, and the first step
+  (when none is given) from scipy's ``select_initial_step`` rule;
+* every weighted stage sum is added in stage order, ``((w0 k0 + w1 k1) + w2 k2) + ...``
+  (scipy leaves that order to BLAS), and the error norm is the root mean square over the
+  states added in state order.
+
+So a run gives, to the last bit, what :func:`simcore.batch_rk.attempt` gives for that run's
+column in a batch of several (the project's tests check it). Against scipy's
+``RK45`` it agrees to the tolerance, not to the bit: the error estimate is a sum of stages
+that cancels to about 1e-9 of their size, so a different order of adding them moves the
+estimate by about 1e-7 relative, the next step size by about 1e-8, and the states by a part
+of the local error.
+
+The step works on Python floats (no array is made but the one each stage's derivative is
+evaluated at), so its cost grows with the number of states: the engine uses it up to
+:data:`SMALL` states and scipy's ``RK45`` above.
+
+Interface: what the engine's solver adapter (:mod:`simcore.solvers`) reads of a scipy
+``OdeSolver``: ``step()``, ``status``, ``t``, ``y``, ``t_old``, ``y_old``, ``h_abs``,
+``step_size``, ``dense_output()``, the stages ``K`` (7, n) and the tableau as class
+attributes, plus :meth:`restart`, :meth:`interior_states` and :meth:`stiffness_ratio`.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.integrate import RK45
+
+from . import batch_rk
+
+__all__ = ["DormandPrince", "SMALL"]
+
+#: Largest number of states for which the engine steps with :class:`DormandPrince` rather than scipy's
+#: ``RK45``: the step here is Python arithmetic, linear in the number of states, and scipy's step
+#: (array operations of a nearly fixed cost) is the cheaper one above about a dozen (measured:
+#: 28 against 71 us a step at 2 states, 49 against 62 at 10, on a right-hand side of one array operation).
+SMALL = 10
+
+_A, _B, _C, _E, _P = RK45.A, RK45.B, RK45.C, RK45.E, RK45.P
+_SAFETY, _MIN_FACTOR, _MAX_FACTOR = batch_rk.SAFETY, batch_rk.MIN_FACTOR, batch_rk.MAX_FACTOR
+_EXPONENT = -1.0 / (RK45.error_estimator_order + 1)
+_TOO_SMALL = "Required step size is less than spacing between numbers."
+
+# The tableau as Python floats, zero weights left out (adding 0 * k changes at most the sign of a zero).
+(_c1, _c2, _c3, _c4) = (float(c) for c in _C[1:5])
+_a10 = float(_A[1, 0])
+_a20, _a21 = (float(a) for a in _A[2, :2])
+_a30, _a31, _a32 = (float(a) for a in _A[3, :3])
+_a40, _a41, _a42, _a43 = (float(a) for a in _A[4, :4])
+_a50, _a51, _a52, _a53, _a54 = (float(a) for a in _A[5, :5])
+_b0, _b2, _b3, _b4, _b5 = (float(_B[j]) for j in (0, 2, 3, 4, 5))
+_e0, _e2, _e3, _e4, _e5, _e6 = (float(_E[j]) for j in (0, 2, 3, 4, 5, 6))
+assert _A[2, 1] != 0 and _B[1] == 0 and _E[1] == 0 and not _P[1].any() and _C[5] == 1.0  # what the code leaves out
+# Dense output: column 0 of P is (1, 0, ..., 0); row 1 is zero.
+assert _P[0, 0] == 1.0 and not _P[1:, 0].any()
+_P00 = float(_P[0, 0])
+_P_COLUMNS = [tuple(float(_P[s, j]) for s in (0, 2, 3, 4, 5, 6)) for j in range(1, _P.shape[1])]
+# The stiffness estimate (simcore.solvers.stiffness_ratio): the stage at the step's end (C[5] = 1)
+# and the accepted state differ by h * sum_j w_j k_j.
+_W = [float(w) for w in (np.array(_B[:6]) - np.append(_A[5, :5], 0.0))]
+
+
+class DenseOutput:
+    """The interpolant of one accepted step: ``sol(t)`` a state (n,) or, for an array of times, (n, len(t)).
+
+    scipy's quartic ``RkDenseOutput``: ``y_old + h * sum_j Q_j x**(j+1)`` with ``x = (t - t_old) / h``
+    and ``Q = K.T @ P`` (here added in stage order, as the batch kernel's :func:`~simcore.batch_rk.dense`).
+    """
+
+    __slots__ = ("t_old", "t", "h", "y_old", "Q")
+
+    def __init__(self, t_old, t, y_old, Q):
+        self.t_old, self.t, self.h = t_old, t, t - t_old
+        self.y_old, self.Q = y_old, Q  # lists of floats: the state, and 4 rows of n coefficients
+
+    def _at(self, t) -> list:
+        x = (t - self.t_old) / self.h
+        x2 = x * x
+        x3 = x2 * x
+        x4 = x3 * x
+        h = self.h
+        return [y + h * (((q0 * x + q1 * x2) + q2 * x3) + q3 * x4)
+                for y, q0, q1, q2, q3 in zip(self.y_old, *self.Q)]
+
+    def __call__(self, t):
+        if np.ndim(t) == 0:
+            return np.array(self._at(float(t)))
+        return np.array([self._at(float(ti)) for ti in np.asarray(t, dtype=float)]).T.reshape(len(self.y_old), -1)
+
+
+class DormandPrince:
+    """Explicit Runge-Kutta 5(4) of Dormand and Prince, integrating ``y' = fun(t, y)`` forward.
+
+    Parameters
+    ----------
+    fun : callable ``fun(t, y) -> ndarray``
+        The right-hand side; ``y`` is a float64 array of shape (n,), the result one of the same shape.
+    t0 : float
+        Initial time, s.
+    y0 : array-like, shape (n,)
+        Initial state.
+    t_bound : float
+        End of the interval, s (``>= t0``); the last step lands on it exactly.
+    max_step : float
+        Longest step, s.
+    rtol, atol : float
+        Relative and absolute tolerance of the error norm (as scipy's ``RK45``).
+    first_step : float, optional
+        The first step to try, s; by default chosen by scipy's ``select_initial_step`` rule.
+    """
+
+    A, B, C, E, P = _A, _B, _C, _E, _P
+    n_stages = RK45.n_stages
+    order, error_estimator_order = RK45.order, RK45.error_estimator_order
+
+    def __init__(self, fun, t0, y0, t_bound, max_step=math.inf, rtol=1e-3, atol=1e-6, first_step=None):
+        self.fun = fun
+        self.rtol, self.atol, self.max_step = float(rtol), float(atol), float(max_step)
+        y0 = np.array(y0, dtype=float)
+        self.n = len(y0)
+        if first_step is None:
+            self._position(float(t0), y0, float(t_bound))
+            self.h_abs = self._initial_step()
+        else:
+            self.restart(t0, y0, t_bound, first_step)
+
+    # -- position ------------------------------------------------------------------------------------------
+    def _position(self, t, y, t_bound) -> None:
+        self.t, self.y, self.t_bound = t, y, t_bound
+        self.t_old = self.y_old = None
+        self._yl = y.tolist()
+        self._fl = self.fun(t, y).tolist()
+        self._K = None
+        self._Q = None
+        self.status = "running" if t < t_bound else "finished"
+
+    def restart(self, t, y, t_bound, first_step) -> None:
+        """Move to ``(t, y)``, bounded by ``t_bound``, trying ``first_step`` first (s).
+
+        The same as a new solver given that first step: nothing of the previous interval is
+        kept (the derivative at the start is evaluated afresh: the held inputs have just jumped).
+        """
+        self._position(float(t), np.asarray(y, dtype=float), float(t_bound))
+        self.h_abs = float(first_step)
+
+    def _initial_step(self) -> float:
+        # scipy's rule, evaluated by the batch kernel on one column (one extra evaluation).
+        def rhs(t, y):
+            return self.fun(float(t[0]), y[:, 0])[:, None]
+        y0, f0 = self.y[:, None], np.array(self._fl)[:, None]
+        h = batch_rk.initial_step(rhs, np.array([self.t]), y0, f0, self.t_bound, self.max_step,
+                                  rtol=self.rtol, atol=self.atol)
+        return float(h[0])
+
+    @property
+    def step_size(self):
+        """The last accepted step, s (None before the first)."""
+        return None if self.t_old is None else self.t - self.t_old
+
+    # -- one step --------------------------------------------------------------------------------------------
+    def step(self):
+        """Take one accepted step (as many attempts as the error control needs). Returns None or a message."""
+        t = self.t
+        if self.n == 0:  # no state: scipy's OdeSolver.step moves straight to the end
+            self.t_old, self.y_old, self._yl_old = t, self.y, self._yl
+            self.t, self._K, self._Q = self.t_bound, ([],) * 7, None
+            self.status = "finished"
+            return None
+        min_step = 10.0 * abs(math.nextafter(t, math.inf) - t)
+        h_abs = self.h_abs
+        if h_abs > self.max_step:
+            h_abs = self.max_step
+        elif h_abs < min_step:
+            h_abs = min_step
+        attempt = self._attempt
+        rejected = False
+        while True:
+            if h_abs < min_step:
+                self.status = "failed"
+                return _TOO_SMALL
+            t_new = t + h_abs
+            if t_new > self.t_bound:
+                t_new = self.t_bound
+            h = t_new - t
+            err = attempt(t, h)
+            if err < 1.0:
+                factor = _MAX_FACTOR if err == 0.0 else min(_MAX_FACTOR, _SAFETY * err ** _EXPONENT)
+                if rejected:
+                    factor = min(1.0, factor)
+                break
+            grow = _SAFETY * err ** _EXPONENT
+            h_abs = h * (grow if grow > _MIN_FACTOR else _MIN_FACTOR)  # a NaN norm shrinks the step (as scipy)
+            rejected = True
+        self.h_abs = h * factor
+        self.t_old, self.y_old = t, self.y
+        self._yl_old, self._yl, self._fl = self._yl, self._new_yl, self._new_fl
+        self.t, self.y = t_new, self._new_y
+        self._K, self._Q = self._new_K, None
+        if t_new == self.t_bound:
+            self.status = "finished"
+        return None
+
+    def _attempt(self, t, h) -> float:
+        """One attempt on Python floats; sets the candidate step's fields, returns its error norm."""
+        fun, y, k0 = self.fun, self._yl, self._fl
+        k1 = fun(t + _c1 * h, np.array([(_a10 * a) * h + yi for a, yi in zip(k0, y)])).tolist()
+        k2 = fun(t + _c2 * h, np.array([(_a20 * a + _a21 * b) * h + yi for a, b, yi in zip(k0, k1, y)])).tolist()
+        k3 = fun(t + _c3 * h, np.array([(_a30 * a + _a31 * b + _a32 * c) * h + yi
+                                        for a, b, c, yi in zip(k0, k1, k2, y)])).tolist()
+        k4 = fun(t + _c4 * h, np.array([(_a40 * a + _a41 * b + _a42 * c + _a43 * d) * h + yi
+                                        for a, b, c, d, yi in zip(k0, k1, k2, k3, y)])).tolist()
+        k5 = fun(t + h, np.array([(_a50 * a + _a51 * b + _a52 * c + _a53 * d + _a54 * e) * h + yi
+                                  for a, b, c, d, e, yi in zip(k0, k1, k2, k3, k4, y)])).tolist()
+        yl = [(_b0 * a + _b2 * c + _b3 * d + _b4 * e + _b5 * f) * h + yi
+              for a, c, d, e, f, yi in zip(k0, k2, k3, k4, k5, y)]
+        y_new = np.array(yl)
+        k6 = fun(t + h, y_new).tolist()
+        rtol, atol = self.rtol, self.atol
+        sq = 0.0
+        for a, c, d, e, f, g, yi, yn in zip(k0, k2, k3, k4, k5, k6, y, yl):
+            z = ((_e0 * a + _e2 * c + _e3 * d + _e4 * e + _e5 * f + _e6 * g) * h) / (
+                max(abs(yi), abs(yn)) * rtol + atol)
+            sq += z * z
+        self._new_y, self._new_yl, self._new_fl = y_new, yl, k6
+        self._new_K = (k0, k1, k2, k3, k4, k5, k6)
+        return math.sqrt(sq) / self.n ** 0.5
+
+    # -- what the engine reads of a step ------------------------------------------------------------------------
+    def _stages(self) -> list:
+        """The accepted step's seven stages, as lists of floats."""
+        K = self._K
+        return K
+
+    @property
+    def K(self) -> np.ndarray:
+        """The accepted step's stages, (7, n) (scipy's ``RK45.K``)."""
+        return np.array(self._stages(), dtype=float).reshape(7, self.n)
+
+    def _coefficients(self) -> list:
+        """The accepted step's dense-output coefficients ``Q`` (4 rows of n), added in stage order."""
+        Q = self._Q
+        if Q is None:
+            k0, _, k2, k3, k4, k5, k6 = self._stages()
+            Q = [[_P00 * a for a in k0]]
+            for p0, p2, p3, p4, p5, p6 in _P_COLUMNS:
+                Q.append([p0 * a + p2 * c + p3 * d + p4 * e + p5 * f + p6 * g
+                          for a, c, d, e, f, g in zip(k0, k2, k3, k4, k5, k6)])
+            self._Q = Q
+        return Q
+
+    def dense_output(self) -> DenseOutput:
+        """The last accepted step's interpolant."""
+        return DenseOutput(self.t_old, self.t, self._yl_old, self._coefficients())
+
+    def interior_states(self, fractions) -> np.ndarray:
+        """States at ``t_old + f h`` for each fraction ``f`` of the last step, as columns (n, len(fractions)).
+
+        The step's dense output at those fractions, ``y_old + h K.T @ (P @ [f, f^2, f^3, f^4])``,
+        with the weights in parentheses folded once per set of fractions; a fraction of 1 is the
+        accepted state itself.
+        """
+        W = _interior_weights.get(fractions)
+        if W is None:
+            W = _interior_weights[fractions] = _fold(fractions)
+        h = self.t - self.t_old
+        k0, _, k2, k3, k4, k5, k6 = self._K
+        cols = []
+        for w in W:
+            if w is None:
+                cols.append(self._yl)
+                continue
+            w0, w2, w3, w4, w5, w6 = w
+            cols.append([y + h * (w0 * a + w2 * c + w3 * d + w4 * e + w5 * f + w6 * g)
+                         for y, a, c, d, e, f, g in zip(self._yl_old, k0, k2, k3, k4, k5, k6)])
+        return np.array(cols).T
+
+    def stiffness_ratio(self) -> float:
+        """Estimate of ``h * rho`` of the last accepted step (:func:`simcore.solvers.stiffness_ratio`)."""
+        K = self._stages()
+        w0, w1, w2, w3, w4, w5 = _W
+        den = 0.0
+        num = 0.0
+        for a, b, c, d, e, f, g in zip(*K):
+            dy = w0 * a + w1 * b + w2 * c + w3 * d + w4 * e + w5 * f
+            den += dy * dy
+            df = g - f
+            num += df * df
+        return 0.0 if den == 0.0 else math.sqrt(num) / math.sqrt(den)
+
+
+_interior_weights: dict = {}
+
+
+def _fold(fractions) -> list:
+    """Per fraction ``f``: the weights ``P @ [f, f^2, f^3, f^4]`` of stages 0, 2..6 (row 1 of P is zero),
+    or None for ``f == 1`` (the accepted state)."""
+    out = []
+    for f in fractions:
+        if f == 1.0:
+            out.append(None)
+            continue
+        powers = np.array([f, f * f, f * f * f, f * f * f * f])
+        w = _P @ powers
+        out.append(tuple(float(w[s]) for s in (0, 2, 3, 4, 5, 6)))
+    return out
