@@ -25,6 +25,7 @@ times are not formed for a right-hand side that does not read them.
 from __future__ import annotations
 
 import numpy as np
+from numpy._core._multiarray_umath import c_einsum
 from scipy.integrate import RK45
 
 __all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "stage_sum", "SAFETY", "MIN_FACTOR",
@@ -70,14 +71,19 @@ def stage_sum(w, K, xp=np):
     :func:`_einsum_adds_in_order`) the explicit sum is used.
     """
     if _EINSUM_EXACT and xp is np:
-        return np.einsum(_STAGE_SUM, w, K)
+        # numpy's einsum without ``optimize`` is this call; its Python wrapper costs more than the sum
+        # at a few columns
+        return c_einsum(_STAGE_SUM, w, K)
     return _explicit_sum(w, K)
 
 
 def _rms(z, xp):
     """RMS over the states of each column (scipy's ``norm``), shape (m,)."""
     n = z.shape[0]
-    return xp.sqrt(xp.sum(z * z, axis=0)) / n ** 0.5
+    z = z * z
+    # np.sum is add.reduce behind a Python wrapper (the same sum, bit for bit)
+    total = np.add.reduce(z, axis=0) if xp is np else xp.sum(z, axis=0)
+    return xp.sqrt(total) / n ** 0.5
 
 
 def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, timed=True, xp=np):
@@ -131,10 +137,15 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, timed=True, xp=
     err /= scale
     error_norm = _rms(err, xp)
     accepted = error_norm < 1
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        grow = SAFETY * error_norm ** _ERROR_EXPONENT
-    factor_ok = xp.where(error_norm == 0, MAX_FACTOR, xp.minimum(MAX_FACTOR, grow))
-    if rejected.any():
+    # A zero norm (which grows by MAX_FACTOR) is raised as 1 instead of dividing by zero: no
+    # floating-point warning can arise then (x ** -0.2 is finite for every positive x, inf and NaN
+    # give 0 and NaN quietly), so no errstate context (which costs more than the power) is needed.
+    zero = error_norm == 0
+    grow = xp.where(zero, 1.0, error_norm)
+    grow **= _ERROR_EXPONENT
+    grow *= SAFETY
+    factor_ok = xp.where(zero, MAX_FACTOR, xp.minimum(MAX_FACTOR, grow))
+    if np.count_nonzero(rejected):
         factor_ok = xp.where(rejected, xp.minimum(1.0, factor_ok), factor_ok)
     # max(MIN_FACTOR, nan) is MIN_FACTOR in Python's max, which scipy uses: keep that for a NaN norm.
     factor_bad = xp.where(grow > MIN_FACTOR, grow, MIN_FACTOR)
