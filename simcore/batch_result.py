@@ -58,7 +58,8 @@ class _Recorder:
             Xc = X.take(idx, axis=1)
         if np.ndim(t) != 0:
             t = np.array(t, dtype=float) if copy else t
-        mc = np.stack([m.take(idx) for m in modes]) if modes else np.zeros((0, len(idx)), dtype=np.int8)
+        # (np.array of the rows is np.stack's result without its Python wrappers)
+        mc = np.array([m.take(idx) for m in modes]) if modes else np.zeros((0, len(idx)), dtype=np.int8)
         self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1))
 
     def tick(self, t, ran):
