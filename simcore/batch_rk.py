@@ -35,6 +35,7 @@ A, B, C, E, P = RK45.A, RK45.B, RK45.C, RK45.E, RK45.P
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 _ERROR_EXPONENT = -1.0 / (RK45.error_estimator_order + 1)
 _N_STAGES = RK45.n_stages
+_A_ROWS = [A[s, :s] for s in range(_N_STAGES)]  # each stage's weights of the stages before it
 
 
 _STAGE_SUM = "s,snm->nm"
@@ -119,31 +120,22 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, timed=True, xp=
     h = t_new - t  # >= 0: the integration runs forward
     K = xp.empty((_N_STAGES + 1,) + y.shape)
     K[0] = f
+    # Out of place throughout: at a few columns an in-place ufunc costs twice a fresh result, and
+    # at thousands hardly less (the same operations in the same order either way).
     for s in range(1, _N_STAGES):
-        dy = stage_sum(A[s, :s], K[:s], xp)
-        dy *= h
-        dy += y
+        dy = stage_sum(_A_ROWS[s], K[:s], xp) * h + y
         rhs(t + C[s] * h if timed else None, dy, K[s])
-    y_new = stage_sum(B, K[:_N_STAGES], xp)
-    y_new *= h
-    y_new += y
+    y_new = stage_sum(B, K[:_N_STAGES], xp) * h + y
     rhs(t + h if timed else None, y_new, K[-1])
-    err = stage_sum(E, K, xp)
-    err *= h
-    scale = xp.abs(y)
-    xp.maximum(scale, xp.abs(y_new), out=scale)
-    scale *= rtol
-    scale += atol
-    err /= scale
-    error_norm = _rms(err, xp)
+    err = stage_sum(E, K, xp) * h
+    scale = xp.maximum(xp.abs(y), xp.abs(y_new)) * rtol + atol
+    error_norm = _rms(err / scale, xp)
     accepted = error_norm < 1
     # A zero norm (which grows by MAX_FACTOR) is raised as 1 instead of dividing by zero: no
     # floating-point warning can arise then (x ** -0.2 is finite for every positive x, inf and NaN
     # give 0 and NaN quietly), so no errstate context (which costs more than the power) is needed.
     zero = error_norm == 0
-    grow = xp.where(zero, 1.0, error_norm)
-    grow **= _ERROR_EXPONENT
-    grow *= SAFETY
+    grow = xp.where(zero, 1.0, error_norm) ** _ERROR_EXPONENT * SAFETY
     factor_ok = xp.where(zero, MAX_FACTOR, xp.minimum(MAX_FACTOR, grow))
     if np.count_nonzero(rejected):
         factor_ok = xp.where(rejected, xp.minimum(1.0, factor_ok), factor_ok)
