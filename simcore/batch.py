@@ -447,6 +447,7 @@ class _Batch:
         self.pending_prev = np.full((nk, n), np.nan)
         self.pending_xb = np.zeros((self.nx, n))
         self.started = [False] * len(controllers)
+        self._full = None  # the cached view of every variant (see _full_view)
         self.n_steps = np.zeros(n, dtype=np.int64)
         self.every = np.arange(n, dtype=np.int32)  # every variant's index, as the recorder keeps them (never written)
         self.res = BatchResult._recorder(self)
@@ -481,14 +482,24 @@ class _Batch:
         if name in self.coupled_names:
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self.coupled_names[name]!r} (it is solved continuously)")
-        v = self._column(f"{who}[{name!r}]", value, self._unit(name))
+        if type(value) is np.ndarray and value.dtype == np.float64 and value.shape == (self.n,) and _finite(value):
+            v = value  # what _column returns for it (a controller's usual write), without the labels
+        else:
+            v = self._column(f"{who}[{name!r}]", value, self._unit(name))
         s = self.systems[kind[1]]
         rng = s.input_ranges.get(s.input_names[kind[2]])
-        if rng is not None and not (np.all(v >= rng[0]) and np.all(v <= rng[1])):
+        if rng is not None and not (_all(v >= rng[0]) and _all(v <= rng[1])):
             j = int(np.flatnonzero((v < rng[0]) | (v > rng[1]))[0])
             raise ConfigError(f"{who}[{name!r}] (variant {j})", v[j], f"a value in [{rng[0]}, {rng[1]}] "
                                                                    f"(at t={self.t!r} s)")
         self.U[kind[1]][kind[2]] = v
+        self._full = None
+
+    def _full_view(self) -> _View:
+        """The view of every variant, kept until an input write or a mode change makes it stale."""
+        if self._full is None:
+            self._full = _View(self, None)
+        return self._full
 
     # -- modes ------------------------------------------------------------------------------
     def _settle_modes(self):
@@ -496,6 +507,7 @@ class _Batch:
         xs, us = view.inputs(self.t, self.Y)
         for k, s in enumerate(self.systems):
             self.modes[k] = np.asarray(s.initial_mode(self.t, xs[k], us[k]), dtype=np.int8)
+        self._full = None
 
     # -- ticks ------------------------------------------------------------------------------
     def _schedule(self, t_end_ns):
@@ -512,7 +524,7 @@ class _Batch:
         want = ()
         # Only a guard that reads the inputs can jump at a tick (the states, modes and time stay).
         if not initial and self.any_reads_inputs:
-            full = _View(self, None)
+            full = self._full_view()
             active = full.active() & live
             want = _indices(np.logical_or.reduce(active, axis=1) & self.reads_inputs)
             if len(want):
@@ -543,7 +555,7 @@ class _Batch:
         fired_any = None
         if len(want):
             # The guards that read the inputs may jump with them: an event fires at the tick where one crossed.
-            g_after = _View(self, None).guards(t, self.Y, want)
+            g_after = self._full_view().guards(t, self.Y, want)
             fired_any = np.zeros(self.n, dtype=bool)
             for k in range(len(self.systems)):
                 done = np.zeros(self.n, dtype=bool)
@@ -584,6 +596,7 @@ class _Batch:
             X[sl] = xn
         if ev.new_mode is not None:
             self.modes[k][cols] = np.asarray(ev.new_mode(s, te, X[sl], us[k], view.modes[k]), dtype=np.int8)
+            self._full = None
         self.res.event(e, cols, te, x_before, X[sl].copy(), mode_before, self.modes[k][cols].copy(), at_tick)
         self.res.rows(cols, te, X, self.modes, local=True)
         if ev.terminal:
@@ -869,7 +882,7 @@ class _Batch:
     def _restart(self, glob, t, t_end, fired=None):
         """Start a segment for the variants ``glob`` at times ``t``: derivative, first step, guards, sides."""
         full = len(glob) == self.n  # glob is sorted and unique: every variant
-        view = _View(self, None if full else glob)
+        view = self._full_view() if full else _View(self, glob)
         y = self.Y if full else self.Y.take(glob, axis=1)
         f = view.derivative(t, y)
         if full:
@@ -1050,11 +1063,11 @@ class BatchSignals(Mapping):
         if kind == "u":
             if b.coupled:
                 if self._coupled is None:
-                    self._coupled = _View(b, None).inputs(self.t, b.Y)[1]
+                    self._coupled = b._full_view().inputs(self.t, b.Y)[1]
                 return self._coupled[k][i].copy()
             return b.U[k][i].copy()
         if k not in self._outputs:
-            self._outputs[k] = _View(b, None).outputs(k, self.t, b.Y)
+            self._outputs[k] = b._full_view().outputs(k, self.t, b.Y)
         return self._outputs[k][i].copy()
 
     def __iter__(self):

@@ -170,6 +170,7 @@ class BatchResult:
                   if s.input_names else np.zeros((0, len(ids))) for k, s in enumerate(b.systems)]
         view.modes = [np.asarray(m) for m in modes]
         view.couplings = [c for s in view.systems for c in s.couplings(view.systems)] if b.coupled else []
+        view._pre, view._active, view._armed = [None] * len(view.systems), None, None
         xs, us = view.inputs(t, X)
         return view, xs, us
 
