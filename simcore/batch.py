@@ -61,6 +61,7 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
+from numpy._core._multiarray_umath import count_nonzero as _count_nonzero  # np.count_nonzero without its wrapper
 
 from . import batch_params, batch_rk
 from .batch_result import BatchResult
@@ -154,12 +155,12 @@ def _bisection_steps(width):
 def _any(mask) -> bool:
     """Whether any entry of a bool array is set (``count_nonzero`` is one C call; ``ndarray.any``
     goes through Python wrappers that cost more than the test at a few columns)."""
-    return np.count_nonzero(mask) != 0
+    return _count_nonzero(mask) != 0
 
 
 def _all(mask) -> bool:
     """Whether every entry of a bool array is set (see :func:`_any`)."""
-    return np.count_nonzero(mask) == mask.size
+    return _count_nonzero(mask) == mask.size
 
 
 def _finite(a) -> bool:
@@ -263,7 +264,13 @@ class _View:
             out = np.empty(Y.shape)
         b = self.batch
         if b.sole is not None and not self.couplings:  # one system holds every state: no slicing
-            self._derive(b.sole, t, Y, self.U[b.sole], out)
+            k = b.sole
+            if b.prepares[k]:
+                pre = self._pre[k]
+                self.systems[k].derivatives(t, Y, self.U[k], self.modes[k], out=out,
+                                            pre=self.prepared(k) if pre is None else pre)
+            else:
+                self._derive(k, t, Y, self.U[k], out)
             return out
         xs, us = self.inputs(t, Y)
         for k in b.stateful:
@@ -272,7 +279,7 @@ class _View:
 
     def _derive(self, k, t, x, u, out):
         s = self.systems[k]
-        if hasattr(s, "prepare"):
+        if self.batch.prepares[k]:
             pre = self._pre[k] if self._pre[k] is not None else self.prepared(k)
             s.derivatives(t, x, u, self.modes[k], out=out, pre=pre)
         else:  # a batched model without the prepared form: derivatives(t, x, u, mode) returns its array
@@ -334,9 +341,9 @@ class _View:
     def guards(self, t, Y, want):
         """(len(want), m) values of the guards of the event kinds ``want`` (indices into the batch's kinds)."""
         b = self.batch
-        rows = b.lin_state.take(want)
-        if rows.size and rows.min() >= 0:  # every one a state minus a constant: one gather for them all
-            return Y.take(rows, axis=0) - b.lin_const.take(want)[:, None]
+        lin = b._linear_guards(want) if len(want) else None
+        if lin is not None and lin[5]:  # every one a state minus a constant: one gather for them all
+            return Y.take(lin[1], axis=0) - lin[2]
         out = np.empty((len(want), self.m))
         if any(b.kinds[e][2].reads_inputs for e in want):
             xs, us = self.inputs(t, Y)
@@ -400,6 +407,7 @@ class _Batch:
         self.kinds = [(k, j, ev) for k, s in enumerate(self.systems) for j, ev in enumerate(s.events)]
         nk = len(self.kinds)
         self.stateful = [k for k, s in enumerate(self.systems) if len(s.state_names)]
+        self.prepares = [hasattr(s, "prepare") for s in self.systems]  # which have the prepared right-hand side
         self.sole = self.stateful[0] if len(self.stateful) == 1 and self.slices[self.stateful[0]] == slice(0, self.nx) \
             else None
         # Guards of the form "state minus constant": the state's row (-1: not of that form) and the constant.
@@ -932,8 +940,11 @@ class _Batch:
             ms = batch_rk.min_step(t)
             clamped = np.maximum(h, ms) if max_step == math.inf else np.where(h > max_step, max_step,
                                                                               np.maximum(h, ms))
-            h = clamped if _all(fresh) else np.where(fresh, clamped, h)
-            if _any(h < ms):
+            # Steps clamped up to the minimum cannot be below it (a NaN fails the test either way), unless
+            # max_step clamped them down again.
+            every_fresh = _all(fresh)
+            h = clamped if every_fresh else np.where(fresh, clamped, h)
+            if (not every_fresh or max_step != math.inf) and _any(h < ms):
                 j = int(np.flatnonzero(h < ms)[0])
                 raise IntegrationError(f"RK45 solver failed for variant {S[j]}: Required step size is less than "
                                        f"spacing between numbers.", float(t[j]))

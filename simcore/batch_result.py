@@ -56,7 +56,7 @@ class _Recorder:
             Xc = np.array(X) if copy else X
         else:
             Xc = X.take(idx, axis=1)
-        if np.ndim(t) != 0:
+        if getattr(t, "ndim", 0) != 0:  # per-row times (np.ndim's wrapper costs more than the block)
             t = np.array(t, dtype=float) if copy else t
         # (np.array of the rows is np.stack's result without its Python wrappers)
         mc = np.array([m.take(idx) for m in modes]) if modes else np.zeros((0, len(idx)), dtype=np.int8)
