@@ -164,9 +164,8 @@ def _all(mask) -> bool:
 
 
 def _finite(a) -> bool:
-    """Whether every entry of ``a`` is finite: its sum is unless an entry is not (or the sum
-    overflows, which the entry-wise test then settles); one reduction, no temporary."""
-    return bool(np.isfinite(np.add.reduce(a, axis=None))) or _all(np.isfinite(a))
+    """Whether every entry of ``a`` is finite (``np.isfinite(a).all()`` without the wrappers of ``all``)."""
+    return _all(np.isfinite(a))
 
 
 def _indices(mask):
