@@ -669,13 +669,17 @@ class _Batch:
                 row = self.search_from[e]
                 pending = row if full else row.take(glob)
                 keep = pending > t_new if accepted is None else (pending > t_new) | ~accepted
-                _put(row, glob, np.where(keep, pending, -np.inf))
+                if full:
+                    row[...] = np.where(keep, pending, -np.inf)
+                else:
+                    row[glob] = np.where(keep, pending, -np.inf)
             self.searching = bool(np.isfinite(self.search_from).any())
-        for w, e in enumerate(want):
-            if full:
-                np.copyto(self.g_prev[e], g_new[w], where=active[w])
-            else:
-                self.g_prev[e][glob] = np.where(active[w], g_new[w], g_prev[w])
+        remembered = np.where(active, g_new, g_prev)  # the armed guards' new values, the others' as they were
+        if full:
+            self.g_prev[want] = remembered
+        else:
+            for w, e in enumerate(want):
+                self.g_prev[e][glob] = remembered[w]
         if hits is None:
             return None, None, None
         c, roots_c, g_as_c = hits
