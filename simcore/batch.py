@@ -61,7 +61,6 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
-from numpy._core._multiarray_umath import count_nonzero as _count_nonzero  # np.count_nonzero without its wrapper
 
 from . import batch_params, batch_rk
 from .batch_result import BatchResult
@@ -70,6 +69,11 @@ from .controller import PeriodicController, checked_writes, note_controller_erro
 from .engine import Simulator
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
 from .events import EVENT_TIME_TOLERANCE
+
+try:  # np.count_nonzero without its Python wrapper (numpy >= 2)
+    from numpy._core._multiarray_umath import count_nonzero as _count_nonzero
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count_nonzero = np.count_nonzero
 
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 

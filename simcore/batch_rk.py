@@ -27,8 +27,12 @@ in-place or ``out=`` ufunc costs about twice a fresh result, at thousands about 
 from __future__ import annotations
 
 import numpy as np
-from numpy._core._multiarray_umath import c_einsum
 from scipy.integrate import RK45
+
+try:  # numpy's einsum without its Python wrapper (numpy >= 2; the same call np.einsum makes)
+    from numpy._core._multiarray_umath import c_einsum
+except ImportError:  # pragma: no cover - numpy 1.x
+    c_einsum = np.einsum
 
 __all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "stage_sum", "SAFETY", "MIN_FACTOR",
            "MAX_FACTOR"]
