@@ -177,8 +177,8 @@ class BatchedMechanism:
         if cls is Arm:
             mass, com = val("mass", positive=True), val("com_distance", positive=True)
             load_mass = _arm_moi(system, params, mass, com, val)
-            self._load = ("gravity", mass * system.g * com, system.gravity_direction,
-                          xp.asarray(float(system.gravity_direction)))  # the last: as a 0-d array
+            # the direction as a 0-d array, the operand the right-hand side subtracts the angle from
+            self._load = ("gravity", mass * system.g * com, xp.asarray(float(system.gravity_direction)))
         elif cls is Elevator:
             carriage = val("carriage_mass", positive=True)
             load_mass = carriage + system.counterweight_mass
@@ -340,7 +340,7 @@ class BatchedMechanism:
         if self._load is None:
             return 0.0
         if self._load[0] == "gravity":
-            return self.xp.sin(self._load[3] - q) * self._p["load"]
+            return self.xp.sin(self._load[2] - q) * self._p["load"]
         return self._p["load"]
 
     def _applied_force(self, q, u, direction):
