@@ -165,6 +165,9 @@ class BatchedMechanism:
         self.output_names, self.units, self.input_ranges = system.output_names, system.units, system.input_ranges
         d = system.drive
         self._R, self._Kt, self._Kv, self._eta = d.R, d.Kt, d.Kv, d.efficiency
+        # The same constants as 0-d arrays for the right-hand side: a ufunc converts a Python float
+        # operand on every call, which at a few columns costs more than the operation itself.
+        self._Kv0, self._R0, self._Kt0 = (xp.asarray(float(c)) for c in (d.Kv, d.R, d.Kt))
         self._duty = d.command == "duty"
         self._ls, self._lp = d.stator_current_limit, d.supply_current_limit
         self.min_position, self.max_position = system.min_position, system.max_position
@@ -174,7 +177,8 @@ class BatchedMechanism:
         if cls is Arm:
             mass, com = val("mass", positive=True), val("com_distance", positive=True)
             load_mass = _arm_moi(system, params, mass, com, val)
-            self._load = ("gravity", mass * system.g * com, system.gravity_direction)
+            # the direction as a 0-d array, the operand the right-hand side subtracts the angle from
+            self._load = ("gravity", mass * system.g * com, xp.asarray(float(system.gravity_direction)))
         elif cls is Elevator:
             carriage = val("carriage_mass", positive=True)
             load_mass = carriage + system.counterweight_mass
@@ -336,10 +340,7 @@ class BatchedMechanism:
         if self._load is None:
             return 0.0
         if self._load[0] == "gravity":
-            g = self._load[2] - q
-            self.xp.sin(g, out=g)  # in place: at thousands of columns a temporary costs as much as the sine
-            g *= self._p["load"]
-            return g
+            return self.xp.sin(self._load[2] - q) * self._p["load"]
         return self._p["load"]
 
     def _applied_force(self, q, u, direction):
@@ -378,7 +379,7 @@ class BatchedMechanism:
         command = u[0]
         pre = {"neutral": None, "v": None, "resting": None, "direction": None}
         neutral = command == 0.0
-        if neutral.any():
+        if xp.count_nonzero(neutral):  # (ndarray.any's Python wrappers cost more at a few columns)
             pre["neutral"], pre["braking"] = neutral, u[1] >= 0.5
         if bus_held and self._ls == math.inf and self._lp == math.inf:
             # Without current limits the applied voltage is the request clamped to the bus: no state in it.
@@ -386,7 +387,7 @@ class BatchedMechanism:
             pre["vb"] = vb
             pre["v"] = xp.minimum(xp.maximum(command * vb if self._duty else command, -vb), vb)
         resting = mode >= self.STUCK
-        if resting.any():
+        if xp.count_nonzero(resting):
             pre["resting"] = resting
         if self._any_dir:
             direction = self._direction(mode)
@@ -397,47 +398,43 @@ class BatchedMechanism:
     def derivatives(self, t, x, u, mode, out=None, pre=None):
         """d/dt of ``x``, (2, m), written into ``out`` (allocated when None) and returned; ``pre`` is
         :meth:`prepare` of ``u`` and ``mode`` (computed here when None)."""
-        xp, p, R = self.xp, self._p, self._R
+        xp, p = self.xp, self._p
         if pre is None:
             pre = self.prepare(u, mode)
         if out is None:
             out = xp.empty((2,) + x.shape[1:])
         q, v = x[0], x[1]
-        # The same operations in the same order as the serial model; the intermediate arrays are
-        # reused in place (fresh temporaries of thousands of columns cost more than the arithmetic).
-        emf = xp.multiply(p["k"], v)
-        emf /= self._Kv
+        # The same operations in the same order as the serial model. Out of place: at a few columns
+        # an ``out=`` or in-place ufunc costs twice a fresh result, and at thousands no less.
+        R = self._R0
+        emf = p["k"] * v / self._Kv0
         if pre["v"] is not None:
-            i = xp.subtract(pre["v"], emf)
             vb = pre["vb"]
+            i = (pre["v"] - emf) / R
         else:
             vb = xp.maximum(u[2], 0.0)
-            i = xp.subtract(self._limited_voltage(u[0] * vb if self._duty else u[0], emf, vb), emf)
-        i /= R
+            i = (self._limited_voltage(u[0] * vb if self._duty else u[0], emf, vb) - emf) / R
         neutral = pre["neutral"]
         if neutral is not None:
             coast = xp.where(emf > vb, (vb - emf) / R, xp.where(emf < -vb, (-vb - emf) / R, 0.0))
             i = xp.where(neutral, xp.where(pre["braking"], -emf / R, coast), i)
-        i *= self._Kt
-        tm = i  # the motor torque
+        tm = i * self._Kt0  # the motor torque
         if self._has_shaft:
-            tm -= p["shaft"] * v  # the rotors' own friction, before the gearbox (GearedMechanism.drive_force)
-        fric = xp.multiply(p["b"], v, out=emf)  # the back-EMF is not needed any more
+            tm = tm - p["shaft"] * v  # the rotors' own friction, before the gearbox (GearedMechanism.drive_force)
+        fric = p["b"] * v
         direction = pre["direction"]
         if direction is not None:
             f = self._torque_at_load(tm, direction)
-            fric += pre["Fc_dir"]
+            fric = fric + pre["Fc_dir"]
         else:  # no Coulomb friction and an ideal gearbox in any variant: direction plays no part
-            tm *= p["G"]
-            f = tm
+            f = tm * p["G"]
             if not self._unit_kG:  # a rotary mechanism's k / G is exactly 1
-                f *= p["kG"]
-        f += self._load_force(q)
-        f -= fric
+                f = f * p["kG"]
+        f = f + self._load_force(q) - fric
         resting = pre["resting"]
         if resting is None:
             out[0] = v
-            xp.divide(f, p["M"], out=out[1])
+            out[1] = f / p["M"]
         else:
             out[0] = xp.where(resting, 0.0, v)
             out[1] = xp.where(resting, 0.0, f / p["M"])

@@ -70,6 +70,11 @@ from .engine import Simulator
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
 from .events import EVENT_TIME_TOLERANCE
 
+try:  # np.count_nonzero without its Python wrapper (numpy >= 2)
+    from numpy._core._multiarray_umath import count_nonzero as _count_nonzero
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count_nonzero = np.count_nonzero
+
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 
 _TINY = 5e-324
@@ -151,6 +156,27 @@ def _bisection_steps(width):
     return expo - (mant == 0.5) + 1
 
 
+def _any(mask) -> bool:
+    """Whether any entry of a bool array is set (``count_nonzero`` is one C call; ``ndarray.any``
+    goes through Python wrappers that cost more than the test at a few columns)."""
+    return _count_nonzero(mask) != 0
+
+
+def _all(mask) -> bool:
+    """Whether every entry of a bool array is set (see :func:`_any`)."""
+    return _count_nonzero(mask) == mask.size
+
+
+def _finite(a) -> bool:
+    """Whether every entry of ``a`` is finite (``np.isfinite(a).all()`` without the wrappers of ``all``)."""
+    return _all(np.isfinite(a))
+
+
+def _indices(mask):
+    """The indices of the set entries of a 1-D bool array (``flatnonzero`` without its wrappers)."""
+    return mask.nonzero()[0]
+
+
 def _crosses(ga, gb, direction):
     rising = (ga < 0.0) & (gb >= 0.0)
     falling = (ga > 0.0) & (gb <= 0.0)
@@ -184,6 +210,7 @@ class _View:
             self.m = len(idx)
         self.couplings = [c for s in self.systems for c in s.couplings(self.systems)] if batch.coupled else []
         self._pre = [None] * len(self.systems)
+        self._active = self._armed = None
 
     def sub(self, cols) -> "_View":
         """A view of the columns ``cols`` (indices into this view)."""
@@ -196,6 +223,7 @@ class _View:
         new.m = len(cols)
         new.couplings = [c for s in new.systems for c in s.couplings(new.systems)] if self.batch.coupled else []
         new._pre = [None] * len(new.systems)
+        new._active = new._armed = None
         return new
 
     def global_idx(self):
@@ -207,7 +235,7 @@ class _View:
         for k, m in enumerate(self.batch.modes):
             self.modes[k][cols] = m.take(ids)
         self._pre = [None] * len(self.systems)
-        self._active = None
+        self._active = self._armed = None
 
     def variant(self, j) -> int:
         return int(j if self.idx is None else self.idx[j])
@@ -239,7 +267,13 @@ class _View:
             out = np.empty(Y.shape)
         b = self.batch
         if b.sole is not None and not self.couplings:  # one system holds every state: no slicing
-            self._derive(b.sole, t, Y, self.U[b.sole], out)
+            k = b.sole
+            if b.prepares[k]:
+                pre = self._pre[k]
+                self.systems[k].derivatives(t, Y, self.U[k], self.modes[k], out=out,
+                                            pre=self.prepared(k) if pre is None else pre)
+            else:
+                self._derive(k, t, Y, self.U[k], out)
             return out
         xs, us = self.inputs(t, Y)
         for k in b.stateful:
@@ -248,7 +282,7 @@ class _View:
 
     def _derive(self, k, t, x, u, out):
         s = self.systems[k]
-        if hasattr(s, "prepare"):
+        if self.batch.prepares[k]:
             pre = self._pre[k] if self._pre[k] is not None else self.prepared(k)
             s.derivatives(t, x, u, self.modes[k], out=out, pre=pre)
         else:  # a batched model without the prepared form: derivatives(t, x, u, mode) returns its array
@@ -257,7 +291,7 @@ class _View:
     def derivative(self, t, Y):
         """The derivatives at ``(t, Y)``, raising NonFiniteError for a non-finite one."""
         d = self.rhs(t, Y)
-        if not np.isfinite(d).all():
+        if not _finite(d):
             self.raise_non_finite(t, d)
         return d
 
@@ -270,7 +304,7 @@ class _View:
     def check_stages(self, t, h, K):
         """NonFiniteError at the first stage of an attempt whose derivative is not finite (as the
         right-hand side would have raised there)."""
-        if np.isfinite(K[1:]).all():
+        if _finite(K[1:]):
             return
         for s in range(1, K.shape[0]):
             if not np.isfinite(K[s]).all():
@@ -284,7 +318,7 @@ class _View:
     def active(self):
         """(n_kinds, m) bool: each event kind armed in each column's current mode (kept until the
         view's modes change; read-only to callers)."""
-        a = getattr(self, "_active", None)
+        a = self._active
         if a is not None:
             return a
         b = self.batch
@@ -298,12 +332,21 @@ class _View:
         self._active = a
         return a
 
+    def armed(self):
+        """The kinds armed in some column, as indices into the batch's kinds, and their rows of
+        :meth:`active` (kept with it)."""
+        if self._armed is None:
+            a = self.active()
+            want = _indices(np.logical_or.reduce(a, axis=1)) if a.size else np.zeros(0, dtype=np.intp)
+            self._armed = (want, a if len(want) == len(a) else a.take(want, axis=0))
+        return self._armed
+
     def guards(self, t, Y, want):
         """(len(want), m) values of the guards of the event kinds ``want`` (indices into the batch's kinds)."""
         b = self.batch
-        rows = b.lin_state.take(want)
-        if rows.size and rows.min() >= 0:  # every one a state minus a constant: one gather for them all
-            return Y.take(rows, axis=0) - b.lin_const.take(want)[:, None]
+        lin = b._linear_guards(want) if len(want) else None
+        if lin is not None and lin[5]:  # every one a state minus a constant: one gather for them all
+            return Y.take(lin[1], axis=0) - lin[2]
         out = np.empty((len(want), self.m))
         if any(b.kinds[e][2].reads_inputs for e in want):
             xs, us = self.inputs(t, Y)
@@ -367,13 +410,16 @@ class _Batch:
         self.kinds = [(k, j, ev) for k, s in enumerate(self.systems) for j, ev in enumerate(s.events)]
         nk = len(self.kinds)
         self.stateful = [k for k, s in enumerate(self.systems) if len(s.state_names)]
+        self.prepares = [hasattr(s, "prepare") for s in self.systems]  # which have the prepared right-hand side
         self.sole = self.stateful[0] if len(self.stateful) == 1 and self.slices[self.stateful[0]] == slice(0, self.nx) \
             else None
         # Guards of the form "state minus constant": the state's row (-1: not of that form) and the constant.
         self.lin_state = np.array([self.slices[k].start + ev.linear[0] if ev.linear is not None else -1
                                    for k, _, ev in self.kinds], dtype=np.intp)
         self.reads_inputs = np.array([ev.reads_inputs for _, _, ev in self.kinds], dtype=bool)
+        self.any_reads_inputs = bool(self.reads_inputs.any())
         self.lin_const = np.array([ev.linear[1] if ev.linear is not None else np.nan for _, _, ev in self.kinds])
+        self._linear_cache = {}
         # Whether any right-hand side reads the time (a batched system that does not says TIME_INVARIANT).
         self.timed = not all(getattr(s, "TIME_INVARIANT", False) for s in self.systems)
         # Per system, (its kinds, its modes) bool: which of its event kinds are armed in which mode; the
@@ -412,7 +458,9 @@ class _Batch:
         self.pending_prev = np.full((nk, n), np.nan)
         self.pending_xb = np.zeros((self.nx, n))
         self.started = [False] * len(controllers)
+        self._full = None  # the cached view of every variant (see _full_view)
         self.n_steps = np.zeros(n, dtype=np.int64)
+        self.every = np.arange(n, dtype=np.int32)  # every variant's index, as the recorder keeps them (never written)
         self.res = BatchResult._recorder(self)
 
     # -- inputs ------------------------------------------------------------------------------
@@ -445,14 +493,24 @@ class _Batch:
         if name in self.coupled_names:
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self.coupled_names[name]!r} (it is solved continuously)")
-        v = self._column(f"{who}[{name!r}]", value, self._unit(name))
+        if type(value) is np.ndarray and value.dtype == np.float64 and value.shape == (self.n,) and _finite(value):
+            v = value  # what _column returns for it (a controller's usual write), without the labels
+        else:
+            v = self._column(f"{who}[{name!r}]", value, self._unit(name))
         s = self.systems[kind[1]]
         rng = s.input_ranges.get(s.input_names[kind[2]])
-        if rng is not None and not (np.all(v >= rng[0]) and np.all(v <= rng[1])):
+        if rng is not None and not (_all(v >= rng[0]) and _all(v <= rng[1])):
             j = int(np.flatnonzero((v < rng[0]) | (v > rng[1]))[0])
             raise ConfigError(f"{who}[{name!r}] (variant {j})", v[j], f"a value in [{rng[0]}, {rng[1]}] "
                                                                    f"(at t={self.t!r} s)")
         self.U[kind[1]][kind[2]] = v
+        self._full = None
+
+    def _full_view(self) -> _View:
+        """The view of every variant, kept until an input write or a mode change makes it stale."""
+        if self._full is None:
+            self._full = _View(self, None)
+        return self._full
 
     # -- modes ------------------------------------------------------------------------------
     def _settle_modes(self):
@@ -460,6 +518,7 @@ class _Batch:
         xs, us = view.inputs(self.t, self.Y)
         for k, s in enumerate(self.systems):
             self.modes[k] = np.asarray(s.initial_mode(self.t, xs[k], us[k]), dtype=np.int8)
+        self._full = None
 
     # -- ticks ------------------------------------------------------------------------------
     def _schedule(self, t_end_ns):
@@ -472,13 +531,15 @@ class _Batch:
 
     def _run_ticks(self, t_ns, due, initial=False):
         t = t_ns / NS_PER_S
-        full = _View(self, None)
         live = self.live
-        if not initial and self.kinds:
+        want = ()
+        # Only a guard that reads the inputs can jump at a tick (the states, modes and time stay).
+        if not initial and self.any_reads_inputs:
+            full = self._full_view()
             active = full.active() & live
-            # Only a guard that reads the inputs can jump at a tick (the states, modes and time stay).
-            want = np.flatnonzero(active.any(axis=1) & self.reads_inputs)
-            g_before = full.guards(t, self.Y, want)
+            want = _indices(np.logical_or.reduce(active, axis=1) & self.reads_inputs)
+            if len(want):
+                g_before = full.guards(t, self.Y, want)
         signals = BatchSignals(self, t)
         ran = []
         for i in due:
@@ -503,9 +564,9 @@ class _Batch:
         if initial:
             return
         fired_any = None
-        if self.kinds and len(want):
+        if len(want):
             # The guards that read the inputs may jump with them: an event fires at the tick where one crossed.
-            g_after = _View(self, None).guards(t, self.Y, want)
+            g_after = self._full_view().guards(t, self.Y, want)
             fired_any = np.zeros(self.n, dtype=bool)
             for k in range(len(self.systems)):
                 done = np.zeros(self.n, dtype=bool)
@@ -521,7 +582,7 @@ class _Batch:
                         done |= fire
                 fired_any |= done
         quiet = live if fired_any is None else live & ~fired_any
-        self.res.rows(np.arange(self.n) if quiet.all() else np.flatnonzero(quiet), t, self.Y, self.modes)
+        self.res.rows(self.every if _all(quiet) else _indices(quiet), t, self.Y, self.modes)
         self.res.after_tick(self.Y, self.modes)
 
     # -- events -------------------------------------------------------------------------------
@@ -546,6 +607,7 @@ class _Batch:
             X[sl] = xn
         if ev.new_mode is not None:
             self.modes[k][cols] = np.asarray(ev.new_mode(s, te, X[sl], us[k], view.modes[k]), dtype=np.int8)
+            self._full = None
         self.res.event(e, cols, te, x_before, X[sl].copy(), mode_before, self.modes[k][cols].copy(), at_tick)
         self.res.rows(cols, te, X, self.modes, local=True)
         if ev.terminal:
@@ -582,17 +644,18 @@ class _Batch:
         are neither searched nor remembered, and the accepted ones keep their own positions.
         """
         sub = view
-        active = sub.active()
-        if accepted is not None:
-            active = active & accepted
-        want = np.flatnonzero(active.any(axis=1))
+        if accepted is None:
+            want, active = sub.armed()
+        else:
+            active = sub.active() & accepted
+            want = _indices(np.logical_or.reduce(active, axis=1))
+            if len(want) != len(self.kinds):
+                active = active.take(want, axis=0)
         if not len(want):
             return None, None, None
-        if len(want) != len(self.kinds):
-            active = active.take(want, axis=0)
         h = t_new - t_old
         full = sub.idx is None
-        glob = sub.global_idx()
+        glob = None if full else sub.idx
 
         def rows_of(store):
             return store.take(want, axis=0) if full else store.take(want, axis=0).take(glob, axis=1)
@@ -610,21 +673,25 @@ class _Batch:
                 row = self.search_from[e]
                 pending = row if full else row.take(glob)
                 keep = pending > t_new if accepted is None else (pending > t_new) | ~accepted
-                _put(row, glob, np.where(keep, pending, -np.inf))
+                if full:
+                    row[...] = np.where(keep, pending, -np.inf)
+                else:
+                    row[glob] = np.where(keep, pending, -np.inf)
             self.searching = bool(np.isfinite(self.search_from).any())
-        for w, e in enumerate(want):
-            if full:
-                np.copyto(self.g_prev[e], g_new[w], where=active[w])
-            else:
-                self.g_prev[e][glob] = np.where(active[w], g_new[w], g_prev[w])
+        remembered = np.where(active, g_new, g_prev)  # the armed guards' new values, the others' as they were
+        if full:
+            self.g_prev[want] = remembered
+        else:
+            for w, e in enumerate(want):
+                self.g_prev[e][glob] = remembered[w]
         if hits is None:
             return None, None, None
         c, roots_c, g_as_c = hits
         nk = len(self.kinds)
         roots, g_as = np.full((nk, sub.m), np.inf), np.zeros((nk, sub.m))
         roots[np.ix_(want, c)], g_as[np.ix_(want, c)] = roots_c, g_as_c
-        hit = np.isfinite(roots).any(axis=0)
-        return (hit if hit.any() else None), roots, g_as
+        hit = np.logical_or.reduce(np.isfinite(roots), axis=0)
+        return (hit if _any(hit) else None), roots, g_as
 
     def _crossings(self, sub, active, want, g_prev, g_new, search, t_old, t_new, h, y_old, K):
         """Roots of the armed guards within the step: (columns, roots, g_a) of the columns that may cross.
@@ -635,26 +702,36 @@ class _Batch:
         have no root, and their interior samples (which could not show a sign change) are not
         computed. The others are sampled as the serial engine samples them.
         """
-        maybe = active.copy()
-        states = self.lin_state.take(want)
-        L = np.flatnonzero(states >= 0)  # the rows of the kinds whose guard is a state minus a constant
-        if len(L):  # all of them at once, (len(L), m)
-            states = states.take(L)
-            consts = self.lin_const.take(want.take(L))[:, None]
+        lin = self._linear_guards(want)
+        if lin is None:
+            maybe = active
+        else:  # all of them at once, (len(L), m)
+            L, states, consts, rows, inverse, every = lin
             # h sum_j |Q_ij|: how far the dense output of each such state can move in the step
-            reach = {i: _reach(h, K[:, i]) for i in set(states.tolist())}
-            R = np.stack([reach[i] for i in states.tolist()])
-            g0 = y_old.take(states, axis=0) - consts
+            R = [_reach(h, K[:, i]) for i in rows]
+            R = R[0][None] if len(R) == 1 else np.array(R).take(inverse, axis=0)
+            g0 = y_old.take(states, axis=0)
+            g0 -= consts
             size = np.abs(g0)
-            margin = 1e-9 * (size + R + np.abs(consts))
+            margin = size + R
+            margin += np.abs(consts)
+            margin *= 1e-9
+            margin += R
             # Same sign as g0 at both ends (a product of zero, as from an underflow, samples the step).
-            clear = (size > R + margin) & (g_prev.take(L, axis=0) * g0 > 0) & (g_new.take(L, axis=0) * g0 > 0)
+            clear = size > margin
+            gp, gn = (g_prev, g_new) if every else (g_prev.take(L, axis=0), g_new.take(L, axis=0))
+            clear &= gp * g0 > 0
+            clear &= gn * g0 > 0
             if search is not None:
-                clear &= search.take(L, axis=0) <= t_old
-            maybe[L] &= ~clear
-        c = np.flatnonzero(maybe.any(axis=0))
-        if not len(c):
+                clear &= (search if every else search.take(L, axis=0)) <= t_old
+            if every:
+                maybe = active & ~clear
+            else:
+                maybe = active.copy()
+                maybe[L] &= ~clear
+        if not _any(maybe):
             return None
+        c = _indices(np.logical_or.reduce(maybe, axis=0))
         if search is None:
             search = np.full(g_new.shape, -np.inf)
         if len(c) != sub.m:
@@ -700,6 +777,24 @@ class _Batch:
                                                y_old[:, f], Q[:, :, f])
                     g_as[w, f] = g_a[w, f]
         return c, roots, g_as
+
+    def _linear_guards(self, want):
+        """For the kinds ``want``, those whose guard is a state minus a constant (None if none):
+        (their rows in ``want``, their states, their constants as a column, the distinct states,
+        each one's index among those, whether every kind of ``want`` is one). Kept per ``want``."""
+        key = want.tobytes()
+        cache = self._linear_cache
+        if key not in cache:
+            states = self.lin_state.take(want)
+            L = _indices(states >= 0)
+            if not len(L):
+                cache[key] = None
+            else:
+                states = states.take(L)
+                rows, inverse = np.unique(states, return_inverse=True)
+                cache[key] = (L, states, self.lin_const.take(want.take(L))[:, None], rows.tolist(), inverse,
+                              len(L) == len(want))
+        return cache[key]
 
     def _fire_step_events(self, sub, hit, roots, g_as, t_old, t_new, y_old, y_new, K):
         """Fire, for every column with a root, the earliest event and those at its instant; returns
@@ -802,7 +897,7 @@ class _Batch:
     def _restart(self, glob, t, t_end, fired=None):
         """Start a segment for the variants ``glob`` at times ``t``: derivative, first step, guards, sides."""
         full = len(glob) == self.n  # glob is sorted and unique: every variant
-        view = _View(self, None if full else glob)
+        view = self._full_view() if full else _View(self, glob)
         y = self.Y if full else self.Y.take(glob, axis=1)
         f = view.derivative(t, y)
         if full:
@@ -812,31 +907,30 @@ class _Batch:
         h0 = self.H.take(glob)
         carried = np.isfinite(h0) & (h0 > 0)
         h = np.minimum(np.minimum(h0, t_end - t), self.max_step)
-        if not carried.all():
+        if not _all(carried):
             first = batch_rk.initial_step(view.derivative, t, y, f, t_end, self.max_step, rtol=self.rtol, atol=self.atol)
             h = np.where(carried, h, first)
         self.H[glob] = h
         if self.kinds:
-            active = view.active()
-            want = np.flatnonzero(active.any(axis=1))
-            g = view.guards(t, y, want)
+            want, active = view.armed()
+            g = view.guards(t, y, want) if len(want) else None
             for w, e in enumerate(want):
                 row = self.g_prev[e]
                 if full:
-                    np.copyto(row, g[w], where=active[e])
+                    np.copyto(row, g[w], where=active[w])
                 else:
-                    row[glob] = np.where(active[e], g[w], row.take(glob))
+                    row[glob] = np.where(active[w], g[w], row.take(glob))
             if fired is not None and fired[0].any():
                 self._restart_sides(glob, t, y, *fired)
         return view
 
     def _integrate(self, t_end):
-        glob = np.flatnonzero(self.live)
+        glob = _indices(self.live)
         if not len(glob):
             return
         pend = self.pending.take(glob, axis=1)
         fired = None
-        if pend.any():
+        if _any(pend):
             fired = (pend, self.pending_side.take(glob, axis=1), self.pending_prev.take(glob, axis=1),
                      self.pending_xb.take(glob, axis=1))
             _put(self.pending, glob, False)
@@ -853,8 +947,11 @@ class _Batch:
             ms = batch_rk.min_step(t)
             clamped = np.maximum(h, ms) if max_step == math.inf else np.where(h > max_step, max_step,
                                                                               np.maximum(h, ms))
-            h = clamped if fresh.all() else np.where(fresh, clamped, h)
-            if (h < ms).any():
+            # Steps clamped up to the minimum cannot be below it (a NaN fails the test either way), unless
+            # max_step clamped them down again.
+            every_fresh = _all(fresh)
+            h = clamped if every_fresh else np.where(fresh, clamped, h)
+            if (not every_fresh or max_step != math.inf) and _any(h < ms):
                 j = int(np.flatnonzero(h < ms)[0])
                 raise IntegrationError(f"RK45 solver failed for variant {S[j]}: Required step size is less than "
                                        f"spacing between numbers.", float(t[j]))
@@ -866,7 +963,7 @@ class _Batch:
             if not n_acc:
                 continue
             every = n_acc == m
-            if not np.isfinite(y_new).all():
+            if not _finite(y_new):
                 bad = acc & ~np.isfinite(y_new).all(axis=0)
                 if bad.any():
                     j = int(np.flatnonzero(bad)[0])
@@ -878,19 +975,19 @@ class _Batch:
             if self.kinds:
                 hit, roots, g_as = self._events_in_step(view, None if every else acc, t, t_new, y, y_new, K)
                 if hit is not None:
-                    hc = np.flatnonzero(hit)
+                    hc = _indices(hit)
                     glob_hit = S.take(hc)
                     self.H[glob_hit] = h.take(hc)  # the step size the restart carries on with
                     glob_e, te, X, fired = self._fire_step_events(view, hit, roots, g_as, t, t_new, y, y_new, K)
                     self.T[glob_e] = te
                     _put(self.Y, glob_e, X)
                     done = (te >= t_end) | ~self.live[glob_e]
-                    if done.any():
-                        d = np.flatnonzero(done)
+                    if _any(done):
+                        d = _indices(done)
                         for store, rec in zip((self.pending, self.pending_side, self.pending_prev, self.pending_xb),
                                               fired):
                             _put(store, glob_e[d], rec[:, d])
-                    go = np.flatnonzero(~done)
+                    go = _indices(~done)
                     if len(go):
                         self._restart(glob_e[go], te[go], t_end, tuple(x[..., go] for x in fired))
                     quiet = acc.copy()
@@ -902,7 +999,7 @@ class _Batch:
                 q = None
             else:
                 t, y, f = np.where(quiet, t_new, t), np.where(quiet, y_new, y), np.where(quiet, K[-1], f)
-                q = np.flatnonzero(quiet)
+                q = _indices(quiet)
             if hc is not None:  # the columns that fired restart from the batch's state and modes
                 glob_hit = S.take(hc)
                 t[hc] = self.T.take(glob_hit)
@@ -916,16 +1013,16 @@ class _Batch:
                     self.res.rows(S, t_new, y_new, self.modes, local=True, copy=False)
                 elif len(q):
                     self.res.rows(S.take(q), t_new.take(q), y_new.take(q, axis=1), self.modes, local=True, copy=False)
-            elif end.any():  # record="ticks": only the row that ends the interval (the row before the tick)
-                e_ = np.flatnonzero(end)
+            elif _any(end):  # record="ticks": only the row that ends the interval (the row before the tick)
+                e_ = _indices(end)
                 self.res.rows(S.take(e_), t_new.take(e_), y_new.take(e_, axis=1), self.modes, local=True, copy=False)
             stop = end if stop is None else (stop | end)
-            if stop.any():
-                if m == self.n and stop.all():  # every variant at once: the working copies are the batch's
+            if _any(stop):
+                if m == self.n and _all(stop):  # every variant at once: the working copies are the batch's
                     self.T[...], self.Y[...], self.F[...], self.H[...] = t, y, f, h
                     self.n_steps += steps
                     break
-                fin = np.flatnonzero(stop)
+                fin = _indices(stop)
                 G = S.take(fin)
                 self.T[G] = t.take(fin)
                 _put(self.Y, G, y.take(fin, axis=1))
@@ -934,7 +1031,7 @@ class _Batch:
                 self.n_steps[G] += steps.take(fin)
                 if len(fin) == m:
                     break
-                keep = np.flatnonzero(~stop)
+                keep = _indices(~stop)
                 S, t, h, fresh, rejected, steps = (v.take(keep) for v in (S, t, h, fresh, rejected, steps))
                 y, f = y.take(keep, axis=1), f.take(keep, axis=1)
                 view = view.sub(keep)
@@ -944,11 +1041,11 @@ class _Batch:
     def run(self, t_end_ns):
         schedule = self._schedule(t_end_ns)
         self._settle_modes()
-        self.res.rows(np.arange(self.n), self.t, self.Y, self.modes)
+        self.res.rows(self.every, self.t, self.Y, self.modes)
         if schedule and schedule[0][0] == self.t_ns:
             self._run_ticks(self.t_ns, schedule.pop(0)[1], initial=True)
             self._settle_modes()
-            self.res.rows(np.arange(self.n), self.t, self.Y, self.modes)
+            self.res.rows(self.every, self.t, self.Y, self.modes)
             self.res.after_tick(self.Y, self.modes)
         for t_ns, due in schedule + [(t_end_ns, None)]:
             if not self.live.any():
@@ -984,11 +1081,11 @@ class BatchSignals(Mapping):
         if kind == "u":
             if b.coupled:
                 if self._coupled is None:
-                    self._coupled = _View(b, None).inputs(self.t, b.Y)[1]
+                    self._coupled = b._full_view().inputs(self.t, b.Y)[1]
                 return self._coupled[k][i].copy()
             return b.U[k][i].copy()
         if k not in self._outputs:
-            self._outputs[k] = _View(b, None).outputs(k, self.t, b.Y)
+            self._outputs[k] = b._full_view().outputs(k, self.t, b.Y)
         return self._outputs[k][i].copy()
 
     def __iter__(self):

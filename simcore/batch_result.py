@@ -56,9 +56,10 @@ class _Recorder:
             Xc = np.array(X) if copy else X
         else:
             Xc = X.take(idx, axis=1)
-        if np.ndim(t) != 0:
+        if getattr(t, "ndim", 0) != 0:  # per-row times (np.ndim's wrapper costs more than the block)
             t = np.array(t, dtype=float) if copy else t
-        mc = np.stack([m.take(idx) for m in modes]) if modes else np.zeros((0, len(idx)), dtype=np.int8)
+        # (np.array of the rows is np.stack's result without its Python wrappers)
+        mc = np.array([m.take(idx) for m in modes]) if modes else np.zeros((0, len(idx)), dtype=np.int8)
         self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1))
 
     def tick(self, t, ran):
@@ -169,6 +170,7 @@ class BatchResult:
                   if s.input_names else np.zeros((0, len(ids))) for k, s in enumerate(b.systems)]
         view.modes = [np.asarray(m) for m in modes]
         view.couplings = [c for s in view.systems for c in s.couplings(view.systems)] if b.coupled else []
+        view._pre, view._active, view._armed = [None] * len(view.systems), None, None
         xs, us = view.inputs(t, X)
         return view, xs, us
 

@@ -18,14 +18,21 @@ Array namespace: every operation is one numpy shares with the array API standard
 bit for bit as the explicit sum), with another module the explicit sum of products.
 
 Cost. A round of attempts costs a fixed number of array calls whatever the number of columns,
-so at a thousand columns the calls' fixed cost dominates: each stage's inputs are one einsum
-and two in-place operations, the right-hand side writes into the stage buffer, and the stage
-times are not formed for a right-hand side that does not read them.
+so up to a thousand columns the calls' fixed cost dominates: each stage's inputs are one einsum
+(called without numpy's Python wrapper) and two operations, the right-hand side writes into the
+stage buffer, the stage times are not formed for a right-hand side that does not read them, and
+no floating-point error context is entered. Operations are out of place: at a few columns an
+in-place or ``out=`` ufunc costs about twice a fresh result, at thousands about the same.
 """
 from __future__ import annotations
 
 import numpy as np
 from scipy.integrate import RK45
+
+try:  # numpy's einsum without its Python wrapper (numpy >= 2; the same call np.einsum makes)
+    from numpy._core._multiarray_umath import c_einsum
+except ImportError:  # pragma: no cover - numpy 1.x
+    c_einsum = np.einsum
 
 __all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "stage_sum", "SAFETY", "MIN_FACTOR",
            "MAX_FACTOR"]
@@ -34,6 +41,7 @@ A, B, C, E, P = RK45.A, RK45.B, RK45.C, RK45.E, RK45.P
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 _ERROR_EXPONENT = -1.0 / (RK45.error_estimator_order + 1)
 _N_STAGES = RK45.n_stages
+_A_ROWS = [A[s, :s] for s in range(_N_STAGES)]  # each stage's weights of the stages before it
 
 
 _STAGE_SUM = "s,snm->nm"
@@ -70,14 +78,19 @@ def stage_sum(w, K, xp=np):
     :func:`_einsum_adds_in_order`) the explicit sum is used.
     """
     if _EINSUM_EXACT and xp is np:
-        return np.einsum(_STAGE_SUM, w, K)
+        # numpy's einsum without ``optimize`` is this call; its Python wrapper costs more than the sum
+        # at a few columns
+        return c_einsum(_STAGE_SUM, w, K)
     return _explicit_sum(w, K)
 
 
 def _rms(z, xp):
     """RMS over the states of each column (scipy's ``norm``), shape (m,)."""
     n = z.shape[0]
-    return xp.sqrt(xp.sum(z * z, axis=0)) / n ** 0.5
+    z = z * z
+    # np.sum is add.reduce behind a Python wrapper (the same sum, bit for bit)
+    total = np.add.reduce(z, axis=0) if xp is np else xp.sum(z, axis=0)
+    return xp.sqrt(total) / n ** 0.5
 
 
 def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, timed=True, xp=np):
@@ -113,28 +126,24 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, timed=True, xp=
     h = t_new - t  # >= 0: the integration runs forward
     K = xp.empty((_N_STAGES + 1,) + y.shape)
     K[0] = f
+    # Out of place throughout: at a few columns an in-place ufunc costs twice a fresh result, and
+    # at thousands hardly less (the same operations in the same order either way).
     for s in range(1, _N_STAGES):
-        dy = stage_sum(A[s, :s], K[:s], xp)
-        dy *= h
-        dy += y
+        dy = stage_sum(_A_ROWS[s], K[:s], xp) * h + y
         rhs(t + C[s] * h if timed else None, dy, K[s])
-    y_new = stage_sum(B, K[:_N_STAGES], xp)
-    y_new *= h
-    y_new += y
+    y_new = stage_sum(B, K[:_N_STAGES], xp) * h + y
     rhs(t + h if timed else None, y_new, K[-1])
-    err = stage_sum(E, K, xp)
-    err *= h
-    scale = xp.abs(y)
-    xp.maximum(scale, xp.abs(y_new), out=scale)
-    scale *= rtol
-    scale += atol
-    err /= scale
-    error_norm = _rms(err, xp)
+    err = stage_sum(E, K, xp) * h
+    scale = xp.maximum(xp.abs(y), xp.abs(y_new)) * rtol + atol
+    error_norm = _rms(err / scale, xp)
     accepted = error_norm < 1
-    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
-        grow = SAFETY * error_norm ** _ERROR_EXPONENT
-    factor_ok = xp.where(error_norm == 0, MAX_FACTOR, xp.minimum(MAX_FACTOR, grow))
-    if rejected.any():
+    # A zero norm (which grows by MAX_FACTOR) is raised as 1 instead of dividing by zero: no
+    # floating-point warning can arise then (x ** -0.2 is finite for every positive x, inf and NaN
+    # give 0 and NaN quietly), so no errstate context (which costs more than the power) is needed.
+    zero = error_norm == 0
+    grow = xp.where(zero, 1.0, error_norm) ** _ERROR_EXPONENT * SAFETY
+    factor_ok = xp.where(zero, MAX_FACTOR, xp.minimum(MAX_FACTOR, grow))
+    if np.count_nonzero(rejected):
         factor_ok = xp.where(rejected, xp.minimum(1.0, factor_ok), factor_ok)
     # max(MIN_FACTOR, nan) is MIN_FACTOR in Python's max, which scipy uses: keep that for a NaN norm.
     factor_bad = xp.where(grow > MIN_FACTOR, grow, MIN_FACTOR)

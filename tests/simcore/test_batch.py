@@ -338,3 +338,45 @@ def test_the_stop_bound_covers_the_dense_output():
     x = np.linspace(0.0, 1.0, 201)
     moved = np.max([np.abs(batch_rk.dense(0.0, h, y0, Q, xi * h) - y0)[0] for xi in x], axis=0)
     assert np.all(_reach(h, K[:, 0]) >= moved)
+
+
+def test_step_control_equals_scipy_rk45_beside_a_column_with_zero_error():
+    # One attempt over two columns, y' = -y and y' = 0: the first proposes the step scipy's RK45
+    # proposes after the same step; the second (error norm exactly 0) grows by scipy's maximum factor,
+    # and no floating-point warning arises on the way (errors raised as exceptions here).
+    from scipy.integrate import RK45
+
+    from simcore import batch_rk
+
+    rates = np.array([1.0, 0.0])
+
+    def rhs(t, Y, out=None):
+        d = -rates * Y
+        if out is None:
+            return d
+        out[...] = d
+
+    h0, y0 = 0.01, np.array([[1.0, 1.0]])
+    with np.errstate(all="raise"):
+        acc, t_new, y_new, K, h_next = batch_rk.attempt(rhs, np.zeros(2), y0, rhs(0.0, y0), np.full(2, h0), 5.0,
+                                                        np.zeros(2, dtype=bool), rtol=1e-8, atol=1e-10,
+                                                        timed=False)
+    assert acc.all()
+    for j, rate in enumerate(rates):
+        ref = RK45(lambda t, y, r=rate: -r * y, 0.0, [1.0], 5.0, first_step=h0, rtol=1e-8, atol=1e-10)
+        ref.step()
+        assert ref.t == t_new[j]
+        np.testing.assert_allclose(y_new[0, j], ref.y[0], rtol=1e-14)
+        np.testing.assert_allclose(h_next[j], ref.h_abs, rtol=1e-12)
+    assert h_next[1] == 10 * h0
+
+
+def test_the_finiteness_check_sees_every_non_finite_entry():
+    # The kernel's own finiteness test (no ndarray.all): every entry counts, however large the finite ones.
+    from simcore.batch import _finite
+
+    huge = np.full((2, 3), 1e308)
+    cases = [huge, -huge, np.zeros((2, 0)), np.array([[1.0, np.nan]]), np.array([[np.inf, -np.inf]]),
+             np.array([[1e308, -np.inf, 1e308]]), np.array([[0.0, 5e-324]])]
+    for a in cases:
+        assert _finite(a) == bool(np.isfinite(a).all()), a
