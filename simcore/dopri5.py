@@ -18,9 +18,10 @@ kernel (:mod:`simcore.batch_rk`) does it for each of its columns:
 So a run gives, to the last bit, what :func:`simcore.batch_rk.attempt` gives for that run's
 column in a batch of several (the project's tests check it). Against scipy's
 ``RK45`` it agrees to the tolerance, not to the bit: the error estimate is a sum of stages
-that cancels to about 1e-9 of their size, so a different order of adding them moves the
-estimate by about 1e-7 relative, the next step size by about 1e-8, and the states by a part
-of the local error.
+that nearly cancels, so a different order of adding them can change it in its last digits,
+and by much more where the estimate is itself near round-off; the next step size follows it
+(on a forced oscillator at rtol 1e-9, a 2e-15 s difference in one step size became 1e-10 s
+two steps later), and the states then differ by a part of the local error.
 
 The step works on Python floats (no array is made but the one each stage's derivative is
 evaluated at), so its cost grows with the number of states: the engine uses it up to
@@ -40,12 +41,13 @@ from scipy.integrate import RK45
 
 from . import batch_rk
 
-__all__ = ["DormandPrince", "SMALL"]
+__all__ = ["DormandPrince", "SMALL", "check_tableau"]
 
 #: Largest number of states for which the engine steps with :class:`DormandPrince` rather than scipy's
 #: ``RK45``: the step here is Python arithmetic, linear in the number of states, and scipy's step
-#: (array operations of a nearly fixed cost) is the cheaper one above about a dozen (measured:
-#: 28 against 71 us a step at 2 states, 49 against 62 at 10, on a right-hand side of one array operation).
+#: (array operations of a nearly fixed cost) is the cheaper one above about 16 (measured, per step
+#: against scipy's on a right-hand side of one array operation: 0.35 at 1 state, 0.4 at 2, 0.66 at 10,
+#: 0.98 at 16; the margin left covers right-hand sides that return their arrays more slowly).
 SMALL = 10
 
 _A, _B, _C, _E, _P = RK45.A, RK45.B, RK45.C, RK45.E, RK45.P
@@ -62,14 +64,29 @@ _a40, _a41, _a42, _a43 = (float(a) for a in _A[4, :4])
 _a50, _a51, _a52, _a53, _a54 = (float(a) for a in _A[5, :5])
 _b0, _b2, _b3, _b4, _b5 = (float(_B[j]) for j in (0, 2, 3, 4, 5))
 _e0, _e2, _e3, _e4, _e5, _e6 = (float(_E[j]) for j in (0, 2, 3, 4, 5, 6))
-assert _A[2, 1] != 0 and _B[1] == 0 and _E[1] == 0 and not _P[1].any() and _C[5] == 1.0  # what the code leaves out
-# Dense output: column 0 of P is (1, 0, ..., 0); row 1 is zero.
-assert _P[0, 0] == 1.0 and not _P[1:, 0].any()
 _P00 = float(_P[0, 0])
 _P_COLUMNS = [tuple(float(_P[s, j]) for s in (0, 2, 3, 4, 5, 6)) for j in range(1, _P.shape[1])]
 # The stiffness estimate (simcore.solvers.stiffness_ratio): the stage at the step's end (C[5] = 1)
 # and the accepted state differ by h * sum_j w_j k_j.
 _W = [float(w) for w in (np.array(_B[:6]) - np.append(_A[5, :5], 0.0))]
+
+
+def check_tableau() -> str | None:
+    """Whether scipy's ``RK45`` tableau still has the shape this module's unrolled step relies on.
+
+    Returns None, or what differs (then the engine warns and steps with scipy's ``RK45``). The
+    weights are read from scipy; what the code assumes is which of them are zero (it leaves those
+    terms out), that the sixth stage is at the step's end, and the number of stages.
+    """
+    try:
+        if RK45.n_stages != 6 or _A.shape != (6, 5) or _P.shape != (7, 4) or _E.shape != (7,):
+            return f"{RK45.n_stages} stages, A {_A.shape}, P {_P.shape}, E {_E.shape}"
+        if not (_A[2, 1] != 0 and _B[1] == 0 and _E[1] == 0 and not _P[1].any() and _C[5] == 1.0
+                and _P[0, 0] == 1.0 and not _P[1:, 0].any() and not np.triu(_A).any()):
+            return "its zero weights or its last stage's time differ"
+    except (AttributeError, IndexError, TypeError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
 
 
 class DenseOutput:
@@ -97,7 +114,8 @@ class DenseOutput:
     def __call__(self, t):
         if np.ndim(t) == 0:
             return np.array(self._at(float(t)))
-        return np.array([self._at(float(ti)) for ti in np.asarray(t, dtype=float)]).T.reshape(len(self.y_old), -1)
+        ts = np.asarray(t, dtype=float).ravel()
+        return np.array([self._at(float(ti)) for ti in ts], dtype=float).reshape(len(ts), len(self.y_old)).T
 
 
 class DormandPrince:
@@ -106,7 +124,8 @@ class DormandPrince:
     Parameters
     ----------
     fun : callable ``fun(t, y) -> ndarray``
-        The right-hand side; ``y`` is a float64 array of shape (n,), the result one of the same shape.
+        The right-hand side; ``y`` is a float64 array of shape (n,), the result must be one of the
+        same shape (checked by the caller: the engine's right-hand side checks every evaluation).
     t0 : float
         Initial time, s.
     y0 : array-like, shape (n,)
@@ -116,7 +135,7 @@ class DormandPrince:
     max_step : float
         Longest step, s.
     rtol, atol : float
-        Relative and absolute tolerance of the error norm (as scipy's ``RK45``).
+        Relative and absolute tolerance of the error norm (as scipy's ``RK45``; scalars).
     first_step : float, optional
         The first step to try, s; by default chosen by scipy's ``select_initial_step`` rule.
     """
@@ -127,8 +146,15 @@ class DormandPrince:
 
     def __init__(self, fun, t0, y0, t_bound, max_step=math.inf, rtol=1e-3, atol=1e-6, first_step=None):
         self.fun = fun
+        for name, v in (("rtol", rtol), ("atol", atol), ("max_step", max_step)):
+            if np.ndim(v) != 0 or not float(v) > 0.0 or math.isnan(float(v)):
+                raise ValueError(f"DormandPrince: {name}={v!r}; expected a positive number")
+        if not (math.isfinite(float(rtol)) and math.isfinite(float(atol))):
+            raise ValueError(f"DormandPrince: rtol={rtol!r}, atol={atol!r}; expected finite tolerances")
         self.rtol, self.atol, self.max_step = float(rtol), float(atol), float(max_step)
         y0 = np.array(y0, dtype=float)
+        if y0.ndim != 1:
+            raise ValueError(f"DormandPrince: y0 of shape {y0.shape}; expected a 1-D state")
         self.n = len(y0)
         if first_step is None:
             self._position(float(t0), y0, float(t_bound))
@@ -138,6 +164,10 @@ class DormandPrince:
 
     # -- position ------------------------------------------------------------------------------------------
     def _position(self, t, y, t_bound) -> None:
+        if y.shape != (self.n,):
+            raise ValueError(f"DormandPrince: a state of shape {y.shape}; expected ({self.n},)")
+        if not t_bound >= t:
+            raise ValueError(f"DormandPrince: t_bound={t_bound!r} before t={t!r}; it integrates forward")
         self.t, self.y, self.t_bound = t, y, t_bound
         self.t_old = self.y_old = None
         self._yl = y.tolist()
@@ -152,6 +182,8 @@ class DormandPrince:
         The same as a new solver given that first step: nothing of the previous interval is
         kept (the derivative at the start is evaluated afresh: the held inputs have just jumped).
         """
+        if not first_step > 0.0:
+            raise ValueError(f"DormandPrince: first_step={first_step!r}; expected a positive step")
         self._position(float(t), np.asarray(y, dtype=float), float(t_bound))
         self.h_abs = float(first_step)
 
@@ -172,6 +204,8 @@ class DormandPrince:
     # -- one step --------------------------------------------------------------------------------------------
     def step(self):
         """Take one accepted step (as many attempts as the error control needs). Returns None or a message."""
+        if self.status != "running":
+            raise RuntimeError("Attempt to step on a failed or finished solver.")  # as scipy's OdeSolver
         t = self.t
         if self.n == 0:  # no state: scipy's OdeSolver.step moves straight to the end
             self.t_old, self.y_old, self._yl_old = t, self.y, self._yl
@@ -238,21 +272,16 @@ class DormandPrince:
         return math.sqrt(sq) / self.n ** 0.5
 
     # -- what the engine reads of a step ------------------------------------------------------------------------
-    def _stages(self) -> list:
-        """The accepted step's seven stages, as lists of floats."""
-        K = self._K
-        return K
-
     @property
     def K(self) -> np.ndarray:
         """The accepted step's stages, (7, n) (scipy's ``RK45.K``)."""
-        return np.array(self._stages(), dtype=float).reshape(7, self.n)
+        return np.array(self._K, dtype=float).reshape(7, self.n)
 
     def _coefficients(self) -> list:
         """The accepted step's dense-output coefficients ``Q`` (4 rows of n), added in stage order."""
         Q = self._Q
         if Q is None:
-            k0, _, k2, k3, k4, k5, k6 = self._stages()
+            k0, _, k2, k3, k4, k5, k6 = self._K
             Q = [[_P00 * a for a in k0]]
             for p0, p2, p3, p4, p5, p6 in _P_COLUMNS:
                 Q.append([p0 * a + p2 * c + p3 * d + p4 * e + p5 * f + p6 * g
@@ -288,7 +317,7 @@ class DormandPrince:
 
     def stiffness_ratio(self) -> float:
         """Estimate of ``h * rho`` of the last accepted step (:func:`simcore.solvers.stiffness_ratio`)."""
-        K = self._stages()
+        K = self._K
         w0, w1, w2, w3, w4, w5 = _W
         den = 0.0
         num = 0.0

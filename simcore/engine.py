@@ -139,7 +139,7 @@ class Simulator:
         self._X = X
 
         self._rhs, self._nfev = lay.make_rhs()
-        self._integrator = Integrator(method, self._rhs, self.rtol, self.atol, self.max_step)
+        self._integrator = Integrator(method, self._rhs, self.rtol, self.atol, self.max_step, lay.n_states)
         self._events = EventHandler(lay, self._rhs)
         self._schedule = TickSchedule(self._t0_ns, controllers)
         self._rec = Recorder(self.record, cnames)

@@ -23,8 +23,9 @@ What the engine asks of an integration method, and how each is provided:
    counts and re-converts every evaluation, is skipped; the engine counts and
    checks them itself). ``RK45`` on a system of at most :data:`~simcore.dopri5.SMALL`
    states is simcore's own :class:`~simcore.dopri5.DormandPrince`: scipy's algorithm
-   and step control, with the batch kernel's order of adding the stages, at a fifth of
-   scipy's cost per step (which is array bookkeeping, whatever the right-hand side costs).
+   and step control, with the batch kernel's order of adding the stages, at 0.35 to 0.8
+   of scipy's cost per step from 1 to 10 states (scipy's is array bookkeeping, whatever
+   the right-hand side costs).
 3. **Automatic stiffness handling** (``method="auto"``, the default): RK45 while the
    problem is not stiff, :data:`STIFF_METHOD` while it is, and back. The rule is
    deterministic (no timing, no randomness), after Hairer's DOPRI5 and
@@ -38,10 +39,11 @@ What the engine asks of an integration method, and how each is provided:
      (:data:`STABILITY_BOUNDARY`, 2.5 for RK45, measured) counts as a stiff step;
      six non-stiff steps in a row clear the count; :data:`STIFF_STEPS` (15) stiff
      steps switch to the implicit method at the end of the step that reached the
-     count (Hairer's DOPRI5 counts the same way), provided the interval between ticks
-     needs at least :data:`MIN_EXPLICIT_STEPS` (20) steps of the present size: the
-     implicit method restarts at every tick, and below that RK45's stability-limited
-     steps cost less than its restarts (a stiff problem under a 1 kHz loop);
+     count (Hairer's DOPRI5 counts the same way), provided the segment being integrated
+     (to the next tick, event-free, or to the end of an ``advance``) needs at least
+     :data:`MIN_EXPLICIT_STEPS` (20) steps of the present size: the implicit method
+     starts afresh on every segment, and below that RK45's stability-limited steps
+     cost less than its restarts (a stiff problem under a 1 kHz loop);
    * while implicit, at the end of each interval the spectral radius ``rho`` of the
      implicit solver's Jacobian is compared with its last step ``h``: when
      ``h * rho <= NONSTIFF_RATIO`` (well inside RK45's stability region) for
@@ -61,7 +63,7 @@ import numpy as np
 import scipy
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
-from .dopri5 import SMALL, DormandPrince
+from .dopri5 import SMALL, DormandPrince, check_tableau
 from .errors import ConfigError, IntegrationError, SimError
 from .units import to_si
 
@@ -104,10 +106,12 @@ _RK23_PROBE_EVERY = 4
 
 #: Stiff steps (counted as in Hairer's DOPRI5) that switch ``"auto"`` to the implicit method.
 STIFF_STEPS = 15
-#: Explicit steps an interval between ticks must need (its length over the stability-limited step) for
-#: ``"auto"`` to switch to the implicit method: scipy's Radau starts afresh every interval (a Jacobian,
-#: an LU, a few Newton iterations), about 0.6 ms on this project's machine whatever the interval's
-#: length, while an RK45 step costs six evaluations, about 30 us on a small system. Measured on
+#: Explicit steps the segment being integrated (to the next tick or the end of an ``advance``) must
+#: need, its length over the stability-limited step, for ``"auto"`` to switch to the implicit method:
+#: scipy's Radau starts afresh on every segment (a Jacobian, an LU, a few Newton iterations), about
+#: 0.6 ms on this project's machine whatever its length, while an RK45 step costs six evaluations,
+#: about 30 us on a small system. Measured (on one state with a trivial right-hand side; a costlier
+#: right-hand side moves the balance towards Radau, whose evaluations are fewer) on
 #: ``x' = -lam (x - cos t) - sin t``, lam 1e4 to 1e5, tick periods 1 to 20 ms: RK45 was the faster
 #: below about 20 steps per interval (lam 1e4 at 1 and 5 ms, 3e4 at 1 ms) and Radau above.
 MIN_EXPLICIT_STEPS = 20
@@ -275,8 +279,18 @@ def check_internals(cls) -> str | None:
 
 def _internals_ok(cls) -> bool:
     return _passes(cls, check_internals, _internals_checked, "no longer has the internals simcore reads",
-                   "simcore samples event guards through its public dense output and does not detect "
-                   "stiffness (correct, slower)")
+                   "with it, simcore samples event guards through its public dense output and does not "
+                   "detect stiffness (correct, slower)")
+
+
+_tableau_checked: dict = {}
+
+
+def _tableau_ok() -> bool:
+    """Whether simcore's Dormand-Prince may be used: scipy's RK45 tableau is still the one it was written for."""
+    return _passes(RK45, lambda cls: check_tableau(), _tableau_checked, "has another tableau than simcore's "
+                   "Dormand-Prince was written for", "simcore steps every system with scipy's RK45 instead "
+                   "(correct, slower)")
 
 
 # -- stiffness ----------------------------------------------------------------------------------------
@@ -386,8 +400,10 @@ class Integrator:
         As in :class:`~simcore.engine.Simulator`.
     """
 
-    def __init__(self, method: str, rhs, rtol: float, atol: float, max_step: float):
+    def __init__(self, method: str, rhs, rtol: float, atol: float, max_step: float, n_states: int | None = None):
         self.method = method
+        # RK45 is simcore's own Dormand-Prince on a small system (point 2), unless scipy's tableau changed.
+        self._lean = n_states is not None and n_states <= SMALL and _tableau_ok()
         self.rhs = rhs
         self.rtol, self.atol, self.max_step = rtol, atol, max_step
         self._current = "RK45" if method == "auto" else method
@@ -415,6 +431,8 @@ class Integrator:
             return None
         if name not in STABILITY_BOUNDARY:
             return None
+        if name == "RK45" and self._lean:
+            return None, None, STABILITY_BOUNDARY[name], 1  # DormandPrince estimates it from its own stages
         if not _internals_ok(METHODS[name]):
             return None
         if name == "RK23":
@@ -438,8 +456,8 @@ class Integrator:
         self._span = t_end - t
         self.switch_now = False
         cls = METHODS[name]
-        if cls is RK45 and len(X) <= SMALL:
-            cls = DormandPrince  # scipy's algorithm at a fraction of its cost per step on a small system
+        if cls is RK45 and self._lean:
+            cls = DormandPrince
         h0 = self._h_next
         first_step = min(h0, t_end - t, self.max_step) if h0 else None
         solver = self._solvers.get(name)

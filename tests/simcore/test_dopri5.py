@@ -14,44 +14,102 @@ def _oscillator(t, y):
     return np.array([y[1], -9.0 * y[0] - 0.2 * y[1] + math.cos(2.0 * t)])
 
 
-class _Counted:
-    def __init__(self, fun):
-        self.fun, self.n = fun, 0
+def _linear_system(n):
+    """y' = M y + sin(3 t) (1, ..., 1) with a fixed random M of n states, plus a jump in the forcing at
+    t = 1.3 that makes the solver reject attempts."""
+    M = np.random.default_rng(n).normal(size=(n, n)) - 1.5 * np.eye(n)
 
-    def __call__(self, t, y):
-        self.n += 1
-        return self.fun(t, y)
+    def f(t, y):
+        return M @ y + (math.sin(3.0 * t) + (4.0 if t > 1.3 else 0.0))
+    return f
 
 
-def test_each_step_is_bit_for_bit_the_batch_kernels_column():
-    # The batch kernel steps one column per variant; the serial solver must give a variant the very
-    # same bits (so a batch and its variants' own runs agree exactly, not to a tolerance). Each
-    # accepted step is replayed by batch_rk.attempt with the state as the middle of three columns.
-    fun = _Counted(_oscillator)
-    s = DormandPrince(fun, 0.0, np.array([1.0, -0.5]), 6.0, rtol=1e-9, atol=1e-12)
-    compared = 0
+def _attempts(n):
+    """Every attempt (accepted or rejected) of a DormandPrince run on :func:`_linear_system`, as dicts
+    of t, y, f, h, capped (an attempt of the same step was rejected before), y_new, K, err and
+    h_next (the step size the solver went on with)."""
+    fun = _linear_system(n)
+    s = DormandPrince(fun, 0.0, np.linspace(-1.0, 1.0, n), 3.0, rtol=1e-9, atol=1e-12)
+    log, original = [], s._attempt
+
+    def logged(t, h):
+        capped = bool(log) and log[-1]["t"] == t and log[-1]["err"] >= 1.0
+        y, f = np.array(s._yl), np.array(s._fl)
+        err = original(t, h)
+        log.append(dict(t=t, y=y, f=f, h=h, capped=capped, y_new=s._new_y.copy(), K=np.array(s._new_K), err=err))
+        return err
+
+    s._attempt = logged
     while s.status == "running":
-        t, y, f = s.t, s.y.copy(), np.array(s._fl)
-        before = fun.n
         s.step()
-        if fun.n - before != 6:
-            continue  # an attempt was rejected: its retry's growth is capped (compared below with rejected=True)
-        Y = np.stack([y * 0.5, y, y + 1.0], axis=1)
-        F = np.stack([_oscillator(t, Y[:, j]) for j in range(3)], axis=1)
+        log[-1]["h_next"] = s.h_abs
+    for a, b in zip(log, log[1:]):
+        if a["err"] >= 1.0:
+            a["retry"] = b["h"]  # the retry's step, t_new - t
+    return fun, s, log
+
+
+@pytest.mark.parametrize("n", [2, 8, 10])
+@pytest.mark.parametrize("columns", [1, 3])
+def test_each_attempt_is_bit_for_bit_the_batch_kernels_column(n, columns):
+    # The batch kernel steps one column per variant; the serial solver must give a variant the very
+    # same bits (so a batch and its variants' own runs agree exactly, not to a tolerance), alone in
+    # its batch (a batch shrinks to one column as its variants finish) or among others. Every attempt
+    # of a run, rejected ones included, is replayed by batch_rk.attempt.
+    fun, s, log = _attempts(n)
+    assert s.status == "finished" and s.t == 3.0
+    assert sum(a["err"] >= 1.0 for a in log) >= 2 and sum(a["capped"] for a in log) >= 1
+    j = columns // 2
+    for a in log:
+        Y = np.stack([a["y"] * (1.0 + 0.1 * (c - j)) for c in range(columns)], axis=1)
+        F = np.stack([fun(a["t"], Y[:, c]) for c in range(columns)], axis=1)
 
         def rhs(ts, yy, out):
-            for j in range(3):
-                out[:, j] = _oscillator(float(ts[j]), yy[:, j])
+            for c in range(columns):
+                out[:, c] = fun(float(ts[c]), yy[:, c])
 
-        h = s.t - t
-        ok, t_new, y_new, K, h_next = batch_rk.attempt(rhs, np.full(3, t), Y, F, np.full(3, h), s.t_bound,
-                                                       np.zeros(3, dtype=bool), rtol=1e-9, atol=1e-12)
-        assert ok[1] and t_new[1] == s.t
-        np.testing.assert_array_equal(y_new[:, 1], s.y)
-        np.testing.assert_array_equal(K[:, :, 1], s.K)
-        assert h_next[1] == s.h_abs
-        compared += 1
-    assert s.status == "finished" and s.t == 6.0 and compared > 100
+        ok, t_new, y_new, K, h_next = batch_rk.attempt(
+            rhs, np.full(columns, a["t"]), Y, F, np.full(columns, a["h"]), s.t_bound,
+            np.full(columns, a["capped"]), rtol=1e-9, atol=1e-12)
+        np.testing.assert_array_equal(F[:, j], a["f"])
+        np.testing.assert_array_equal(y_new[:, j], a["y_new"])
+        np.testing.assert_array_equal(K[:, :, j], a["K"])
+        assert bool(ok[j]) == (a["err"] < 1.0)
+        if ok[j]:
+            assert h_next[j] == a["h_next"]
+        else:  # the retry lands where the kernel's proposed size takes it (or on t_bound)
+            assert min(a["t"] + h_next[j], s.t_bound) - a["t"] == a["retry"]
+
+
+def test_the_first_attempt_is_clamped_to_ten_ulps_and_max_step_as_scipys():
+    # A step size below ten units in the last place of t is raised to that; one above max_step cut to it.
+    for first, max_step in ((1e-300, math.inf), (0.5, 0.01)):
+        ours = DormandPrince(_oscillator, 1.0, np.array([1.0, 0.0]), 2.0, rtol=1e-6, atol=1e-9,
+                             first_step=first, max_step=max_step)
+        ref = RK45(_oscillator, 1.0, np.array([1.0, 0.0]), 2.0, rtol=1e-6, atol=1e-9, first_step=first,
+                   max_step=max_step)
+        ours.step()
+        ref.step()
+        assert ours.t == ref.t == 1.0 + min(max(first, 10 * (math.nextafter(1.0, 2.0) - 1.0)), max_step)
+
+
+def test_after_a_rejection_scipys_step_control_is_followed():
+    # The same rejections at the jump and the same retry sizes as scipy (a retry after a rejection
+    # may not grow; a rejection shrinks by at most 5x). The step times agree to what round-off in
+    # the error estimate (about 1e-8 relative in each step size, see the module) leaves: a retry
+    # allowed to grow, or shrunk by another factor, moves them by percents.
+    fun = _linear_system(4)
+    ours = DormandPrince(fun, 0.0, np.linspace(-1.0, 1.0, 4), 3.0, rtol=1e-9, atol=1e-12)
+    ref = RK45(fun, 0.0, np.linspace(-1.0, 1.0, 4), 3.0, rtol=1e-9, atol=1e-12)
+    times = []
+    for solver in (ours, ref):
+        ts = []
+        while solver.status == "running":
+            solver.step()
+            ts.append(solver.t)
+        times.append(np.array(ts))
+    assert len(times[0]) == len(times[1]) > 50
+    np.testing.assert_allclose(times[0], times[1], rtol=1e-6, atol=0)
 
 
 def test_it_takes_scipys_steps_to_the_tolerance_and_is_accurate():
@@ -148,3 +206,20 @@ def test_the_engine_steps_small_systems_with_it_and_large_ones_with_scipy():
     sim.run_until(1.0)
     assert type(sim._integrator._solvers["RK45"]) is RK45
     np.testing.assert_allclose(sim.result().final("many.x0"), math.exp(-1.0), rtol=1e-7)
+
+
+def test_bad_arguments_are_refused_naming_them():
+    f = _oscillator
+    for kwargs, word in ((dict(rtol=-1.0), "rtol"), (dict(atol=np.array([1e-9, 1e-9])), "atol"),
+                         (dict(max_step=0.0), "max_step"), (dict(first_step=0.0), "first_step")):
+        with pytest.raises(ValueError, match=word):
+            DormandPrince(f, 0.0, np.array([1.0, 0.0]), 1.0, **kwargs)
+    with pytest.raises(ValueError, match="t_bound"):
+        DormandPrince(f, 1.0, np.array([1.0, 0.0]), 0.5)
+    s = DormandPrince(f, 0.0, np.array([1.0, 0.0]), 0.1, rtol=1e-6, atol=1e-9)
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        s.restart(0.0, np.zeros(3), 1.0, 0.01)
+    while s.status == "running":
+        s.step()
+    with pytest.raises(RuntimeError, match="finished solver"):
+        s.step()

@@ -180,6 +180,20 @@ def test_the_scipy_internals_read_on_every_step_are_checked_and_a_change_is_caug
     assert [solvers.check_internals(c) for c in (RK45, RK23, DOP853)] == [None, None, None]
 
 
+class _Still(System):
+    """Ten states that do not move: beside a 2-state system, a simulation too large for simcore's
+    own Dormand-Prince (simcore.dopri5.SMALL), so scipy's RK45 steps it."""
+
+    name = "still"
+    state_names = tuple(f"x{i}" for i in range(10))
+
+    def initial_state(self):
+        return np.zeros(10)
+
+    def derivatives(self, t, x, u):
+        return np.zeros(10)
+
+
 def test_the_engine_falls_back_when_the_scipy_internals_changed(monkeypatch):
     from simcore import solvers
     from _systems import FreeFall
@@ -187,15 +201,38 @@ def test_the_engine_falls_back_when_the_scipy_internals_changed(monkeypatch):
     monkeypatch.setattr(solvers, "check_internals", lambda cls: "a test says so")
     monkeypatch.setattr(solvers, "_internals_checked", {})
     with pytest.warns(RuntimeWarning, match=r"scipy \S+'s RK45 no longer has the internals"):
-        r = simulate(FreeFall(1.0, 0.8), 1.0, method="RK45")
-    assert r.event_times("bounce")[0] == pytest.approx(math.sqrt(2 / 9.81), abs=1e-9)
+        sim = simcore.Simulator([FreeFall(1.0, 0.8), _Still()], method="RK45")
+        sim.run_until(1.0)
+    assert type(sim._integrator._solvers["RK45"]) is RK45
+    assert sim.result().event_times("bounce")[0] == pytest.approx(math.sqrt(2 / 9.81), abs=1e-9)
+    # simcore's own Dormand-Prince reads none of those internals: a small system keeps it, and its
+    # stiffness detection
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        r = simulate(Decay(1e4), 0.05, method="RK45")
+    assert [w for w in caught if issubclass(w.category, StiffnessWarning)]
+    assert r.stats["intervals_by_method"] == {"RK45": 1}
+
+
+def test_a_changed_rk45_tableau_falls_back_to_scipys_rk45(monkeypatch):
+    from simcore import dopri5, solvers
+    from _systems import FreeFall
+
+    assert dopri5.check_tableau() is None
+    monkeypatch.setattr(solvers, "check_tableau", lambda: "a test says so")
+    monkeypatch.setattr(solvers, "_tableau_checked", {})
+    with pytest.warns(RuntimeWarning, match=r"another tableau"):
+        sim = simcore.Simulator(FreeFall(1.0, 0.8), method="RK45")
+        sim.run_until(1.0)
+    assert type(sim._integrator._solvers["RK45"]) is RK45
+    assert sim.result().event_times("bounce")[0] == pytest.approx(math.sqrt(2 / 9.81), abs=1e-9)
 
 
 def test_auto_stays_explicit_when_a_fast_loop_leaves_the_implicit_restarts_the_dearer():
     # lam = 1e4 under a 1 kHz loop: RK45's stable steps (h lam ~ 2.8) make about 4 per interval,
-    # while Radau would start afresh (Jacobian, LU) at every one of the 1000 ticks (review-10 item 11:
-    # auto took 0.77 s CPU against RK45's 0.36). The same stiffness at 20 ms ticks (70 steps an
-    # interval) still switches.
+    # while Radau would start afresh (Jacobian, LU) at every one of the 1000 ticks (review-10 item 11
+    # measured auto, then switching, at about twice RK45's CPU time). The same stiffness at 20 ms
+    # ticks (70 steps an interval) still switches.
     from simcore.solvers import MIN_EXPLICIT_STEPS
 
     def run(period, method):
