@@ -69,6 +69,7 @@ from .controller import PeriodicController, checked_writes, note_controller_erro
 from .engine import Simulator
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
 from .events import EVENT_TIME_TOLERANCE
+from .signals import stacked
 
 try:  # np.count_nonzero without its Python wrapper (numpy >= 2)
     from numpy._core._multiarray_umath import count_nonzero as _count_nonzero
@@ -386,21 +387,8 @@ class _Batch:
                                                         "control_loop, or simcore.batch.elementwise for a function "
                                                         "written element-wise)")
             self.bcontrollers.append(make(params.get(c.name, {}), n, xp))
-        self.slices, off = [], 0
-        self.state_owner = []
-        for s in self.systems:
-            self.slices.append(slice(off, off + len(s.state_names)))
-            off += len(s.state_names)
-            self.state_owner += [(len(self.slices) - 1, f"{s.name}.{nm}") for nm in s.state_names]
-        self.nx = off
-        self.signal_index = {}
-        for k, s in enumerate(self.systems):
-            for i, nm in enumerate(s.state_names):
-                self.signal_index[f"{s.name}.{nm}"] = ("x", k, self.slices[k].start + i)
-            for i, nm in enumerate(s.input_names):
-                self.signal_index[f"{s.name}.{nm}"] = ("u", k, i)
-            for i, nm in enumerate(s.output_names):
-                self.signal_index[f"{s.name}.{nm}"] = ("y", k, i)
+        self.slices, self.nx, self.signal_index = stacked(self.systems)
+        self.state_owner = [(k, f"{s.name}.{nm}") for k, s in enumerate(self.systems) for nm in s.state_names]
         self.coupled_names = {}
         for s in self.systems:
             for c in s.couplings(self.systems):

@@ -92,6 +92,30 @@ def derivative_row(system, value, t) -> np.ndarray:
     return _finite_row(system, "derivatives", system.state_names, "derivative of", value, t)
 
 
+def stacked(systems) -> tuple[list[slice], int, dict[str, tuple[str, int, int]]]:
+    """How the systems' states stack into one vector, and where each ``"system.signal"`` lives.
+
+    Returns ``(slices, n_states, index)``: each system's slice of the stacked state, its length,
+    and per signal ``(kind, system index, i)`` with kind ``"x"`` (``i`` into the stacked state),
+    ``"u"`` or ``"y"`` (``i`` into that system's inputs or outputs). Shared by the serial engine
+    and the batch kernel.
+    """
+    slices, offset = [], 0
+    for s in systems:
+        n = len(s.state_names)
+        slices.append(slice(offset, offset + n))
+        offset += n
+    index: dict[str, tuple[str, int, int]] = {}
+    for k, s in enumerate(systems):
+        for i, n in enumerate(s.state_names):
+            index[f"{s.name}.{n}"] = ("x", k, slices[k].start + i)
+        for i, n in enumerate(s.input_names):
+            index[f"{s.name}.{n}"] = ("u", k, i)
+        for i, n in enumerate(s.output_names):
+            index[f"{s.name}.{n}"] = ("y", k, i)
+    return slices, offset, index
+
+
 class SignalLayout:
     """Where every signal of a simulation lives, and the stacked right-hand side.
 
@@ -103,24 +127,8 @@ class SignalLayout:
 
     def __init__(self, systems):
         self.systems = systems
-        self.slices = []
-        offset = 0
-        for s in systems:
-            n = len(s.state_names)
-            self.slices.append(slice(offset, offset + n))
-            offset += n
-        self.n_states = offset
-        self.index: dict[str, tuple[str, int, int]] = {}
-        self.units: dict[str, str] = {}
-        for k, s in enumerate(systems):
-            for i, n in enumerate(s.state_names):
-                self.index[f"{s.name}.{n}"] = ("x", k, self.slices[k].start + i)
-            for i, n in enumerate(s.input_names):
-                self.index[f"{s.name}.{n}"] = ("u", k, i)
-            for i, n in enumerate(s.output_names):
-                self.index[f"{s.name}.{n}"] = ("y", k, i)
-            for n, unit in s.units.items():
-                self.units[f"{s.name}.{n}"] = unit
+        self.slices, self.n_states, self.index = stacked(systems)
+        self.units: dict[str, str] = {f"{s.name}.{n}": unit for s in systems for n, unit in s.units.items()}
         self.input_names = [f"{s.name}.{n}" for s in systems for n in s.input_names]
         self.input_ranges = {f"{s.name}.{n}": s.input_ranges[n] for s in systems
                              for n in s.input_names if n in s.input_ranges}
