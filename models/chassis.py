@@ -269,6 +269,7 @@ class Chassis:
         self.mass_eq, self.mu, self.free_of_wheel = list(mass_eq), list(mu), list(free_of_wheel)
         self._reacts = [j >= 0 and cp != 0.0 for j, cp in zip(self.free_of_wheel, self.couple_free)]
         self._no_free = [0.0] * len(self.contacts)
+        self._axle_rows = {}  # solve_axle's matrix per (modes, arms)
 
     def solve(self, vx, vy, om, dx, dy, arm, hterm, drive, modes, free_dirs, free_arm, free_coef,
               fext_x, fext_y, torque, walls, ay_fixed=None) -> ContactSolution:
@@ -439,53 +440,58 @@ class Chassis:
         return sol
 
     def solve_axle(self, drive, modes, arm, fext_x, torque, ay_fixed) -> ContactSolution:
-        """:meth:`solve` for wheels on one axle through the centre of mass, with the same results.
+        """:meth:`solve` for two wheels on one axle through the centre of mass, with the same results.
 
-        The wheels' traction directions are the robot's x axis (``arm`` their ``-y``),
-        their couples 1, there are no free forces, load transfer or wall contacts, and
-        ``A_y`` is ``ay_fixed``: a tank drive without a wheelbase. The system is then
-        2x2 in ``A_x`` and ``alpha`` (the same sums and Cramer's rule as the general
-        3x3 with its zero terms left out).
+        The wheels' traction directions are the robot's x axis (``arm``, a tuple, their
+        ``-y``), their couples 1, there are no free forces, load transfer or wall contacts,
+        and ``A_y`` is ``ay_fixed``: a tank drive without a wheelbase. The system is then
+        2x2 in ``A_x`` and ``alpha`` (the same sums and Cramer's rule as the general 3x3
+        with its zero terms left out); its matrix depends on the wheels' modes and arms
+        only, so it is formed once for each.
         """
-        m, J = self.mass, self.moi
-        mass_eq, mu, load0 = self.mass_eq, self.mu, self.wheel_load0
-        a00, a02, a22 = m, 0.0, J
-        b0, b2 = fext_x, torque
-        f0s = []
-        for i in range(len(modes)):
-            ar = arm[i]
-            if modes[i] == ROLL:
-                k = mass_eq[i]
-                f0 = drive[i]
-                a00 += k
-                a02 += k * ar
-                a22 += k * ar * ar
-            else:
-                f0 = modes[i] * mu[i] * load0[i]
-            f0s.append(f0)
-            b0 += f0
-            b2 += f0 * ar
-        det = a00 * a22 - a02 * a02
+        key = (modes, arm)
+        rows = self._axle_rows.get(key)
+        if rows is None:
+            rows = self._axle_rows[key] = self._axle_matrix(modes, arm)
+        a00, a02, a22, det, (roll0, k0, ar0, slip0), (roll1, k1, ar1, slip1) = rows
+        d0, d1 = drive
+        f0 = d0 if roll0 else slip0
+        f1 = d1 if roll1 else slip1
+        b0 = fext_x + f0 + f1
+        b2 = torque + f0 * ar0 + f1 * ar1
         ax = (b0 * a22 - b2 * a02) / det
         alpha = (b2 * a00 - b0 * a02) / det
-        f, wa = [], []
-        for i, f0 in enumerate(f0s):
-            ar = arm[i]
-            if modes[i] == ROLL:
-                k = mass_eq[i]
-                fi = f0 - k * ax - k * ar * alpha
-                wa.append(ax + ar * alpha)
-            else:
-                fi = f0
-                wa.append((drive[i] - fi) / mass_eq[i])
-            f.append(fi)
+        # A rolling wheel's force is what the constraint needs; a slipping one's rim obeys its own dynamics.
+        if roll0:
+            f0, a0 = f0 - k0 * ax - k0 * ar0 * alpha, ax + ar0 * alpha
+        else:
+            a0 = (d0 - f0) / k0
+        if roll1:
+            f1, a1 = f1 - k1 * ax - k1 * ar1 * alpha, ax + ar1 * alpha
+        else:
+            a1 = (d1 - f1) / k1
         sol = ContactSolution()
         sol.ax, sol.ay, sol.alpha, sol.wall_force = ax, ay_fixed, alpha, ()
         sol.normal = self.load0
         sol.free_force = self._no_free
-        sol.traction = f
-        sol.wheel_accel = wa
+        sol.traction = [f0, f1]
+        sol.wheel_accel = [a0, a1]
         return sol
+
+    def _axle_matrix(self, modes, arm):
+        """:meth:`solve_axle`'s matrix: ``(a00, a02, a22, det, then per wheel (rolling, M_i, arm, the force of
+        a slipping wheel))``."""
+        m, J = self.mass, self.moi
+        a00, a02, a22 = m, 0.0, J
+        wheels = []
+        for i, mode in enumerate(modes):
+            k, ar = self.mass_eq[i], arm[i]
+            if mode == ROLL:
+                a00 += k
+                a02 += k * ar
+                a22 += k * ar * ar
+            wheels.append((mode == ROLL, k, ar, None if mode == ROLL else mode * self.mu[i] * self.wheel_load0[i]))
+        return (a00, a02, a22, a00 * a22 - a02 * a02, *wheels)
 
     # -- wall impacts ---------------------------------------------------------------------------------------
     def impact(self, contacts, vx: float, vy: float, om: float, c: float, s: float, lateral_fixed: bool = False):
