@@ -270,6 +270,7 @@ class Chassis:
         self._reacts = [j >= 0 and cp != 0.0 for j, cp in zip(self.free_of_wheel, self.couple_free)]
         self._no_free = [0.0] * len(self.contacts)
         self._axle_rows = {}  # solve_axle's matrix per (modes, arms)
+        self._fixed_rows = {}  # solve_fixed's per mode
 
     def solve(self, vx, vy, om, dx, dy, arm, hterm, drive, modes, free_dirs, free_arm, free_coef,
               fext_x, fext_y, torque, walls, ay_fixed=None) -> ContactSolution:
@@ -438,6 +439,116 @@ class Chassis:
         sol.traction = f
         sol.wheel_accel = wa
         return sol
+
+    def set_geometry(self, dx, dy, arm, free_dirs, free_arm) -> None:
+        """Declare the wheels' traction directions and arms and the contacts' free directions and arms fixed in
+        the robot frame (wheels that do not steer), as :meth:`solve` takes them, for :meth:`solve_fixed`."""
+        self.geometry = (tuple(dx), tuple(dy), tuple(arm), tuple(free_dirs), tuple(free_arm))
+        self._fixed_rows = {}
+
+    def solve_fixed(self, hterm, drive, modes, free_coef, fext_x, fext_y, torque, walls,
+                    ay_fixed=None) -> ContactSolution:
+        """:meth:`solve` with the geometry of :meth:`set_geometry`, with the same results.
+
+        Without load transfer or wall contacts the system's matrix depends on the
+        wheels' modes only (the free forces then enter the right-hand side alone), so
+        it is formed, with its cofactors, once per mode; an instant costs the
+        right-hand side and three dot products.
+        """
+        if self.tips or walls:
+            dx, dy, arm, free_dirs, free_arm = self.geometry
+            return self.solve(0.0, 0.0, 0.0, dx, dy, arm, hterm, drive, modes, free_dirs, free_arm, free_coef,
+                              fext_x, fext_y, torque, walls, ay_fixed)
+        key = (modes, ay_fixed is None)
+        rows = self._fixed_rows.get(key)
+        if rows is None:
+            rows = self._fixed_rows[key] = self._fixed_matrix(modes, ay_fixed is not None)
+        kx, ky, ka, det, wheels = rows
+        G0 = [-fc * n for fc, n in zip(free_coef, self.load0)]
+        b0, b1, b2 = fext_x, fext_y, torque
+        f0s = []
+        for (roll, c, M, _, _, _, j, q, _, f_slip, ddx, ddy, ar), d, h in zip(wheels, drive, hterm):
+            if roll:
+                f0 = (d - M * h / c) / c
+                if j >= 0:
+                    f0 -= q * G0[j]
+            else:
+                f0 = f_slip
+            f0s.append(f0)
+            b0 += f0 * ddx
+            b1 += f0 * ddy
+            b2 += f0 * ar
+        _, _, _, free_dirs, free_arm = self.geometry
+        for g0, (nx, ny), ar in zip(G0, free_dirs, free_arm):
+            if g0 != 0.0:
+                b0 += g0 * nx
+                b1 += g0 * ny
+                b2 += g0 * ar
+        if ay_fixed is not None:
+            b1 = ay_fixed
+        ax = (b0 * kx[0] + b1 * kx[1] + b2 * kx[2]) / det
+        ay = (b0 * ky[0] + b1 * ky[1] + b2 * ky[2]) / det
+        alpha = (b0 * ka[0] + b1 * ka[1] + b2 * ka[2]) / det
+        f, wa = [], []
+        for (roll, c, M, fx, fy, fa, j, _, cf, _, ddx, ddy, ar), f0, d, h in zip(wheels, f0s, drive, hterm):
+            fi = f0 + fx * ax + fy * ay + fa * alpha
+            f.append(fi)
+            if roll:
+                wa.append((ddx * ax + ddy * ay + ar * alpha + h) / c)
+            else:
+                wa.append((d - fi * c - (G0[j] * cf if j >= 0 else 0.0)) / M)
+        sol = ContactSolution()
+        sol.ax, sol.ay, sol.alpha, sol.wall_force = ax, ay, alpha, ()
+        sol.normal = self.load0
+        sol.free_force = G0
+        sol.traction = f
+        sol.wheel_accel = wa
+        return sol
+
+    def _fixed_matrix(self, modes, lateral_fixed: bool):
+        """:meth:`solve_fixed`'s matrix in mode ``modes``, without load transfer: ``(cofactor rows of A_x, A_y
+        and alpha, det, per wheel (rolling, couple, M_i, the traction's A_x, A_y and alpha coefficients, the
+        reacting contact or -1, its share through the roller, couple_free, a slipping wheel's force,
+        d_x, d_y, arm))``: :meth:`solve`'s sums with the free forces' terms (load-dependent only) left out."""
+        m, J = self.mass, self.moi
+        dx, dy, arm, _, _ = self.geometry
+        a00, a01, a02 = m, 0.0, 0.0
+        a10, a11, a12 = 0.0, m, 0.0
+        a20, a21, a22 = 0.0, 0.0, J
+        wheels = []
+        for i, mode in enumerate(modes):
+            ddx, ddy, ar = dx[i], dy[i], arm[i]
+            c, M, cf = self.couple[i], self.mass_eq[i], self.couple_free[i]
+            j = self.free_of_wheel[i] if self._reacts[i] else -1
+            if mode == ROLL:
+                k = M / (c * c)
+                fx, fy, fa = -k * ddx, -k * ddy, -k * ar
+                q, f_slip = cf / c, None
+            else:
+                lim = mode * self.mu[i]
+                f_slip = lim * self.wheel_load0[i]
+                fx, fy, fa, q = lim * self.wheel_load_x[i], lim * self.wheel_load_y[i], 0.0, None
+            wheels.append((mode == ROLL, c, M, fx, fy, fa, j, q, cf, f_slip, ddx, ddy, ar))
+            a00 -= fx * ddx
+            a01 -= fy * ddx
+            a02 -= fa * ddx
+            a10 -= fx * ddy
+            a11 -= fy * ddy
+            a12 -= fa * ddy
+            a20 -= fx * ar
+            a21 -= fy * ar
+            a22 -= fa * ar
+        if lateral_fixed:
+            a10, a11, a12 = 0.0, 1.0, 0.0
+        # Cramer's rule on the 3x3, as solve forms it.
+        c00 = a11 * a22 - a12 * a21
+        c01 = a12 * a20 - a10 * a22
+        c02 = a10 * a21 - a11 * a20
+        det = a00 * c00 + a01 * c01 + a02 * c02
+        kx = (c00, a02 * a21 - a01 * a22, a01 * a12 - a02 * a11)
+        ky = (c01, a00 * a22 - a02 * a20, a02 * a10 - a00 * a12)
+        ka = (c02, a01 * a20 - a00 * a21, a00 * a11 - a01 * a10)
+        return kx, ky, ka, det, wheels
 
     def solve_axle(self, drive, modes, arm, fext_x, torque, ay_fixed) -> ContactSolution:
         """:meth:`solve` for two wheels on one axle through the centre of mass, with the same results.

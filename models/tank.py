@@ -342,6 +342,7 @@ class TankDrive(ChassisDrive, System):
         self._free_arm = [xa for xa, _ in contacts]
         self._k = G / r
         self._ones2, self._zeros2, self._arms = (1.0, 1.0), (0.0, 0.0), (-self._rb, self._rb)
+        self.chassis.set_geometry(self._ones2, self._zeros2, self._arms, self._free_dirs, self._free_arm)
         self._axle_only = not self.scrub and not self.chassis.tips  # Chassis.solve_axle's case
         self._zeros = [0.0] * len(contacts)
         self._contact_mu = ([self.lateral_friction_coefficient[a] for a in self._contact_axle] if self.scrub
@@ -608,9 +609,8 @@ class TankDrive(ChassisDrive, System):
         if self._axle_only and not contacts:
             sol = ch.solve_axle(D, wheels, self._arms, c * fx + s * fy, tz, om * v)
         else:
-            sol = ch.solve(v, vlat, om, self._ones2, self._zeros2, self._arms, (om * vlat, om * vlat), D, wheels,
-                           self._free_dirs, self._free_arm, coef, c * fx + s * fy, -s * fx + c * fy, tz,
-                           ch.wall_rows(contacts, om, c, s) if contacts else (), None if self.scrub else om * v)
+            sol = ch.solve_fixed((om * vlat, om * vlat), D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,
+                                 ch.wall_rows(contacts, om, c, s) if contacts else (), None if self.scrub else om * v)
         smp = TankSample()
         smp.sol = sol
         sl, sr = vl - gl, vr - gr
