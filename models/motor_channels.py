@@ -113,6 +113,7 @@ class MotorChannels:
                            for d, lim, b in zip(self.drives, self._limited, self.viscous)]
         # The conductances of the supply curve (1 / R computed once, the same float as per call).
         self._conductance = [1.0 / d.R for d in self.drives]
+        self._no_coulomb = [None] * self.n
         #: Optional Coulomb friction per rotor, N·m, smoothed as ``T_c w / sqrt(w^2 + eps^2)`` with
         #: ``eps^2`` = :attr:`coulomb_epsilon2` (set by a subclass; None: viscous friction only).
         self.coulomb = None
@@ -123,17 +124,17 @@ class MotorChannels:
         rows = []
         vb = bus_voltage if bus_voltage > 0.0 else 0.0
         eps2 = _EPS2
-        coulomb, ce2 = self.coulomb, self.coulomb_epsilon2
+        ce2 = self.coulomb_epsilon2
         sqrt = math.sqrt
-        for k, (R, inv_kv, kt, gear, eta, duty, limited, b, drive) in enumerate(self._constants):
-            w, cmd = rotor_speed[k], command[k]
+        for (R, inv_kv, kt, gear, eta, duty, limited, b, drive), w, cmd, brk, tc in zip(
+                self._constants, rotor_speed, command, brake, self.coulomb or self._no_coulomb):
             sat = lim = 0.0
             if limited or (vb == 0.0 and cmd != 0.0):
-                v, i, isup, sat, lim = drive.electrical(w, cmd, brake[k], bus_voltage)[:5]
+                v, i, isup, sat, lim = drive.electrical(w, cmd, brk, bus_voltage)[:5]
             else:
                 emf = w * inv_kv
                 if cmd == 0.0:
-                    if brake[k] >= 0.5:
+                    if brk >= 0.5:
                         v, i, isup = 0.0, -emf / R, 0.0
                     elif emf > vb:
                         v = vb
@@ -154,8 +155,8 @@ class MotorChannels:
                     isup = v / vb * i
             tm = kt * i
             tf = b * w
-            if coulomb is not None:
-                tf += coulomb[k] * w / sqrt(w * w + ce2)
+            if tc is not None:
+                tf += tc * w / sqrt(w * w + ce2)
             # The rotor's own friction acts on the motor shaft, before the gearbox: the gearbox
             # carries (and loses its 1 - eta of) the net shaft torque, so a free-running motor
             # draws its free current whatever the efficiency.
