@@ -68,7 +68,10 @@ bumper's wall contacts act at the same height.
 
 At each instant the accelerations, the rolling wheels' traction forces, the wall
 forces and the normal loads are linear in each other; :meth:`Chassis.solve`
-solves that small linear system (3 unknowns, plus one per wall contact).
+solves that small linear system (3 unknowns, plus one per wall contact). For wheels
+that do not steer and no load transfer, the system's matrix depends on the wheels'
+modes alone: :meth:`Chassis.solve_fixed` (and :meth:`Chassis.solve_axle` for a tank
+without a wheelbase) form it once per mode and give the same numbers.
 """
 from __future__ import annotations
 
