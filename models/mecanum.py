@@ -239,7 +239,6 @@ class MecanumDrive(ChassisDrive, System):
         self.chassis.set_wheels(couple=self._couple, couple_free=self._couple_free, mass_eq=(self.wheel_mass,) * 4,
                                 mu=self.traction_limits, free_of_wheel=(0, 1, 2, 3))
         self.chassis.set_geometry(self._ax, self._ay, self._arm, self._free_dirs, self._free_arm)
-        self._no_roller_friction = [0.0] * 4
         # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
         self.viscous_friction, b_rotor = motor_friction("viscous_friction", viscous_friction, self.drive, G / r,
                                                         "N*s/m")
@@ -337,14 +336,19 @@ class MecanumDrive(ChassisDrive, System):
         ib = self._ib
         chs = self.channels.evaluate(rotor, ul, [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]], bus)
         r = self.wheel_radius
-        D = [t / r for t in chs.output_torque]  # net of the rotor's friction
-        # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
-        roll = [a - wi * cf for a, wi, cf in zip(across, w, self._couple_free)]
+        to = chs.output_torque
         crr, eps2 = self.roller_friction, self.slip_epsilon ** 2
-        coef = [crr * sn / math.sqrt(sn * sn + eps2) for sn in roll] if crr else self._no_roller_friction
-        hterm = [om * (vy * ax - vx * ay) for ax, ay in zip(self._ax, self._ay)]
-        slip_free = [wv * cp - a for wv, cp, a in zip(xl[6:10], self._couple, along)]
-        slip = [0.0 if m == ROLL else sf for m, sf in zip(wheels, slip_free)]
+        D, roll, coef, hterm, slip_free, slip = [], [], [], [], [], []
+        for i in range(4):
+            D.append(to[i] / r)  # to: net of the rotor's friction
+            # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
+            sn = across[i] - w[i] * self._couple_free[i]
+            roll.append(sn)
+            coef.append(crr * sn / math.sqrt(sn * sn + eps2) if crr else 0.0)
+            hterm.append(om * (vy * self._ax[i] - vx * self._ay[i]))
+            sf = xl[6 + i] * self._couple[i] - along[i]
+            slip_free.append(sf)
+            slip.append(0.0 if wheels[i] == ROLL else sf)
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
         sol = self.chassis.solve_fixed(hterm, D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,

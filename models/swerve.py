@@ -379,18 +379,20 @@ class SwerveDrive(ChassisDrive, System):
         r, cr = self.wheel_radius, self.couple_ratio
         tout, tm, tf = chs.output_torque, chs.motor_torque, chs.friction_torque
         mu, eps2 = self.friction_coefficient, self.slip_epsilon ** 2
-        sqrt = math.sqrt
-        pxl, pyl = self._pxl, self._pyl
-        D = [t / r for t in tout[:n]]  # tout: net of the rotor's friction
-        # Torque on the module's steering: the steer motor's, and the drive motor's through the coupling.
-        Q = [t_steer + cr * (tmi - tfi) for t_steer, tmi, tfi in zip(tout[n:], tm, tf)]
-        coef = [mu * sn / sqrt(sn * sn + eps2) for sn in across]
-        free_dirs = [(-si, ci) for ci, si in zip(ce, se)]
-        arm = [px * si - py * ci for px, py, ci, si in zip(pxl, pyl, ce, se)]
-        free_arm = [px * ci + py * si for px, py, ci, si in zip(pxl, pyl, ce, se)]
-        hterm = [om * (vy * ci - vx * si) + rt * sn for ci, si, rt, sn in zip(ce, se, rates, across)]
-        slip_free = [ws - a for ws, a in zip(xl[6 + 2 * n:6 + 3 * n], along)]
-        slip = [0.0 if m == ROLL else sf for m, sf in zip(wheels, slip_free)]
+        D, Q, coef, free_dirs, arm, free_arm, hterm, slip_free, slip = [], [], [], [], [], [], [], [], []
+        for i in range(n):
+            ci, si, px, py, sn = ce[i], se[i], self._pxl[i], self._pyl[i], across[i]
+            D.append(tout[i] / r)  # tout: net of the rotor's friction
+            # Torque on the module's steering: the steer motor's, and the drive motor's through the coupling.
+            Q.append(tout[n + i] + cr * (tm[i] - tf[i]))
+            coef.append(mu * sn / math.sqrt(sn * sn + eps2))
+            free_dirs.append((-si, ci))
+            arm.append(px * si - py * ci)
+            free_arm.append(px * ci + py * si)
+            hterm.append(om * (vy * ci - vx * si) + rates[i] * sn)
+            sf = xl[6 + 2 * n + i] - along[i]
+            slip_free.append(sf)
+            slip.append(0.0 if wheels[i] == ROLL else sf)
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
         sol = self.chassis.solve(vx, vy, om, ce, se, arm, hterm, D, wheels, free_dirs, free_arm, coef,
@@ -398,19 +400,24 @@ class SwerveDrive(ChassisDrive, System):
                                  self.chassis.wall_rows(contacts, om, c, s) if contacts else ())
         # Steer scrub: the patch twisting at the module's absolute yaw rate, fading with the rolling speed.
         rho, J_s, alpha = self.scrub_radius, self.steer_moi, sol.alpha
-        spins = [om + rt for rt in rates]
-        if rho:
-            scrub = [-mu * N * rho * tw / sqrt(tw * tw + a * a + eps2)
-                     for N, a, tw in zip(sol.normal, along, [rho * spin for spin in spins])]
-        else:
-            scrub = [0.0] * n
+        normal = sol.normal
+        scrub, steer_accel = [], []
+        for i in range(n):
+            spin = om + rates[i]
+            if rho:
+                tw = rho * spin
+                ts = -mu * normal[i] * rho * tw / math.sqrt(tw * tw + along[i] * along[i] + eps2)
+            else:
+                ts = 0.0
+            scrub.append(ts)
+            steer_accel.append((Q[i] + ts) / J_s - alpha)
         smp = SwerveSample()
         smp.sol = sol
         smp.slip_free = slip_free
         smp.slip = slip
         smp.lateral_slip = across
         smp.scrub_torque = scrub
-        smp.steer_accel = [(q + ts) / J_s - alpha for q, ts in zip(Q, scrub)]
+        smp.steer_accel = steer_accel
         smp.pose = (xl[0], xl[1], c, s)
         smp.velocity = (vx, vy, om)
         smp.wheel_speed = w
@@ -418,11 +425,12 @@ class SwerveDrive(ChassisDrive, System):
         smp.channels = chs
         smp.bus = bus
         if self.track_energy:  # the power terms only the energy ledger integrates
+            f, g = sol.traction, sol.free_force
             fric = 0.0
             for i in range(n):
                 fric += tf[i] * rotor[i] + tf[n + i] * rotor[n + i]
-            for f, g, sl, sn, ts, spin in zip(sol.traction, sol.free_force, slip, across, scrub, spins):
-                fric += f * sl - g * sn - ts * spin
+            for i in range(n):
+                fric += f[i] * slip[i] - g[i] * across[i] - scrub[i] * (om + rates[i])
             smp.friction_power = fric
             smp.external_power = fx * xl[3] + fy * xl[4] + tz * om
         return smp
