@@ -754,10 +754,17 @@ class ChassisDrive:
     # -- guards ---------------------------------------------------------------------------------------
     def _breakaway_guard(self, i):
         mu = self.traction_limits[i] * (1.0 + BREAKAWAY_MARGIN)
+        contacts = self._wheel_contacts[i]
+        if len(contacts) == 1:  # the wheel's load is its one contact's (no sum to form per call)
+            j = contacts[0]
 
-        def guard(t, x, u):
-            sol = self._sample(t, x, u).sol
-            return abs(sol.traction[i]) - mu * self._wheel_load(sol, i)
+            def guard(t, x, u):
+                sol = self._sample(t, x, u).sol
+                return abs(sol.traction[i]) - mu * sol.normal[j]
+        else:
+            def guard(t, x, u):
+                sol = self._sample(t, x, u).sol
+                return abs(sol.traction[i]) - mu * self._wheel_load(sol, i)
         return guard
 
     def _grip_guard(self, i, sign):
