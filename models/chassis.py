@@ -515,9 +515,7 @@ class Chassis:
         d_x, d_y, arm))``: :meth:`solve`'s sums with the free forces' terms (load-dependent only) left out."""
         m, J = self.mass, self.moi
         dx, dy, arm, _, _ = self.geometry
-        a00, a01, a02 = m, 0.0, 0.0
-        a10, a11, a12 = 0.0, m, 0.0
-        a20, a21, a22 = 0.0, 0.0, J
+        A = [[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, J]]  # rows A_x, A_y, alpha; columns as solve's
         wheels = []
         for i, mode in enumerate(modes):
             ddx, ddy, ar = dx[i], dy[i], arm[i]
@@ -532,17 +530,13 @@ class Chassis:
                 f_slip = lim * self.wheel_load0[i]
                 fx, fy, fa, q = lim * self.wheel_load_x[i], lim * self.wheel_load_y[i], 0.0, None
             wheels.append((mode == ROLL, c, M, fx, fy, fa, j, q, cf, f_slip, ddx, ddy, ar))
-            a00 -= fx * ddx
-            a01 -= fy * ddx
-            a02 -= fa * ddx
-            a10 -= fx * ddy
-            a11 -= fy * ddy
-            a12 -= fa * ddy
-            a20 -= fx * ar
-            a21 -= fy * ar
-            a22 -= fa * ar
+            for row, d in zip(A, (ddx, ddy, ar)):  # each entry's terms in wheel order, as solve sums them
+                row[0] -= fx * d
+                row[1] -= fy * d
+                row[2] -= fa * d
         if lateral_fixed:
-            a10, a11, a12 = 0.0, 1.0, 0.0
+            A[1] = [0.0, 1.0, 0.0]
+        (a00, a01, a02), (a10, a11, a12), (a20, a21, a22) = A
         # Cramer's rule on the 3x3, as solve forms it.
         c00 = a11 * a22 - a12 * a21
         c01 = a12 * a20 - a10 * a22
