@@ -24,7 +24,11 @@
    with the largest difference between the two versions' trajectories (the physics
    changed: the tyre law). Where the default tolerances leave a run less accurate
    than the baseline's, it is also timed at tighter tolerances until its error is
-   the baseline's or smaller (the ratio at equal accuracy).
+   the baseline's or smaller (the ratio at equal accuracy). With ``--pairs N`` both
+   sides are instead timed in fresh processes, N pairs in alternating order, and the
+   median of the pairs' ratios is printed (the in-process "after" run follows the
+   tight reference in the same process, the baseline's never does; on a loaded
+   machine the pairs give the steadier ratio).
 2. **pyfrc accuracy.** pyfrc's ``TankModel.theory`` (CIM x2 per side, 10.71:1, 50 kg,
    pyfrc's kitbot frame) driven by a 5-segment percent-output schedule against a
    ``solve_ivp`` (DOP853, rtol = atol = 1e-12) integration of the same equations.
@@ -32,7 +36,7 @@
    interpreter named by the environment variable ``PYFRC_PYTHON``; otherwise that
    part is skipped with a message.
 
-Run: ``python bench/drivetrains.py [--repeat N] [--baseline-python PATH] [--only tank,mecanum,swerve,pyfrc]``
+Run: ``python bench/drivetrains.py [--repeat N] [--baseline-python PATH [--pairs N]] [--only tank,mecanum,swerve,pyfrc]``
 """
 from __future__ import annotations
 
@@ -161,6 +165,25 @@ def _baseline(python, kind, what):
     if proc.returncode != 0:
         raise RuntimeError(f"baseline {kind} {what} failed: {proc.stderr.strip()[-2000:]}")
     return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def bench_pairs(kinds, pairs, baseline_python):
+    """After/before as pairs of fresh processes (this interpreter, then the baseline's, the order alternating):
+    both sides start alike, so a pair's ratio sees the same machine; the median of the pair ratios."""
+    print(f"After/before in fresh processes, {pairs} pairs, order alternating; median of the pair ratios")
+    for kind in kinds:
+        ratios, after, before = [], [], []
+        for p in range(pairs):
+            order = (sys.executable, baseline_python) if p % 2 == 0 else (baseline_python, sys.executable)
+            got = {py: _baseline(py, kind, "measure")["s_per_s"] for py in order}
+            after.append(got[sys.executable])
+            before.append(got[baseline_python])
+            ratios.append(after[-1] / before[-1])
+        t_now = statistics.median(after)
+        verdict = "met" if t_now <= TARGETS[kind] else "NOT met"
+        print(f"  {kind:8s} {t_now:.4f} s/s (target {TARGETS[kind]}: {verdict}; runs {min(after):.4f} to "
+              f"{max(after):.4f}); baseline {statistics.median(before):.4f} s/s; ratio after/before "
+              f"{statistics.median(ratios):.3f} ({min(ratios):.3f} to {max(ratios):.3f})")
 
 
 def bench_speed(kinds, repeat, baseline_python):
@@ -328,13 +351,17 @@ def main(argv=None):
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--baseline-python", default=None)
     ap.add_argument("--only", default="tank,mecanum,swerve,pyfrc")
+    ap.add_argument("--pairs", type=int, default=0,
+                    help="with --baseline-python: time after and before as N pairs of fresh processes instead")
     ap.add_argument("--worker", nargs=2, metavar=("KIND", "WHAT"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
         worker(*args.worker)
         return
     kinds = [k for k in args.only.split(",") if k in RUNS]
-    if kinds:
+    if kinds and args.pairs and args.baseline_python:
+        bench_pairs(kinds, args.pairs, args.baseline_python)
+    elif kinds:
         bench_speed(kinds, args.repeat, args.baseline_python)
     if "pyfrc" in args.only.split(","):
         bench_pyfrc()

@@ -134,26 +134,41 @@ class SupplyCurve:
         brake : float
             >= 0.5 brake, else coast (at neutral only).
         """
-        g = 1.0 / resistance
-        if command == 0.0:
-            if brake >= 0.5 or emf == 0.0:
-                return  # shorted windings (or nothing turning): nothing drawn from the bus
-            # Coast: the body diodes conduct below V = |E|, connecting the winding across the bus.
-            self.breaks.append((abs(emf), g, -abs(emf) * g, 0.0))
-            return
-        s = 1.0 if command > 0.0 else -1.0
-        if duty_command:
-            if command >= 1.0 or command <= -1.0:
-                self.a += g
-                self.b -= s * emf * g
-            else:
-                self.a += command * command * g
-                self.b -= command * emf * g
-            return
-        # A voltage request: met above V = |command| (fixed power), the full bus below it.
-        p = command * (command - emf) * g
-        self.c += p
-        self.breaks.append((abs(command), g, -s * emf * g, -p))
+        self.add_motors((1.0 / resistance,), (emf,), (duty_command,), (command,), (brake,))
+
+    def add_motors(self, conductances, emfs, duty_commands, commands, brakes) -> None:
+        """Add several motor controllers without current limits: :meth:`add_motor` for each, in order.
+
+        Parameters
+        ----------
+        conductances : sequence of float
+            ``1 / R`` of each motor group's windings, S.
+        emfs, duty_commands, commands, brakes : sequence
+            Per motor, as :meth:`add_motor`'s ``emf``, ``duty_command``, ``command``, ``brake``.
+        """
+        a, b, c = self.a, self.b, self.c
+        breaks = self.breaks
+        for g, emf, duty_command, command, brake in zip(conductances, emfs, duty_commands, commands, brakes):
+            if command == 0.0:
+                if brake >= 0.5 or emf == 0.0:
+                    continue  # shorted windings (or nothing turning): nothing drawn from the bus
+                # Coast: the body diodes conduct below V = |E|, connecting the winding across the bus.
+                breaks.append((abs(emf), g, -abs(emf) * g, 0.0))
+                continue
+            s = 1.0 if command > 0.0 else -1.0
+            if duty_command:
+                if command >= 1.0 or command <= -1.0:
+                    a += g
+                    b -= s * emf * g
+                else:
+                    a += command * command * g
+                    b -= command * emf * g
+                continue
+            # A voltage request: met above V = |command| (fixed power), the full bus below it.
+            p = command * (command - emf) * g
+            c += p
+            breaks.append((abs(command), g, -s * emf * g, -p))
+        self.a, self.b, self.c = a, b, c
 
     def extend(self, other: "SupplyCurve") -> None:
         """Add another load's curve to this one."""
@@ -190,14 +205,36 @@ def bus_root(curve: SupplyCurve, open_circuit_voltage: float, resistance: float)
     if len(breaks) > 1:
         breaks = sorted(breaks, reverse=True)
     k, n = 0, len(breaks)
+    sqrt = math.sqrt
     while True:
         if k < n:
             lo = breaks[k][0]
         else:
             lo, c = 0.0, 0.0  # below every breakpoint no request is met: c is round-off
-        root = _largest_root_in(1.0 + r * a, r * b - voc, r * c, lo, hi, slack)
-        if root is not None:
-            return root
+        # The largest root of qa V^2 + qb V + qc (qa > 0) in [lo - slack, hi + slack], clipped to the
+        # piece. With qc = 0 the quadratic is V times the bus equation itself, whose root V = 0 is not
+        # one: the linear root alone is taken.
+        qa, qb, qc = 1.0 + r * a, r * b - voc, r * c
+        lo_s, hi_s = lo - slack, hi + slack
+        if qc == 0.0:
+            v = -qb / qa
+            if lo_s <= v <= hi_s and v >= -slack:
+                return min(max(v, lo, 0.0), hi)
+        else:
+            disc = qb * qb - 4.0 * qa * qc
+            if disc >= 0.0:
+                sq = sqrt(disc)
+                q = -0.5 * (qb + sq if qb >= 0.0 else qb - sq)  # the roots without cancellation: q / qa, qc / q
+                if q == 0.0:
+                    v1 = v2 = 0.0
+                else:
+                    v1, v2 = q / qa, qc / q
+                    if v1 < v2:
+                        v1, v2 = v2, v1  # the larger first
+                if lo_s <= v1 <= hi_s and v1 >= -slack:
+                    return min(max(v1, lo, 0.0), hi)
+                if lo_s <= v2 <= hi_s and v2 >= -slack:
+                    return min(max(v2, lo, 0.0), hi)
         if k >= n:
             return None
         hi = lo  # step below the next breakpoint (equal breakpoints together)
@@ -205,27 +242,6 @@ def bus_root(curve: SupplyCurve, open_circuit_voltage: float, resistance: float)
             _, da, db, dc = breaks[k]
             a, b, c = a + da, b + db, c + dc
             k += 1
-
-
-def _largest_root_in(qa: float, qb: float, qc: float, lo: float, hi: float, slack: float):
-    """The largest root of ``qa V^2 + qb V + qc`` (qa > 0) in ``[lo - slack, hi + slack]``, clipped to it.
-
-    With ``qc = 0`` the quadratic is ``V`` times the bus equation itself, whose root ``V = 0`` is not one:
-    the linear root alone is taken.
-    """
-    if qc == 0.0:
-        v = -qb / qa
-        return min(max(v, lo, 0.0), hi) if lo - slack <= v <= hi + slack and v >= -slack else None
-    disc = qb * qb - 4.0 * qa * qc
-    if disc < 0.0:
-        return None
-    sq = math.sqrt(disc)
-    q = -0.5 * (qb + sq if qb >= 0.0 else qb - sq)  # the roots without cancellation: q / qa, qc / q
-    roots = (0.0, 0.0) if q == 0.0 else (q / qa, qc / q)
-    for v in sorted(roots, reverse=True):
-        if lo - slack <= v <= hi + slack and v >= -slack:
-            return min(max(v, lo, 0.0), hi)
-    return None
 
 
 class Battery(System):
@@ -392,7 +408,8 @@ class _BusCoupling(Coupling):
         self._held: dict = {}  # (system index, input index) -> the command a controller last wrote
         self._last = None  # (t, xs, us) of the last apply, for the recovery decision
         self._key = None  # the loads' states and inputs at the last solve (their bus slots hold its result)
-        self._solved = None
+        # One load with a supply curve (the usual drivetrain on its battery): solved without the loops.
+        self._one = (consumers[0], self.curves[0]) if len(consumers) == 1 and self.curves[0] is not None else None
 
     # -- brownout: commands held at neutral ---------------------------------------------------------
     def _hold_neutral(self, us) -> None:
@@ -429,40 +446,51 @@ class _BusCoupling(Coupling):
             elif self._held:
                 self._restore(us)
             self._last = (t, xs, us)
-        # The same loads in the same states with the same inputs (their bus slots as this solve left
-        # them) give the same bus: records and guards at an instant the right-hand side just saw.
-        # (Keyed without the bus slots, which this solve writes.)
-        key = (self.battery.mode, b"".join(xs[k].tobytes() + us[k][:i].tobytes() + us[k][i + 1:].tobytes()
-                                           for k, _, i in self.consumers))
-        if key == self._key:
-            v, current = self._solved
-        else:
+        # The same loads in the same states with the same inputs give the same bus: records and guards
+        # at an instant the right-hand side just saw. The key is taken with the bus slots as the last
+        # solve wrote them (whole arrays: cheaper than cutting the slots out), so it matches only when
+        # nothing but this coupling has written them since.
+        # On a match the slots already hold the solution (the battery's own are written only here).
+        key = (self.battery.mode, self._state_key(xs, us))
+        if key != self._key:
             v, current, _ = self._solve(xs, us)
-            self._key, self._solved = key, (v, current)
-        for k, s, i in self.consumers:
-            us[k][i] = v
-        ub = us[self.index]
-        ub[0] = v
-        ub[1] = current
+            for k, _, i in self.consumers:
+                us[k][i] = v
+            ub = us[self.index]
+            ub[0] = v
+            ub[1] = current
+            self._key = (key[0], self._state_key(xs, us))
+
+    def _state_key(self, xs, us) -> bytes:
+        if self._one is not None:
+            k = self._one[0]
+            return xs[k].tobytes() + us[k].tobytes()
+        return b"".join([xs[k].tobytes() + us[k].tobytes() for k, _, _ in self.consumers])
 
     def _solve(self, xs, us):
         """(bus voltage, battery current, collapsed)."""
         bat = self.battery
         voc, r = bat.open_circuit_voltage, bat.resistance
-        if not self.consumers:
-            return voc, 0.0, False
-        curves = []
-        for (k, s, _), curve_of in zip(self.consumers, self.curves):
-            curve = curve_of(xs[k], us[k]) if curve_of is not None else None
-            if curve is None:
+        if self._one is not None:
+            k, curve_of = self._one
+            total = curve_of(xs[k], us[k])
+            if total is None:
                 return self._solve_numerically(xs, us)
-            curves.append(curve)
-        if len(curves) == 1:
-            total = curves[0]
         else:
-            total = SupplyCurve()
-            for curve in curves:
-                total.extend(curve)
+            if not self.consumers:
+                return voc, 0.0, False
+            curves = []
+            for (k, s, _), curve_of in zip(self.consumers, self.curves):
+                curve = curve_of(xs[k], us[k]) if curve_of is not None else None
+                if curve is None:
+                    return self._solve_numerically(xs, us)
+                curves.append(curve)
+            if len(curves) == 1:
+                total = curves[0]
+            else:
+                total = SupplyCurve()
+                for curve in curves:
+                    total.extend(curve)
         if r == 0.0:
             return voc, total.at(voc), False
         v = bus_root(total, voc, r)

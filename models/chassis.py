@@ -68,7 +68,10 @@ bumper's wall contacts act at the same height.
 
 At each instant the accelerations, the rolling wheels' traction forces, the wall
 forces and the normal loads are linear in each other; :meth:`Chassis.solve`
-solves that small linear system (3 unknowns, plus one per wall contact).
+solves that small linear system (3 unknowns, plus one per wall contact). For wheels
+that do not steer and no load transfer, the system's matrix depends on the wheels'
+modes alone: :meth:`Chassis.solve_fixed` (and :meth:`Chassis.solve_axle` for a tank
+without a wheelbase) form it once per mode and give the same numbers.
 """
 from __future__ import annotations
 
@@ -269,6 +272,8 @@ class Chassis:
         self.mass_eq, self.mu, self.free_of_wheel = list(mass_eq), list(mu), list(free_of_wheel)
         self._reacts = [j >= 0 and cp != 0.0 for j, cp in zip(self.free_of_wheel, self.couple_free)]
         self._no_free = [0.0] * len(self.contacts)
+        self._axle_rows = {}  # solve_axle's matrix per (modes, arms)
+        self._fixed_rows = {}  # solve_fixed's per mode
 
     def solve(self, vx, vy, om, dx, dy, arm, hterm, drive, modes, free_dirs, free_arm, free_coef,
               fext_x, fext_y, torque, walls, ay_fixed=None) -> ContactSolution:
@@ -438,54 +443,163 @@ class Chassis:
         sol.wheel_accel = wa
         return sol
 
-    def solve_axle(self, drive, modes, arm, fext_x, torque, ay_fixed) -> ContactSolution:
-        """:meth:`solve` for wheels on one axle through the centre of mass, with the same results.
+    def set_geometry(self, dx, dy, arm, free_dirs, free_arm) -> None:
+        """Declare the wheels' traction directions and arms and the contacts' free directions and arms fixed in
+        the robot frame (wheels that do not steer), as :meth:`solve` takes them, for :meth:`solve_fixed`."""
+        self.geometry = (tuple(dx), tuple(dy), tuple(arm), tuple(free_dirs), tuple(free_arm))
+        self._fixed_rows = {}
 
-        The wheels' traction directions are the robot's x axis (``arm`` their ``-y``),
-        their couples 1, there are no free forces, load transfer or wall contacts, and
-        ``A_y`` is ``ay_fixed``: a tank drive without a wheelbase. The system is then
-        2x2 in ``A_x`` and ``alpha`` (the same sums and Cramer's rule as the general
-        3x3 with its zero terms left out).
+    def solve_fixed(self, hterm, drive, modes, free_coef, fext_x, fext_y, torque, walls,
+                    ay_fixed=None) -> ContactSolution:
+        """:meth:`solve` with the geometry of :meth:`set_geometry`, with the same results.
+
+        Without load transfer or wall contacts the system's matrix depends on the
+        wheels' modes only (the free forces then enter the right-hand side alone), so
+        it is formed, with its cofactors, once per mode; an instant costs the
+        right-hand side and three dot products.
         """
-        m, J = self.mass, self.moi
-        mass_eq, mu, load0 = self.mass_eq, self.mu, self.wheel_load0
-        a00, a02, a22 = m, 0.0, J
-        b0, b2 = fext_x, torque
+        if self.tips or walls:
+            dx, dy, arm, free_dirs, free_arm = self.geometry
+            return self.solve(0.0, 0.0, 0.0, dx, dy, arm, hterm, drive, modes, free_dirs, free_arm, free_coef,
+                              fext_x, fext_y, torque, walls, ay_fixed)
+        key = (modes, ay_fixed is None)
+        rows = self._fixed_rows.get(key)
+        if rows is None:
+            rows = self._fixed_rows[key] = self._fixed_matrix(modes, ay_fixed is not None)
+        kx, ky, ka, det, wheels = rows
+        G0 = [-fc * n for fc, n in zip(free_coef, self.load0)]
+        b0, b1, b2 = fext_x, fext_y, torque
         f0s = []
-        for i in range(len(modes)):
-            ar = arm[i]
-            if modes[i] == ROLL:
-                k = mass_eq[i]
-                f0 = drive[i]
-                a00 += k
-                a02 += k * ar
-                a22 += k * ar * ar
+        for (roll, c, M, _, _, _, j, q, _, f_slip, ddx, ddy, ar), d, h in zip(wheels, drive, hterm):
+            if roll:
+                f0 = (d - M * h / c) / c
+                if j >= 0:
+                    f0 -= q * G0[j]
             else:
-                f0 = modes[i] * mu[i] * load0[i]
+                f0 = f_slip
             f0s.append(f0)
-            b0 += f0
+            b0 += f0 * ddx
+            b1 += f0 * ddy
             b2 += f0 * ar
-        det = a00 * a22 - a02 * a02
+        _, _, _, free_dirs, free_arm = self.geometry
+        for g0, (nx, ny), ar in zip(G0, free_dirs, free_arm):
+            if g0 != 0.0:
+                b0 += g0 * nx
+                b1 += g0 * ny
+                b2 += g0 * ar
+        if ay_fixed is not None:
+            b1 = ay_fixed
+        ax = (b0 * kx[0] + b1 * kx[1] + b2 * kx[2]) / det
+        ay = (b0 * ky[0] + b1 * ky[1] + b2 * ky[2]) / det
+        alpha = (b0 * ka[0] + b1 * ka[1] + b2 * ka[2]) / det
+        f, wa = [], []
+        for (roll, c, M, fx, fy, fa, j, _, cf, _, ddx, ddy, ar), f0, d, h in zip(wheels, f0s, drive, hterm):
+            fi = f0 + fx * ax + fy * ay + fa * alpha
+            f.append(fi)
+            if roll:
+                wa.append((ddx * ax + ddy * ay + ar * alpha + h) / c)
+            else:
+                wa.append((d - fi * c - (G0[j] * cf if j >= 0 else 0.0)) / M)
+        sol = ContactSolution()
+        sol.ax, sol.ay, sol.alpha, sol.wall_force = ax, ay, alpha, ()
+        sol.normal = self.load0
+        sol.free_force = G0
+        sol.traction = f
+        sol.wheel_accel = wa
+        return sol
+
+    def _fixed_matrix(self, modes, lateral_fixed: bool):
+        """:meth:`solve_fixed`'s matrix in mode ``modes``, without load transfer: ``(cofactor rows of A_x, A_y
+        and alpha, det, per wheel (rolling, couple, M_i, the traction's A_x, A_y and alpha coefficients, the
+        reacting contact or -1, its share through the roller, couple_free, a slipping wheel's force,
+        d_x, d_y, arm))``: :meth:`solve`'s sums with the free forces' terms (load-dependent only) left out."""
+        m, J = self.mass, self.moi
+        dx, dy, arm, _, _ = self.geometry
+        A = [[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, J]]  # rows A_x, A_y, alpha; columns as solve's
+        wheels = []
+        for i, mode in enumerate(modes):
+            ddx, ddy, ar = dx[i], dy[i], arm[i]
+            c, M, cf = self.couple[i], self.mass_eq[i], self.couple_free[i]
+            j = self.free_of_wheel[i] if self._reacts[i] else -1
+            if mode == ROLL:
+                k = M / (c * c)
+                fx, fy, fa = -k * ddx, -k * ddy, -k * ar
+                q, f_slip = cf / c, None
+            else:
+                lim = mode * self.mu[i]
+                f_slip = lim * self.wheel_load0[i]
+                fx, fy, fa, q = lim * self.wheel_load_x[i], lim * self.wheel_load_y[i], 0.0, None
+            wheels.append((mode == ROLL, c, M, fx, fy, fa, j, q, cf, f_slip, ddx, ddy, ar))
+            for row, d in zip(A, (ddx, ddy, ar)):  # each entry's terms in wheel order, as solve sums them
+                row[0] -= fx * d
+                row[1] -= fy * d
+                row[2] -= fa * d
+        if lateral_fixed:
+            A[1] = [0.0, 1.0, 0.0]
+        (a00, a01, a02), (a10, a11, a12), (a20, a21, a22) = A
+        # Cramer's rule on the 3x3, as solve forms it.
+        c00 = a11 * a22 - a12 * a21
+        c01 = a12 * a20 - a10 * a22
+        c02 = a10 * a21 - a11 * a20
+        det = a00 * c00 + a01 * c01 + a02 * c02
+        kx = (c00, a02 * a21 - a01 * a22, a01 * a12 - a02 * a11)
+        ky = (c01, a00 * a22 - a02 * a20, a02 * a10 - a00 * a12)
+        ka = (c02, a01 * a20 - a00 * a21, a00 * a11 - a01 * a10)
+        return kx, ky, ka, det, wheels
+
+    def solve_axle(self, drive, modes, arm, fext_x, torque, ay_fixed) -> ContactSolution:
+        """:meth:`solve` for two wheels on one axle through the centre of mass, with the same results.
+
+        The wheels' traction directions are the robot's x axis (``arm``, a tuple, their
+        ``-y``), their couples 1, there are no free forces, load transfer or wall contacts,
+        and ``A_y`` is ``ay_fixed``: a tank drive without a wheelbase. The system is then
+        2x2 in ``A_x`` and ``alpha`` (the same sums and Cramer's rule as the general 3x3
+        with its zero terms left out); its matrix depends on the wheels' modes and arms
+        only, so it is formed once for each.
+        """
+        key = (modes, arm)
+        rows = self._axle_rows.get(key)
+        if rows is None:
+            rows = self._axle_rows[key] = self._axle_matrix(modes, arm)
+        a00, a02, a22, det, (roll0, k0, ar0, slip0), (roll1, k1, ar1, slip1) = rows
+        d0, d1 = drive
+        f0 = d0 if roll0 else slip0
+        f1 = d1 if roll1 else slip1
+        b0 = fext_x + f0 + f1
+        b2 = torque + f0 * ar0 + f1 * ar1
         ax = (b0 * a22 - b2 * a02) / det
         alpha = (b2 * a00 - b0 * a02) / det
-        f, wa = [], []
-        for i, f0 in enumerate(f0s):
-            ar = arm[i]
-            if modes[i] == ROLL:
-                k = mass_eq[i]
-                fi = f0 - k * ax - k * ar * alpha
-                wa.append(ax + ar * alpha)
-            else:
-                fi = f0
-                wa.append((drive[i] - fi) / mass_eq[i])
-            f.append(fi)
+        # A rolling wheel's force is what the constraint needs; a slipping one's rim obeys its own dynamics.
+        if roll0:
+            f0, a0 = f0 - k0 * ax - k0 * ar0 * alpha, ax + ar0 * alpha
+        else:
+            a0 = (d0 - f0) / k0
+        if roll1:
+            f1, a1 = f1 - k1 * ax - k1 * ar1 * alpha, ax + ar1 * alpha
+        else:
+            a1 = (d1 - f1) / k1
         sol = ContactSolution()
         sol.ax, sol.ay, sol.alpha, sol.wall_force = ax, ay_fixed, alpha, ()
         sol.normal = self.load0
         sol.free_force = self._no_free
-        sol.traction = f
-        sol.wheel_accel = wa
+        sol.traction = [f0, f1]
+        sol.wheel_accel = [a0, a1]
         return sol
+
+    def _axle_matrix(self, modes, arm):
+        """:meth:`solve_axle`'s matrix: ``(a00, a02, a22, det, then per wheel (rolling, M_i, arm, the force of
+        a slipping wheel))``."""
+        m, J = self.mass, self.moi
+        a00, a02, a22 = m, 0.0, J
+        wheels = []
+        for i, mode in enumerate(modes):
+            k, ar = self.mass_eq[i], arm[i]
+            if mode == ROLL:
+                a00 += k
+                a02 += k * ar
+                a22 += k * ar * ar
+            wheels.append((mode == ROLL, k, ar, None if mode == ROLL else mode * self.mu[i] * self.wheel_load0[i]))
+        return (a00, a02, a22, a00 * a22 - a02 * a02, *wheels)
 
     # -- wall impacts ---------------------------------------------------------------------------------------
     def impact(self, contacts, vx: float, vy: float, om: float, c: float, s: float, lateral_fixed: bool = False):
@@ -634,10 +748,17 @@ class ChassisDrive:
     # -- guards ---------------------------------------------------------------------------------------
     def _breakaway_guard(self, i):
         mu = self.traction_limits[i] * (1.0 + BREAKAWAY_MARGIN)
+        contacts = self._wheel_contacts[i]
+        if len(contacts) == 1:  # the wheel's load is its one contact's (no sum to form per call)
+            j = contacts[0]
 
-        def guard(t, x, u):
-            sol = self._sample(t, x, u).sol
-            return abs(sol.traction[i]) - mu * self._wheel_load(sol, i)
+            def guard(t, x, u):
+                sol = self._sample(t, x, u).sol
+                return abs(sol.traction[i]) - mu * sol.normal[j]
+        else:
+            def guard(t, x, u):
+                sol = self._sample(t, x, u).sol
+                return abs(sol.traction[i]) - mu * self._wheel_load(sol, i)
         return guard
 
     def _grip_guard(self, i, sign):

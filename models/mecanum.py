@@ -238,6 +238,7 @@ class MecanumDrive(ChassisDrive, System):
         self._couple_free = [nx for nx, _ in self._free_dirs]
         self.chassis.set_wheels(couple=self._couple, couple_free=self._couple_free, mass_eq=(self.wheel_mass,) * 4,
                                 mu=self.traction_limits, free_of_wheel=(0, 1, 2, 3))
+        self.chassis.set_geometry(self._ax, self._ay, self._arm, self._free_dirs, self._free_arm)
         # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
         self.viscous_friction, b_rotor = motor_friction("viscous_friction", viscous_friction, self.drive, G / r,
                                                         "N*s/m")
@@ -322,7 +323,7 @@ class MecanumDrive(ChassisDrive, System):
 
     def _rims(self, xl, wheels, along):
         """Rim speeds: a rolling wheel's follows its roller (the constraint), m/s."""
-        return [along[i] / self._couple[i] if wheels[i] == ROLL else xl[6 + i] for i in range(4)]
+        return [a / cp if m == ROLL else wv for a, cp, m, wv in zip(along, self._couple, wheels, xl[6:10])]
 
     def _evaluate(self, x, u, mode):
         ul = u.tolist()
@@ -335,10 +336,9 @@ class MecanumDrive(ChassisDrive, System):
         ib = self._ib
         chs = self.channels.evaluate(rotor, ul, [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]], bus)
         r = self.wheel_radius
-        to, tf = chs.output_torque, chs.friction_torque
+        to = chs.output_torque
         crr, eps2 = self.roller_friction, self.slip_epsilon ** 2
         D, roll, coef, hterm, slip_free, slip = [], [], [], [], [], []
-        fric = 0.0
         for i in range(4):
             D.append(to[i] / r)  # to: net of the rotor's friction
             # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
@@ -349,15 +349,10 @@ class MecanumDrive(ChassisDrive, System):
             sf = xl[6 + i] * self._couple[i] - along[i]
             slip_free.append(sf)
             slip.append(0.0 if wheels[i] == ROLL else sf)
-            fric += tf[i] * rotor[i]
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
-        sol = self.chassis.solve(vx, vy, om, self._ax, self._ay, self._arm, hterm, D, wheels, self._free_dirs,
-                                 self._free_arm, coef, c * fx + s * fy, -s * fx + c * fy, tz,
-                                 self.chassis.wall_rows(contacts, om, c, s) if contacts else ())
-        f, g = sol.traction, sol.free_force
-        for i in range(4):
-            fric += f[i] * slip[i] - g[i] * roll[i]
+        sol = self.chassis.solve_fixed(hterm, D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,
+                                       self.chassis.wall_rows(contacts, om, c, s) if contacts else ())
         smp = MecanumSample()
         smp.sol = sol
         smp.slip_free = slip_free
@@ -369,8 +364,14 @@ class MecanumDrive(ChassisDrive, System):
         smp.channels = chs
         smp.roller_speed = roll
         smp.bus = bus
-        smp.friction_power = fric
-        smp.external_power = fx * xl[3] + fy * xl[4] + tz * om
+        if self.track_energy:  # the power terms only the energy ledger integrates
+            fric = 0.0
+            for tf, wr in zip(chs.friction_torque, rotor):
+                fric += tf * wr
+            for f, sl, g, ro in zip(sol.traction, slip, sol.free_force, roll):
+                fric += f * sl - g * ro
+            smp.friction_power = fric
+            smp.external_power = fx * xl[3] + fy * xl[4] + tz * om
         return smp
 
     def derivatives(self, t, x, u):

@@ -66,20 +66,20 @@ def motor_friction(parameter: str, value, drive: MotorDrive, k: float, unit: str
 
 
 class ChannelState:
-    """The channels' electrical and mechanical state at one instant (lists, channel order).
+    """The channels' electrical and mechanical state at one instant (tuples, channel order).
 
     Attributes
     ----------
-    applied_voltage, stator_current, supply_current : list of float
+    applied_voltage, stator_current, supply_current : tuple of float
         V, A, A (group totals).
-    saturated, current_limited : list of float
+    saturated, current_limited : tuple of float
         0/1 flags.
-    motor_torque : list of float
+    motor_torque : tuple of float
         ``Kt I`` at the rotor, N·m.
-    output_torque : list of float
+    output_torque : tuple of float
         At the gearbox output, N·m: the net shaft torque ``Kt I - b w_rotor`` through the
         gearbox (efficiency applied to it).
-    friction_torque : list of float
+    friction_torque : tuple of float
         The rotor's viscous friction torque ``b w_rotor``, N·m (opposes the rotor).
     """
 
@@ -103,15 +103,17 @@ class MotorChannels:
         self.drives = list(drives)
         self.n = len(self.drives)
         self.viscous = [float(b) for b in viscous]
-        self._R = [d.R for d in self.drives]
         self._inv_kv = [1.0 / d.Kv for d in self.drives]
-        self._kt = [d.Kt for d in self.drives]
-        self._gear = [d.gearing for d in self.drives]
-        self._eta = [d.efficiency for d in self.drives]
         self._duty = [d.command == "duty" for d in self.drives]
         self._limited = [d.stator_current_limit != math.inf or d.supply_current_limit != math.inf
                          for d in self.drives]
         self.any_limits = any(self._limited)
+        # Each channel's constants in one tuple, unpacked by the evaluation loop (fewer lookups per call).
+        self._constants = [(d.R, 1.0 / d.Kv, d.Kt, d.gearing, d.efficiency, d.command == "duty", lim, b, d)
+                           for d, lim, b in zip(self.drives, self._limited, self.viscous)]
+        # The conductances of the supply curve (1 / R computed once, the same float as per call).
+        self._conductance = [1.0 / d.R for d in self.drives]
+        self._no_coulomb = [None] * self.n
         #: Optional Coulomb friction per rotor, N·m, smoothed as ``T_c w / sqrt(w^2 + eps^2)`` with
         #: ``eps^2`` = :attr:`coulomb_epsilon2` (set by a subclass; None: viscous friction only).
         self.coulomb = None
@@ -119,21 +121,20 @@ class MotorChannels:
 
     def evaluate(self, rotor_speed, command, brake, bus_voltage: float) -> ChannelState:
         """Every channel at rotor speeds ``rotor_speed`` (rad/s), commands, brake flags and one bus voltage."""
-        st = ChannelState()
-        va, ia, sa, sat_, lim_, tma, toa, tfa = [], [], [], [], [], [], [], []
+        rows = []
         vb = bus_voltage if bus_voltage > 0.0 else 0.0
         eps2 = _EPS2
-        for k in range(self.n):
-            w, cmd = rotor_speed[k], command[k]
-            R = self._R[k]
+        ce2 = self.coulomb_epsilon2
+        sqrt = math.sqrt
+        for (R, inv_kv, kt, gear, eta, duty, limited, b, drive), w, cmd, brk, tc in zip(
+                self._constants, rotor_speed, command, brake, self.coulomb or self._no_coulomb):
             sat = lim = 0.0
-            if self._limited[k] or (vb == 0.0 and cmd != 0.0):
-                e = self.drives[k].electrical(w, cmd, brake[k], bus_voltage)
-                v, i, isup, sat, lim = e[0], e[1], e[2], e[3], e[4]
+            if limited or (vb == 0.0 and cmd != 0.0):
+                v, i, isup, sat, lim = drive.electrical(w, cmd, brk, bus_voltage)[:5]
             else:
-                emf = w * self._inv_kv[k]
+                emf = w * inv_kv
                 if cmd == 0.0:
-                    if brake[k] >= 0.5:
+                    if brk >= 0.5:
                         v, i, isup = 0.0, -emf / R, 0.0
                     elif emf > vb:
                         v = vb
@@ -145,38 +146,30 @@ class MotorChannels:
                     else:
                         v, i, isup = emf, 0.0, 0.0
                 else:
-                    v = cmd * vb if self._duty[k] else cmd
+                    v = cmd * vb if duty else cmd
                     if v > vb:
                         v, sat = vb, 1.0
                     elif v < -vb:
                         v, sat = -vb, 1.0
                     i = (v - emf) / R
                     isup = v / vb * i
-            tm = self._kt[k] * i
-            tf = self.viscous[k] * w
-            if self.coulomb is not None:
-                tf += self.coulomb[k] * w / math.sqrt(w * w + self.coulomb_epsilon2)
+            tm = kt * i
+            tf = b * w
+            if tc is not None:
+                tf += tc * w / sqrt(w * w + ce2)
             # The rotor's own friction acts on the motor shaft, before the gearbox: the gearbox
             # carries (and loses its 1 - eta of) the net shaft torque, so a free-running motor
             # draws its free current whatever the efficiency.
             tn = tm - tf
-            eta = self._eta[k]
             if eta == 1.0 or tn == 0.0:
-                to = self._gear[k] * tn
+                to = gear * tn
             else:
-                sw = w / math.sqrt(w * w + eps2)
-                to = self._gear[k] * tn * eta ** (sw if tn > 0.0 else -sw)
-            va.append(v)
-            ia.append(i)
-            sa.append(isup)
-            sat_.append(sat)
-            lim_.append(lim)
-            tma.append(tm)
-            toa.append(to)
-            tfa.append(tf)
-        st.applied_voltage, st.stator_current, st.supply_current = va, ia, sa
-        st.saturated, st.current_limited = sat_, lim_
-        st.motor_torque, st.output_torque, st.friction_torque = tma, toa, tfa
+                sw = w / sqrt(w * w + eps2)
+                to = gear * tn * eta ** (sw if tn > 0.0 else -sw)
+            rows.append((v, i, isup, sat, lim, tm, to, tf))
+        st = ChannelState()
+        (st.applied_voltage, st.stator_current, st.supply_current, st.saturated, st.current_limited,
+         st.motor_torque, st.output_torque, st.friction_torque) = zip(*rows)
         return st
 
     def supply_curve(self, rotor_speed, command, brake):
@@ -184,10 +177,8 @@ class MotorChannels:
         if self.any_limits:
             return None
         curve = SupplyCurve()
-        add = curve.add_motor
-        R, ikv, duty = self._R, self._inv_kv, self._duty
-        for k in range(self.n):
-            add(R[k], rotor_speed[k] * ikv[k], duty[k], command[k], brake[k])
+        curve.add_motors(self._conductance, [w * ikv for w, ikv in zip(rotor_speed, self._inv_kv)], self._duty,
+                         command, brake)
         return curve
 
     def supply_current(self, rotor_speed, command, brake, bus_voltage: float) -> float:

@@ -104,8 +104,7 @@ class SwerveSample:
     """A swerve drive at one instant."""
 
     __slots__ = ("sol", "slip", "slip_free", "pose", "velocity", "wheel_speed", "rotor_speed", "channels",
-                 "lateral_slip", "steer_accel", "scrub_torque", "friction_power", "external_power", "bus",
-                 "drive_force")
+                 "lateral_slip", "steer_accel", "scrub_torque", "friction_power", "external_power", "bus")
 
 
 class SwerveDrive(ChassisDrive, System):
@@ -349,11 +348,11 @@ class SwerveDrive(ChassisDrive, System):
         n = self.n_modules
         c, s = math.cos(xl[2]), math.sin(xl[2])
         vx, vy, om = c * xl[3] + s * xl[4], -s * xl[3] + c * xl[4], xl[5]
+        cos, sin = math.cos, math.sin
         ce, se, along, across = [], [], [], []
-        for i in range(n):
-            phi = xl[6 + i]
-            ci, si = math.cos(phi), math.sin(phi)
-            qx, qy = vx - om * self._pyl[i], vy + om * self._pxl[i]
+        for phi, px, py in zip(xl[6:6 + n], self._pxl, self._pyl):
+            ci, si = cos(phi), sin(phi)
+            qx, qy = vx - om * py, vy + om * px
             ce.append(ci)
             se.append(si)
             along.append(qx * ci + qy * si)
@@ -364,9 +363,9 @@ class SwerveDrive(ChassisDrive, System):
         """Rim speeds (a rolling wheel's its ground speed) and the 2n rotor speeds (drive, then steer)."""
         n = self.n_modules
         kd, ks, cr = self._kd, self.steer.gearing, self.couple_ratio
-        w = [along[i] if wheels[i] == ROLL else xl[6 + 2 * n + i] for i in range(n)]
+        w = [a if m == ROLL else ws for a, m, ws in zip(along, wheels, xl[6 + 2 * n:6 + 3 * n])]
         rates = xl[6 + n:6 + 2 * n]
-        return w, [kd * w[i] + cr * rates[i] for i in range(n)] + [ks * r for r in rates]
+        return w, [kd * wi + cr * rt for wi, rt in zip(w, rates)] + [ks * rt for rt in rates]
 
     def _evaluate(self, x, u, mode):
         ul = u.tolist()
@@ -381,7 +380,6 @@ class SwerveDrive(ChassisDrive, System):
         tout, tm, tf = chs.output_torque, chs.motor_torque, chs.friction_torque
         mu, eps2 = self.friction_coefficient, self.slip_epsilon ** 2
         D, Q, coef, free_dirs, arm, free_arm, hterm, slip_free, slip = [], [], [], [], [], [], [], [], []
-        fric = 0.0
         for i in range(n):
             ci, si, px, py, sn = ce[i], se[i], self._pxl[i], self._pyl[i], across[i]
             D.append(tout[i] / r)  # tout: net of the rotor's friction
@@ -395,7 +393,6 @@ class SwerveDrive(ChassisDrive, System):
             sf = xl[6 + 2 * n + i] - along[i]
             slip_free.append(sf)
             slip.append(0.0 if wheels[i] == ROLL else sf)
-            fric += tf[i] * rotor[i] + tf[n + i] * rotor[n + i]
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
         sol = self.chassis.solve(vx, vy, om, ce, se, arm, hterm, D, wheels, free_dirs, free_arm, coef,
@@ -403,7 +400,7 @@ class SwerveDrive(ChassisDrive, System):
                                  self.chassis.wall_rows(contacts, om, c, s) if contacts else ())
         # Steer scrub: the patch twisting at the module's absolute yaw rate, fading with the rolling speed.
         rho, J_s, alpha = self.scrub_radius, self.steer_moi, sol.alpha
-        f, g, normal = sol.traction, sol.free_force, sol.normal
+        normal = sol.normal
         scrub, steer_accel = [], []
         for i in range(n):
             spin = om + rates[i]
@@ -414,7 +411,6 @@ class SwerveDrive(ChassisDrive, System):
                 ts = 0.0
             scrub.append(ts)
             steer_accel.append((Q[i] + ts) / J_s - alpha)
-            fric += f[i] * slip[i] - g[i] * across[i] - ts * spin
         smp = SwerveSample()
         smp.sol = sol
         smp.slip_free = slip_free
@@ -427,10 +423,16 @@ class SwerveDrive(ChassisDrive, System):
         smp.wheel_speed = w
         smp.rotor_speed = rotor
         smp.channels = chs
-        smp.drive_force = D
         smp.bus = bus
-        smp.friction_power = fric
-        smp.external_power = fx * xl[3] + fy * xl[4] + tz * om
+        if self.track_energy:  # the power terms only the energy ledger integrates
+            f, g = sol.traction, sol.free_force
+            fric = 0.0
+            for i in range(n):
+                fric += tf[i] * rotor[i] + tf[n + i] * rotor[n + i]
+            for i in range(n):
+                fric += f[i] * slip[i] - g[i] * across[i] - scrub[i] * (om + rates[i])
+            smp.friction_power = fric
+            smp.external_power = fx * xl[3] + fy * xl[4] + tz * om
         return smp
 
     def derivatives(self, t, x, u):

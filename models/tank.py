@@ -174,7 +174,7 @@ class TankSample:
     """A tank drive at one instant: the chassis solution and what the derivatives and outputs need."""
 
     __slots__ = ("sol", "slip", "slip_free", "pose", "velocity", "wheel_speed", "rotor_speed", "channels",
-                 "drive_force", "lateral_slip", "friction_power", "external_power", "bus")
+                 "friction_power", "external_power", "bus")
 
 
 class TankDrive(ChassisDrive, System):
@@ -342,6 +342,7 @@ class TankDrive(ChassisDrive, System):
         self._free_arm = [xa for xa, _ in contacts]
         self._k = G / r
         self._ones2, self._zeros2, self._arms = (1.0, 1.0), (0.0, 0.0), (-self._rb, self._rb)
+        self.chassis.set_geometry(self._ones2, self._zeros2, self._arms, self._free_dirs, self._free_arm)
         self._axle_only = not self.scrub and not self.chassis.tips  # Chassis.solve_axle's case
         self._zeros = [0.0] * len(contacts)
         self._contact_mu = ([self.lateral_friction_coefficient[a] for a in self._contact_axle] if self.scrub
@@ -572,15 +573,6 @@ class TankDrive(ChassisDrive, System):
             v, om = 0.5 * (xl[3] + xl[4]), (xl[4] - xl[3]) / self.track_width
         return v, (xl[self._ilat] if self.scrub else 0.0), om
 
-    def _rims(self, xl, wheels):
-        """Rim speeds of the sides: a rolling side's is its ground speed (the constraint), m/s."""
-        vl, vr = xl[3], xl[4]
-        if not self.traction:
-            return vl, vr
-        v, _, om = self._chassis_velocity(xl)
-        rb = self._rb
-        return (v - om * rb if wheels[0] == ROLL else vl), (v + om * rb if wheels[1] == ROLL else vr)
-
     def _evaluate(self, x, u, mode):
         xl, ul = x.tolist(), u.tolist()
         wheels, contacts = mode
@@ -603,7 +595,7 @@ class TankDrive(ChassisDrive, System):
         ib0, ib1 = self._ib
         chs = self.channels.evaluate(rotor, ul, (ul[ib0], ul[ib1]), bus)
         r = self.wheel_radius
-        to, tf = chs.output_torque, chs.friction_torque
+        to = chs.output_torque
         D = (to[0] / r, to[1] / r)  # to: net of the rotors' friction
         ch = self.chassis
         if self.scrub:
@@ -617,9 +609,8 @@ class TankDrive(ChassisDrive, System):
         if self._axle_only and not contacts:
             sol = ch.solve_axle(D, wheels, self._arms, c * fx + s * fy, tz, om * v)
         else:
-            sol = ch.solve(v, vlat, om, self._ones2, self._zeros2, self._arms, (om * vlat, om * vlat), D, wheels,
-                           self._free_dirs, self._free_arm, coef, c * fx + s * fy, -s * fx + c * fy, tz,
-                           ch.wall_rows(contacts, om, c, s) if contacts else (), None if self.scrub else om * v)
+            sol = ch.solve_fixed((om * vlat, om * vlat), D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,
+                                 ch.wall_rows(contacts, om, c, s) if contacts else (), None if self.scrub else om * v)
         smp = TankSample()
         smp.sol = sol
         sl, sr = vl - gl, vr - gr
@@ -632,15 +623,14 @@ class TankDrive(ChassisDrive, System):
         smp.wheel_speed = (wl, wr)
         smp.rotor_speed = rotor
         smp.channels = chs
-        smp.drive_force = D
-        smp.lateral_slip = lat
         smp.bus = bus
-        f = sol.traction
-        fric = tf[0] * rotor[0] + tf[1] * rotor[1] + f[0] * sl + f[1] * sr
-        if self.scrub:
-            fric -= sum(g * sn for g, sn in zip(sol.free_force, lat))
-        smp.friction_power = fric
-        smp.external_power = fx * (c * v - s * vlat) + fy * (s * v + c * vlat) + tz * om
+        if self.track_energy:  # the power terms only the energy ledger integrates
+            tf, f = chs.friction_torque, sol.traction
+            fric = tf[0] * rotor[0] + tf[1] * rotor[1] + f[0] * sl + f[1] * sr
+            if self.scrub:
+                fric -= sum(g * sn for g, sn in zip(sol.free_force, lat))
+            smp.friction_power = fric
+            smp.external_power = fx * (c * v - s * vlat) + fy * (s * v + c * vlat) + tz * om
         return smp
 
     def derivatives(self, t, x, u):
@@ -707,21 +697,27 @@ class TankDrive(ChassisDrive, System):
 
     def supply_current_at(self, x, u, bus_voltage: float) -> float:
         """Both sides' supply current, A, at bus voltage ``bus_voltage`` V (for the Battery)."""
-        xl, ul = x.tolist(), u.tolist()
-        k = self.gearing / self.wheel_radius
-        wl, wr = self._rims(xl, self.mode[0] if self.mode else (ROLL, ROLL))
-        cmd, brake = self._commands(ul)
-        return self.channels.supply_current((k * wl, k * wr), cmd, brake, bus_voltage)
+        cmd, brake = self._commands(u.tolist())
+        return self.channels.supply_current(self._rotor_speeds(x), cmd, brake, bus_voltage)
 
     def supply_current_curve(self, x, u):
         """Both sides' supply current as a function of the bus voltage (a SupplyCurve), or None with limits."""
         if self.channels.any_limits:
             return None
-        xl, ul = x.tolist(), u.tolist()
-        k = self.gearing / self.wheel_radius
-        wl, wr = self._rims(xl, self.mode[0] if self.mode else (ROLL, ROLL))
-        cmd, brake = self._commands(ul)
-        return self.channels.supply_curve((k * wl, k * wr), cmd, brake)
+        ul = u.tolist()
+        ib0, ib1 = self._ib
+        return self.channels.supply_curve(self._rotor_speeds(x), ul, (ul[ib0], ul[ib1]))  # commands first in u
+
+    def _rotor_speeds(self, x):
+        """Both sides' rotor speeds, rad/s, in the present traction mode (the bus solve's view): a rolling
+        side's rim turns at its ground speed (the constraint)."""
+        xl, k = x.tolist(), self._k
+        if not self.traction:
+            return k * xl[3], k * xl[4]
+        wheels = self.mode[0] if self.mode else (ROLL, ROLL)
+        v, om, rb = xl[self._iv], xl[self._iw], self._rb
+        return (k * (v - om * rb if wheels[0] == ROLL else xl[3]),
+                k * (v + om * rb if wheels[1] == ROLL else xl[4]))
 
     # -- the chassis mixin's hooks ------------------------------------------------------------------
     def _snap(self, x, wheels):

@@ -512,3 +512,24 @@ def test_a_layout_too_large_to_square_names_the_users_parameter_without_a_warnin
             with pytest.raises(ConfigError) as info:
                 make(**{parameter: value})
         assert info.value.parameter == parameter and info.value.value == value
+
+
+@pytest.mark.parametrize("make", [lambda: mecanum(friction_coefficient=0.7, roller_friction=0.05),
+                                  lambda: tank(friction_coefficient=0.9, wheelbase=0.6)])
+def test_the_fixed_geometry_solve_is_the_general_solve(make):
+    """Wheels that do not steer: the matrix formed once per mode gives the general solve's numbers."""
+    from simcore.models.chassis import BACKWARD, FORWARD, ROLL
+    drive = make()
+    ch = drive.chassis
+    dx, dy, arm, free_dirs, free_arm = ch.geometry
+    n, nc = ch.n_wheels, len(ch.contacts)
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        hterm, D = tuple(rng.normal(0, 2, n)), tuple(rng.normal(0, 100, n))
+        coef = tuple(rng.normal(0, 0.3, nc) * (rng.random(nc) < 0.8))  # some contacts without a free force
+        fx, fy, tz = rng.normal(0, 20, 3)
+        modes = tuple(int(m) for m in rng.choice([ROLL, FORWARD, BACKWARD], n))
+        general = ch.solve(0.0, 0.0, 0.0, dx, dy, arm, hterm, D, modes, free_dirs, free_arm, coef, fx, fy, tz, ())
+        fixed = ch.solve_fixed(hterm, D, modes, coef, fx, fy, tz, ())
+        for name in ("ax", "ay", "alpha", "normal", "free_force", "traction", "wheel_accel"):
+            np.testing.assert_allclose(getattr(fixed, name), getattr(general, name), rtol=1e-14, atol=1e-12)
