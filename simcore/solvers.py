@@ -39,11 +39,12 @@ What the engine asks of an integration method, and how each is provided:
      (:data:`STABILITY_BOUNDARY`, 2.5 for RK45, measured) counts as a stiff step;
      six non-stiff steps in a row clear the count; :data:`STIFF_STEPS` (15) stiff
      steps switch to the implicit method at the end of the step that reached the
-     count (Hairer's DOPRI5 counts the same way), provided the segment being integrated
-     (to the next tick, event-free, or to the end of an ``advance``) needs at least
-     :data:`MIN_EXPLICIT_STEPS` (20) steps of the present size: the implicit method
-     starts afresh on every segment, and below that RK45's stability-limited steps
-     cost less than its restarts (a stiff problem under a 1 kHz loop);
+     count (Hairer's DOPRI5 counts the same way). Only steps of a segment (to the next
+     tick, event-free, or to the end of an ``advance``) that needs at least
+     :data:`MIN_EXPLICIT_STEPS` (20) steps of their size are estimated and counted: the
+     implicit method starts afresh on every segment, and in a shorter one RK45's
+     stability-limited steps cost less than its restarts (a stiff problem under a 1 kHz
+     loop), so a fast loop pays no estimates at all;
    * while implicit, at the end of each interval the spectral radius ``rho`` of the
      implicit solver's Jacobian is compared with its last step ``h``: when
      ``h * rho <= NONSTIFF_RATIO`` (well inside RK45's stability region) for
@@ -515,6 +516,8 @@ class Integrator:
         det = self._detect
         if det is None or self._steps_here <= _SKIP_STEPS:
             return
+        if self.method == "auto" and not self._span >= MIN_EXPLICIT_STEPS * (solver.t - solver.t_old):
+            return  # a segment this short stays explicit whatever the estimate: it is not made (nor counted)
         s, w, boundary, every = det
         if type(solver) is DormandPrince:
             ratio = solver.stiffness_ratio()
@@ -530,10 +533,9 @@ class Integrator:
             if self._stiff >= STIFF_STEPS:
                 self._stiff = 0
                 if self.method == "auto":
-                    # Stiff, but the implicit method pays a fresh start (Jacobian, LU) on every interval:
-                    # it is the cheaper one only when the interval needs many explicit steps.
-                    h = solver.t - solver.t_old
-                    self.switch_now = h > 0.0 and self._span >= MIN_EXPLICIT_STEPS * h
+                    # Stiff, in a segment long enough for the implicit method's fresh start (Jacobian, LU)
+                    # to pay (checked above).
+                    self.switch_now = True
                 elif not self._warned:
                     self._warned = True
                     self._detect = None  # said once: no more estimates
