@@ -443,6 +443,12 @@ class Chassis:
         sol.wheel_accel = wa
         return sol
 
+    def clear_cache(self) -> None:
+        """Forget the matrices built per mode (:meth:`solve_axle`, :meth:`solve_fixed`): they are built from
+        the mass, inertia, grip and wheel parameters, read again at the next solve."""
+        self._axle_rows = {}
+        self._fixed_rows = {}
+
     def set_geometry(self, dx, dy, arm, free_dirs, free_arm) -> None:
         """Declare the wheels' traction directions and arms and the contacts' free directions and arms fixed in
         the robot frame (wheels that do not steer), as :meth:`solve` takes them, for :meth:`solve_fixed`."""
@@ -811,6 +817,10 @@ class ChassisDrive:
 
     # -- modes ------------------------------------------------------------------------------------------
     def initial_mode(self, t, x, u):
+        # A simulation starts: what was cached from the parameters (the chassis matrices per mode, the
+        # samples) is built afresh from their present values, so a run does not depend on the runs before it.
+        self.chassis.clear_cache()
+        self._samples.clear()
         mode = self._settle(x, u, ((ROLL,) * self.chassis.n_wheels, ()), initial=True)
         if self.chassis.tips:
             normal = self._evaluate(x, u, mode).sol.normal

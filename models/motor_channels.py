@@ -102,7 +102,7 @@ class MotorChannels:
     def __init__(self, drives, viscous):
         self.drives = list(drives)
         self.n = len(self.drives)
-        self.viscous = [float(b) for b in viscous]
+        self.viscous = tuple(float(b) for b in viscous)  # fixed: the channels' constants are built from it
         self._inv_kv = [1.0 / d.Kv for d in self.drives]
         self._duty = [d.command == "duty" for d in self.drives]
         self._limited = [d.stator_current_limit != math.inf or d.supply_current_limit != math.inf

@@ -461,7 +461,7 @@ class _Batch:
         if batch_params.is_quantity(value):  # converted to the signal's unit, as simulate does
             value = batch_params.variant_values(label, value, unit)
         try:
-            v = np.asarray(value, dtype=float)
+            v = np.array(value, dtype=float)  # a copy: the caller may change its array after writing it
         except (TypeError, ValueError):
             raise ConfigTypeError(label, value, "a number or an array of one number per variant") from None
         if v.ndim == 0:
@@ -482,7 +482,7 @@ class _Batch:
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self.coupled_names[name]!r} (it is solved continuously)")
         if type(value) is np.ndarray and value.dtype == np.float64 and value.shape == (self.n,) and _finite(value):
-            v = value  # what _column returns for it (a controller's usual write), without the labels
+            v = value.copy()  # what _column returns for it, without the labels; a copy: the controller may reuse it
         else:
             v = self._column(f"{who}[{name!r}]", value, self._unit(name))
         s = self.systems[kind[1]]

@@ -341,3 +341,36 @@ def test_d4_limited_elevators_on_a_sagging_battery_equal_their_own_serial_runs()
         assert [(e.name, e.mode_after) for e in mine] == [(e.name, e.mode_after) for e in r.events], k
         assert all(abs(a.t - b.t) <= 1e-9 for a, b in zip(mine, r.events)), k
     assert np.min(batch.at_ticks("battery.voltage", "pid")) < 9.0  # the bus does sag: the regime meant
+
+
+def test_a_controller_that_reuses_its_output_array_holds_what_it_wrote():
+    # Review of batch3 finding 1: the batch kept a reference to the controller's array, so a controller
+    # that writes one buffer on some ticks and changes it on others had later values leak into the held
+    # input (and, with the cached view, only when a mode change rebuilt it).
+    from simcore import PeriodicController
+    from simcore.batch import elementwise
+
+    n = 3
+    buf = np.zeros(n)
+
+    def reused(t, s):
+        buf[:] = 8.0 * np.sin(7.0 * t + np.arange(n))
+        return {"arm.voltage": buf} if int(round(t / 0.02)) // 5 % 2 == 0 else {}
+
+    def fresh(t, s):
+        v = 8.0 * np.sin(7.0 * t + np.arange(n))
+        return {"arm.voltage": v} if int(round(t / 0.02)) // 5 % 2 == 0 else {}
+
+    def arm(mass=4.0):
+        return models.Arm(NEO, 100.0, mass=mass, com_distance=0.35, min_angle=-0.6, max_angle=1.05)
+
+    runs = [simulate_batch(arm(), 1.0, [elementwise(PeriodicController(0.02, f, name="c"))],
+                           params={"arm.mass": [3.0, 4.0, 5.0]}) for f in (reused, fresh)]
+    np.testing.assert_array_equal(runs[0].at_ticks("arm.voltage", "c"), runs[1].at_ticks("arm.voltage", "c"))
+    np.testing.assert_array_equal(runs[0].final("arm.angle"), runs[1].final("arm.angle"))
+
+    def serial(t, s):
+        return {"arm.voltage": 8.0 * np.sin(7.0 * t)} if int(round(t / 0.02)) // 5 % 2 == 0 else {}
+
+    r = simulate(arm(3.0), 1.0, [PeriodicController(0.02, serial, name="c")], method="RK45")
+    assert runs[0].final("arm.angle")[0] == pytest.approx(r.final("arm.angle"), rel=1e-7)
