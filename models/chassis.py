@@ -709,6 +709,25 @@ class ChassisDrive:
 
     traction_limits: list = []
     energy_index = None
+    _kin_key = _kin_val = None  # the state and the result of the last _kinematics_of
+
+    def _kinematics_of(self, x):
+        """``self._kinematics`` of the state array ``x``, remembered for the next call with the same state."""
+        key = x.tobytes()
+        if key != self._kin_key:
+            self._kin_key, self._kin_val = key, self._kinematics(x.tolist())
+        return self._kin_val
+
+    # -- the bus (for the Battery); a drivetrain defines _speeds_and_commands(x, u) ----------------------
+    def supply_current_at(self, x, u, bus_voltage: float) -> float:
+        """Total supply current of every motor, A, at ``bus_voltage`` V."""
+        return self.channels.supply_current(*self._speeds_and_commands(x, u), bus_voltage)
+
+    def supply_current_curve(self, x, u):
+        """Every motor's supply current as a function of the bus voltage (a SupplyCurve), or None with limits."""
+        if self.channels.any_limits:
+            return None
+        return self.channels.supply_curve(*self._speeds_and_commands(x, u))
 
     def _setup_modes(self, name_prefix: str = ""):
         self._samples: dict = {}

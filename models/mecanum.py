@@ -243,7 +243,6 @@ class MecanumDrive(ChassisDrive, System):
         self.viscous_friction, b_rotor = motor_friction("viscous_friction", viscous_friction, self.drive, G / r,
                                                         "N*s/m")
         self.channels = MotorChannels([self.drive] * 4, [b_rotor] * 4)
-        self._kin_key = self._kin_val = None
         self._names(name, command)
         self._setup_modes()
 
@@ -299,17 +298,9 @@ class MecanumDrive(ChassisDrive, System):
 
     def free_speed(self, voltage: float) -> float:
         """Steady rim speed of a wheel with ``voltage`` on its motor and no load but the motor's friction, m/s."""
-        d = self.drive
-        return voltage / (1.0 / d.Kv + self.channels.viscous[0] * d.R / d.Kt) / self._k
+        return self.channels.free_rotor_speed(voltage) / self._k
 
     # -- the instant -------------------------------------------------------------------------------
-    def _kinematics_of(self, x):
-        """:meth:`_kinematics` of the state array ``x``, remembered for the next call with the same state."""
-        key = x.tobytes()
-        if key != self._kin_key:
-            self._kin_key, self._kin_val = key, self._kinematics(x.tolist())
-        return self._kin_val
-
     def _kinematics(self, xl):
         """(state list, cos, sin, robot-frame vx, vy, omega, each contact's velocity along its roller axle, across)."""
         c, s = math.cos(xl[2]), math.sin(xl[2])
@@ -427,16 +418,6 @@ class MecanumDrive(ChassisDrive, System):
         ib = self._ib
         return ([k * wi for wi in self._rims(xl, wheels, along)], ul[0:4],
                 [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]])
-
-    def supply_current_at(self, x, u, bus_voltage: float) -> float:
-        """Total supply current of the four wheels' motors, A, at ``bus_voltage`` V."""
-        return self.channels.supply_current(*self._speeds_and_commands(x, u), bus_voltage)
-
-    def supply_current_curve(self, x, u):
-        """The four motors' supply current as a function of the bus voltage (a SupplyCurve), or None."""
-        if self.channels.any_limits:
-            return None
-        return self.channels.supply_curve(*self._speeds_and_commands(x, u))
 
     # -- the chassis mixin's hooks ------------------------------------------------------------------
     def _snap(self, x, wheels):

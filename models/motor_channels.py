@@ -172,6 +172,12 @@ class MotorChannels:
          st.motor_torque, st.output_torque, st.friction_torque) = zip(*rows)
         return st
 
+    def free_rotor_speed(self, voltage: float, channel: int = 0) -> float:
+        """Steady rotor speed of ``channel`` with ``voltage`` across its motors and no load but its own
+        viscous friction, rad/s: the back-EMF plus the friction's share of the current balance ``V``."""
+        d = self.drives[channel]
+        return voltage / (1.0 / d.Kv + self.viscous[channel] * d.R / d.Kt)
+
     def supply_curve(self, rotor_speed, command, brake):
         """The channels' total supply current as a function of the bus voltage, or None with current limits."""
         if self.any_limits:

@@ -268,7 +268,6 @@ class SwerveDrive(ChassisDrive, System):
                                                          friction.get("steer_viscous_friction"), self.steer, Gs,
                                                          "N*m*s/rad")
         self.channels = MotorChannels([self.drive] * n + [self.steer] * n, [bd] * n + [bs] * n)
-        self._kin_key = self._kin_val = None
         self._names(name)
         self._setup_modes()
 
@@ -332,15 +331,7 @@ class SwerveDrive(ChassisDrive, System):
 
     def drive_free_speed(self, voltage: float) -> float:
         """Steady wheel rim speed with ``voltage`` on a drive motor and no load but the motors' own friction, m/s."""
-        d = self.drive
-        return voltage / (1.0 / d.Kv + self.channels.viscous[0] * d.R / d.Kt) / self._kd
-
-    def _kinematics_of(self, x):
-        """:meth:`_kinematics` of the state array ``x``, remembered for the next call with the same state."""
-        key = x.tobytes()
-        if key != self._kin_key:
-            self._kin_key, self._kin_val = key, self._kinematics(x.tolist())
-        return self._kin_val
+        return self.channels.free_rotor_speed(voltage) / self._kd
 
     def _kinematics(self, xl):
         """(state list, cos, sin, robot-frame vx, vy, omega, per module cos and sin of the steer angle and the
@@ -502,16 +493,6 @@ class SwerveDrive(ChassisDrive, System):
         kin = self._kinematics_of(x)
         _, rotor = self._rotors(kin[0], wheels, kin[8])
         return rotor, ul[0:2 * n], [ul[2 * n]] * n + [ul[2 * n + 1]] * n
-
-    def supply_current_at(self, x, u, bus_voltage: float) -> float:
-        """Total supply current of every drive and steer motor, A, at ``bus_voltage`` V."""
-        return self.channels.supply_current(*self._speeds_and_commands(x, u), bus_voltage)
-
-    def supply_current_curve(self, x, u):
-        """Every motor's supply current as a function of the bus voltage (a SupplyCurve), or None."""
-        if self.channels.any_limits:
-            return None
-        return self.channels.supply_curve(*self._speeds_and_commands(x, u))
 
     # -- the chassis mixin's hooks ------------------------------------------------------------------
     def _snap(self, x, wheels):

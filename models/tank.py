@@ -562,8 +562,7 @@ class TankDrive(ChassisDrive, System):
 
     def free_speed(self, voltage: float) -> float:
         """Steady straight-line speed with ``voltage`` on both sides and no load but the motors' own friction, m/s."""
-        d = self.drive
-        return voltage / (1.0 / d.Kv + self.channels.viscous[0] * d.R / d.Kt) / self._k
+        return self.channels.free_rotor_speed(voltage) / self._k
 
     def _chassis_velocity(self, xl):
         """(forward speed, sideways speed, yaw rate), robot frame."""
