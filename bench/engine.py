@@ -15,7 +15,7 @@ of the process, so that other work on a shared machine does not count):
    from tick to tick on the model's own derivatives and the same PID with nothing else
    (no events, checks or records), which bounds what any engine built on it can reach; and the
    same floor on simcore's own Dormand-Prince (``simcore.dopri5``), which the engine now steps
-   small systems with.
+   small systems with (on the model's float form of its derivatives, as the engine).
 3. **Arm against WPILib.** The same arm in WPILib's ``SingleJointedArmSim`` stepped at
    20 ms (robotpy's ``wpilib``, an optional dependency of this benchmark: the row is
    skipped with a message when it is not installed). Target: simcore at most 4x per
@@ -148,15 +148,20 @@ def arm_hand():
 
 def _carried_by_hand(start, restart):
     """The arm's own derivatives and the PID, integrated from tick to tick by one solver that is moved
-    to each new interval with its last step size: ``start(fun, t0, x, t1)`` builds it and
-    ``restart(solver, fun, t0, x, t1, h)`` moves it. No events, checks or records."""
+    to each new interval with its last step size: ``start(fun, t0, x, t1[, fun_floats])`` builds it
+    (``fun_floats``: the model's derivatives on lists of floats, the form the engine calls, where the
+    version has it) and ``restart(solver, fun, t0, x, t1, h)`` moves it. No events, checks or records."""
     arm = models.Arm.from_wpilib(VEX_775PRO.gearbox(N_MOTORS), G, J, L, MIN, MAX, True, 0.0)
     arm.mode = "moving"
     u = arm.initial_inputs()
     deriv = arm.derivatives
+    on_floats = getattr(arm, "derivatives_of_floats", None)  # the form the engine calls (not in older versions)
 
     def fun(t, x):
         return deriv(t, x, u)
+
+    def fun_floats(t, x):
+        return on_floats(t, x, u.tolist())
 
     pid = PIDController(KP, 0.0, KD, period=PERIOD)
     x = np.array([0.0, 0.0])
@@ -165,7 +170,7 @@ def _carried_by_hand(start, restart):
         t0, t1 = k * 20_000_000 / 1e9, (k + 1) * 20_000_000 / 1e9
         u[0] = control(pid, t0, x[0])
         if solver is None:
-            solver = start(fun, t0, x, t1)
+            solver = start(fun, t0, x, t1) if on_floats is None else start(fun, t0, x, t1, fun_floats)
         else:
             restart(solver, fun, t0, x, t1, min(h, t1 - t0))
         while solver.status == "running":
@@ -178,7 +183,7 @@ def arm_floor():
     """What no engine built on scipy's RK45 can beat: RK45 carried by hand (:func:`_carried_by_hand`)."""
     from scipy.integrate import RK45
 
-    def start(fun, t0, x, t1):
+    def start(fun, t0, x, t1, fun_floats=None):
         solver = RK45(fun, t0, x, t1, rtol=RTOL, atol=ATOL)
         solver.fun = fun
         return solver
@@ -193,7 +198,11 @@ def arm_floor_lean():
     """The same floor on simcore's own Dormand-Prince (what the engine steps a 2-state system with)."""
     from simcore.dopri5 import DormandPrince
 
-    return _carried_by_hand(lambda fun, t0, x, t1: DormandPrince(fun, t0, x, t1, rtol=RTOL, atol=ATOL),
+    def start(fun, t0, x, t1, fun_floats=None):
+        floats = {} if fun_floats is None else {"fun_floats": fun_floats}  # the model's float form, as the engine
+        return DormandPrince(fun, t0, x, t1, rtol=RTOL, atol=ATOL, **floats)
+
+    return _carried_by_hand(start,
                             lambda solver, fun, t0, x, t1, h: solver.restart(t0, x, t1, h))
 
 

@@ -56,7 +56,7 @@ import numpy as np
 from simcore import checks
 from simcore.errors import ConfigError
 from simcore.events import StateEvent
-from simcore.system import System
+from simcore.system import System, derivatives_on_floats
 
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, split_drive_options
 from .motor_channels import motor_friction
@@ -113,6 +113,11 @@ class DriveSample(NamedTuple):
     saturated: float
     #: 1.0 when a current limit reduced the voltage.
     current_limited: float
+
+
+def _floats(values):
+    """An array's values as Python floats (a list); any other sequence as given."""
+    return values.tolist() if type(values) is np.ndarray else values
 
 
 _sample = tuple.__new__  # builds a DriveSample from a tuple, skipping the keyword-parsing __new__ (hot path)
@@ -332,28 +337,36 @@ class GearedMechanism(System):
         Coulomb with the sign of the sliding mode."""
         return self._load_viscous * v + self._coulomb.get(mode, 0.0)
 
-    def derivatives(self, t, x, u):
+    def derivatives_of_floats(self, t, x, u) -> list:
+        """:meth:`derivatives` with the state ``x`` and inputs ``u`` as lists of floats, as a list.
+
+        The one implementation of the equations of motion; the engine calls this form on a
+        simulation of such mechanisms (Python float arithmetic is several times cheaper than
+        the same on numpy scalars).
+        """
         mode = self.mode
         q, v = x[0], x[1]
         if mode in ("stuck", "lower_stop", "upper_stop"):
             if not self.track_energy:
-                return np.zeros(2)
+                return [0.0, 0.0]
             f = self.drive_sample(q, 0.0, u)
             i = f.stator_current
-            return np.array([0.0, 0.0, u[2] * f.supply_current, i * i * self.drive.R, 0.0, 0.0, 0.0, 0.0])
+            return [0.0, 0.0, u[2] * f.supply_current, i * i * self.drive.R, 0.0, 0.0, 0.0, 0.0]
         fric = self._load_viscous * v + self._coulomb.get(mode, 0.0)  # _friction, inlined: the hot path
         if not self.track_energy:
-            return np.array([v, (self.drive_force(v, u, _DIRECTION.get(mode, 0.0)) + self.load_force(q) - fric)
-                             / self.M])
+            return [v, (self.drive_force(v, u, _DIRECTION.get(mode, 0.0)) + self.load_force(q) - fric) / self.M]
         f = self.drive_sample(q, v, u, _DIRECTION.get(mode, 0.0))
         a = (f.force + self.load_force(q) - fric) / self.M
         i = f.stator_current
         tm, w = f.motor_torque, self.k * v
         d = self.drive
         tf = self._shaft_friction * v  # the rotors' own friction torque
-        return np.array([v, a, u[2] * f.supply_current, i * i * d.R, (tm - tf) * w - f.force * v,
-                         fric * v + tf * w, 0.0,
-                         i * w * (1.0 / d.Kv - d.Kt)])
+        return [v, a, u[2] * f.supply_current, i * i * d.R, (tm - tf) * w - f.force * v, fric * v + tf * w, 0.0,
+                i * w * (1.0 / d.Kv - d.Kt)]
+
+    @derivatives_on_floats
+    def derivatives(self, t, x, u):
+        return np.array(self.derivatives_of_floats(t, _floats(x), _floats(u)), dtype=float)
 
     def outputs(self, t, x, u):
         q, v = x[0], x[1]
@@ -408,6 +421,7 @@ class GearedMechanism(System):
         return self._rest_mode(q, u)
 
     def _build_events(self):
+        # Every guard indexes x and u and does scalar arithmetic: it takes lists too (on_floats).
         ev = {}
         to_rest = lambda t, x, u: self._rest_mode(x[0], u)  # noqa: E731
         stop_lo = lambda t, x, u: self._impact(x, self.min_position)  # noqa: E731
@@ -415,27 +429,29 @@ class GearedMechanism(System):
         moving = []
         if self.min_position > -math.inf:
             moving.append(StateEvent(lambda t, x, u: x[0] - self.min_position, direction=-1, reset=stop_lo,
-                                     mode=to_rest, name="lower_stop"))
+                                     mode=to_rest, name="lower_stop", on_floats=True))
         if self.max_position < math.inf:
             moving.append(StateEvent(lambda t, x, u: x[0] - self.max_position, direction=+1, reset=stop_hi,
-                                     mode=to_rest, name="upper_stop"))
+                                     mode=to_rest, name="upper_stop", on_floats=True))
         zero_v = lambda t, x, u: self._halt(x)  # noqa: E731
         ev["moving"] = tuple(moving)
         ev["forward"] = tuple(moving) + (StateEvent(lambda t, x, u: x[1], direction=-1, reset=zero_v,
-                                                    mode=to_rest, name="velocity_zero"),)
+                                                    mode=to_rest, name="velocity_zero", on_floats=True),)
         ev["reverse"] = tuple(moving) + (StateEvent(lambda t, x, u: x[1], direction=+1, reset=zero_v,
-                                                    mode=to_rest, name="velocity_zero"),)
+                                                    mode=to_rest, name="velocity_zero", on_floats=True),)
         fb = self._breakaway
         forward_push = lambda t, x, u: self.applied_force(x[0], u, +1.0) - fb  # noqa: E731
         backward_push = lambda t, x, u: -self.applied_force(x[0], u, -1.0) - fb  # noqa: E731
         ev["stuck"] = (
-            StateEvent(forward_push, direction=+1, mode="forward", name="breakaway_forward"),
-            StateEvent(backward_push, direction=+1, mode="reverse", name="breakaway_reverse"),
+            StateEvent(forward_push, direction=+1, mode="forward", name="breakaway_forward", on_floats=True),
+            StateEvent(backward_push, direction=+1, mode="reverse", name="breakaway_reverse", on_floats=True),
         )
         leave = "forward" if self._directional else "moving"
         leave_rev = "reverse" if self._directional else "moving"
-        ev["lower_stop"] = (StateEvent(forward_push, direction=+1, mode=leave, name="leave_lower_stop"),)
-        ev["upper_stop"] = (StateEvent(backward_push, direction=+1, mode=leave_rev, name="leave_upper_stop"),)
+        ev["lower_stop"] = (StateEvent(forward_push, direction=+1, mode=leave, name="leave_lower_stop",
+                                       on_floats=True),)
+        ev["upper_stop"] = (StateEvent(backward_push, direction=+1, mode=leave_rev, name="leave_upper_stop",
+                                       on_floats=True),)
         return ev
 
     def _halt(self, x):

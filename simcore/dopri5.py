@@ -138,14 +138,19 @@ class DormandPrince:
         Relative and absolute tolerance of the error norm (as scipy's ``RK45``; scalars).
     first_step : float, optional
         The first step to try, s; by default chosen by scipy's ``select_initial_step`` rule.
+    fun_floats : callable ``fun_floats(t, y) -> list``, optional
+        The same right-hand side on a list of floats, returning a list (it must not modify ``y``);
+        the stages then call it instead of ``fun`` and no array is made per stage.
     """
 
     A, B, C, E, P = _A, _B, _C, _E, _P
     n_stages = RK45.n_stages
     order, error_estimator_order = RK45.order, RK45.error_estimator_order
 
-    def __init__(self, fun, t0, y0, t_bound, max_step=math.inf, rtol=1e-3, atol=1e-6, first_step=None):
+    def __init__(self, fun, t0, y0, t_bound, max_step=math.inf, rtol=1e-3, atol=1e-6, first_step=None,
+                 fun_floats=None):
         self.fun = fun
+        self._stage = self._stage_on_arrays if fun_floats is None else fun_floats
         for name, v in (("rtol", rtol), ("atol", atol), ("max_step", max_step)):
             if np.ndim(v) != 0 or not float(v) > 0.0 or math.isnan(float(v)):
                 raise ValueError(f"DormandPrince: {name}={v!r}; expected a positive number")
@@ -171,7 +176,7 @@ class DormandPrince:
         self.t, self.y, self.t_bound = t, y, t_bound
         self.t_old = self.y_old = None
         self._yl = y.tolist()
-        self._fl = self.fun(t, y).tolist()
+        self._fl = self._stage(t, self._yl)
         self._K = None
         self._Q = None
         self.status = "running" if t < t_bound else "finished"
@@ -195,6 +200,10 @@ class DormandPrince:
         h = batch_rk.initial_step(rhs, np.array([self.t]), y0, f0, self.t_bound, self.max_step,
                                   rtol=self.rtol, atol=self.atol)
         return float(h[0])
+
+    def _stage_on_arrays(self, t, y) -> list:
+        """``fun`` at a stage given as a list of floats, as a list."""
+        return self.fun(t, np.array(y)).tolist()
 
     @property
     def step_size(self):
@@ -240,7 +249,7 @@ class DormandPrince:
         self.h_abs = h * factor
         self.t_old, self.y_old = t, self.y
         self._yl_old, self._yl, self._fl = self._yl, self._new_yl, self._new_fl
-        self.t, self.y = t_new, self._new_y
+        self.t, self.y = t_new, np.array(self._new_yl)
         self._K, self._Q = self._new_K, None
         if t_new == self.t_bound:
             self.status = "finished"
@@ -248,26 +257,24 @@ class DormandPrince:
 
     def _attempt(self, t, h) -> float:
         """One attempt on Python floats; sets the candidate step's fields, returns its error norm."""
-        fun, y, k0 = self.fun, self._yl, self._fl
-        k1 = fun(t + _c1 * h, np.array([(_a10 * a) * h + yi for a, yi in zip(k0, y)])).tolist()
-        k2 = fun(t + _c2 * h, np.array([(_a20 * a + _a21 * b) * h + yi for a, b, yi in zip(k0, k1, y)])).tolist()
-        k3 = fun(t + _c3 * h, np.array([(_a30 * a + _a31 * b + _a32 * c) * h + yi
-                                        for a, b, c, yi in zip(k0, k1, k2, y)])).tolist()
-        k4 = fun(t + _c4 * h, np.array([(_a40 * a + _a41 * b + _a42 * c + _a43 * d) * h + yi
-                                        for a, b, c, d, yi in zip(k0, k1, k2, k3, y)])).tolist()
-        k5 = fun(t + h, np.array([(_a50 * a + _a51 * b + _a52 * c + _a53 * d + _a54 * e) * h + yi
-                                  for a, b, c, d, e, yi in zip(k0, k1, k2, k3, k4, y)])).tolist()
+        stage, y, k0 = self._stage, self._yl, self._fl
+        k1 = stage(t + _c1 * h, [(_a10 * a) * h + yi for a, yi in zip(k0, y)])
+        k2 = stage(t + _c2 * h, [(_a20 * a + _a21 * b) * h + yi for a, b, yi in zip(k0, k1, y)])
+        k3 = stage(t + _c3 * h, [(_a30 * a + _a31 * b + _a32 * c) * h + yi for a, b, c, yi in zip(k0, k1, k2, y)])
+        k4 = stage(t + _c4 * h, [(_a40 * a + _a41 * b + _a42 * c + _a43 * d) * h + yi
+                                 for a, b, c, d, yi in zip(k0, k1, k2, k3, y)])
+        k5 = stage(t + h, [(_a50 * a + _a51 * b + _a52 * c + _a53 * d + _a54 * e) * h + yi
+                           for a, b, c, d, e, yi in zip(k0, k1, k2, k3, k4, y)])
         yl = [(_b0 * a + _b2 * c + _b3 * d + _b4 * e + _b5 * f) * h + yi
               for a, c, d, e, f, yi in zip(k0, k2, k3, k4, k5, y)]
-        y_new = np.array(yl)
-        k6 = fun(t + h, y_new).tolist()
+        k6 = stage(t + h, yl)
         rtol, atol = self.rtol, self.atol
         sq = 0.0
         for a, c, d, e, f, g, yi, yn in zip(k0, k2, k3, k4, k5, k6, y, yl):
             z = ((_e0 * a + _e2 * c + _e3 * d + _e4 * e + _e5 * f + _e6 * g) * h) / (
                 max(abs(yi), abs(yn)) * rtol + atol)
             sq += z * z
-        self._new_y, self._new_yl, self._new_fl = y_new, yl, k6
+        self._new_yl, self._new_fl = yl, k6
         self._new_K = (k0, k1, k2, k3, k4, k5, k6)
         return math.sqrt(sq) / self.n ** 0.5
 
@@ -300,6 +307,11 @@ class DormandPrince:
         with the weights in parentheses folded once per set of fractions; a fraction of 1 is the
         accepted state itself.
         """
+        return np.array(self.interior_lists(fractions)).T
+
+    def interior_lists(self, fractions) -> list:
+        """:meth:`interior_states` as one list of floats per fraction (the accepted state's own list
+        for a fraction of 1: not to be modified)."""
         W = _interior_weights.get(fractions)
         if W is None:
             W = _interior_weights[fractions] = _fold(fractions)
@@ -313,7 +325,7 @@ class DormandPrince:
             w0, w2, w3, w4, w5, w6 = w
             cols.append([y + h * (w0 * a + w2 * c + w3 * d + w4 * e + w5 * f + w6 * g)
                          for y, a, c, d, e, f, g in zip(self._yl_old, k0, k2, k3, k4, k5, k6)])
-        return np.array(cols).T
+        return cols
 
     def stiffness_ratio(self) -> float:
         """Estimate of ``h * rho`` of the last accepted step (:func:`simcore.solvers.stiffness_ratio`)."""

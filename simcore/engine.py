@@ -138,8 +138,9 @@ class Simulator:
             lay.write_input(name, value, "inputs", self.t)
         self._X = X
 
-        self._rhs, self._nfev = lay.make_rhs()
-        self._integrator = Integrator(method, self._rhs, self.rtol, self.atol, self.max_step, lay.n_states)
+        self._rhs, rhs_floats, self._nfev = lay.make_rhs()
+        self._integrator = Integrator(method, self._rhs, self.rtol, self.atol, self.max_step, lay.n_states,
+                                      rhs_floats=rhs_floats)
         self._events = EventHandler(lay, self._rhs)
         self._schedule = TickSchedule(self._t0_ns, controllers)
         self._rec = Recorder(self.record, cnames)
@@ -355,6 +356,7 @@ class Simulator:
             solver = integ.start(t, X, t_end)
             stats["n_segments"] += 1
             armed = ev.begin(t, X)
+            lists = integ.interior_lists(solver) if armed else None
             while solver.status == "running":
                 t_old = solver.t
                 msg = solver.step()
@@ -366,7 +368,7 @@ class Simulator:
                 stats["n_steps"] += 1
                 integ.after_step(solver)
                 if armed:
-                    hit = ev.step(t_old, t_new, y_new, integ.interior_states(solver), solver.dense_output)
+                    hit = ev.step(t_old, t_new, y_new, integ.interior_states(solver), solver.dense_output, lists)
                     if hit is not None:
                         integ.finish(solver)
                         self._X = ev.fire(hit, self._fire)

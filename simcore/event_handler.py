@@ -122,6 +122,7 @@ class EventHandler:
         self.active: list = []
         self.g_prev: list = []
         self._fns: list = []  # (guard, slice, inputs) of every active event, for the per-step evaluation
+        self._float_fns = None  # (guard, system index, slice or None) when every active guard takes lists
         self._sf = self.search_from
         self._last_guards = None  # (t, X, active, values) of the last guards at a tick, reused by begin
         self._end = None  # (t, X, active, values) where the last segment ended, reused by the tick there
@@ -200,6 +201,9 @@ class EventHandler:
             return False
         lay = self.layout
         self._fns = [(e.guard, lay.slices[k], lay.U[k]) for k, e in active]
+        whole = len(lay.systems) == 1
+        self._float_fns = (None if lay.couplings or not all(e.on_floats for _, e in active)
+                           else [(e.guard, k, None if whole else lay.slices[k]) for k, e in active])
         last = self._last_guards
         if last is not None and last[0] == t and last[1] is X and last[2] == active:
             self.g_prev = list(last[3])  # the tick's guards after its writes: same instant, state and inputs
@@ -216,21 +220,29 @@ class EventHandler:
         self.fired_here = []
         self.search_from = {key: ts for key, ts in self._sf.items() if ts > t_end} if self._sf else {}
 
-    def step(self, t_old: float, t_new: float, y_new: np.ndarray, interior_states, dense_output):
+    def step(self, t_old: float, t_new: float, y_new: np.ndarray, interior_states, dense_output,
+             interior_lists=None):
         """Look for guard crossings in the accepted step ``(t_old, t_new]``.
 
         ``interior_states(fractions)`` returns the states at those fractions of the step
         as columns (one vectorized interpolation); ``dense_output()`` the step's
         interpolant ``sol`` (``sol(t)`` a state), built only when a root is to be
-        located. Returns None, or ``(te, x_e, roots, t_new)`` for :meth:`fire`: the
-        earliest located instant, the state there, and every root located in the
-        step as sorted ``(time, active index, guard at its bracket start)``.
+        located; ``interior_lists(fractions)``, when the solver has it, the same states
+        as lists of floats (the last fraction, 1, the step's end exactly), on which
+        guards that take lists (``StateEvent.on_floats``) are sampled. Returns None, or
+        ``(te, x_e, roots, t_new)`` for :meth:`fire`: the earliest located instant, the
+        state there, and every root located in the step as sorted ``(time, active
+        index, guard at its bracket start)``.
         """
         span = t_new - t_old
         ts = [t_old + span * f for f in _FRACTIONS] + [t_new]
-        Xb = interior_states(_SAMPLE_FRACTIONS)
-        Xb[:, -1] = y_new  # the step's end exactly, not its interpolant
-        samples = self._samples(ts, Xb)
+        samples = None
+        if interior_lists is not None and self._float_fns is not None:
+            samples = self._samples_on_floats(ts, interior_lists(_SAMPLE_FRACTIONS))
+        if samples is None:
+            Xb = interior_states(_SAMPLE_FRACTIONS)
+            Xb[:, -1] = y_new  # the step's end exactly, not its interpolant
+            samples = self._samples(ts, Xb)
         brackets = list(self._brackets(samples, ts, dense_output, t_old, t_new))
         if not brackets:
             self.g_prev = [v[-1] for v in samples]
@@ -290,6 +302,26 @@ class EventHandler:
             elif not math.isfinite(sum(vals)):
                 vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]  # names the non-finite one
             out.append(vals)
+        return out
+
+    def _samples_on_floats(self, ts, columns):
+        """:meth:`_samples` for guards that take lists (every armed one, no couplings), called at each
+        instant on ``columns`` (one state list per instant); None when a guard fails or a value is not
+        finite (then :meth:`_samples` evaluates them, naming what is wrong)."""
+        inputs = [u.tolist() for u in self.layout.U]
+        out = []
+        try:
+            for g, k, sl in self._float_fns:
+                u = inputs[k]
+                if sl is None:
+                    vals = [float(g(t, x, u)) for t, x in zip(ts, columns)]
+                else:
+                    vals = [float(g(t, x[sl], u)) for t, x in zip(ts, columns)]
+                if not math.isfinite(sum(vals)):
+                    return None
+                out.append(vals)
+        except Exception:
+            return None
         return out
 
     @staticmethod

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from .errors import ConfigError, ConfigTypeError, NonFiniteError, SimError, as_real, check_finite
+from .system import float_derivatives
 
 __all__ = ["SignalLayout", "Signals", "annotate", "checked_values", "with_time"]
 
@@ -270,7 +271,9 @@ class SignalLayout:
 
     # -- the right-hand side ----------------------------------------------------------------------------
     def make_rhs(self):
-        """``(rhs, nfev)``: the stacked ``rhs(t, X) -> dX/dt`` and a function counting its calls."""
+        """``(rhs, rhs_floats, nfev)``: the stacked ``rhs(t, X) -> dX/dt``, the same on lists of floats
+        (``rhs_floats(t, x) -> list``, or None when a system has no float form of its derivatives:
+        :func:`~simcore.system.float_derivatives`) and a function counting the calls of both."""
         count = 0
         systems, slices, U = self.systems, self.slices, self.U
         parts = [(s.derivatives, slices[k], U[k], (len(s.state_names),), s) for k, s in enumerate(systems)]
@@ -297,7 +300,26 @@ class SignalLayout:
                 if type(d) is ndarray and d.dtype is F64 and d.shape == shape and isfinite(sum(d.tolist())):
                     return d
                 return derivative_row(s0, d, t)
-            return rhs, nfev
+
+            fderiv, n0 = float_derivatives(s0), shape[0]
+
+            def rhs_floats(t, x):
+                nonlocal count
+                count += 1
+                try:
+                    d = fderiv(t, x, u0.tolist())
+                except NonFiniteError as exc:
+                    raise with_time(exc, t) from None
+                except Exception as exc:
+                    annotate(exc, t, where, "solver stage")
+                    raise
+                try:
+                    if type(d) is list and len(d) == n0 and isfinite(sum(d)):
+                        return d
+                except TypeError:  # not numbers: the checked path names what is wrong
+                    pass
+                return derivative_row(s0, d, t).tolist()
+            return rhs, (rhs_floats if fderiv is not None else None), nfev
 
         n_states, couplings = self.n_states, self.couplings
         apply = self.apply_couplings
@@ -321,7 +343,7 @@ class SignalLayout:
                     dk = derivative_row(s, dk, t)
                 d[sl] = dk
             return d
-        return rhs, nfev
+        return rhs, None, nfev
 
 
 class Signals(Mapping):

@@ -399,13 +399,20 @@ class Integrator:
         The engine's stacked right-hand side (already checked and counted).
     rtol, atol, max_step : float
         As in :class:`~simcore.engine.Simulator`.
+    n_states : int, optional
+        The number of states (up to :data:`~simcore.dopri5.SMALL`, RK45 is simcore's own
+        Dormand-Prince).
+    rhs_floats : callable ``rhs_floats(t, x) -> list``, optional
+        The same right-hand side on lists of floats, which the Dormand-Prince then calls instead.
     """
 
-    def __init__(self, method: str, rhs, rtol: float, atol: float, max_step: float, n_states: int | None = None):
+    def __init__(self, method: str, rhs, rtol: float, atol: float, max_step: float, n_states: int | None = None,
+                 rhs_floats=None):
         self.method = method
         # RK45 is simcore's own Dormand-Prince on a small system (point 2), unless scipy's tableau changed.
         self._lean = n_states is not None and n_states <= SMALL and _tableau_ok()
         self.rhs = rhs
+        self.rhs_floats = rhs_floats
         self.rtol, self.atol, self.max_step = rtol, atol, max_step
         self._current = "RK45" if method == "auto" else method
         self._solvers: dict = {}  # reusable explicit solver by method name
@@ -465,9 +472,10 @@ class Integrator:
         if solver is not None and first_step is not None:
             restart_runge_kutta(solver, t, X, t_end, first_step)
             return solver
+        floats = {"fun_floats": self.rhs_floats} if cls is DormandPrince and self.rhs_floats else {}
         try:
             solver = cls(self.rhs, t, X, t_end, rtol=self.rtol, atol=self.atol, max_step=self.max_step,
-                         first_step=first_step)
+                         first_step=first_step, **floats)
         except SimError:
             raise
         except ValueError as exc:
@@ -483,6 +491,12 @@ class Integrator:
         else:
             solver.step = _without_overflow_warnings(solver.step)
         return solver
+
+    @staticmethod
+    def interior_lists(solver):
+        """``fractions -> [state as a list of floats per fraction]`` inside the solver's last step, when
+        the solver can give them without arrays (simcore's Dormand-Prince), else None."""
+        return solver.interior_lists if type(solver) is DormandPrince else None
 
     def interior_states(self, solver):
         """A function ``fractions -> states`` (columns) inside the solver's last step."""

@@ -36,7 +36,7 @@ def _attempts(n):
         capped = bool(log) and log[-1]["t"] == t and log[-1]["err"] >= 1.0
         y, f = np.array(s._yl), np.array(s._fl)
         err = original(t, h)
-        log.append(dict(t=t, y=y, f=f, h=h, capped=capped, y_new=s._new_y.copy(), K=np.array(s._new_K), err=err))
+        log.append(dict(t=t, y=y, f=f, h=h, capped=capped, y_new=np.array(s._new_yl), K=np.array(s._new_K), err=err))
         return err
 
     s._attempt = logged
@@ -79,6 +79,30 @@ def test_each_attempt_is_bit_for_bit_the_batch_kernels_column(n, columns):
             assert h_next[j] == a["h_next"]
         else:  # the retry lands where the kernel's proposed size takes it (or on t_bound)
             assert min(a["t"] + h_next[j], s.t_bound) - a["t"] == a["retry"]
+
+
+def test_a_right_hand_side_on_lists_takes_the_same_steps_to_the_bit():
+    # fun_floats (the engine's path for systems with a float form of their derivatives) is only a
+    # cheaper way to evaluate the same stages: every step, rejections included, is the array path's.
+    fun = _linear_system(4)
+    calls = []
+
+    def on_lists(t, y):
+        calls.append(type(y))
+        return fun(t, np.array(y)).tolist()
+
+    runs = []
+    for kw in ({}, {"fun_floats": on_lists}):
+        s = DormandPrince(fun, 0.0, np.linspace(-1.0, 1.0, 4), 3.0, rtol=1e-9, atol=1e-12, **kw)
+        steps = []
+        while s.status == "running":
+            s.step()
+            steps.append((s.t, s.y.copy(), s.h_abs))
+        runs.append(steps)
+    assert len(runs[0]) == len(runs[1]) > 50 and set(calls) == {list}
+    for (t0, y0, h0), (t1, y1, h1) in zip(*runs):
+        assert t0 == t1 and h0 == h1
+        np.testing.assert_array_equal(y0, y1)
 
 
 def test_the_first_attempt_is_clamped_to_ten_ulps_and_max_step_as_scipys():
