@@ -92,6 +92,8 @@ def note_controller_error(exc: BaseException, name: str, t: float, where: str) -
 
 def checked_writes(name: str, written) -> Mapping:
     """A controller's return value as the mapping of inputs it writes (``None`` writes nothing)."""
+    if type(written) is dict:  # the common case, without isinstance's abstract-class check on every tick
+        return written
     if written is None:
         return {}
     if not isinstance(written, Mapping):
