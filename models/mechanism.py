@@ -55,7 +55,7 @@ import numpy as np
 
 from simcore import checks
 from simcore.errors import ConfigError
-from simcore.events import StateEvent
+from simcore.events import StateEvent, on_floats
 from simcore.system import System, derivatives_on_floats
 
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, split_drive_options
@@ -113,11 +113,6 @@ class DriveSample(NamedTuple):
     saturated: float
     #: 1.0 when a current limit reduced the voltage.
     current_limited: float
-
-
-def _floats(values):
-    """An array's values as Python floats (a list); any other sequence as given."""
-    return values.tolist() if type(values) is np.ndarray else values
 
 
 _sample = tuple.__new__  # builds a DriveSample from a tuple, skipping the keyword-parsing __new__ (hot path)
@@ -340,9 +335,9 @@ class GearedMechanism(System):
     def derivatives_of_floats(self, t, x, u) -> list:
         """:meth:`derivatives` with the state ``x`` and inputs ``u`` as lists of floats, as a list.
 
-        The one implementation of the equations of motion; the engine calls this form on a
-        simulation of such mechanisms (Python float arithmetic is several times cheaper than
-        the same on numpy scalars).
+        The one implementation of the equations of motion (given arrays, it computes on numpy
+        scalars); the engine calls this form on a simulation of one such mechanism (Python float
+        arithmetic is several times cheaper than the same on numpy scalars).
         """
         mode = self.mode
         q, v = x[0], x[1]
@@ -366,7 +361,9 @@ class GearedMechanism(System):
 
     @derivatives_on_floats
     def derivatives(self, t, x, u):
-        return np.array(self.derivatives_of_floats(t, _floats(x), _floats(u)), dtype=float)
+        # The arrays as given: on numpy scalars a division by zero or an overflow gives inf or nan, which
+        # the engine reports as a NonFiniteError naming the signal (the float form raises instead).
+        return np.array(self.derivatives_of_floats(t, x, u), dtype=float)
 
     def outputs(self, t, x, u):
         q, v = x[0], x[1]
@@ -421,37 +418,35 @@ class GearedMechanism(System):
         return self._rest_mode(q, u)
 
     def _build_events(self):
-        # Every guard indexes x and u and does scalar arithmetic: it takes lists too (on_floats).
+        # Every guard only indexes x and u and does scalar arithmetic: it takes lists too (on_floats).
         ev = {}
         to_rest = lambda t, x, u: self._rest_mode(x[0], u)  # noqa: E731
         stop_lo = lambda t, x, u: self._impact(x, self.min_position)  # noqa: E731
         stop_hi = lambda t, x, u: self._impact(x, self.max_position)  # noqa: E731
         moving = []
         if self.min_position > -math.inf:
-            moving.append(StateEvent(lambda t, x, u: x[0] - self.min_position, direction=-1, reset=stop_lo,
-                                     mode=to_rest, name="lower_stop", on_floats=True))
+            moving.append(StateEvent(on_floats(lambda t, x, u: x[0] - self.min_position), direction=-1,
+                                     reset=stop_lo, mode=to_rest, name="lower_stop"))
         if self.max_position < math.inf:
-            moving.append(StateEvent(lambda t, x, u: x[0] - self.max_position, direction=+1, reset=stop_hi,
-                                     mode=to_rest, name="upper_stop", on_floats=True))
+            moving.append(StateEvent(on_floats(lambda t, x, u: x[0] - self.max_position), direction=+1,
+                                     reset=stop_hi, mode=to_rest, name="upper_stop"))
         zero_v = lambda t, x, u: self._halt(x)  # noqa: E731
         ev["moving"] = tuple(moving)
-        ev["forward"] = tuple(moving) + (StateEvent(lambda t, x, u: x[1], direction=-1, reset=zero_v,
-                                                    mode=to_rest, name="velocity_zero", on_floats=True),)
-        ev["reverse"] = tuple(moving) + (StateEvent(lambda t, x, u: x[1], direction=+1, reset=zero_v,
-                                                    mode=to_rest, name="velocity_zero", on_floats=True),)
+        ev["forward"] = tuple(moving) + (StateEvent(on_floats(lambda t, x, u: x[1]), direction=-1, reset=zero_v,
+                                                    mode=to_rest, name="velocity_zero"),)
+        ev["reverse"] = tuple(moving) + (StateEvent(on_floats(lambda t, x, u: x[1]), direction=+1, reset=zero_v,
+                                                    mode=to_rest, name="velocity_zero"),)
         fb = self._breakaway
-        forward_push = lambda t, x, u: self.applied_force(x[0], u, +1.0) - fb  # noqa: E731
-        backward_push = lambda t, x, u: -self.applied_force(x[0], u, -1.0) - fb  # noqa: E731
+        forward_push = on_floats(lambda t, x, u: self.applied_force(x[0], u, +1.0) - fb)
+        backward_push = on_floats(lambda t, x, u: -self.applied_force(x[0], u, -1.0) - fb)
         ev["stuck"] = (
-            StateEvent(forward_push, direction=+1, mode="forward", name="breakaway_forward", on_floats=True),
-            StateEvent(backward_push, direction=+1, mode="reverse", name="breakaway_reverse", on_floats=True),
+            StateEvent(forward_push, direction=+1, mode="forward", name="breakaway_forward"),
+            StateEvent(backward_push, direction=+1, mode="reverse", name="breakaway_reverse"),
         )
         leave = "forward" if self._directional else "moving"
         leave_rev = "reverse" if self._directional else "moving"
-        ev["lower_stop"] = (StateEvent(forward_push, direction=+1, mode=leave, name="leave_lower_stop",
-                                       on_floats=True),)
-        ev["upper_stop"] = (StateEvent(backward_push, direction=+1, mode=leave_rev, name="leave_upper_stop",
-                                       on_floats=True),)
+        ev["lower_stop"] = (StateEvent(forward_push, direction=+1, mode=leave, name="leave_lower_stop"),)
+        ev["upper_stop"] = (StateEvent(backward_push, direction=+1, mode=leave_rev, name="leave_upper_stop"),)
         return ev
 
     def _halt(self, x):

@@ -24,13 +24,15 @@ and by much more where the estimate is itself near round-off; the next step size
 two steps later), and the states then differ by a part of the local error.
 
 The step works on Python floats (no array is made but the one each stage's derivative is
-evaluated at), so its cost grows with the number of states: the engine uses it up to
-:data:`SMALL` states and scipy's ``RK45`` above.
+evaluated at, and none at all when the right-hand side is also given on lists, ``fun_floats``),
+so its cost grows with the number of states: the engine uses it up to :data:`SMALL` states and
+scipy's ``RK45`` above.
 
 Interface: what the engine's solver adapter (:mod:`simcore.solvers`) reads of a scipy
 ``OdeSolver``: ``step()``, ``status``, ``t``, ``y``, ``t_old``, ``y_old``, ``h_abs``,
 ``step_size``, ``dense_output()``, the stages ``K`` (7, n) and the tableau as class
-attributes, plus :meth:`restart`, :meth:`interior_states` and :meth:`stiffness_ratio`.
+attributes, plus :meth:`restart`, :meth:`interior_states` (and :meth:`interior_lists`, the same as
+lists of floats) and :meth:`stiffness_ratio`.
 """
 from __future__ import annotations
 

@@ -356,7 +356,7 @@ class Simulator:
             solver = integ.start(t, X, t_end)
             stats["n_segments"] += 1
             armed = ev.begin(t, X)
-            lists = integ.interior_lists(solver) if armed else None
+            lists = integ.interior_lists(solver) if armed else None  # one solver per segment: chosen once
             while solver.status == "running":
                 t_old = solver.t
                 msg = solver.step()

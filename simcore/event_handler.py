@@ -123,6 +123,7 @@ class EventHandler:
         self.g_prev: list = []
         self._fns: list = []  # (guard, slice, inputs) of every active event, for the per-step evaluation
         self._float_fns = None  # (guard, system index, slice or None) when every active guard takes lists
+        self._not_on_floats: set = set()  # events whose marked guard failed on lists: sampled on arrays
         self._sf = self.search_from
         self._last_guards = None  # (t, X, active, values) of the last guards at a tick, reused by begin
         self._end = None  # (t, X, active, values) where the last segment ended, reused by the tick there
@@ -202,8 +203,9 @@ class EventHandler:
         lay = self.layout
         self._fns = [(e.guard, lay.slices[k], lay.U[k]) for k, e in active]
         whole = len(lay.systems) == 1
-        self._float_fns = (None if lay.couplings or not all(e.on_floats for _, e in active)
-                           else [(e.guard, k, None if whole else lay.slices[k]) for k, e in active])
+        lists = not lay.couplings and all(getattr(e.guard, "takes_floats", False)
+                                          and e not in self._not_on_floats for _, e in active)
+        self._float_fns = [(e.guard, k, None if whole else lay.slices[k]) for k, e in active] if lists else None
         last = self._last_guards
         if last is not None and last[0] == t and last[1] is X and last[2] == active:
             self.g_prev = list(last[3])  # the tick's guards after its writes: same instant, state and inputs
@@ -229,7 +231,7 @@ class EventHandler:
         interpolant ``sol`` (``sol(t)`` a state), built only when a root is to be
         located; ``interior_lists(fractions)``, when the solver has it, the same states
         as lists of floats (the last fraction, 1, the step's end exactly), on which
-        guards that take lists (``StateEvent.on_floats``) are sampled. Returns None, or
+        guards that take lists (:func:`simcore.events.on_floats`) are sampled. Returns None, or
         ``(te, x_e, roots, t_new)`` for :meth:`fire`: the earliest located instant, the
         state there, and every root located in the step as sorted ``(time, active
         index, guard at its bracket start)``.
@@ -306,22 +308,25 @@ class EventHandler:
 
     def _samples_on_floats(self, ts, columns):
         """:meth:`_samples` for guards that take lists (every armed one, no couplings), called at each
-        instant on ``columns`` (one state list per instant); None when a guard fails or a value is not
-        finite (then :meth:`_samples` evaluates them, naming what is wrong)."""
+        instant on ``columns`` (one state list per instant); None when a value is not finite or a guard
+        fails (then :meth:`_samples` evaluates them on arrays, naming what is wrong; a guard that fails
+        on lists is sampled on arrays from then on)."""
         inputs = [u.tolist() for u in self.layout.U]
         out = []
-        try:
-            for g, k, sl in self._float_fns:
-                u = inputs[k]
+        for j, (g, k, sl) in enumerate(self._float_fns):
+            u = inputs[k]
+            try:
                 if sl is None:
                     vals = [float(g(t, x, u)) for t, x in zip(ts, columns)]
                 else:
                     vals = [float(g(t, x[sl], u)) for t, x in zip(ts, columns)]
-                if not math.isfinite(sum(vals)):
-                    return None
-                out.append(vals)
-        except Exception:
-            return None
+            except Exception:
+                self._not_on_floats.add(self.active[j][1])
+                self._float_fns = None
+                return None
+            if not math.isfinite(sum(vals)):
+                return None
+            out.append(vals)
         return out
 
     @staticmethod

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-__all__ = ["StateEvent", "EventRecord", "KEEP_MODE", "EVENT_TIME_TOLERANCE"]
+__all__ = ["StateEvent", "EventRecord", "KEEP_MODE", "EVENT_TIME_TOLERANCE", "on_floats"]
 
 #: Absolute tolerance, s, to which event instants are located on the dense output.
 EVENT_TIME_TOLERANCE = 1e-13
@@ -50,6 +50,26 @@ class _KeepMode:
 
 #: Sentinel for "this event does not change the mode".
 KEEP_MODE = _KeepMode()
+
+
+def on_floats(guard: Callable) -> Callable:
+    """Mark a guard function as one that also takes ``x`` and ``u`` as lists of Python floats.
+
+    For a guard that only indexes the state and the inputs and does scalar arithmetic
+    (``lambda t, x, u: x[0] - stop``), and never modifies them. On a small system whose active
+    guards are all marked (and no battery couples it), the engine samples them on lists at
+    each step's interior points, a fraction of the cost of the array calls; a marked guard
+    that fails on lists is evaluated on arrays from then on. Returns ``guard`` itself.
+    """
+    from .errors import ConfigTypeError
+
+    if not callable(guard):
+        raise ConfigTypeError("guard", guard, "a callable guard(t, x, u) -> float")
+    try:
+        guard.takes_floats = True
+    except AttributeError:  # a bound method or a builtin: wrap it in a function or lambda to mark it
+        raise ConfigTypeError("guard", guard, "a function or lambda (on_floats marks it with an attribute)") from None
+    return guard
 
 
 class StateEvent:
@@ -70,16 +90,12 @@ class StateEvent:
     mode : object or callable ``mode(t, x, u) -> new mode``, optional
         The system's discrete mode after the event (evaluated on the reset
         state); the default keeps the current mode.
-    on_floats : bool
-        The guard also takes ``x`` and ``u`` as lists of Python floats (it only indexes
-        them and does scalar arithmetic); the engine then samples it on lists on a small
-        system, which costs a fraction of the array calls. Default False.
     """
 
-    __slots__ = ("guard", "direction", "reset", "terminal", "name", "mode", "on_floats")
+    __slots__ = ("guard", "direction", "reset", "terminal", "name", "mode")
 
     def __init__(self, guard: Callable, *, direction: int = 0, reset: Callable | None = None,
-                 terminal: bool = False, name: str | None = None, mode=KEEP_MODE, on_floats: bool = False):
+                 terminal: bool = False, name: str | None = None, mode=KEEP_MODE):
         from .errors import ConfigError, ConfigTypeError, check_bool
 
         if not callable(guard):
@@ -96,7 +112,6 @@ class StateEvent:
             raise ConfigTypeError("name", name, "None or a non-empty string (the event's name in results)")
         self.name = name if name is not None else getattr(guard, "__name__", "event")
         self.mode = mode
-        self.on_floats = check_bool("on_floats", on_floats)
 
     def crosses(self, g_a: float, g_b: float) -> bool:
         """Whether a guard going from ``g_a`` to ``g_b`` fires this event (half-open at ``g_a``)."""

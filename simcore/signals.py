@@ -305,20 +305,20 @@ class SignalLayout:
 
             def rhs_floats(t, x):
                 nonlocal count
-                count += 1
                 try:
                     d = fderiv(t, x, u0.tolist())
-                except NonFiniteError as exc:
-                    raise with_time(exc, t) from None
-                except Exception as exc:
-                    annotate(exc, t, where, "solver stage")
-                    raise
-                try:
                     if type(d) is list and len(d) == n0 and isfinite(sum(d)):
+                        count += 1
                         return d
-                except TypeError:  # not numbers: the checked path names what is wrong
+                except NonFiniteError as exc:
+                    count += 1
+                    raise with_time(exc, t) from None
+                except Exception:
                     pass
-                return derivative_row(s0, d, t).tolist()
+                # Anything else (an error of Python float arithmetic where numpy gives inf or nan, a
+                # complex value, a wrong return): the array form evaluates it again, checked as always,
+                # so the run fails (or not) exactly as on arrays, with the same named error.
+                return rhs(t, np.array(x)).tolist()
             return rhs, (rhs_floats if fderiv is not None else None), nfev
 
         n_states, couplings = self.n_states, self.couplings

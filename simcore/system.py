@@ -50,11 +50,16 @@ def derivatives_on_floats(method):
     """Mark a system's ``derivatives`` as the array form of its ``derivatives_of_floats``.
 
     A system may give its derivatives a second form, ``derivatives_of_floats(t, x, u) -> list``,
-    taking the state and the inputs as lists of Python floats: for a mechanism of a few states,
-    arithmetic on Python floats costs a fraction of the same arithmetic on numpy scalars and
-    arrays. Its ``derivatives`` then returns the same values as an array, decorated with this:
-    the engine calls the float form only when ``derivatives`` is so marked, so a subclass that
-    overrides ``derivatives`` alone keeps its own.
+    taking the state and the inputs as lists of Python floats (which it must not modify): for a
+    mechanism of a few states, arithmetic on Python floats costs a fraction of the same
+    arithmetic on numpy scalars and arrays. Its ``derivatives`` then returns the same values as
+    an array, decorated with this: the engine calls the float form only when the system's
+    ``derivatives`` is so marked, so a subclass or an instance that overrides ``derivatives``
+    alone keeps its own. The engine uses it on a simulation of one system without couplings
+    (no battery) stepped by ``RK45`` (or ``"auto"``'s RK45) with at most
+    :data:`simcore.dopri5.SMALL` states; where the float form raises or returns anything but a
+    list of finite floats, that evaluation is made again by ``derivatives`` (numpy's semantics:
+    a division by zero gives inf, reported as a NonFiniteError naming the signal).
     """
     method.wraps_floats = True
     return method
@@ -63,7 +68,7 @@ def derivatives_on_floats(method):
 def float_derivatives(system):
     """``system.derivatives_of_floats`` when ``system.derivatives`` is its array form
     (:func:`derivatives_on_floats`), else None."""
-    if not getattr(getattr(type(system), "derivatives", None), "wraps_floats", False):
+    if not getattr(getattr(system, "derivatives", None), "wraps_floats", False):  # the instance's own, if any
         return None
     return getattr(system, "derivatives_of_floats", None)
 
@@ -152,8 +157,9 @@ class System:
     :meth:`initial_inputs` and :meth:`initial_mode`. The declarations are checked
     when a simulation is built (:func:`check_system`). A small system may also give
     its derivatives on lists of Python floats (``derivatives_of_floats``, with
-    :meth:`derivatives` its array form marked by :func:`derivatives_on_floats`),
-    which the engine then calls: several times cheaper than numpy on a few states.
+    :meth:`derivatives` its array form marked by :func:`derivatives_on_floats`; it
+    must not modify the lists), which the engine then calls: several times cheaper
+    than numpy on a few states.
 
     Parameters
     ----------
