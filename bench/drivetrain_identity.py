@@ -75,6 +75,7 @@ def run(kind):
             v = 10.0 if t < 1.5 else -8.0
             return {f"mecanum.{w}_voltage": p * v for w, p in zip(WHEELS, (-1.0, 1.0, 1.0, -1.0))}
         systems = [mec]
+        currents = currents + ["energy_in", "copper_loss", "conversion_loss", "gear_loss", "friction_loss"]
     elif kind == "field_turn":
         from simcore.controllers.kinematics import ChassisSpeeds, MecanumKinematics
         mec = _mecanum(command="duty", cog_height=0.12, friction_coefficient=0.8)

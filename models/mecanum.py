@@ -91,7 +91,7 @@ DEFAULT_ROLLER_FRICTION = 0.03
 class MecanumSample:
     """A mecanum drive at one instant."""
 
-    __slots__ = ("sol", "slip", "slip_free", "pose", "velocity", "wheel_speed", "rotor_speed", "channels",
+    __slots__ = ("sol", "slip", "slip_free", "state", "pose", "velocity", "wheel_speed", "rotor_speed", "channels",
                  "roller_speed", "friction_power", "external_power", "bus")
 
 
@@ -302,44 +302,51 @@ class MecanumDrive(ChassisDrive, System):
 
     # -- the instant -------------------------------------------------------------------------------
     def _kinematics(self, xl):
-        """(state list, cos, sin, robot-frame vx, vy, omega, each contact's velocity along its roller axle, across)."""
+        """(state list, cos, sin, robot-frame vx, vy, omega, per contact: velocity along its roller axle, across it,
+        the ground acceleration along the axle that does not depend on the unknowns, the slip if the wheel slid)."""
         c, s = math.cos(xl[2]), math.sin(xl[2])
         vx, vy, om = c * xl[3] + s * xl[4], -s * xl[3] + c * xl[4], xl[5]
-        along, across = [], []
-        for px, py, ax, ay in self._geometry:
+        along, across, hterm, slip_free = [], [], [], []
+        for (px, py, ax, ay), cp, wv in zip(self._geometry, self._couple, xl[6:10]):
             qx, qy = vx - om * py, vy + om * px
-            along.append(qx * ax + qy * ay)
+            a = qx * ax + qy * ay
+            along.append(a)
             across.append(qy * ax - qx * ay)  # along n = z x a = (-a_y, a_x)
-        return xl, c, s, vx, vy, om, along, across
+            hterm.append(om * (vy * ax - vx * ay))
+            slip_free.append(wv * cp - a)
+        return xl, c, s, vx, vy, om, along, across, hterm, slip_free
 
-    def _rims(self, xl, wheels, along):
-        """Rim speeds: a rolling wheel's follows its roller (the constraint), m/s."""
-        return [a / cp if m == ROLL else wv for a, cp, m, wv in zip(along, self._couple, wheels, xl[6:10])]
+    _rim_for = _rim_wheels = _rim_val = None  # the kinematics and wheel modes of the last _rims_of, its result
+
+    def _rims_of(self, x, wheels):
+        """(kinematics, rim speeds in m/s, rotor speeds in rad/s) at state ``x`` with wheel modes ``wheels``: a
+        rolling wheel's rim follows its roller (the constraint). Remembered for the next call at the same state
+        and modes: the bus solve and the evaluation at one state share them."""
+        kin = self._kinematics_of(x)
+        if kin is not self._rim_for or wheels != self._rim_wheels:
+            w = [a / cp if m == ROLL else wv for a, cp, m, wv in zip(kin[6], self._couple, wheels, kin[0][6:10])]
+            k = self._k
+            self._rim_for, self._rim_wheels, self._rim_val = kin, wheels, (w, [k * wi for wi in w])
+        return kin, self._rim_val
 
     def _evaluate(self, x, u, mode):
         ul = u.tolist()
         wheels, contacts = mode
-        xl, c, s, vx, vy, om, along, across = self._kinematics_of(x)
-        w = self._rims(xl, wheels, along)
-        k = self._k
-        rotor = [k * wi for wi in w]
+        (xl, c, s, vx, vy, om, along, across, hterm, slip_free), (w, rotor) = self._rims_of(x, wheels)
         bus = ul[self._ibus]
         ib = self._ib
         chs = self.channels.evaluate(rotor, ul, [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]], bus)
         r = self.wheel_radius
-        to = chs.output_torque
-        crr, eps2 = self.roller_friction, self.slip_epsilon ** 2
-        D, roll, coef, hterm, slip_free, slip = [], [], [], [], [], []
-        for i in range(4):
-            D.append(to[i] / r)  # to: net of the rotor's friction
-            # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
-            sn = across[i] - w[i] * self._couple_free[i]
-            roll.append(sn)
-            coef.append(crr * sn / math.sqrt(sn * sn + eps2) if crr else 0.0)
-            hterm.append(om * (vy * self._ax[i] - vx * self._ay[i]))
-            sf = xl[6 + i] * self._couple[i] - along[i]
-            slip_free.append(sf)
-            slip.append(0.0 if wheels[i] == ROLL else sf)
+        D = [to / r for to in chs.output_torque]  # to: net of the rotor's friction
+        # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
+        roll = [sn - wi * cf for sn, wi, cf in zip(across, w, self._couple_free)]
+        crr = self.roller_friction
+        if crr:
+            eps2, sqrt = self.slip_epsilon ** 2, math.sqrt
+            coef = [crr * sn / sqrt(sn * sn + eps2) for sn in roll]
+        else:
+            coef = [0.0] * 4
+        slip = [0.0 if m == ROLL else sf for m, sf in zip(wheels, slip_free)]
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
         sol = self.chassis.solve_fixed(hterm, D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,
@@ -348,6 +355,7 @@ class MecanumDrive(ChassisDrive, System):
         smp.sol = sol
         smp.slip_free = slip_free
         smp.slip = slip
+        smp.state = xl
         smp.pose = (xl[0], xl[1], c, s)
         smp.velocity = (vx, vy, om)
         smp.wheel_speed = w
@@ -369,25 +377,18 @@ class MecanumDrive(ChassisDrive, System):
         smp = self._sample(t, x, u)
         sol = smp.sol
         _, _, c, s = smp.pose
-        out = np.empty(len(self.state_names))
-        out[0], out[1], out[2] = x[3], x[4], x[5]
-        out[3] = c * sol.ax - s * sol.ay
-        out[4] = s * sol.ax + c * sol.ay
-        out[5] = sol.alpha
-        out[6:10] = sol.wheel_accel
-        out[10:14] = smp.wheel_speed
-        if self.track_energy:
-            d, chs, rotor, e = self.drive, smp.channels, smp.rotor_speed, self._ie
+        xl = smp.state
+        ax, ay = sol.ax, sol.ay
+        row = [xl[3], xl[4], xl[5], c * ax - s * ay, s * ax + c * ay, sol.alpha, *sol.wheel_accel, *smp.wheel_speed]
+        if self.track_energy:  # energy states after the 14 of the motion, in ENERGY_STATES order
+            d, chs, rotor, w = self.drive, smp.channels, smp.rotor_speed, smp.wheel_speed
             i, r = chs.stator_current, self.wheel_radius
-            out[e] = smp.bus * sum(chs.supply_current)
-            out[e + 1] = sum(v * v for v in i) * d.R
-            out[e + 2] = sum(i[k] * rotor[k] for k in range(4)) * (1.0 / d.Kv - d.Kt)
-            out[e + 3] = sum((chs.motor_torque[k] - chs.friction_torque[k]) * rotor[k]
-                             - chs.output_torque[k] * smp.wheel_speed[k] / r for k in range(4))
-            out[e + 4] = smp.friction_power
-            out[e + 5] = 0.0
-            out[e + 6] = smp.external_power
-        return out
+            row += [smp.bus * sum(chs.supply_current), sum(v * v for v in i) * d.R,
+                    sum(i[k] * rotor[k] for k in range(4)) * (1.0 / d.Kv - d.Kt),
+                    sum((chs.motor_torque[k] - chs.friction_torque[k]) * rotor[k] - chs.output_torque[k] * w[k] / r
+                        for k in range(4)),
+                    smp.friction_power, 0.0, smp.external_power]
+        return np.array(row)
 
     def kinetic_energy(self, x) -> float:
         """Kinetic energy of chassis and wheels at state ``x``, J."""
@@ -412,18 +413,15 @@ class MecanumDrive(ChassisDrive, System):
 
     def _speeds_and_commands(self, x, u):
         ul = u.tolist()
-        wheels = self.mode[0] if self.mode else (ROLL,) * 4
-        xl, *_, along, _ = self._kinematics_of(x)
-        k = self._k
+        _, (_, rotor) = self._rims_of(x, self.mode[0] if self.mode else (ROLL,) * 4)
         ib = self._ib
-        return ([k * wi for wi in self._rims(xl, wheels, along)], ul[0:4],
-                [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]])
+        return rotor, ul[0:4], [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]]
 
     # -- the chassis mixin's hooks ------------------------------------------------------------------
     def _snap(self, x, wheels):
         x = np.array(x, dtype=float)
         if wheels:
-            *_, along, _ = self._kinematics(x.tolist())
+            along = self._kinematics(x.tolist())[6]
             for i in wheels:
                 x[6 + i] = along[i] / self._couple[i]
         return x
