@@ -236,6 +236,7 @@ class MecanumDrive(ChassisDrive, System):
         self._k = G / r
         self._couple = list(self._ax)
         self._couple_free = [nx for nx, _ in self._free_dirs]
+        self._wheel_rows = tuple(g + (cp,) for g, cp in zip(self._geometry, self._couple))
         self.chassis.set_wheels(couple=self._couple, couple_free=self._couple_free, mass_eq=(self.wheel_mass,) * 4,
                                 mu=self.traction_limits, free_of_wheel=(0, 1, 2, 3))
         self.chassis.set_geometry(self._ax, self._ay, self._arm, self._free_dirs, self._free_arm)
@@ -301,20 +302,30 @@ class MecanumDrive(ChassisDrive, System):
         return self.channels.free_rotor_speed(voltage) / self._k
 
     # -- the instant -------------------------------------------------------------------------------
+    # The per-wheel work below is written out for the four wheels: on four floats a CPython loop or list
+    # comprehension costs about twice the arithmetic it carries. The operations, and their order, are
+    # those of the loops they replace.
     def _kinematics(self, xl):
         """(state list, cos, sin, robot-frame vx, vy, omega, per contact: velocity along its roller axle, across it,
         the ground acceleration along the axle that does not depend on the unknowns, the slip if the wheel slid)."""
         c, s = math.cos(xl[2]), math.sin(xl[2])
-        vx, vy, om = c * xl[3] + s * xl[4], -s * xl[3] + c * xl[4], xl[5]
-        along, across, hterm, slip_free = [], [], [], []
-        for (px, py, ax, ay), cp, wv in zip(self._geometry, self._couple, xl[6:10]):
-            qx, qy = vx - om * py, vy + om * px
-            a = qx * ax + qy * ay
-            along.append(a)
-            across.append(qy * ax - qx * ay)  # along n = z x a = (-a_y, a_x)
-            hterm.append(om * (vy * ax - vx * ay))
-            slip_free.append(wv * cp - a)
-        return xl, c, s, vx, vy, om, along, across, hterm, slip_free
+        xv, yv, om = xl[3], xl[4], xl[5]
+        vx, vy = c * xv + s * yv, -s * xv + c * yv
+        (px0, py0, ax0, ay0, c0), (px1, py1, ax1, ay1, c1), (px2, py2, ax2, ay2, c2), (px3, py3, ax3, ay3, c3) = \
+            self._wheel_rows
+        # The contact points' velocity (q_x, q_y) = v + omega z x r, along the axle a and across it (along n = z x a).
+        qx, qy = vx - om * py0, vy + om * px0
+        a0, n0 = qx * ax0 + qy * ay0, qy * ax0 - qx * ay0
+        qx, qy = vx - om * py1, vy + om * px1
+        a1, n1 = qx * ax1 + qy * ay1, qy * ax1 - qx * ay1
+        qx, qy = vx - om * py2, vy + om * px2
+        a2, n2 = qx * ax2 + qy * ay2, qy * ax2 - qx * ay2
+        qx, qy = vx - om * py3, vy + om * px3
+        a3, n3 = qx * ax3 + qy * ay3, qy * ax3 - qx * ay3
+        hterm = [om * (vy * ax0 - vx * ay0), om * (vy * ax1 - vx * ay1), om * (vy * ax2 - vx * ay2),
+                 om * (vy * ax3 - vx * ay3)]
+        slip_free = [xl[6] * c0 - a0, xl[7] * c1 - a1, xl[8] * c2 - a2, xl[9] * c3 - a3]
+        return xl, c, s, vx, vy, om, [a0, a1, a2, a3], [n0, n1, n2, n3], hterm, slip_free
 
     _rim_for = _rim_wheels = _rim_val = None  # the kinematics and wheel modes of the last _rims_of, its result
 
@@ -324,9 +335,15 @@ class MecanumDrive(ChassisDrive, System):
         and modes: the bus solve and the evaluation at one state share them."""
         kin = self._kinematics_of(x)
         if kin is not self._rim_for or wheels != self._rim_wheels:
-            w = [a / cp if m == ROLL else wv for a, cp, m, wv in zip(kin[6], self._couple, wheels, kin[0][6:10])]
+            (a0, a1, a2, a3), (c0, c1, c2, c3), (m0, m1, m2, m3) = kin[6], self._couple, wheels
+            xl = kin[0]
+            w0 = a0 / c0 if m0 == ROLL else xl[6]
+            w1 = a1 / c1 if m1 == ROLL else xl[7]
+            w2 = a2 / c2 if m2 == ROLL else xl[8]
+            w3 = a3 / c3 if m3 == ROLL else xl[9]
             k = self._k
-            self._rim_for, self._rim_wheels, self._rim_val = kin, wheels, (w, [k * wi for wi in w])
+            self._rim_for, self._rim_wheels = kin, wheels
+            self._rim_val = ([w0, w1, w2, w3], [k * w0, k * w1, k * w2, k * w3])
         return kin, self._rim_val
 
     def _evaluate(self, x, u, mode):
@@ -334,19 +351,24 @@ class MecanumDrive(ChassisDrive, System):
         wheels, contacts = mode
         (xl, c, s, vx, vy, om, along, across, hterm, slip_free), (w, rotor) = self._rims_of(x, wheels)
         bus = ul[self._ibus]
-        ib = self._ib
-        chs = self.channels.evaluate(rotor, ul, [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]], bus)
+        ib0, ib1, ib2, ib3 = self._ib
+        chs = self.channels.evaluate(rotor, ul, [ul[ib0], ul[ib1], ul[ib2], ul[ib3]], bus)
         r = self.wheel_radius
-        D = [to / r for to in chs.output_torque]  # to: net of the rotor's friction
+        t0, t1, t2, t3 = chs.output_torque  # net of the rotor's friction
+        D = [t0 / r, t1 / r, t2 / r, t3 / r]
         # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
-        roll = [sn - wi * cf for sn, wi, cf in zip(across, w, self._couple_free)]
+        (n0, n1, n2, n3), (w0, w1, w2, w3), (f0, f1, f2, f3) = across, w, self._couple_free
+        s0, s1, s2, s3 = roll = [n0 - w0 * f0, n1 - w1 * f1, n2 - w2 * f2, n3 - w3 * f3]
         crr = self.roller_friction
         if crr:
             eps2, sqrt = self.slip_epsilon ** 2, math.sqrt
-            coef = [crr * sn / sqrt(sn * sn + eps2) for sn in roll]
+            coef = [crr * s0 / sqrt(s0 * s0 + eps2), crr * s1 / sqrt(s1 * s1 + eps2),
+                    crr * s2 / sqrt(s2 * s2 + eps2), crr * s3 / sqrt(s3 * s3 + eps2)]
         else:
             coef = [0.0] * 4
-        slip = [0.0 if m == ROLL else sf for m, sf in zip(wheels, slip_free)]
+        (m0, m1, m2, m3), (g0, g1, g2, g3) = wheels, slip_free
+        slip = [0.0 if m0 == ROLL else g0, 0.0 if m1 == ROLL else g1, 0.0 if m2 == ROLL else g2,
+                0.0 if m3 == ROLL else g3]
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
         sol = self.chassis.solve_fixed(hterm, D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,
