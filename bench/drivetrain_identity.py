@@ -63,6 +63,35 @@ def run(kind):
         mec = _mecanum(command="duty", bumper=(0.45, 0.45), field=FTC_FIELD, start_pose=(3.0, 1.0, 0.3))
         code = _duties("mecanum", lambda t, s: (0.8, 0.6, 0.7, 0.9) if t < 2.0 else (0.3, -0.6, -0.6, 0.3))
         systems = [mec, Battery(resistance=0.05)]
+    elif kind == "wall_tip":  # no battery: the guards are sampled on blocks of instants
+        from simcore.field import FTC_FIELD
+        mec = _mecanum(bumper=(0.45, 0.45), field=FTC_FIELD, cog_height=0.1, start_pose=(3.0, 1.0, 0.3))
+
+        def code(t, s):
+            p = (11.0, 9.0, 10.0, 12.0) if t < 2.0 else (4.0, -9.0, -9.0, 4.0)
+            return {f"mecanum.{w}_voltage": v for w, v in zip(WHEELS, p)}
+        systems = [mec]
+    elif kind in ("tank_alone", "swerve_alone"):
+        from simcore.models.tank import TankDrive
+        from simcore.models.motors import CIM
+        if kind == "tank_alone":
+            drive = TankDrive(CIM, 10.71, n_motors_per_side=2, wheel_radius=0.0762, track_width=0.6, mass=50.0,
+                              moi=5.0, friction_coefficient=1.0, wheelbase=0.5, cog_height=0.2)
+
+            def code(t, s):
+                on = t % 1.0 < 0.5
+                return {"drive.left_voltage": 12.0 if on else -6.0, "drive.right_voltage": 10.0 if on else 6.0}
+            res = simcore.simulate([drive], 3.0, [PeriodicController(0.02, code, name="code")])
+            return res, "drive", "code", [f"{sd}_{c}_current" for sd in ("left", "right") for c in ("stator", "supply")]
+        from simcore.controllers.drive_control import swerve_module_controllers
+        from simcore.controllers.kinematics import SwerveKinematics
+        from simcore.models.motors import FALCON_500, KRAKEN_X60
+        from simcore.models.swerve import SwerveDrive
+        sw = SwerveDrive(KRAKEN_X60, FALCON_500, module_positions=drivetrains.POS, drive_gearing=6.75,
+                         steer_gearing=150 / 7, wheel_radius=0.0508, mass=55.0, moi=6.0, cog_height=0.05)
+        ctrls = swerve_module_controllers(sw, SwerveKinematics(drivetrains.POS), drivetrains.swerve_command,
+                                          rate=1000.0, chassis_rate=50.0)
+        return simcore.simulate([sw], 3.0, ctrls), "swerve", "swerve_chassis", ["supply_current"]
     elif kind == "brownout":
         mec = _mecanum(command="duty", friction_coefficient=1.2)
         code = _duties("mecanum", lambda t, s: (1.0,) * 4 if (t % 0.6) < 0.3 else (-1.0,) * 4)
@@ -102,7 +131,8 @@ def run(kind):
     return res, "mecanum", "code", currents
 
 
-KINDS = ("bench_mecanum", "wall", "brownout", "strafe", "field_turn", "limits", "bench_tank", "bench_swerve", "ftc")
+KINDS = ("bench_mecanum", "wall", "wall_tip", "brownout", "strafe", "field_turn", "limits", "bench_tank", "bench_swerve", "tank_alone", "swerve_alone",
+         "ftc")
 
 
 def worker(kind):
