@@ -453,6 +453,7 @@ class Chassis:
         """Declare the wheels' traction directions and arms and the contacts' free directions and arms fixed in
         the robot frame (wheels that do not steer), as :meth:`solve` takes them, for :meth:`solve_fixed`."""
         self.geometry = (tuple(dx), tuple(dy), tuple(arm), tuple(free_dirs), tuple(free_arm))
+        self._free_rows = tuple((nx, ny, ar) for (nx, ny), ar in zip(free_dirs, free_arm))
         self._fixed_rows = {}
 
     def solve_fixed(self, hterm, drive, modes, free_coef, fext_x, fext_y, torque, walls,
@@ -487,7 +488,7 @@ class Chassis:
             b0 += f0 * ddx
             b1 += f0 * ddy
             b2 += f0 * ar
-        for g0, (nx, ny), ar in zip(G0, self.geometry[3], self.geometry[4]):
+        for g0, (nx, ny, ar) in zip(G0, self._free_rows):
             if g0 != 0.0:
                 b0 += g0 * nx
                 b1 += g0 * ny
