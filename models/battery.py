@@ -451,7 +451,12 @@ class _BusCoupling(Coupling):
         # solve wrote them (whole arrays: cheaper than cutting the slots out), so it matches only when
         # nothing but this coupling has written them since.
         # On a match the slots already hold the solution (the battery's own are written only here).
-        key = (self.battery.mode, self._state_key(xs, us))
+        one = self._one
+        if one is not None:  # _state_key of the one load, in line (on every evaluation of the right-hand side)
+            x, u = xs[one[0]], us[one[0]]
+            key = (self.battery.mode, x.tobytes() + u.tobytes())
+        else:
+            key = (self.battery.mode, self._state_key(xs, us))
         if key != self._key:
             v, current, _ = self._solve(xs, us)
             for k, _, i in self.consumers:
@@ -459,7 +464,7 @@ class _BusCoupling(Coupling):
             ub = us[self.index]
             ub[0] = v
             ub[1] = current
-            self._key = (key[0], self._state_key(xs, us))
+            self._key = (key[0], x.tobytes() + u.tobytes() if one is not None else self._state_key(xs, us))
 
     def _state_key(self, xs, us) -> bytes:
         if self._one is not None:

@@ -453,6 +453,7 @@ class Chassis:
         """Declare the wheels' traction directions and arms and the contacts' free directions and arms fixed in
         the robot frame (wheels that do not steer), as :meth:`solve` takes them, for :meth:`solve_fixed`."""
         self.geometry = (tuple(dx), tuple(dy), tuple(arm), tuple(free_dirs), tuple(free_arm))
+        self._free_rows = tuple((nx, ny, ar) for (nx, ny), ar in zip(free_dirs, free_arm))
         self._fixed_rows = {}
 
     def solve_fixed(self, hterm, drive, modes, free_coef, fext_x, fext_y, torque, walls,
@@ -472,11 +473,11 @@ class Chassis:
         rows = self._fixed_rows.get(key)
         if rows is None:
             rows = self._fixed_rows[key] = self._fixed_matrix(modes, ay_fixed is not None)
-        kx, ky, ka, det, wheels = rows
+        kx, ky, ka, det, pre, post = rows
         G0 = [-fc * n for fc, n in zip(free_coef, self.load0)]
         b0, b1, b2 = fext_x, fext_y, torque
         f0s = []
-        for (roll, c, M, _, _, _, j, q, _, f_slip, ddx, ddy, ar), d, h in zip(wheels, drive, hterm):
+        for (roll, c, M, j, q, f_slip, ddx, ddy, ar), d, h in zip(pre, drive, hterm):
             if roll:
                 f0 = (d - M * h / c) / c
                 if j >= 0:
@@ -487,8 +488,7 @@ class Chassis:
             b0 += f0 * ddx
             b1 += f0 * ddy
             b2 += f0 * ar
-        _, _, _, free_dirs, free_arm = self.geometry
-        for g0, (nx, ny), ar in zip(G0, free_dirs, free_arm):
+        for g0, (nx, ny, ar) in zip(G0, self._free_rows):
             if g0 != 0.0:
                 b0 += g0 * nx
                 b1 += g0 * ny
@@ -499,7 +499,7 @@ class Chassis:
         ay = (b0 * ky[0] + b1 * ky[1] + b2 * ky[2]) / det
         alpha = (b0 * ka[0] + b1 * ka[1] + b2 * ka[2]) / det
         f, wa = [], []
-        for (roll, c, M, fx, fy, fa, j, _, cf, _, ddx, ddy, ar), f0, d, h in zip(wheels, f0s, drive, hterm):
+        for (roll, c, M, fx, fy, fa, j, cf, ddx, ddy, ar), f0, d, h in zip(post, f0s, drive, hterm):
             fi = f0 + fx * ax + fy * ay + fa * alpha
             f.append(fi)
             if roll:
@@ -516,13 +516,15 @@ class Chassis:
 
     def _fixed_matrix(self, modes, lateral_fixed: bool):
         """:meth:`solve_fixed`'s matrix in mode ``modes``, without load transfer: ``(cofactor rows of A_x, A_y
-        and alpha, det, per wheel (rolling, couple, M_i, the traction's A_x, A_y and alpha coefficients, the
-        reacting contact or -1, its share through the roller, couple_free, a slipping wheel's force,
-        d_x, d_y, arm))``: :meth:`solve`'s sums with the free forces' terms (load-dependent only) left out."""
+        and alpha, det, per wheel what the right-hand side needs (rolling, couple, M_i, the reacting contact or
+        -1, its share through the roller, a slipping wheel's force, d_x, d_y, arm), per wheel what the forces
+        and rim accelerations need (rolling, couple, M_i, the traction's A_x, A_y and alpha coefficients, the
+        reacting contact or -1, couple_free, d_x, d_y, arm))``: :meth:`solve`'s sums with the free forces'
+        terms (load-dependent only) left out."""
         m, J = self.mass, self.moi
         dx, dy, arm, _, _ = self.geometry
         A = [[m, 0.0, 0.0], [0.0, m, 0.0], [0.0, 0.0, J]]  # rows A_x, A_y, alpha; columns as solve's
-        wheels = []
+        pre, post = [], []
         for i, mode in enumerate(modes):
             ddx, ddy, ar = dx[i], dy[i], arm[i]
             c, M, cf = self.couple[i], self.mass_eq[i], self.couple_free[i]
@@ -535,7 +537,8 @@ class Chassis:
                 lim = mode * self.mu[i]
                 f_slip = lim * self.wheel_load0[i]
                 fx, fy, fa, q = lim * self.wheel_load_x[i], lim * self.wheel_load_y[i], 0.0, None
-            wheels.append((mode == ROLL, c, M, fx, fy, fa, j, q, cf, f_slip, ddx, ddy, ar))
+            pre.append((mode == ROLL, c, M, j, q, f_slip, ddx, ddy, ar))
+            post.append((mode == ROLL, c, M, fx, fy, fa, j, cf, ddx, ddy, ar))
             for row, d in zip(A, (ddx, ddy, ar)):  # each entry's terms in wheel order, as solve sums them
                 row[0] -= fx * d
                 row[1] -= fy * d
@@ -551,7 +554,7 @@ class Chassis:
         kx = (c00, a02 * a21 - a01 * a22, a01 * a12 - a02 * a11)
         ky = (c01, a00 * a22 - a02 * a20, a02 * a10 - a00 * a12)
         ka = (c02, a01 * a20 - a00 * a21, a00 * a11 - a01 * a10)
-        return kx, ky, ka, det, wheels
+        return kx, ky, ka, det, pre, post
 
     def solve_axle(self, drive, modes, arm, fext_x, torque, ay_fixed) -> ContactSolution:
         """:meth:`solve` for two wheels on one axle through the centre of mass, with the same results.
@@ -688,6 +691,18 @@ SAMPLE_CACHE_SIZE = 8
 TOUCH_DISTANCE = 1e-9
 
 
+def _per_instant(guard):
+    """``guard(t, x, u)`` that also takes a block of instants (``t`` an array, ``x`` one state per column), as
+    the engine's guard sampling offers: one call for a step's sample points instead of one per point (each
+    with the engine's checks around it). Each column goes through the one-instant path, so the values are the
+    same floats."""
+    def per_instant(t, x, u):
+        if getattr(x, "ndim", 1) == 1:
+            return guard(t, x, u)
+        return [guard(ti, x[:, i], u) for i, ti in enumerate(t.tolist())]
+    return per_instant
+
+
 class ChassisDrive:
     """Mode, event and cache machinery of a drivetrain on a :class:`Chassis` (a mixin for a System).
 
@@ -749,8 +764,8 @@ class ChassisDrive:
         ch = self.chassis
         self._wall_events = [StateEvent(self._wall_guard(w), direction=-1, reset=self._reset_impact,
                                         mode=self._settle_event, name="wall") for w in range(len(ch.walls))]
-        self._tip = (StateEvent(self._tip_guard, direction=-1, terminal=True, mode=self._settle_event,
-                                name="tip"),) if ch.tips else ()
+        self._tip = (StateEvent(_per_instant(self._tip_guard), direction=-1, terminal=True,
+                                mode=self._settle_event, name="tip"),) if ch.tips else ()
 
     # -- the cached instant ------------------------------------------------------------------------
     def _sample(self, t, x, u):
@@ -784,17 +799,17 @@ class ChassisDrive:
             def guard(t, x, u):
                 sol = self._sample(t, x, u).sol
                 return abs(sol.traction[i]) - mu * self._wheel_load(sol, i)
-        return guard
+        return _per_instant(guard)
 
     def _grip_guard(self, i, sign):
-        return lambda t, x, u: sign * self._sample(t, x, u).slip[i]
+        return _per_instant(lambda t, x, u: sign * self._sample(t, x, u).slip[i])
 
     def _wall_guard(self, w):
         def guard(t, x, u):
             px, py, c, s = self._sample(t, x, u).pose
             touching = self.mode[1]
             return min(self.chassis.gap(w, k, px, py, c, s) for k in range(4) if (w, k) not in touching)
-        return guard
+        return _per_instant(guard)
 
     def _tip_guard(self, t, x, u):
         """The smallest contact load, with the wheels' traction as it is: a rolling wheel asked for more than
@@ -811,7 +826,7 @@ class ChassisDrive:
         return min(sol.normal)
 
     def _leave_guard(self, q):
-        return lambda t, x, u: self._sample(t, x, u).sol.wall_force[q]
+        return _per_instant(lambda t, x, u: self._sample(t, x, u).sol.wall_force[q])
 
     def events(self):
         mode = self.mode

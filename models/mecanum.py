@@ -91,7 +91,7 @@ DEFAULT_ROLLER_FRICTION = 0.03
 class MecanumSample:
     """A mecanum drive at one instant."""
 
-    __slots__ = ("sol", "slip", "slip_free", "pose", "velocity", "wheel_speed", "rotor_speed", "channels",
+    __slots__ = ("sol", "slip", "slip_free", "state", "pose", "velocity", "wheel_speed", "rotor_speed", "channels",
                  "roller_speed", "friction_power", "external_power", "bus")
 
 
@@ -236,6 +236,7 @@ class MecanumDrive(ChassisDrive, System):
         self._k = G / r
         self._couple = list(self._ax)
         self._couple_free = [nx for nx, _ in self._free_dirs]
+        self._wheel_rows = tuple(g + (cp,) for g, cp in zip(self._geometry, self._couple))
         self.chassis.set_wheels(couple=self._couple, couple_free=self._couple_free, mass_eq=(self.wheel_mass,) * 4,
                                 mu=self.traction_limits, free_of_wheel=(0, 1, 2, 3))
         self.chassis.set_geometry(self._ax, self._ay, self._arm, self._free_dirs, self._free_arm)
@@ -301,45 +302,73 @@ class MecanumDrive(ChassisDrive, System):
         return self.channels.free_rotor_speed(voltage) / self._k
 
     # -- the instant -------------------------------------------------------------------------------
+    # The per-wheel work below is written out for the four wheels: on four floats a CPython loop or list
+    # comprehension costs about twice the arithmetic it carries. The operations, and their order, are
+    # those of the loops they replace.
     def _kinematics(self, xl):
-        """(state list, cos, sin, robot-frame vx, vy, omega, each contact's velocity along its roller axle, across)."""
+        """(state list, cos, sin, robot-frame vx, vy, omega, per contact: velocity along its roller axle, across it,
+        the ground acceleration along the axle that does not depend on the unknowns, the slip if the wheel slid)."""
         c, s = math.cos(xl[2]), math.sin(xl[2])
-        vx, vy, om = c * xl[3] + s * xl[4], -s * xl[3] + c * xl[4], xl[5]
-        along, across = [], []
-        for px, py, ax, ay in self._geometry:
-            qx, qy = vx - om * py, vy + om * px
-            along.append(qx * ax + qy * ay)
-            across.append(qy * ax - qx * ay)  # along n = z x a = (-a_y, a_x)
-        return xl, c, s, vx, vy, om, along, across
+        xv, yv, om = xl[3], xl[4], xl[5]
+        vx, vy = c * xv + s * yv, -s * xv + c * yv
+        (px0, py0, ax0, ay0, c0), (px1, py1, ax1, ay1, c1), (px2, py2, ax2, ay2, c2), (px3, py3, ax3, ay3, c3) = \
+            self._wheel_rows
+        # The contact points' velocity (q_x, q_y) = v + omega z x r, along the axle a and across it (along n = z x a).
+        qx, qy = vx - om * py0, vy + om * px0
+        a0, n0 = qx * ax0 + qy * ay0, qy * ax0 - qx * ay0
+        qx, qy = vx - om * py1, vy + om * px1
+        a1, n1 = qx * ax1 + qy * ay1, qy * ax1 - qx * ay1
+        qx, qy = vx - om * py2, vy + om * px2
+        a2, n2 = qx * ax2 + qy * ay2, qy * ax2 - qx * ay2
+        qx, qy = vx - om * py3, vy + om * px3
+        a3, n3 = qx * ax3 + qy * ay3, qy * ax3 - qx * ay3
+        hterm = [om * (vy * ax0 - vx * ay0), om * (vy * ax1 - vx * ay1), om * (vy * ax2 - vx * ay2),
+                 om * (vy * ax3 - vx * ay3)]
+        slip_free = [xl[6] * c0 - a0, xl[7] * c1 - a1, xl[8] * c2 - a2, xl[9] * c3 - a3]
+        return xl, c, s, vx, vy, om, [a0, a1, a2, a3], [n0, n1, n2, n3], hterm, slip_free
 
-    def _rims(self, xl, wheels, along):
-        """Rim speeds: a rolling wheel's follows its roller (the constraint), m/s."""
-        return [a / cp if m == ROLL else wv for a, cp, m, wv in zip(along, self._couple, wheels, xl[6:10])]
+    _rim_for = _rim_wheels = _rim_val = None  # the kinematics and wheel modes of the last _rims_of, its result
+
+    def _rims_of(self, x, wheels):
+        """(kinematics, rim speeds in m/s, rotor speeds in rad/s) at state ``x`` with wheel modes ``wheels``: a
+        rolling wheel's rim follows its roller (the constraint). Remembered for the next call at the same state
+        and modes: the bus solve and the evaluation at one state share them."""
+        kin = self._kinematics_of(x)
+        if kin is not self._rim_for or wheels != self._rim_wheels:
+            (a0, a1, a2, a3), (c0, c1, c2, c3), (m0, m1, m2, m3) = kin[6], self._couple, wheels
+            xl = kin[0]
+            w0 = a0 / c0 if m0 == ROLL else xl[6]
+            w1 = a1 / c1 if m1 == ROLL else xl[7]
+            w2 = a2 / c2 if m2 == ROLL else xl[8]
+            w3 = a3 / c3 if m3 == ROLL else xl[9]
+            k = self._k
+            self._rim_for, self._rim_wheels = kin, wheels
+            self._rim_val = ([w0, w1, w2, w3], [k * w0, k * w1, k * w2, k * w3])
+        return kin, self._rim_val
 
     def _evaluate(self, x, u, mode):
         ul = u.tolist()
         wheels, contacts = mode
-        xl, c, s, vx, vy, om, along, across = self._kinematics_of(x)
-        w = self._rims(xl, wheels, along)
-        k = self._k
-        rotor = [k * wi for wi in w]
+        (xl, c, s, vx, vy, om, along, across, hterm, slip_free), (w, rotor) = self._rims_of(x, wheels)
         bus = ul[self._ibus]
-        ib = self._ib
-        chs = self.channels.evaluate(rotor, ul, [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]], bus)
+        ib0, ib1, ib2, ib3 = self._ib
+        chs = self.channels.evaluate(rotor, ul, [ul[ib0], ul[ib1], ul[ib2], ul[ib3]], bus)
         r = self.wheel_radius
-        to = chs.output_torque
-        crr, eps2 = self.roller_friction, self.slip_epsilon ** 2
-        D, roll, coef, hterm, slip_free, slip = [], [], [], [], [], []
-        for i in range(4):
-            D.append(to[i] / r)  # to: net of the rotor's friction
-            # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
-            sn = across[i] - w[i] * self._couple_free[i]
-            roll.append(sn)
-            coef.append(crr * sn / math.sqrt(sn * sn + eps2) if crr else 0.0)
-            hterm.append(om * (vy * self._ax[i] - vx * self._ay[i]))
-            sf = xl[6 + i] * self._couple[i] - along[i]
-            slip_free.append(sf)
-            slip.append(0.0 if wheels[i] == ROLL else sf)
+        t0, t1, t2, t3 = chs.output_torque  # net of the rotor's friction
+        D = [t0 / r, t1 / r, t2 / r, t3 / r]
+        # Rollers: rolling speed (v_point - w e) . n and their regularized rolling resistance.
+        (n0, n1, n2, n3), (w0, w1, w2, w3), (f0, f1, f2, f3) = across, w, self._couple_free
+        s0, s1, s2, s3 = roll = [n0 - w0 * f0, n1 - w1 * f1, n2 - w2 * f2, n3 - w3 * f3]
+        crr = self.roller_friction
+        if crr:
+            eps2, sqrt = self.slip_epsilon ** 2, math.sqrt
+            coef = [crr * s0 / sqrt(s0 * s0 + eps2), crr * s1 / sqrt(s1 * s1 + eps2),
+                    crr * s2 / sqrt(s2 * s2 + eps2), crr * s3 / sqrt(s3 * s3 + eps2)]
+        else:
+            coef = [0.0] * 4
+        (m0, m1, m2, m3), (g0, g1, g2, g3) = wheels, slip_free
+        slip = [0.0 if m0 == ROLL else g0, 0.0 if m1 == ROLL else g1, 0.0 if m2 == ROLL else g2,
+                0.0 if m3 == ROLL else g3]
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
         sol = self.chassis.solve_fixed(hterm, D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,
@@ -348,6 +377,7 @@ class MecanumDrive(ChassisDrive, System):
         smp.sol = sol
         smp.slip_free = slip_free
         smp.slip = slip
+        smp.state = xl
         smp.pose = (xl[0], xl[1], c, s)
         smp.velocity = (vx, vy, om)
         smp.wheel_speed = w
@@ -369,25 +399,18 @@ class MecanumDrive(ChassisDrive, System):
         smp = self._sample(t, x, u)
         sol = smp.sol
         _, _, c, s = smp.pose
-        out = np.empty(len(self.state_names))
-        out[0], out[1], out[2] = x[3], x[4], x[5]
-        out[3] = c * sol.ax - s * sol.ay
-        out[4] = s * sol.ax + c * sol.ay
-        out[5] = sol.alpha
-        out[6:10] = sol.wheel_accel
-        out[10:14] = smp.wheel_speed
-        if self.track_energy:
-            d, chs, rotor, e = self.drive, smp.channels, smp.rotor_speed, self._ie
+        xl = smp.state
+        ax, ay = sol.ax, sol.ay
+        row = [xl[3], xl[4], xl[5], c * ax - s * ay, s * ax + c * ay, sol.alpha, *sol.wheel_accel, *smp.wheel_speed]
+        if self.track_energy:  # energy states after the 14 of the motion, in ENERGY_STATES order
+            d, chs, rotor, w = self.drive, smp.channels, smp.rotor_speed, smp.wheel_speed
             i, r = chs.stator_current, self.wheel_radius
-            out[e] = smp.bus * sum(chs.supply_current)
-            out[e + 1] = sum(v * v for v in i) * d.R
-            out[e + 2] = sum(i[k] * rotor[k] for k in range(4)) * (1.0 / d.Kv - d.Kt)
-            out[e + 3] = sum((chs.motor_torque[k] - chs.friction_torque[k]) * rotor[k]
-                             - chs.output_torque[k] * smp.wheel_speed[k] / r for k in range(4))
-            out[e + 4] = smp.friction_power
-            out[e + 5] = 0.0
-            out[e + 6] = smp.external_power
-        return out
+            row += [smp.bus * sum(chs.supply_current), sum(v * v for v in i) * d.R,
+                    sum(i[k] * rotor[k] for k in range(4)) * (1.0 / d.Kv - d.Kt),
+                    sum((chs.motor_torque[k] - chs.friction_torque[k]) * rotor[k] - chs.output_torque[k] * w[k] / r
+                        for k in range(4)),
+                    smp.friction_power, 0.0, smp.external_power]
+        return np.array(row)
 
     def kinetic_energy(self, x) -> float:
         """Kinetic energy of chassis and wheels at state ``x``, J."""
@@ -412,18 +435,15 @@ class MecanumDrive(ChassisDrive, System):
 
     def _speeds_and_commands(self, x, u):
         ul = u.tolist()
-        wheels = self.mode[0] if self.mode else (ROLL,) * 4
-        xl, *_, along, _ = self._kinematics_of(x)
-        k = self._k
+        _, (_, rotor) = self._rims_of(x, self.mode[0] if self.mode else (ROLL,) * 4)
         ib = self._ib
-        return ([k * wi for wi in self._rims(xl, wheels, along)], ul[0:4],
-                [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]])
+        return rotor, ul[0:4], [ul[ib[0]], ul[ib[1]], ul[ib[2]], ul[ib[3]]]
 
     # -- the chassis mixin's hooks ------------------------------------------------------------------
     def _snap(self, x, wheels):
         x = np.array(x, dtype=float)
         if wheels:
-            *_, along, _ = self._kinematics(x.tolist())
+            along = self._kinematics(x.tolist())[6]
             for i in wheels:
                 x[6 + i] = along[i] / self._couple[i]
         return x

@@ -27,6 +27,7 @@ returns None when a channel has current limits (the battery then solves numerica
 from __future__ import annotations
 
 import math
+from operator import mul
 
 from simcore import checks
 
@@ -183,8 +184,7 @@ class MotorChannels:
         if self.any_limits:
             return None
         curve = SupplyCurve()
-        curve.add_motors(self._conductance, [w * ikv for w, ikv in zip(rotor_speed, self._inv_kv)], self._duty,
-                         command, brake)
+        curve.add_motors(self._conductance, list(map(mul, rotor_speed, self._inv_kv)), self._duty, command, brake)
         return curve
 
     def supply_current(self, rotor_speed, command, brake, bus_voltage: float) -> float:
