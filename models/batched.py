@@ -42,6 +42,7 @@ import math
 import numpy as np
 
 from simcore.batch_params import variant_values
+from simcore.batch_rk import IN_PLACE_FROM  # the kernel's own threshold: one number for both in-place forms
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .arm import Arm
@@ -58,8 +59,6 @@ _PARAMETERS = {Flywheel: ("moi", "gearing") + _FRICTION,
                Elevator: ("carriage_mass", "gearing") + _FRICTION}
 _POSITIVE = {"moi", "gearing", "mass", "com_distance", "carriage_mass"}
 _DEAD_BUS_PROBE = 1e-9  # as MotorDrive.electrical
-#: From this many columns the right-hand side works in place (see BatchedMechanism._derivatives_in_place).
-IN_PLACE_FROM = 512
 
 
 def batched_system(system, params: dict, n: int, xp=np):

@@ -11,7 +11,6 @@ from scipy.integrate import RK45
 
 import simcore.models as models
 from simcore import batch_rk
-from simcore.models import batched
 from simcore.models.motors import NEO
 
 
@@ -22,7 +21,7 @@ from simcore.models.motors import NEO
     ({"static_friction": 0.5, "viscous_friction": 0.05}, "reverse"),
 ])
 def test_in_place_derivatives_of_many_columns_equal_the_model(options, mode):
-    m = batched.IN_PLACE_FROM + 5  # the in-place right-hand side: every column driven and moving
+    m = batch_rk.IN_PLACE_FROM + 5  # the in-place right-hand side: every column driven and moving
     arm = models.Arm(NEO, 60.0, mass=3.0, com_distance=0.3, min_angle=-1.0, max_angle=2.0, **options)
     rng = np.random.default_rng(17)
     x = np.stack([rng.uniform(-0.9, 1.9, m), rng.uniform(-20.0, 20.0, m)])
