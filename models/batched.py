@@ -42,6 +42,7 @@ import math
 import numpy as np
 
 from simcore.batch_params import variant_values
+from simcore.batch_rk import IN_PLACE_FROM  # the kernel's own threshold: one number for both in-place forms
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .arm import Arm
@@ -404,8 +405,10 @@ class BatchedMechanism:
         if out is None:
             out = xp.empty((2,) + x.shape[1:])
         q, v = x[0], x[1]
+        if x.shape[-1] >= IN_PLACE_FROM and pre["neutral"] is None and pre["resting"] is None:
+            return self._derivatives_in_place(q, v, u, pre, out)
         # The same operations in the same order as the serial model. Out of place: at a few columns
-        # an ``out=`` or in-place ufunc costs twice a fresh result, and at thousands no less.
+        # an ``out=`` or in-place ufunc costs twice a fresh result (see _derivatives_in_place).
         R = self._R0
         emf = p["k"] * v / self._Kv0
         if pre["v"] is not None:
@@ -438,6 +441,48 @@ class BatchedMechanism:
         else:
             out[0] = xp.where(resting, 0.0, v)
             out[1] = xp.where(resting, 0.0, f / p["M"])
+        return out
+
+    def _derivatives_in_place(self, q, v, u, pre, out):
+        """:meth:`derivatives` for many columns with no variant in neutral or at rest: the same
+        operations on the same values in the same order, each into a temporary of this call (from
+        :data:`IN_PLACE_FROM` columns filling fewer fresh arrays is the cheaper form)."""
+        xp, p = self.xp, self._p
+        emf = p["k"] * v
+        emf /= self._Kv0
+        if pre["v"] is not None:
+            i = pre["v"] - emf
+        else:
+            vb = xp.maximum(u[2], 0.0)
+            i = self._limited_voltage(u[0] * vb if self._duty else u[0], emf, vb) - emf
+        i /= self._R0
+        tm = i
+        tm *= self._Kt0  # the motor torque
+        if self._has_shaft:
+            tm -= p["shaft"] * v  # the rotors' own friction, before the gearbox (GearedMechanism.drive_force)
+        fric = p["b"] * v
+        direction = pre["direction"]
+        if direction is not None:
+            f = self._torque_at_load(tm, direction)
+            fric += pre["Fc_dir"]
+        else:  # no Coulomb friction and an ideal gearbox in any variant: direction plays no part
+            f = tm
+            f *= p["G"]
+            if not self._unit_kG:  # a rotary mechanism's k / G is exactly 1
+                f *= p["kG"]
+        if self._load is not None:
+            if self._load[0] == "gravity":  # _load_force, into its own temporary
+                load = self._load[2] - q
+                xp.sin(load, out=load)
+                load *= self._p["load"]
+            else:
+                load = self._p["load"]
+            f += load
+        else:
+            f += 0.0  # _load_force's 0.0 (which turns a -0.0 into 0.0, as the serial sum does)
+        f -= fric
+        out[0] = v
+        xp.divide(f, p["M"], out=out[1])
         return out
 
     def outputs(self, t, x, u, mode):

@@ -928,7 +928,7 @@ class _Batch:
         S = glob
         t, y, f, h = self.T.take(S), self.Y.take(S, axis=1), self.F.take(S, axis=1), self.H.take(S)
         m = len(S)
-        fresh, rejected = np.ones(m, dtype=bool), np.zeros(m, dtype=bool)
+        rejected = np.zeros(m, dtype=bool)  # a column not rejected in the last round starts a fresh step
         steps = np.zeros(m, dtype=np.int64)
         max_step = self.max_step
         while m:
@@ -937,8 +937,8 @@ class _Batch:
                                                                               np.maximum(h, ms))
             # Steps clamped up to the minimum cannot be below it (a NaN fails the test either way), unless
             # max_step clamped them down again.
-            every_fresh = _all(fresh)
-            h = clamped if every_fresh else np.where(fresh, clamped, h)
+            every_fresh = not _any(rejected)
+            h = clamped if every_fresh else np.where(rejected, h, clamped)
             if (not every_fresh or max_step != math.inf) and _any(h < ms):
                 j = int(np.flatnonzero(h < ms)[0])
                 raise IntegrationError(f"RK45 solver failed for variant {S[j]}: Required step size is less than "
@@ -946,7 +946,7 @@ class _Batch:
             acc, t_new, y_new, K, h = batch_rk.attempt(view.rhs, t, y, f, h, t_end, rejected, rtol=self.rtol,
                                                        atol=self.atol, timed=self.timed)
             view.check_stages(t, t_new - t, K)
-            rejected, fresh = ~acc, acc
+            rejected = ~acc
             n_acc = int(np.count_nonzero(acc))
             if not n_acc:
                 continue
@@ -1020,7 +1020,7 @@ class _Batch:
                 if len(fin) == m:
                     break
                 keep = _indices(~stop)
-                S, t, h, fresh, rejected, steps = (v.take(keep) for v in (S, t, h, fresh, rejected, steps))
+                S, t, h, rejected, steps = (v.take(keep) for v in (S, t, h, rejected, steps))
                 y, f = y.take(keep, axis=1), f.take(keep, axis=1)
                 view = view.sub(keep)
                 m = len(keep)

@@ -21,8 +21,10 @@ Cost. A round of attempts costs a fixed number of array calls whatever the numbe
 so up to a thousand columns the calls' fixed cost dominates: each stage's inputs are one einsum
 (called without numpy's Python wrapper) and two operations, the right-hand side writes into the
 stage buffer, the stage times are not formed for a right-hand side that does not read them, and
-no floating-point error context is entered. Operations are out of place: at a few columns an
-in-place or ``out=`` ufunc costs about twice a fresh result, at thousands about the same.
+no floating-point error context is entered. Below :data:`IN_PLACE_FROM` columns operations are
+out of place (at a few columns an in-place or ``out=`` ufunc costs more than a fresh result);
+from there on the stage inputs, the new state and the error are formed in place, the same
+operations in the same order, without allocating and filling a temporary for each.
 """
 from __future__ import annotations
 
@@ -42,6 +44,8 @@ SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 _ERROR_EXPONENT = -1.0 / (RK45.error_estimator_order + 1)
 _N_STAGES = RK45.n_stages
 _A_ROWS = [A[s, :s] for s in range(_N_STAGES)]  # each stage's weights of the stages before it
+#: From this many columns an attempt works in place (measured: below it a fresh result costs less).
+IN_PLACE_FROM = 512
 
 
 _STAGE_SUM = "s,snm->nm"
@@ -84,7 +88,7 @@ def stage_sum(w, K, xp=np):
     return _explicit_sum(w, K)
 
 
-def _rms(z, xp):
+def _rms(z, xp, in_place=False):
     """RMS over the states of each column (scipy's ``norm``), shape (m,), the squares added in state order.
 
     In state order whatever the number of columns: numpy's own sum over the states of a single
@@ -92,9 +96,19 @@ def _rms(z, xp):
     the same variant among others, and from the serial engine (:mod:`simcore.dopri5`).
     """
     n = z.shape[0]
-    z = z * z
+    if in_place:  # ``z`` is the caller's scratch: squared and summed into its first row
+        z *= z
+    else:
+        z = z * z
     if n == 0:
         return xp.sqrt(xp.sum(z, axis=0)) / n ** 0.5
+    if in_place:
+        total = z[0]
+        for i in range(1, n):
+            total += z[i]
+        xp.sqrt(total, out=total)
+        total /= n ** 0.5
+        return total
     total = z[0]
     for i in range(1, n):
         total = total + z[i]
@@ -134,16 +148,35 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, timed=True, xp=
     h = t_new - t  # >= 0: the integration runs forward
     K = xp.empty((_N_STAGES + 1,) + y.shape)
     K[0] = f
-    # Out of place throughout: at a few columns an in-place ufunc costs twice a fresh result, and
-    # at thousands hardly less (the same operations in the same order either way).
-    for s in range(1, _N_STAGES):
-        dy = stage_sum(_A_ROWS[s], K[:s], xp) * h + y
-        rhs(t + C[s] * h if timed else None, dy, K[s])
-    y_new = stage_sum(B, K[:_N_STAGES], xp) * h + y
-    rhs(t + h if timed else None, y_new, K[-1])
-    err = stage_sum(E, K, xp) * h
-    scale = xp.maximum(xp.abs(y), xp.abs(y_new)) * rtol + atol
-    error_norm = _rms(err / scale, xp)
+    # The same operations in the same order either way: in place from IN_PLACE_FROM columns (no
+    # temporaries to allocate and fill), out of place below (where an in-place ufunc costs more).
+    if y.shape[-1] < IN_PLACE_FROM or xp is not np:
+        for s in range(1, _N_STAGES):
+            dy = stage_sum(_A_ROWS[s], K[:s], xp) * h + y
+            rhs(t + C[s] * h if timed else None, dy, K[s])
+        y_new = stage_sum(B, K[:_N_STAGES], xp) * h + y
+        rhs(t + h if timed else None, y_new, K[-1])
+        err = stage_sum(E, K, xp) * h
+        scale = xp.maximum(xp.abs(y), xp.abs(y_new)) * rtol + atol
+        error_norm = _rms(err / scale, xp)
+    else:
+        for s in range(1, _N_STAGES):
+            dy = stage_sum(_A_ROWS[s], K[:s], xp)
+            dy *= h
+            dy += y
+            rhs(t + C[s] * h if timed else None, dy, K[s])
+        y_new = stage_sum(B, K[:_N_STAGES], xp)
+        y_new *= h
+        y_new += y
+        rhs(t + h if timed else None, y_new, K[-1])
+        err = stage_sum(E, K, xp)
+        err *= h
+        scale = xp.abs(y)
+        xp.maximum(scale, xp.abs(y_new), out=scale)
+        scale *= rtol
+        scale += atol
+        err /= scale
+        error_norm = _rms(err, xp, in_place=True)
     accepted = error_norm < 1
     # A zero norm (which grows by MAX_FACTOR) is raised as 1 instead of dividing by zero: no
     # floating-point warning can arise then (x ** -0.2 is finite for every positive x, inf and NaN

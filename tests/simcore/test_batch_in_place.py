@@ -1,0 +1,69 @@
+"""The batch kernel's in-place form (from IN_PLACE_FROM columns) against independent references.
+
+Below that many columns an RK45 attempt and a mechanism's right-hand side work out of place, from
+there on in place; the 200-variant tests of ``test_batch.py`` exercise only the first form. Here the
+second is checked against what does not share its code: the model object's own (scalar)
+derivatives, and scipy's RK45 stepping one variant alone.
+"""
+import numpy as np
+import pytest
+from scipy.integrate import RK45
+
+import simcore.models as models
+from simcore import batch_rk
+from simcore.models.motors import NEO
+
+
+@pytest.mark.parametrize("options, mode", [
+    ({}, "moving"),
+    ({"stator_current_limit": 30.0, "supply_current_limit": 20.0}, "moving"),
+    ({"command": "duty", "static_friction": 0.8, "efficiency": 0.7}, "forward"),
+    ({"static_friction": 0.5, "viscous_friction": 0.05}, "reverse"),
+])
+def test_in_place_derivatives_of_many_columns_equal_the_model(options, mode):
+    m = batch_rk.IN_PLACE_FROM + 5  # the in-place right-hand side: every column driven and moving
+    arm = models.Arm(NEO, 60.0, mass=3.0, com_distance=0.3, min_angle=-1.0, max_angle=2.0, **options)
+    rng = np.random.default_rng(17)
+    x = np.stack([rng.uniform(-0.9, 1.9, m), rng.uniform(-20.0, 20.0, m)])
+    duty = options.get("command") == "duty"
+    command = rng.uniform(0.05, 1.0, m) if duty else rng.uniform(0.5, 14.0, m)
+    command *= np.where(rng.random(m) < 0.5, -1.0, 1.0)  # never neutral
+    u = np.stack([command, np.zeros(m), rng.uniform(9.0, 13.0, m)])
+    b = arm.batched({}, m)
+    code = np.full(m, b.MODES.index(mode), dtype=np.int8)
+    got = b.derivatives(None, x, u, code, pre=b.prepare(u, code))
+    arm.mode = mode
+    ref = np.stack([arm.derivatives(0.0, x[:, j], u[:, j]) for j in range(m)], axis=1)
+    arm.mode = None
+    np.testing.assert_array_equal(got, ref)
+
+
+def test_an_in_place_attempt_of_many_columns_steps_as_scipy_rk45():
+    # y' = -r y for IN_PLACE_FROM + 7 rates (some steps rejected): each column's attempt is scipy's own
+    # first step of that variant alone, accepted or not, with the step size it proposes or retries with.
+    m = batch_rk.IN_PLACE_FROM + 7
+    rates = np.geomspace(0.1, 4000.0, m)
+    h0 = 0.01
+
+    def rhs(t, Y, out=None):
+        d = -rates * Y
+        if out is None:
+            return d
+        out[...] = d
+
+    y0 = np.ones((1, m))
+    acc, t_new, y_new, K, h_next = batch_rk.attempt(rhs, np.zeros(m), y0, rhs(0.0, y0), np.full(m, h0), 5.0,
+                                                    np.zeros(m, dtype=bool), rtol=1e-8, atol=1e-10, timed=False)
+    assert acc.any() and not acc.all()
+    for j in range(0, m, 37):
+        ref = RK45(lambda t, y, r=rates[j]: -r * y, 0.0, [1.0], 5.0, first_step=h0, rtol=1e-8, atol=1e-10)
+        t_before = ref.t
+        ref.step()
+        first_accepted = ref.h_previous == h0  # scipy retries a rejected attempt within one step()
+        assert bool(acc[j]) == first_accepted, j
+        if first_accepted:
+            assert ref.t == t_new[j] and t_before == 0.0
+            np.testing.assert_allclose(y_new[0, j], ref.y[0], rtol=1e-14)
+            np.testing.assert_allclose(h_next[j], ref.h_abs, rtol=1e-12)
+        else:  # scipy's retry starts from the size this attempt proposes (and may shrink it again)
+            assert ref.h_previous <= h_next[j] * (1 + 1e-12) and h_next[j] < h0
