@@ -467,9 +467,7 @@ class _BusCoupling(Coupling):
             self._key = (key[0], x.tobytes() + u.tobytes() if one is not None else self._state_key(xs, us))
 
     def _state_key(self, xs, us) -> bytes:
-        if self._one is not None:
-            k = self._one[0]
-            return xs[k].tobytes() + us[k].tobytes()
+        """The loads' states and inputs as one key (several loads; apply() builds the one load's in line)."""
         return b"".join([xs[k].tobytes() + us[k].tobytes() for k, _, _ in self.consumers])
 
     def _solve(self, xs, us):
