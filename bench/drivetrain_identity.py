@@ -94,8 +94,10 @@ def run(kind):
         return simcore.simulate([sw], 3.0, ctrls), "swerve", "swerve_chassis", ["supply_current"]
     elif kind == "brownout":
         mec = _mecanum(command="duty", friction_coefficient=1.2)
-        code = _duties("mecanum", lambda t, s: (1.0,) * 4 if (t % 0.6) < 0.3 else (-1.0,) * 4)
-        systems = [mec, Battery(resistance=0.6, brownout_behaviour="disable", brownout_voltage=8.0,
+        # Ramped so that the robot moves before the bus browns out (at full duty from rest the stall draw
+        # browns it out at the first tick and the run compares constants), then reversed at full duty.
+        code = _duties("mecanum", lambda t, s: (min(1.0, t) if t < 1.5 else -1.0,) * 4)
+        systems = [mec, Battery(resistance=0.15, brownout_behaviour="disable", brownout_voltage=8.0,
                                 recovery_voltage=9.0)]
     elif kind == "strafe":
         mec = _mecanum(track_energy=True, efficiency=0.9, friction_coefficient=0.7)
