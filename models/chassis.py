@@ -691,18 +691,6 @@ SAMPLE_CACHE_SIZE = 8
 TOUCH_DISTANCE = 1e-9
 
 
-def _per_instant(guard):
-    """``guard(t, x, u)`` that also takes a block of instants (``t`` an array, ``x`` one state per column), as
-    the engine's guard sampling offers: one call for a step's sample points instead of one per point (each
-    with the engine's checks around it). Each column goes through the one-instant path, so the values are the
-    same floats."""
-    def per_instant(t, x, u):
-        if getattr(x, "ndim", 1) == 1:
-            return guard(t, x, u)
-        return [guard(ti, x[:, i], u) for i, ti in enumerate(t.tolist())]
-    return per_instant
-
-
 class ChassisDrive:
     """Mode, event and cache machinery of a drivetrain on a :class:`Chassis` (a mixin for a System).
 
@@ -764,8 +752,8 @@ class ChassisDrive:
         ch = self.chassis
         self._wall_events = [StateEvent(self._wall_guard(w), direction=-1, reset=self._reset_impact,
                                         mode=self._settle_event, name="wall") for w in range(len(ch.walls))]
-        self._tip = (StateEvent(_per_instant(self._tip_guard), direction=-1, terminal=True,
-                                mode=self._settle_event, name="tip"),) if ch.tips else ()
+        self._tip = (StateEvent(self._tip_guard, direction=-1, terminal=True, mode=self._settle_event,
+                                name="tip"),) if ch.tips else ()
 
     # -- the cached instant ------------------------------------------------------------------------
     def _sample(self, t, x, u):
@@ -799,17 +787,17 @@ class ChassisDrive:
             def guard(t, x, u):
                 sol = self._sample(t, x, u).sol
                 return abs(sol.traction[i]) - mu * self._wheel_load(sol, i)
-        return _per_instant(guard)
+        return guard
 
     def _grip_guard(self, i, sign):
-        return _per_instant(lambda t, x, u: sign * self._sample(t, x, u).slip[i])
+        return lambda t, x, u: sign * self._sample(t, x, u).slip[i]
 
     def _wall_guard(self, w):
         def guard(t, x, u):
             px, py, c, s = self._sample(t, x, u).pose
             touching = self.mode[1]
             return min(self.chassis.gap(w, k, px, py, c, s) for k in range(4) if (w, k) not in touching)
-        return _per_instant(guard)
+        return guard
 
     def _tip_guard(self, t, x, u):
         """The smallest contact load, with the wheels' traction as it is: a rolling wheel asked for more than
@@ -826,7 +814,7 @@ class ChassisDrive:
         return min(sol.normal)
 
     def _leave_guard(self, q):
-        return _per_instant(lambda t, x, u: self._sample(t, x, u).sol.wall_force[q])
+        return lambda t, x, u: self._sample(t, x, u).sol.wall_force[q]
 
     def events(self):
         mode = self.mode

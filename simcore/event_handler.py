@@ -84,6 +84,16 @@ def _block_values(g, t_arr, x, u):
     return arr.tolist() if len(t_arr) == m else arr[:m].tolist()
 
 
+def _per_instant(g, ts, x, u):
+    """Guard ``g`` called at each instant of ``ts`` (states ``x``, one column each): a list of floats, or
+    None when a call fails (then the checked path calls it again and names the error). The unchecked
+    loop of a step's samples; a non-finite value is left to the caller to check once for them all."""
+    try:
+        return [float(g(t, x[:, i], u)) for i, t in enumerate(ts)]
+    except Exception:
+        return None
+
+
 class _Fired:
     """An event fired at the current restart point: what :meth:`EventHandler._restart_sides` needs."""
 
@@ -300,9 +310,9 @@ class EventHandler:
                         except Exception:
                             pass
             if vals is None:
-                vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]
-            elif not math.isfinite(sum(vals)):
-                vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]  # names the non-finite one
+                vals = _per_instant(g, ts, Xb[sl], u)
+            if vals is None or not math.isfinite(sum(vals)):
+                vals = [self._one(j, ts[i], Xb[:, i]) for i in range(m)]  # names the failing or non-finite one
             out.append(vals)
         return out
 
