@@ -75,6 +75,7 @@ try:  # np.count_nonzero without its Python wrapper (numpy >= 2)
     from numpy._core._multiarray_umath import count_nonzero as _count_nonzero
 except ImportError:  # pragma: no cover - numpy 1.x
     _count_nonzero = np.count_nonzero
+_min = np.minimum.reduce  # ndarray.min without its Python wrappers
 
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 
@@ -931,23 +932,29 @@ class _Batch:
         rejected = np.zeros(m, dtype=bool)  # a column not rejected in the last round starts a fresh step
         steps = np.zeros(m, dtype=np.int64)
         max_step = self.max_step
+        # No time of this interval has a minimum step above the one at its largest magnitude (the spacing
+        # of doubles grows with it): steps above that need no clamping and cannot fail the test.
+        far = max(abs(t_end), abs(float(_min(t))))
+        ms_bound = float(batch_rk.min_step(np.array(far)))
         while m:
-            ms = batch_rk.min_step(t)
-            clamped = np.maximum(h, ms) if max_step == math.inf else np.where(h > max_step, max_step,
-                                                                              np.maximum(h, ms))
-            # Steps clamped up to the minimum cannot be below it (a NaN fails the test either way), unless
-            # max_step clamped them down again.
-            every_fresh = not _any(rejected)
-            h = clamped if every_fresh else np.where(rejected, h, clamped)
-            if (not every_fresh or max_step != math.inf) and _any(h < ms):
-                j = int(np.flatnonzero(h < ms)[0])
-                raise IntegrationError(f"RK45 solver failed for variant {S[j]}: Required step size is less than "
-                                       f"spacing between numbers.", float(t[j]))
+            if max_step != math.inf or not _min(h) > ms_bound:  # (a NaN step goes this way)
+                ms = batch_rk.min_step(t)
+                clamped = np.maximum(h, ms) if max_step == math.inf else np.where(h > max_step, max_step,
+                                                                                  np.maximum(h, ms))
+                # Steps clamped up to the minimum cannot be below it (a NaN fails the test either way), unless
+                # max_step clamped them down again.
+                every_fresh = not _any(rejected)
+                h = clamped if every_fresh else np.where(rejected, h, clamped)
+                if (not every_fresh or max_step != math.inf) and _any(h < ms):
+                    j = int(np.flatnonzero(h < ms)[0])
+                    raise IntegrationError(f"RK45 solver failed for variant {S[j]}: Required step size is less than "
+                                           f"spacing between numbers.", float(t[j]))
             acc, t_new, y_new, K, h = batch_rk.attempt(view.rhs, t, y, f, h, t_end, rejected, rtol=self.rtol,
                                                        atol=self.atol, timed=self.timed)
-            view.check_stages(t, t_new - t, K)
+            n_acc = int(_count_nonzero(acc))
+            if n_acc != m:  # a non-finite stage makes its column's error norm non-finite: it is never accepted
+                view.check_stages(t, t_new - t, K)
             rejected = ~acc
-            n_acc = int(np.count_nonzero(acc))
             if not n_acc:
                 continue
             every = n_acc == m

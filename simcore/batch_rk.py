@@ -31,10 +31,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import RK45
 
-try:  # numpy's einsum without its Python wrapper (numpy >= 2; the same call np.einsum makes)
+try:  # numpy's einsum and count_nonzero without their Python wrappers (numpy >= 2; the same calls)
     from numpy._core._multiarray_umath import c_einsum
+    from numpy._core._multiarray_umath import count_nonzero as _count_nonzero
 except ImportError:  # pragma: no cover - numpy 1.x
-    c_einsum = np.einsum
+    c_einsum, _count_nonzero = np.einsum, np.count_nonzero
 
 __all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "stage_sum", "SAFETY", "MIN_FACTOR",
            "MAX_FACTOR"]
@@ -42,6 +43,7 @@ __all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step
 A, B, C, E, P = RK45.A, RK45.B, RK45.C, RK45.E, RK45.P
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 _ERROR_EXPONENT = -1.0 / (RK45.error_estimator_order + 1)
+_SMALLEST = 5e-324  # the smallest positive double
 _N_STAGES = RK45.n_stages
 _A_ROWS = [A[s, :s] for s in range(_N_STAGES)]  # each stage's weights of the stages before it
 #: From this many columns an attempt works in place (measured: below it a fresh result costs less).
@@ -178,13 +180,13 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, timed=True, xp=
         err /= scale
         error_norm = _rms(err, xp, in_place=True)
     accepted = error_norm < 1
-    # A zero norm (which grows by MAX_FACTOR) is raised as 1 instead of dividing by zero: no
-    # floating-point warning can arise then (x ** -0.2 is finite for every positive x, inf and NaN
-    # give 0 and NaN quietly), so no errstate context (which costs more than the power) is needed.
-    zero = error_norm == 0
-    grow = xp.where(zero, 1.0, error_norm) ** _ERROR_EXPONENT * SAFETY
-    factor_ok = xp.where(zero, MAX_FACTOR, xp.minimum(MAX_FACTOR, grow))
-    if np.count_nonzero(rejected):
+    # A zero norm (which grows by MAX_FACTOR) is raised to the smallest subnormal instead of dividing
+    # by zero: its growth (4e64) is then capped at MAX_FACTOR like any tiny norm's, and no
+    # floating-point warning can arise (x ** -0.2 is finite for every positive x, inf and NaN give 0
+    # and NaN quietly), so no errstate context (which costs more than the power) is needed.
+    grow = xp.maximum(error_norm, _SMALLEST) ** _ERROR_EXPONENT * SAFETY
+    factor_ok = xp.minimum(MAX_FACTOR, grow)
+    if _count_nonzero(rejected):
         factor_ok = xp.where(rejected, xp.minimum(1.0, factor_ok), factor_ok)
     # max(MIN_FACTOR, nan) is MIN_FACTOR in Python's max, which scipy uses: keep that for a NaN norm.
     factor_bad = xp.where(grow > MIN_FACTOR, grow, MIN_FACTOR)
