@@ -75,7 +75,8 @@ try:  # np.count_nonzero without its Python wrapper (numpy >= 2)
     from numpy._core._multiarray_umath import count_nonzero as _count_nonzero
 except ImportError:  # pragma: no cover - numpy 1.x
     _count_nonzero = np.count_nonzero
-_min = np.minimum.reduce  # ndarray.min without its Python wrappers
+_min = np.minimum.reduce  # ndarray.min and sum without their Python wrappers
+_add_reduce = np.add.reduce
 
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 
@@ -148,7 +149,12 @@ def _reach(h, K_i):
     here (one call); the bound adds what rounding can change in them, so it bounds the
     coefficients the dense output is evaluated with (summed in stage order) as well.
     """
-    return h * (np.abs(_P_T @ K_i).sum(axis=0) + _P_ROUNDING @ np.abs(K_i))
+    Q = _P_T @ K_i
+    np.abs(Q, out=Q)
+    bound = _add_reduce(Q, 0)
+    bound += _P_ROUNDING @ np.abs(K_i)
+    bound *= h
+    return bound
 
 
 def _bisection_steps(width):
@@ -212,7 +218,7 @@ class _View:
             self.m = len(idx)
         self.couplings = [c for s in self.systems for c in s.couplings(self.systems)] if batch.coupled else []
         self._pre = [None] * len(self.systems)
-        self._active = self._armed = None
+        self._active = self._armed = self._stages = None
 
     def sub(self, cols) -> "_View":
         """A view of the columns ``cols`` (indices into this view)."""
@@ -225,7 +231,7 @@ class _View:
         new.m = len(cols)
         new.couplings = [c for s in new.systems for c in s.couplings(new.systems)] if self.batch.coupled else []
         new._pre = [None] * len(new.systems)
-        new._active = new._armed = None
+        new._active = new._armed = new._stages = None
         return new
 
     def global_idx(self):
@@ -237,7 +243,7 @@ class _View:
         for k, m in enumerate(self.batch.modes):
             self.modes[k][cols] = m.take(ids)
         self._pre = [None] * len(self.systems)
-        self._active = self._armed = None
+        self._active = self._armed = self._stages = None
 
     def variant(self, j) -> int:
         return int(j if self.idx is None else self.idx[j])
@@ -281,6 +287,22 @@ class _View:
         for k in b.stateful:
             self._derive(k, t, xs[k], us[k], out[b.slices[k]])
         return out
+
+    def stage_rhs(self):
+        """:meth:`rhs` for the stages of an attempt, ``f(t, Y, out)``: with one system holding every state
+        and no coupling, its prepared derivatives bound to this view's held inputs and modes (which no
+        stage changes), without the dispatch of :meth:`rhs` at each stage. Kept until the modes change."""
+        f = self._stages
+        if f is None:
+            b = self.batch
+            k = b.sole
+            if k is not None and not self.couplings and b.prepares[k]:
+                derive, u, mode, pre = self.systems[k].derivatives, self.U[k], self.modes[k], self.prepared(k)
+                f = lambda t, Y, out: derive(t, Y, u, mode, out, pre)  # noqa: E731
+            else:
+                f = self.rhs
+            self._stages = f
+        return f
 
     def _derive(self, k, t, x, u, out):
         s = self.systems[k]
@@ -695,7 +717,7 @@ class _Batch:
         if lin is None:
             maybe = active
         else:  # all of them at once, (len(L), m)
-            L, states, consts, rows, inverse, every = lin
+            L, states, consts, rows, inverse, every, abs_consts = lin
             # h sum_j |Q_ij|: how far the dense output of each such state can move in the step
             R = [_reach(h, K[:, i]) for i in rows]
             R = R[0][None] if len(R) == 1 else np.array(R).take(inverse, axis=0)
@@ -703,7 +725,7 @@ class _Batch:
             g0 -= consts
             size = np.abs(g0)
             margin = size + R
-            margin += np.abs(consts)
+            margin += abs_consts
             margin *= 1e-9
             margin += R
             # Same sign as g0 at both ends (a product of zero, as from an underflow, samples the step).
@@ -770,7 +792,8 @@ class _Batch:
     def _linear_guards(self, want):
         """For the kinds ``want``, those whose guard is a state minus a constant (None if none):
         (their rows in ``want``, their states, their constants as a column, the distinct states,
-        each one's index among those, whether every kind of ``want`` is one). Kept per ``want``."""
+        each one's index among those, whether every kind of ``want`` is one, the constants' magnitudes).
+        Kept per ``want``."""
         key = want.tobytes()
         cache = self._linear_cache
         if key not in cache:
@@ -781,8 +804,8 @@ class _Batch:
             else:
                 states = states.take(L)
                 rows, inverse = np.unique(states, return_inverse=True)
-                cache[key] = (L, states, self.lin_const.take(want.take(L))[:, None], rows.tolist(), inverse,
-                              len(L) == len(want))
+                consts = self.lin_const.take(want.take(L))[:, None]
+                cache[key] = (L, states, consts, rows.tolist(), inverse, len(L) == len(want), np.abs(consts))
         return cache[key]
 
     def _fire_step_events(self, sub, hit, roots, g_as, t_old, t_new, y_old, y_new, K):
@@ -935,7 +958,7 @@ class _Batch:
         # No time of this interval has a minimum step above the one at its largest magnitude (the spacing
         # of doubles grows with it): steps above that need no clamping and cannot fail the test.
         far = max(abs(t_end), abs(float(_min(t))))
-        ms_bound = float(batch_rk.min_step(np.array(far)))
+        ms_bound = 10 * (math.nextafter(far, math.inf) - far)  # batch_rk.min_step at ``far``
         while m:
             if max_step != math.inf or not _min(h) > ms_bound:  # (a NaN step goes this way)
                 ms = batch_rk.min_step(t)
@@ -949,7 +972,7 @@ class _Batch:
                     j = int(np.flatnonzero(h < ms)[0])
                     raise IntegrationError(f"RK45 solver failed for variant {S[j]}: Required step size is less than "
                                            f"spacing between numbers.", float(t[j]))
-            acc, t_new, y_new, K, h = batch_rk.attempt(view.rhs, t, y, f, h, t_end, rejected, rtol=self.rtol,
+            acc, t_new, y_new, K, h = batch_rk.attempt(view.stage_rhs(), t, y, f, h, t_end, rejected, rtol=self.rtol,
                                                        atol=self.atol, timed=self.timed)
             n_acc = int(_count_nonzero(acc))
             if n_acc != m:  # a non-finite stage makes its column's error norm non-finite: it is never accepted
