@@ -243,7 +243,8 @@ class BatchedMechanism:
         new._p = dict(zip(self._names, new._values))
         new._p["dir"] = new._dir
         new.n = len(idx)
-        new._any_dir = bool(new._dir.any())
+        # (a subset of variants none of which is directional has none; count_nonzero is one C call)
+        new._any_dir = self._any_dir and np.count_nonzero(new._dir) != 0
         return new
 
     # -- initial values ------------------------------------------------------------------------
