@@ -238,6 +238,13 @@ class _View:
         self._pre = [None] * len(self.systems)
         self._active = self._armed = None
 
+    def reload_inputs(self, systems):
+        """Reload the held inputs of ``systems`` (indices) from the batch, which has every variant, and drop
+        what they prepared from them (a view of every variant only: the full view, after input writes)."""
+        for k in systems:
+            self.U[k] = _rows(self.batch.U[k], self.m)
+            self._pre[k] = None
+
     def variant(self, j) -> int:
         return int(j if self.idx is None else self.idx[j])
 
@@ -415,6 +422,10 @@ class _Batch:
         self.armed = [np.array([ev.active for ev in s.events], dtype=bool).reshape(len(s.events), len(s.MODES))
                       for s in self.systems]
 
+        self._full = None  # the cached view of every variant (see _full_view)
+        self._written = set()  # the systems whose held inputs were written since _full was brought up to date
+        self._tick_guards = None  # (view, active, want) of _input_guards
+
         # Initial state and inputs (held input rows are never written in place: a write replaces the row).
         self.t_ns = t0_ns
         self.t = t0_ns / NS_PER_S
@@ -446,7 +457,6 @@ class _Batch:
         self.pending_prev = np.full((nk, n), np.nan)
         self.pending_xb = np.zeros((self.nx, n))
         self.started = [False] * len(controllers)
-        self._full = None  # the cached view of every variant (see _full_view)
         self.n_steps = np.zeros(n, dtype=np.int64)
         self.every = np.arange(n, dtype=np.int32)  # every variant's index, as the recorder keeps them (never written)
         self.res = BatchResult._recorder(self)
@@ -492,13 +502,28 @@ class _Batch:
             raise ConfigError(f"{who}[{name!r}] (variant {j})", v[j], f"a value in [{rng[0]}, {rng[1]}] "
                                                                    f"(at t={self.t!r} s)")
         self.U[kind[1]][kind[2]] = v
-        self._full = None
+        self._written.add(kind[1])
 
     def _full_view(self) -> _View:
-        """The view of every variant, kept until an input write or a mode change makes it stale."""
+        """The view of every variant, kept until a mode change or a terminal event drops it; an input
+        write reloads only the written systems' held inputs (and drops what they prepared) in it."""
         if self._full is None:
             self._full = _View(self, None)
+        elif self._written:
+            self._full.reload_inputs(self._written)
+        self._written.clear()
         return self._full
+
+    def _input_guards(self, full):
+        """``(active, want)`` at a tick: each event kind armed in each live variant, and the kinds that read
+        the inputs and are armed in some live variant (the guards an input write can make jump). Kept
+        with the full view ``full`` (modes and live variants only change where it is dropped)."""
+        cached = self._tick_guards
+        if cached is None or cached[0] is not full:
+            active = full.active() & self.live
+            want = _indices(np.logical_or.reduce(active, axis=1) & self.reads_inputs)
+            cached = self._tick_guards = (full, active, want)
+        return cached[1], cached[2]
 
     # -- modes ------------------------------------------------------------------------------
     def _settle_modes(self):
@@ -524,8 +549,7 @@ class _Batch:
         # Only a guard that reads the inputs can jump at a tick (the states, modes and time stay).
         if not initial and self.any_reads_inputs:
             full = self._full_view()
-            active = full.active() & live
-            want = _indices(np.logical_or.reduce(active, axis=1) & self.reads_inputs)
+            active, want = self._input_guards(full)
             if len(want):
                 g_before = full.guards(t, self.Y, want)
         signals = BatchSignals(self, t)
@@ -600,6 +624,7 @@ class _Batch:
         self.res.rows(cols, te, X, self.modes, local=True)
         if ev.terminal:
             self.live[cols] = False
+            self._full = None  # (with it the tick guards of the live variants, see _input_guards)
         return X
 
     def _locate(self, e, view, cols, t_a, g_a, t_b, g_b, t_old, h, y_old, Q):
@@ -902,12 +927,15 @@ class _Batch:
         if self.kinds:
             want, active = view.armed()
             g = view.guards(t, y, want) if len(want) else None
-            for w, e in enumerate(want):
-                row = self.g_prev[e]
-                if full:
-                    np.copyto(row, g[w], where=active[w])
-                else:
-                    row[glob] = np.where(active[w], g[w], row.take(glob))
+            if full and len(want) == len(self.kinds):  # every kind armed somewhere: one masked copy for all
+                np.copyto(self.g_prev, g, where=active)
+            else:
+                for w, e in enumerate(want):
+                    row = self.g_prev[e]
+                    if full:
+                        np.copyto(row, g[w], where=active[w])
+                    else:
+                        row[glob] = np.where(active[w], g[w], row.take(glob))
             if fired is not None and fired[0].any():
                 self._restart_sides(glob, t, y, *fired)
         return view
@@ -1036,7 +1064,7 @@ class _Batch:
             self.res.rows(self.every, self.t, self.Y, self.modes)
             self.res.after_tick(self.Y, self.modes)
         for t_ns, due in schedule + [(t_end_ns, None)]:
-            if not self.live.any():
+            if not _any(self.live):
                 break
             if t_ns > self.t_ns:
                 self._integrate(t_ns / NS_PER_S)
