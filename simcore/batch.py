@@ -594,8 +594,7 @@ class _Batch:
                         done |= fire
                 fired_any |= done
         quiet = live if fired_any is None else live & ~fired_any
-        self.res.rows(self.every if _all(quiet) else _indices(quiet), t, self.Y, self.modes)
-        self.res.after_tick(self.Y, self.modes)
+        self.res.tick_rows(self.every if _all(quiet) else _indices(quiet), t, self.Y, self.modes)
 
     # -- events -------------------------------------------------------------------------------
     def _fire(self, e, cols, te, X, at_tick=False):
@@ -1061,8 +1060,7 @@ class _Batch:
         if schedule and schedule[0][0] == self.t_ns:
             self._run_ticks(self.t_ns, schedule.pop(0)[1], initial=True)
             self._settle_modes()
-            self.res.rows(self.every, self.t, self.Y, self.modes)
-            self.res.after_tick(self.Y, self.modes)
+            self.res.tick_rows(self.every, self.t, self.Y, self.modes)
         for t_ns, due in schedule + [(t_end_ns, None)]:
             if not _any(self.live):
                 break
