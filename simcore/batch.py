@@ -79,6 +79,7 @@ except ImportError:  # pragma: no cover - numpy 1.x
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 
 _TINY = 5e-324
+_FLOAT64 = np.dtype(np.float64)  # the native float64 dtype (an identity test before the slower ==)
 _ZENO_GAP = 1e-12
 _PROBE_STEP = 1e-8
 _INTERIOR = 3
@@ -491,7 +492,8 @@ class _Batch:
         if name in self.coupled_names:
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self.coupled_names[name]!r} (it is solved continuously)")
-        if type(value) is np.ndarray and value.dtype == np.float64 and value.shape == (self.n,) and _finite(value):
+        if (type(value) is np.ndarray and (value.dtype is _FLOAT64 or value.dtype == np.float64)
+                and value.shape == (self.n,) and _finite(value)):
             v = value.copy()  # what _column returns for it, without the labels; a copy: the controller may reuse it
         else:
             v = self._column(f"{who}[{name!r}]", value, self._unit(name))
@@ -916,13 +918,16 @@ class _Batch:
             self.F[...] = f
         else:
             _put(self.F, glob, f)
-        h0 = self.H.take(glob)
+        h0 = self.H if full else self.H.take(glob)  # (read only)
         carried = np.isfinite(h0) & (h0 > 0)
         h = np.minimum(np.minimum(h0, t_end - t), self.max_step)
         if not _all(carried):
             first = batch_rk.initial_step(view.derivative, t, y, f, t_end, self.max_step, rtol=self.rtol, atol=self.atol)
             h = np.where(carried, h, first)
-        self.H[glob] = h
+        if full:
+            self.H[...] = h
+        else:
+            self.H[glob] = h
         if self.kinds:
             want, active = view.armed()
             g = view.guards(t, y, want) if len(want) else None
@@ -940,12 +945,14 @@ class _Batch:
         return view
 
     def _integrate(self, t_end):
-        glob = _indices(self.live)
+        # every variant (the common case): the recorder's index array of them all, which it stores without
+        # a conversion or a gather (it is never written)
+        glob = self.every if _all(self.live) else _indices(self.live)
         if not len(glob):
             return
-        pend = self.pending.take(glob, axis=1)
         fired = None
-        if _any(pend):
+        pend = self.pending.take(glob, axis=1) if _any(self.pending) else None
+        if pend is not None and _any(pend):
             fired = (pend, self.pending_side.take(glob, axis=1), self.pending_prev.take(glob, axis=1),
                      self.pending_xb.take(glob, axis=1))
             _put(self.pending, glob, False)
