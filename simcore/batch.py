@@ -195,7 +195,8 @@ class _View:
     ``idx`` holds the variants' global indices (None: every variant, in order). Gathers are
     ``take`` along the variant axis. What the right-hand side derives from the held inputs and
     modes alone is prepared once per view (:meth:`prepared`) and dropped when a mode changes
-    (:meth:`refresh_modes`).
+    (:meth:`refresh_modes`) or, for the systems written, when held inputs are reloaded
+    (:meth:`reload_inputs`: the view of every variant lives from tick to tick).
     """
 
     def __init__(self, batch, idx):
