@@ -44,6 +44,11 @@ import numpy as np
 from simcore import checks
 from simcore.errors import ConfigError
 
+try:  # the ufunc np.clip calls for float arrays (numpy >= 2)
+    from numpy._core.umath import clip as _clip
+except ImportError:  # pragma: no cover - numpy 1.x
+    from numpy.core.umath import clip as _clip
+
 
 def input_modulus(value, minimum, maximum):
     """Wrap ``value`` into the half-open interval ``(minimum, maximum]``.
@@ -411,10 +416,13 @@ class PIDController:
             return total
         # Batch path: the same rule element-wise; where ki == 0 the accumulator is
         # left as it was, so the division by ki is masked rather than evaluated.
+        reset = np.abs(error) > self._i_zone
+        if (type(ki) is float or np.ndim(ki) == 0) and ki == 0.0:  # a PD loop: the accumulator stays, everywhere
+            return np.where(reset, 0.0, total)
         ki = np.asarray(ki, dtype=float)
         candidate = total + error * period
         nz = ki != 0.0
         safe_ki = np.where(nz, ki, 1.0)
-        clamped = np.clip(candidate, lo / safe_ki, hi / safe_ki)
+        clamped = _clip(candidate, lo / safe_ki, hi / safe_ki)  # np.clip's ufunc, without its wrappers
         new = np.where(nz, clamped, total)
-        return np.where(np.abs(error) > self._i_zone, 0.0, new)
+        return np.where(reset, 0.0, new)

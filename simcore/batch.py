@@ -81,6 +81,7 @@ _add_reduce = np.add.reduce
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 
 _TINY = 5e-324
+_FLOAT64 = np.dtype(np.float64)  # the native float64 dtype (an identity test before the slower ==)
 _ZENO_GAP = 1e-12
 _PROBE_STEP = 1e-8
 _INTERIOR = 3
@@ -201,7 +202,8 @@ class _View:
     ``idx`` holds the variants' global indices (None: every variant, in order). Gathers are
     ``take`` along the variant axis. What the right-hand side derives from the held inputs and
     modes alone is prepared once per view (:meth:`prepared`) and dropped when a mode changes
-    (:meth:`refresh_modes`).
+    (:meth:`refresh_modes`) or, for the systems written, when held inputs are reloaded
+    (:meth:`reload_inputs`: the view of every variant lives from tick to tick).
     """
 
     def __init__(self, batch, idx):
@@ -244,6 +246,13 @@ class _View:
             self.modes[k][cols] = m.take(ids)
         self._pre = [None] * len(self.systems)
         self._active = self._armed = self._stages = None
+
+    def reload_inputs(self, systems):
+        """Reload the held inputs of ``systems`` (indices) from the batch, which has every variant, and drop
+        what they prepared from them (a view of every variant only: the full view, after input writes)."""
+        for k in systems:
+            self.U[k] = _rows(self.batch.U[k], self.m)
+            self._pre[k] = None
 
     def variant(self, j) -> int:
         return int(j if self.idx is None else self.idx[j])
@@ -438,6 +447,10 @@ class _Batch:
         self.armed = [np.array([ev.active for ev in s.events], dtype=bool).reshape(len(s.events), len(s.MODES))
                       for s in self.systems]
 
+        self._full = None  # the cached view of every variant (see _full_view)
+        self._written = set()  # the systems whose held inputs were written since _full was brought up to date
+        self._tick_guards = None  # (view, active, want) of _input_guards
+
         # Initial state and inputs (held input rows are never written in place: a write replaces the row).
         self.t_ns = t0_ns
         self.t = t0_ns / NS_PER_S
@@ -469,7 +482,6 @@ class _Batch:
         self.pending_prev = np.full((nk, n), np.nan)
         self.pending_xb = np.zeros((self.nx, n))
         self.started = [False] * len(controllers)
-        self._full = None  # the cached view of every variant (see _full_view)
         self.n_steps = np.zeros(n, dtype=np.int64)
         self.every = np.arange(n, dtype=np.int32)  # every variant's index, as the recorder keeps them (never written)
         self.res = BatchResult._recorder(self)
@@ -504,7 +516,8 @@ class _Batch:
         if name in self.coupled_names:
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self.coupled_names[name]!r} (it is solved continuously)")
-        if type(value) is np.ndarray and value.dtype == np.float64 and value.shape == (self.n,) and _finite(value):
+        if (type(value) is np.ndarray and (value.dtype is _FLOAT64 or value.dtype == np.float64)
+                and value.shape == (self.n,) and _finite(value)):
             v = value.copy()  # what _column returns for it, without the labels; a copy: the controller may reuse it
         else:
             v = self._column(f"{who}[{name!r}]", value, self._unit(name))
@@ -515,13 +528,28 @@ class _Batch:
             raise ConfigError(f"{who}[{name!r}] (variant {j})", v[j], f"a value in [{rng[0]}, {rng[1]}] "
                                                                    f"(at t={self.t!r} s)")
         self.U[kind[1]][kind[2]] = v
-        self._full = None
+        self._written.add(kind[1])
 
     def _full_view(self) -> _View:
-        """The view of every variant, kept until an input write or a mode change makes it stale."""
+        """The view of every variant, kept until a mode change or a terminal event drops it; an input
+        write reloads only the written systems' held inputs (and drops what they prepared) in it."""
         if self._full is None:
             self._full = _View(self, None)
+        elif self._written:
+            self._full.reload_inputs(self._written)
+        self._written.clear()
         return self._full
+
+    def _input_guards(self, full):
+        """``(active, want)`` at a tick: each event kind armed in each live variant, and the kinds that read
+        the inputs and are armed in some live variant (the guards an input write can make jump). Kept
+        with the full view ``full`` (modes and live variants only change where it is dropped)."""
+        cached = self._tick_guards
+        if cached is None or cached[0] is not full:
+            active = full.active() & self.live
+            want = _indices(np.logical_or.reduce(active, axis=1) & self.reads_inputs)
+            cached = self._tick_guards = (full, active, want)
+        return cached[1], cached[2]
 
     # -- modes ------------------------------------------------------------------------------
     def _settle_modes(self):
@@ -547,8 +575,7 @@ class _Batch:
         # Only a guard that reads the inputs can jump at a tick (the states, modes and time stay).
         if not initial and self.any_reads_inputs:
             full = self._full_view()
-            active = full.active() & live
-            want = _indices(np.logical_or.reduce(active, axis=1) & self.reads_inputs)
+            active, want = self._input_guards(full)
             if len(want):
                 g_before = full.guards(t, self.Y, want)
         signals = BatchSignals(self, t)
@@ -593,8 +620,7 @@ class _Batch:
                         done |= fire
                 fired_any |= done
         quiet = live if fired_any is None else live & ~fired_any
-        self.res.rows(self.every if _all(quiet) else _indices(quiet), t, self.Y, self.modes)
-        self.res.after_tick(self.Y, self.modes)
+        self.res.tick_rows(self.every if _all(quiet) else _indices(quiet), t, self.Y, self.modes)
 
     # -- events -------------------------------------------------------------------------------
     def _fire(self, e, cols, te, X, at_tick=False):
@@ -623,6 +649,7 @@ class _Batch:
         self.res.rows(cols, te, X, self.modes, local=True)
         if ev.terminal:
             self.live[cols] = False
+            self._full = None  # (with it the tick guards of the live variants, see _input_guards)
         return X
 
     def _locate(self, e, view, cols, t_a, g_a, t_b, g_b, t_old, h, y_old, Q):
@@ -916,33 +943,41 @@ class _Batch:
             self.F[...] = f
         else:
             _put(self.F, glob, f)
-        h0 = self.H.take(glob)
+        h0 = self.H if full else self.H.take(glob)  # (read only)
         carried = np.isfinite(h0) & (h0 > 0)
         h = np.minimum(np.minimum(h0, t_end - t), self.max_step)
         if not _all(carried):
             first = batch_rk.initial_step(view.derivative, t, y, f, t_end, self.max_step, rtol=self.rtol, atol=self.atol)
             h = np.where(carried, h, first)
-        self.H[glob] = h
+        if full:
+            self.H[...] = h
+        else:
+            self.H[glob] = h
         if self.kinds:
             want, active = view.armed()
             g = view.guards(t, y, want) if len(want) else None
-            for w, e in enumerate(want):
-                row = self.g_prev[e]
-                if full:
-                    np.copyto(row, g[w], where=active[w])
-                else:
-                    row[glob] = np.where(active[w], g[w], row.take(glob))
+            if full and len(want) == len(self.kinds):  # every kind armed somewhere: one masked copy for all
+                np.copyto(self.g_prev, g, where=active)
+            else:
+                for w, e in enumerate(want):
+                    row = self.g_prev[e]
+                    if full:
+                        np.copyto(row, g[w], where=active[w])
+                    else:
+                        row[glob] = np.where(active[w], g[w], row.take(glob))
             if fired is not None and fired[0].any():
                 self._restart_sides(glob, t, y, *fired)
         return view
 
     def _integrate(self, t_end):
-        glob = _indices(self.live)
+        # every variant (the common case): the recorder's index array of them all, which it stores without
+        # a conversion or a gather (it is never written)
+        glob = self.every if _all(self.live) else _indices(self.live)
         if not len(glob):
             return
-        pend = self.pending.take(glob, axis=1)
         fired = None
-        if _any(pend):
+        pend = self.pending.take(glob, axis=1) if _any(self.pending) else None
+        if pend is not None and _any(pend):
             fired = (pend, self.pending_side.take(glob, axis=1), self.pending_prev.take(glob, axis=1),
                      self.pending_xb.take(glob, axis=1))
             _put(self.pending, glob, False)
@@ -1063,10 +1098,9 @@ class _Batch:
         if schedule and schedule[0][0] == self.t_ns:
             self._run_ticks(self.t_ns, schedule.pop(0)[1], initial=True)
             self._settle_modes()
-            self.res.rows(self.every, self.t, self.Y, self.modes)
-            self.res.after_tick(self.Y, self.modes)
+            self.res.tick_rows(self.every, self.t, self.Y, self.modes)
         for t_ns, due in schedule + [(t_end_ns, None)]:
-            if not self.live.any():
+            if not _any(self.live):
                 break
             if t_ns > self.t_ns:
                 self._integrate(t_ns / NS_PER_S)

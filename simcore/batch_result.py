@@ -49,17 +49,22 @@ class _Recorder:
         """A block of rows: variants ``idx`` at times ``t`` with states ``X`` (their columns when
         ``local``, else the batch's whole state); ``copy=False`` when ``t`` and ``X`` are the caller's
         own fresh arrays, never written again."""
+        every = idx is self.b.every  # every variant in order: copies rather than gathers
         idx = np.asarray(idx, dtype=np.int32)
         if not len(idx):
             return
         if local:
             Xc = np.array(X) if copy else X
         else:
-            Xc = X.take(idx, axis=1)
+            Xc = X.copy() if every else X.take(idx, axis=1)
         if getattr(t, "ndim", 0) != 0:  # per-row times (np.ndim's wrapper costs more than the block)
             t = np.array(t, dtype=float) if copy else t
-        # (np.array of the rows is np.stack's result without its Python wrappers)
-        mc = np.array([m.take(idx) for m in modes]) if modes else np.zeros((0, len(idx)), dtype=np.int8)
+        # (np.array of the rows is np.stack's result without its Python wrappers; one system's is its row)
+        if len(modes) == 1:
+            mc = (modes[0].copy() if every else modes[0].take(idx))[None]
+        else:
+            mc = (np.array(modes) if every else np.array([m.take(idx) for m in modes])) if modes \
+                else np.zeros((0, len(idx)), dtype=np.int8)
         self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1))
 
     def tick(self, t, ran):
@@ -69,10 +74,18 @@ class _Recorder:
             self.ticks[name].append((t, len(self.epochs) - 1))
             self.tick_log[name].append(logged)
 
-    def after_tick(self, Y, modes):
+    def tick_rows(self, idx, t, Y, modes):
+        """The rows right after a tick instant (variants ``idx`` of the batch's state ``Y``), and the
+        snapshot of every variant's state and modes there (what ``at_ticks`` reads)."""
+        self.rows(idx, t, Y, modes)
+        if idx is self.b.every:  # that block holds every variant as they are: the snapshot shares it (never written)
+            _, _, X, mc, _ = self.blocks[-1]
+            snapshot = (X, list(mc))
+        else:
+            snapshot = (Y.copy(), [m.copy() for m in modes])
         # with the number of blocks so far: an event the next interval locates at the tick instant
         # records its rows after this snapshot (see BatchResult._at_instant)
-        self.post.append((Y.copy(), [m.copy() for m in modes], len(self.blocks)))
+        self.post.append(snapshot + (len(self.blocks),))
 
     def event(self, e, cols, te, x_before, x_after, mode_before, mode_after, at_tick):
         self.events.append((e, np.asarray(cols), np.array(te, dtype=float), x_before, x_after, mode_before,

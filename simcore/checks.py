@@ -50,6 +50,11 @@ STANDARD_GRAVITY = 9.80665
 #: a complex number has no order.
 _NOT_NUMBERS = (str, bytes, bytearray, bool, np.bool_, complex, np.complexfloating)
 _FLOAT64 = np.float64
+_FLOAT64_DTYPE = np.dtype(np.float64)  # the native float64 dtype, a singleton numpy reuses for such arrays
+try:  # np.count_nonzero without its Python wrapper (numpy >= 2)
+    from numpy._core._multiarray_umath import count_nonzero as _count_nonzero
+except ImportError:  # pragma: no cover - numpy 1.x
+    _count_nonzero = np.count_nonzero
 _INT_FLOAT_LIMIT = 2 ** 1023  # ints below this convert to a finite float
 
 
@@ -88,6 +93,12 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
             return float(value)
     elif kind is int and -_INT_FLOAT_LIMIT < value < _INT_FLOAT_LIMIT:
         return float(value)
+    elif (kind is np.ndarray and allow_array and not (allow_inf or allow_nan) and value.dtype is _FLOAT64_DTYPE
+          and value.ndim and _count_nonzero(np.isfinite(value)) == value.size and value.size):
+        # Fast path: a non-empty float array, all finite (a batch's signals at each tick): what _array
+        # returns for it, a float copy, without its checks' Python wrappers. Anything else, a refused
+        # array included, takes the general path below, which words the error.
+        return value.astype(float)
     want = expected or f"a number{_in(unit)}"
     mag = value
     if isinstance(value, pint.Quantity):

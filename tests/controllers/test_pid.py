@@ -197,6 +197,40 @@ def test_array_gains_match_scalar_controllers():
         assert np.allclose(out, expected, rtol=0, atol=1e-12)
 
 
+@pytest.mark.parametrize("ki", [0.0, np.array([0.0, 3.0, 40.0, 0.0])])
+def test_array_path_gives_each_variant_its_serial_floats_bit_for_bit(ki):
+    # ki = 0 (a PD loop: the accumulator is never touched) and ki mixed with zeros, the integral
+    # clamp (ki = 40 saturates its range) and the i_zone reset; the serial controllers run on floats.
+    kp, kd = np.array([0.5, 1.0, 2.0, 7.0]), np.array([0.1, 0.0, 0.3, 0.05])
+    kis = np.broadcast_to(ki, kp.shape)
+    batch = PIDController(kp, ki, kd)
+    singles = [PIDController(float(p), float(i), float(d)) for p, i, d in zip(kp, kis, kd)]
+    for c in [batch, *singles]:
+        c.set_i_zone(0.8)
+        c.set_integrator_range(-0.5, 0.5)
+    for meas in (0.0, 0.3, -0.5, 0.9, 1.4, 0.95, 0.97):
+        out = batch.calculate(np.array([meas, meas + 0.01, meas - 0.02, meas]), 1.0)
+        expected = [c.calculate(m, 1.0) for c, m in zip(singles, (meas, meas + 0.01, meas - 0.02, meas))]
+        assert type(out) is np.ndarray and out.shape == (4,)
+        np.testing.assert_array_equal(out, expected)
+        assert np.shape(batch.accumulated_error) == (4,)
+        np.testing.assert_array_equal(batch.accumulated_error, [c.accumulated_error for c in singles])
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_array_measurement_or_setpoint_not_finite_is_refused_naming_it(bad):
+    pid = PIDController(np.array([1.0, 2.0]), 0.0, 0.0)
+    values = np.array([0.5, bad])
+    with pytest.raises(ConfigError) as info:
+        pid.calculate(values, 1.0)
+    assert info.value.parameter == "measurement"
+    assert str(info.value) == f"measurement={values!r}: expected finite numbers"
+    with pytest.raises(ConfigError) as info:
+        pid.calculate(np.array([0.5, 0.25]), values)
+    assert info.value.parameter == "setpoint"
+    assert str(info.value) == f"setpoint={values!r}: expected finite numbers"
+
+
 # ------------------------------------------------------------------- validation
 @pytest.mark.parametrize("args, name", [
     ((-1.0, 0.0, 0.0), "kp"), ((0.0, -1.0, 0.0), "ki"), ((0.0, 0.0, -1.0), "kd"),

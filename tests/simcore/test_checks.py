@@ -69,6 +69,26 @@ def test_arrays_are_checked_element_wise_only_where_allowed():
             checks.finite("kp", bad, allow_array=True)
 
 
+def test_a_float_array_is_returned_as_a_copy_and_refused_when_not_finite_or_empty():
+    # (float64 arrays take a fast path: it must return what the general path returns and refuse the same)
+    a = np.array([1.0, -2.5, 3.0])
+    out = checks.finite("x", a, allow_array=True)
+    assert out is not a and out.dtype == np.float64
+    np.testing.assert_array_equal(out, a)
+    out[0] = 9.0
+    assert a[0] == 1.0
+    for bad in (np.array([1.0, math.nan]), np.array([[1.0], [math.inf]]), np.array([-math.inf])):
+        with pytest.raises(ConfigError) as info:
+            checks.finite("x", bad, "m", allow_array=True)
+        assert str(info.value) == f"x={bad!r}: expected finite numbers in m"
+    with pytest.raises(ConfigError, match=r"x=array\(\[\], dtype=float64\): expected at least one number$"):
+        checks.finite("x", np.zeros(0), allow_array=True)
+    with pytest.raises(ConfigTypeError, match="a scalar"):
+        checks.finite("x", a)
+    np.testing.assert_array_equal(checks.number("x", np.array([1.0, math.inf]), allow_inf=True, allow_array=True),
+                                  [1.0, math.inf])
+
+
 def test_integers_flags_and_choices_take_only_what_they_say():
     assert checks.integer("n", np.int64(2), minimum=1) == 2
     for bad in (2.0, True, "2"):
