@@ -300,18 +300,23 @@ class _View:
     def stage_rhs(self):
         """:meth:`rhs` for the stages of an attempt, ``f(t, Y, out)``: with one system holding every state
         and no coupling, its prepared derivatives bound to this view's held inputs and modes (which no
-        stage changes), without the dispatch of :meth:`rhs` at each stage. Kept until the modes change."""
-        f = self._stages
-        if f is None:
-            b = self.batch
-            k = b.sole
-            if k is not None and not self.couplings and b.prepares[k]:
-                derive, u, mode, pre = self.systems[k].derivatives, self.U[k], self.modes[k], self.prepared(k)
-                f = lambda t, Y, out: derive(t, Y, u, mode, out, pre)  # noqa: E731
-            else:
-                f = self.rhs
-            self._stages = f
-        return f
+        stage changes), without the dispatch of :meth:`rhs` at each stage.
+
+        Kept with the prepared terms it was bound to: whatever reloads the inputs or changes the modes
+        drops those (:meth:`reload_inputs`, :meth:`refresh_modes`), and a new binding follows.
+        """
+        b = self.batch
+        k = b.sole
+        if k is None or self.couplings or not b.prepares[k]:
+            return self.rhs
+        pre = self._pre[k]
+        if pre is None:
+            pre = self.prepared(k)
+        bound = self._stages
+        if bound is None or bound[0] is not pre:
+            derive, u, mode = self.systems[k].derivatives, self.U[k], self.modes[k]
+            bound = self._stages = (pre, lambda t, Y, out: derive(t, Y, u, mode, out, pre))
+        return bound[1]
 
     def _derive(self, k, t, x, u, out):
         s = self.systems[k]
