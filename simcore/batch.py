@@ -54,6 +54,10 @@ scatters ``a[idx] = v`` and the ``out=`` writes of the right-hand side (JAX need
 rounding is bounded); the rounds' ``if mask.any()`` tests,
 which synchronise the device once per round (a GPU version would rather step a fixed number
 of attempts between checks); and the recorder, which would copy rows to the host in blocks.
+Some calls go to numpy directly rather than through ``xp``, for speed at a few columns: numpy's
+own C entry points of ``count_nonzero`` and ``einsum`` (:mod:`simcore._numpy_calls`) and ufunc
+reductions (``np.minimum.reduce``, ``np.add.reduce``, ``np.logical_or.reduce``); a port uses its
+module's ``count_nonzero``, ``min``, ``sum`` and ``any`` there.
 """
 from __future__ import annotations
 
@@ -63,6 +67,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from . import batch_params, batch_rk
+from ._numpy_calls import FLOAT64 as _FLOAT64
+from ._numpy_calls import count_nonzero as _count_nonzero
 from .batch_result import BatchResult
 from .clock import NS_PER_S, to_ns
 from .controller import PeriodicController, checked_writes, note_controller_error
@@ -71,17 +77,12 @@ from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteErr
 from .events import EVENT_TIME_TOLERANCE
 from .signals import stacked
 
-try:  # np.count_nonzero without its Python wrapper (numpy >= 2)
-    from numpy._core._multiarray_umath import count_nonzero as _count_nonzero
-except ImportError:  # pragma: no cover - numpy 1.x
-    _count_nonzero = np.count_nonzero
 _min = np.minimum.reduce  # ndarray.min and sum without their Python wrappers
 _add_reduce = np.add.reduce
 
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 
 _TINY = 5e-324
-_FLOAT64 = np.dtype(np.float64)  # the native float64 dtype (an identity test before the slower ==)
 _ZENO_GAP = 1e-12
 _PROBE_STEP = 1e-8
 _INTERIOR = 3
@@ -222,19 +223,23 @@ class _View:
         self._pre = [None] * len(self.systems)
         self._active = self._armed = self._stages = None
 
-    def sub(self, cols) -> "_View":
-        """A view of the columns ``cols`` (indices into this view)."""
-        new = object.__new__(_View)
-        new.batch = self.batch
-        new.idx = (cols if self.idx is None else self.idx.take(cols))
-        new.systems = [s.take(cols) for s in self.systems]
-        new.U = [u.take(cols, axis=1) for u in self.U]
-        new.modes = [m.take(cols) for m in self.modes]
-        new.m = len(cols)
-        new.couplings = [c for s in new.systems for c in s.couplings(new.systems)] if self.batch.coupled else []
-        new._pre = [None] * len(new.systems)
+    @classmethod
+    def assembled(cls, batch, idx, systems, U, modes) -> "_View":
+        """A view of the variants ``idx`` (global indices) from their parts as given: the batched systems
+        of those variants, their held inputs and their modes; nothing prepared yet."""
+        new = object.__new__(cls)
+        new.batch, new.idx, new.m = batch, idx, len(idx)
+        new.systems, new.U, new.modes = systems, U, modes
+        new.couplings = [c for s in systems for c in s.couplings(systems)] if batch.coupled else []
+        new._pre = [None] * len(systems)
         new._active = new._armed = new._stages = None
         return new
+
+    def sub(self, cols) -> "_View":
+        """A view of the columns ``cols`` (indices into this view)."""
+        return _View.assembled(self.batch, cols if self.idx is None else self.idx.take(cols),
+                               [s.take(cols) for s in self.systems], [u.take(cols, axis=1) for u in self.U],
+                               [m.take(cols) for m in self.modes])
 
     def global_idx(self):
         return np.arange(self.batch.n) if self.idx is None else self.idx

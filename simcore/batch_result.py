@@ -176,14 +176,9 @@ class BatchResult:
         b = self._b
         from .batch import _View
 
-        view = object.__new__(_View)
-        view.batch, view.idx, view.m = b, ids, len(ids)
-        view.systems = [s.take(ids) for s in b.systems]
-        view.U = [np.stack([self._held(k, i, ids, epochs) for i in range(len(s.input_names))])
-                  if s.input_names else np.zeros((0, len(ids))) for k, s in enumerate(b.systems)]
-        view.modes = [np.asarray(m) for m in modes]
-        view.couplings = [c for s in view.systems for c in s.couplings(view.systems)] if b.coupled else []
-        view._pre, view._active, view._armed = [None] * len(view.systems), None, None
+        held = [np.stack([self._held(k, i, ids, epochs) for i in range(len(s.input_names))])
+                if s.input_names else np.zeros((0, len(ids))) for k, s in enumerate(b.systems)]
+        view = _View.assembled(b, ids, [s.take(ids) for s in b.systems], held, [np.asarray(m) for m in modes])
         xs, us = view.inputs(t, X)
         return view, xs, us
 

@@ -31,11 +31,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.integrate import RK45
 
-try:  # numpy's einsum and count_nonzero without their Python wrappers (numpy >= 2; the same calls)
-    from numpy._core._multiarray_umath import c_einsum
-    from numpy._core._multiarray_umath import count_nonzero as _count_nonzero
-except ImportError:  # pragma: no cover - numpy 1.x
-    c_einsum, _count_nonzero = np.einsum, np.count_nonzero
+from ._numpy_calls import c_einsum
+from ._numpy_calls import count_nonzero as _count_nonzero
 
 __all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "stage_sum", "SAFETY", "MIN_FACTOR",
            "MAX_FACTOR"]

@@ -37,6 +37,8 @@ import numpy as np
 import pint
 
 from .errors import ConfigError, ConfigTypeError
+from ._numpy_calls import FLOAT64 as _FLOAT64_DTYPE
+from ._numpy_calls import count_nonzero as _count_nonzero
 
 __all__ = ["STANDARD_GRAVITY", "number", "real", "finite", "positive", "nonnegative", "tolerance", "fraction",
            "integer", "flag", "choice", "one_or_many", "is_scalar", "unpack", "point", "pose", "angle", "angles",
@@ -50,11 +52,6 @@ STANDARD_GRAVITY = 9.80665
 #: a complex number has no order.
 _NOT_NUMBERS = (str, bytes, bytearray, bool, np.bool_, complex, np.complexfloating)
 _FLOAT64 = np.float64
-_FLOAT64_DTYPE = np.dtype(np.float64)  # the native float64 dtype, a singleton numpy reuses for such arrays
-try:  # np.count_nonzero without its Python wrapper (numpy >= 2)
-    from numpy._core._multiarray_umath import count_nonzero as _count_nonzero
-except ImportError:  # pragma: no cover - numpy 1.x
-    _count_nonzero = np.count_nonzero
 _INT_FLOAT_LIMIT = 2 ** 1023  # ints below this convert to a finite float
 
 

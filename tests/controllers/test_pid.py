@@ -217,6 +217,28 @@ def test_array_path_gives_each_variant_its_serial_floats_bit_for_bit(ki):
         np.testing.assert_array_equal(batch.accumulated_error, [c.accumulated_error for c in singles])
 
 
+def test_array_path_after_ki_set_to_zero_keeps_then_resets_the_accumulator_as_the_serial_floats():
+    # Accumulate with ki = 2, then make it a PD loop (scalar ki = 0): the accumulator is kept while the
+    # error stays within the i_zone and reset to 0 once it leaves it, variant by variant, as each
+    # serial controller on floats does.
+    kp = np.array([0.5, 1.0, 2.0])
+    batch = PIDController(kp, 2.0, 0.1)
+    singles = [PIDController(float(p), 2.0, 0.1) for p in kp]
+    for c in [batch, *singles]:
+        c.set_i_zone(0.8)
+    offsets = np.array([0.0, 0.3, -0.4])
+    for step, meas in enumerate((0.5, 0.6, 0.7, 0.6, 0.5, 0.1, 0.65)):
+        if step == 3:
+            for c in [batch, *singles]:
+                c.ki = 0.0
+        out = batch.calculate(meas + offsets, 1.0)
+        expected = [c.calculate(float(meas + o), 1.0) for c, o in zip(singles, offsets)]
+        np.testing.assert_array_equal(out, expected)
+        np.testing.assert_array_equal(batch.accumulated_error, [c.accumulated_error for c in singles])
+    # the run kept a non-zero accumulator under ki = 0 in one variant and reset another's
+    assert any(c.accumulated_error != 0.0 for c in singles) and any(c.accumulated_error == 0.0 for c in singles)
+
+
 @pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
 def test_array_measurement_or_setpoint_not_finite_is_refused_naming_it(bad):
     pid = PIDController(np.array([1.0, 2.0]), 0.0, 0.0)
