@@ -166,7 +166,8 @@ def _array(parameter, value, mag, unit, allow_inf, allow_nan) -> np.ndarray:
     if arr.size == 0:
         raise ConfigError(parameter, value, f"at least one number{_in(unit)}")
     if (not allow_nan and np.isnan(arr).any()) or (not allow_inf and np.isinf(arr).any()):
-        raise ConfigError(parameter, value, f"finite numbers{_in(unit)}")
+        raise ConfigError(parameter, value,
+                          f"numbers{_in(unit)}, not NaN" if allow_inf else f"finite numbers{_in(unit)}")
     return arr
 
 

@@ -177,3 +177,12 @@ def test_rates_and_wheel_speeds_in_the_wrong_kind_of_unit_are_refused_and_m_per_
     for bad in (Q_(3, "dimensionless"), Q_(1, "s")):
         with pytest.raises(ConfigError, match=r"^left=.*m/s or m"):
             DifferentialWheelSpeeds(bad, 0)
+
+
+def test_an_array_with_nan_where_infinities_are_allowed_says_not_nan():
+    # Infinities allowed, NaN not: the message names what is wrong (it said "finite numbers").
+    values = np.array([1.0, np.inf, np.nan])
+    with pytest.raises(ConfigError) as info:
+        checks.number("limit", values, allow_inf=True, allow_array=True)
+    assert str(info.value) == f"limit={values!r}: expected numbers, not NaN"
+    np.testing.assert_array_equal(checks.number("limit", values[:2], allow_inf=True, allow_array=True), values[:2])
