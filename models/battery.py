@@ -453,8 +453,7 @@ class _BusCoupling(Coupling):
         # On a match the slots already hold the solution (the battery's own are written only here).
         one = self._one
         if one is not None:  # _state_key of the one load, in line (on every evaluation of the right-hand side)
-            x, u = xs[one[0]], us[one[0]]
-            key = (self.battery.mode, x.tobytes() + u.tobytes())
+            key = (self.battery.mode, xs[one[0]].tobytes() + us[one[0]].tobytes())
         else:
             key = (self.battery.mode, self._state_key(xs, us))
         if key != self._key:
@@ -464,10 +463,13 @@ class _BusCoupling(Coupling):
             ub = us[self.index]
             ub[0] = v
             ub[1] = current
-            self._key = (key[0], x.tobytes() + u.tobytes() if one is not None else self._state_key(xs, us))
+            self._key = (key[0], self._state_key(xs, us))
 
     def _state_key(self, xs, us) -> bytes:
-        """The loads' states and inputs as one key (several loads; apply() builds the one load's in line)."""
+        """The loads' states and inputs as one key (apply() builds the one load's in line for its check)."""
+        one = self._one
+        if one is not None:
+            return xs[one[0]].tobytes() + us[one[0]].tobytes()
         return b"".join([xs[k].tobytes() + us[k].tobytes() for k, _, _ in self.consumers])
 
     def _solve(self, xs, us):
