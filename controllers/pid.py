@@ -42,12 +42,8 @@ import math
 import numpy as np
 
 from simcore import checks
+from simcore._numpy_calls import clip as _clip  # the ufunc np.clip calls for float arrays
 from simcore.errors import ConfigError
-
-try:  # the ufunc np.clip calls for float arrays (numpy >= 2)
-    from numpy._core.umath import clip as _clip
-except ImportError:  # pragma: no cover - numpy 1.x
-    from numpy.core.umath import clip as _clip
 
 
 def input_modulus(value, minimum, maximum):

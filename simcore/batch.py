@@ -1003,7 +1003,7 @@ class _Batch:
         # No time of this interval has a minimum step above the one at its largest magnitude (the spacing
         # of doubles grows with it): steps above that need no clamping and cannot fail the test.
         far = max(abs(t_end), abs(float(_min(t))))
-        ms_bound = 10 * (math.nextafter(far, math.inf) - far)  # batch_rk.min_step at ``far``
+        ms_bound = float(batch_rk.min_step(far))
         while m:
             if max_step != math.inf or not _min(h) > ms_bound:  # (a NaN step goes this way)
                 ms = batch_rk.min_step(t)
