@@ -3,15 +3,20 @@
 Runs ``bench/batch.py``'s arm batch (N variants, 500 ticks at 100 Hz) with timers around the kernel's
 parts, in the simcore this interpreter imports, and prints, for the run of least total time out of
 ``--repeat``, the milliseconds spent in each (perf_counter, nested: ``integrate`` holds ``restart``,
-``attempt`` and ``events_in_step``; ``run_ticks`` holds ``controller tick``):
+``attempt`` and ``events_in_step``; ``run_ticks`` holds ``controller tick``; ``events_in_step`` holds
+``stop bound``; the scatters of finished columns and the views of the running ones are in ``integrate``,
+partly inside ``restart``):
 
 * ``run_ticks``: the controllers at each tick, their input writes, the recorder's tick rows;
 * ``restart``: the start of each interval (its ``derivative`` is the right-hand side at the new inputs);
-* ``attempt``, ``events_in_step``: the rounds of attempts between two ticks.
+* ``attempt``, ``events_in_step``: the rounds of attempts between two ticks;
+* ``stop bound``: how far each step's dense output can move (the matrix products deciding which
+  columns' stop guards are sampled); ``scatters``: finished columns written back to the batch;
+  ``views of running columns``: the running subset's physics, inputs and modes gathered.
 
 The timers cost about a microsecond a call, on both sides of a comparison. Run it with two interpreters
 (before and after a change), alternately, in one session:
-``python bench/batch_parts.py --n 1`` and ``--n 1000``.
+``python bench/batch_parts.py --n 1``, ``--n 1000`` and ``--n 10000``.
 """
 from __future__ import annotations
 
@@ -24,7 +29,8 @@ import time
 PARTS = [("_Batch", "_run_ticks", "run_ticks"), ("BatchedControlLoop", "tick", "controller tick"),
          ("_Batch", "_integrate", "integrate"), ("_Batch", "_restart", "restart"),
          ("_View", "derivative", "derivative (restart)"), ("batch_rk", "attempt", "attempt"),
-         ("_Batch", "_events_in_step", "events_in_step")]
+         ("_Batch", "_events_in_step", "events_in_step"), ("batch", "_reach", "stop bound (events)"),
+         ("batch", "_put", "scatters"), ("_View", "sub", "views of running columns")]
 
 
 def main(argv=None) -> None:
@@ -37,7 +43,7 @@ def main(argv=None) -> None:
     from simcore.controllers import batched
     bench = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "batch.py"), run_name="bench")
     owners = {"_Batch": batch._Batch, "_View": batch._View, "BatchedControlLoop": batched.BatchedControlLoop,
-              "batch_rk": batch_rk}
+              "batch_rk": batch_rk, "batch": batch}
     spent = collections.Counter()
 
     def timer(fn, label):
