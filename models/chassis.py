@@ -463,16 +463,16 @@ class Chassis:
         Without load transfer or wall contacts the system's matrix depends on the
         wheels' modes only (the free forces then enter the right-hand side alone), so
         it is formed, with its cofactors, once per mode; an instant costs the
-        right-hand side and three dot products.
+        right-hand side and three dot products. A fixed lateral acceleration (``ay_fixed``, a tank
+        without scrub: it reaches here only with load transfer or walls) takes :meth:`solve` as well.
         """
-        if self.tips or walls:
+        if self.tips or walls or ay_fixed is not None:
             dx, dy, arm, free_dirs, free_arm = self.geometry
             return self.solve(0.0, 0.0, 0.0, dx, dy, arm, hterm, drive, modes, free_dirs, free_arm, free_coef,
                               fext_x, fext_y, torque, walls, ay_fixed)
-        key = (modes, ay_fixed is None)
-        rows = self._fixed_rows.get(key)
+        rows = self._fixed_rows.get(modes)
         if rows is None:
-            rows = self._fixed_rows[key] = self._fixed_matrix(modes, ay_fixed is not None)
+            rows = self._fixed_rows[modes] = self._fixed_matrix(modes)
         kx, ky, ka, det, pre, post = rows
         G0 = [-fc * n for fc, n in zip(free_coef, self.load0)]
         b0, b1, b2 = fext_x, fext_y, torque
@@ -493,8 +493,6 @@ class Chassis:
                 b0 += g0 * nx
                 b1 += g0 * ny
                 b2 += g0 * ar
-        if ay_fixed is not None:
-            b1 = ay_fixed
         ax = (b0 * kx[0] + b1 * kx[1] + b2 * kx[2]) / det
         ay = (b0 * ky[0] + b1 * ky[1] + b2 * ky[2]) / det
         alpha = (b0 * ka[0] + b1 * ka[1] + b2 * ka[2]) / det
@@ -514,7 +512,7 @@ class Chassis:
         sol.wheel_accel = wa
         return sol
 
-    def _fixed_matrix(self, modes, lateral_fixed: bool):
+    def _fixed_matrix(self, modes):
         """:meth:`solve_fixed`'s matrix in mode ``modes``, without load transfer: ``(cofactor rows of A_x, A_y
         and alpha, det, per wheel what the right-hand side needs (rolling, couple, M_i, the reacting contact or
         -1, its share through the roller, a slipping wheel's force, d_x, d_y, arm), per wheel what the forces
@@ -543,8 +541,6 @@ class Chassis:
                 row[0] -= fx * d
                 row[1] -= fy * d
                 row[2] -= fa * d
-        if lateral_fixed:
-            A[1] = [0.0, 1.0, 0.0]
         (a00, a01, a02), (a10, a11, a12), (a20, a21, a22) = A
         # Cramer's rule on the 3x3, as solve forms it.
         c00 = a11 * a22 - a12 * a21

@@ -533,6 +533,13 @@ def test_the_fixed_geometry_solve_is_the_general_solve(make):
         fixed = ch.solve_fixed(hterm, D, modes, coef, fx, fy, tz, ())
         for name in ("ax", "ay", "alpha", "normal", "free_force", "traction", "wheel_accel"):
             np.testing.assert_array_equal(getattr(fixed, name), getattr(general, name))
+        # A lateral acceleration held fixed (a tank without scrub) is the general solve's too.
+        ay = float(rng.normal(0, 3))
+        general = ch.solve(0.0, 0.0, 0.0, dx, dy, arm, hterm, D, modes, free_dirs, free_arm, coef, fx, fy, tz, (), ay)
+        fixed = ch.solve_fixed(hterm, D, modes, coef, fx, fy, tz, (), ay)
+        assert fixed.ay == pytest.approx(ay, rel=1e-12)  # held (to the round-off of the 3x3 solve)
+        for name in ("ax", "ay", "alpha", "normal", "free_force", "traction", "wheel_accel"):
+            np.testing.assert_array_equal(getattr(fixed, name), getattr(general, name))
 
 
 @pytest.mark.parametrize("make", [lambda: mecanum(friction_coefficient=0.7, roller_friction=0.05),
