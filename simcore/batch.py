@@ -966,15 +966,12 @@ class _Batch:
         if self.kinds:
             want, active = view.armed()
             g = view.guards(t, y, want) if len(want) else None
-            if full and len(want) == len(self.kinds):  # every kind armed somewhere: one masked copy for all
-                np.copyto(self.g_prev, g, where=active)
-            else:
-                for w, e in enumerate(want):
-                    row = self.g_prev[e]
-                    if full:
-                        np.copyto(row, g[w], where=active[w])
-                    else:
-                        row[glob] = np.where(active[w], g[w], row.take(glob))
+            for w, e in enumerate(want):  # each armed guard's value at the start; the others' stay as they were
+                row = self.g_prev[e]
+                if full:
+                    np.copyto(row, g[w], where=active[w])
+                else:
+                    row[glob] = np.where(active[w], g[w], row.take(glob))
             if fired is not None and fired[0].any():
                 self._restart_sides(glob, t, y, *fired)
         return view
