@@ -15,8 +15,9 @@ share one implementation of its semantics:
   ``control_loop`` is copied with its gains as arrays.
 
 Batch parameters (``"<loop name>.<parameter>"``): ``kp``, ``ki``, ``kd`` (a PIDController
-loop), ``setpoint`` (a constant setpoint per variant), ``ks``, ``kv``, ``ka``, ``kg`` (a loop
-whose feedforward is a feedforward object). Other controllers (a ProfiledPIDController, a
+loop), ``setpoint`` (one constant setpoint per variant, for a loop whose setpoint is a
+constant, not a function of time), ``ks``, ``kv``, ``ka``, ``kg`` (a loop whose feedforward
+is a feedforward object). Other controllers (a ProfiledPIDController, a
 BangBangController) cannot batch and say so.
 """
 from __future__ import annotations
@@ -93,6 +94,12 @@ class BatchedControlLoop:
             if key not in allowed:
                 raise ConfigError(label(key), key, f"a batch parameter of loop {name!r}: {', '.join(allowed)}")
         self.reference = spec["reference"]
+        function = spec["setpoint_function"]
+        if "setpoint" in params and function is not None:  # varied, it would replace the user's function
+            raise ConfigError(label("setpoint"), params["setpoint"],
+                              f"no params setpoint for loop {name!r}: it follows the setpoint function "
+                              f"{getattr(function, '__name__', function)!r}, which one value per variant would "
+                              f"replace (only a constant setpoint can vary)")
         # a setpoint Quantity converts as control_loop's setpoint does (dimensionless: degrees become radians)
         self.setpoint = variant_values(label("setpoint"), params["setpoint"]) if "setpoint" in params else None
 

@@ -134,7 +134,8 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
 
     loop = PeriodicController(period, tick, name=name, offset=offset, on_start=start)
     spec = {"controller": controller, "measure": measure, "command": command, "reference": ref,
-            "feedforward": feedforward, "output_limits": output_limits}
+            "setpoint_function": setpoint if callable(setpoint) else None, "feedforward": feedforward,
+            "output_limits": output_limits}
 
     def batched(params, n, xp=None):
         # The same loop for many variants at once (simcore.simulate_batch): controllers/batched.py.
