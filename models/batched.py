@@ -260,8 +260,9 @@ class BatchedMechanism:
         q, v = x[0], x[1]
         bad = (q < self.min_position) | (q > self.max_position)
         if np.any(bad):
-            raise ConfigError(f"{self.name} position", q[bad][0], f"a value within the stops [{self.min_position}, "
-                                                                  f"{self.max_position}]")
+            j = int(np.flatnonzero(bad)[0])
+            raise ConfigError(f"{self.name} position (variant {j})", float(q[j]),
+                              f"a value within the stops [{self.min_position}, {self.max_position}]")
         p, xp = self._p, self.xp
         moving_fwd = xp.where(p["dir"], self.FORWARD, self.MOVING)
         moving_rev = xp.where(p["dir"], self.REVERSE, self.MOVING)

@@ -471,7 +471,7 @@ class _Batch:
             if kind[0] != "x":
                 raise ConfigError("x0", name, "a state name, one of " + ", ".join(
                     nm for nm, v in self.signal_index.items() if v[0] == "x"))
-            Y[kind[2]] = self._column(f"x0[{name!r}]", value, self._unit(name))
+            Y[kind[2]] = self._column(f"x0[{name!r}]", value, self._unit(name), state=True)
         for name, value in (inputs or {}).items():
             self._write(name, value, "inputs")
         self.Y = Y
@@ -502,19 +502,22 @@ class _Batch:
         s = self.systems[self.signal_index[name][1]]
         return s.units.get(name[len(s.name) + 1:], "")
 
-    def _column(self, label, value, unit=""):
+    def _column(self, label, value, unit="", state=False):
+        """``value`` (a number, or one per variant) as a new (N,) float array; ``state``: an initial state,
+        whose non-finite value is a bad parameter (ConfigError, as simulate's x0), where an input's is a
+        non-finite signal (NonFiniteError, as simulate's)."""
         if batch_params.is_quantity(value):  # converted to the signal's unit, as simulate does
             value = batch_params.variant_values(label, value, unit)
-        try:
-            v = np.array(value, dtype=float)  # a copy: the caller may change its array after writing it
-        except (TypeError, ValueError):
-            raise ConfigTypeError(label, value, "a number or an array of one number per variant") from None
+        # a copy: the caller may change its array after writing it
+        v = batch_params.real_numbers(label, value, "a number or an array of one number per variant")
         if v.ndim == 0:
             v = np.full(self.n, float(v))
         elif v.shape != (self.n,):
             raise ConfigError(label, f"<array of shape {v.shape}>", f"a number or an array of shape ({self.n},)")
         if not np.isfinite(v).all():
             j = int(np.flatnonzero(~np.isfinite(v))[0])
+            if state:
+                raise ConfigError(f"{label} (variant {j})", float(v[j]), "a finite number")
             raise NonFiniteError("value of", f"{label} (variant {j})", v[j], self.t)
         return v
 
