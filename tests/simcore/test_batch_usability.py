@@ -1,0 +1,55 @@
+"""A new user's findings on the batch (review-user6: 4, 5, 7, 8, 10, 11, 12): lookups, sweeps, messages, docs.
+
+Each test holds what the user expected: a clear error naming the parameter, its value and what was
+expected, where the batch was silent or blamed the wrong thing.
+"""
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import simcore.models as models
+import simcore.models.batched as batched_models
+from simcore import ConfigError, simulate, simulate_batch, sweep
+from simcore.batch import elementwise
+from simcore.controllers import PIDController, control_loop
+from simcore.controller import PeriodicController
+from simcore.errors import ConfigTypeError
+from simcore.models import Battery
+from simcore.models.motors import NEO
+
+T_END = 0.04  # two ticks of the 50 Hz loop: enough for every check here
+
+
+def parts():
+    arm = models.Arm(NEO, 100.0, mass=4.0, com_distance=0.35, min_angle=-0.6, max_angle=1.05)
+    loop = control_loop(PIDController(40.0, 0.0, 1.0, period=0.02), measure="arm.angle", command="arm.voltage",
+                        setpoint=1.0, output_limits=(-12.0, 12.0), name="pid")
+    return arm, loop
+
+
+def small_batch(kp, **options):
+    arm, loop = parts()
+    return simulate_batch(arm, T_END, [loop], params={"pid.kp": kp}, **options)
+
+
+# -- finding 4: event_counts of an event no system has -----------------------------------------------------
+def test_event_counts_refuses_an_event_name_no_system_has():
+    batch = small_batch([20.0, 40.0])
+    with pytest.raises(ConfigError, match="upper_stpo") as info:
+        batch.event_counts("upper_stpo")
+    assert info.value.parameter == "name"
+    assert "upper_stop" in str(info.value) and "velocity_zero" in str(info.value)  # the valid names
+    # a real event that did not fire in 40 ms (the arm starts at 0 rad, the lower stop is at -0.6 rad)
+    np.testing.assert_array_equal(batch.event_counts("lower_stop"), [0, 0])
+
+
+# -- finding 10: a variant's stats say what was recorded --------------------------------------------------
+def test_a_variants_stats_say_what_was_recorded():
+    for record in ("all", "ticks"):
+        batch = small_batch([20.0, 40.0], record=record)
+        assert batch[1].stats["record"] == record
+        arm, loop = parts()
+        assert simulate(arm, T_END, [loop], method="RK45", record=record).stats["record"] == record
+
+
