@@ -44,6 +44,60 @@ def test_event_counts_refuses_an_event_name_no_system_has():
     np.testing.assert_array_equal(batch.event_counts("lower_stop"), [0, 0])
 
 
+# -- finding 5: make_result of a batched sweep returning the wrong thing -------------------------------------
+def _serial_run(kp):
+    arm, loop = parts()
+    return simulate(arm, T_END, [loop], method="RK45")
+
+
+def _one_variant_short(kp):
+    return small_batch(np.asarray(kp)[:-1])
+
+
+def _metric_not_reached(result):
+    raise AssertionError("a metric ran on what make_result returned")
+
+
+def test_a_batched_sweep_checks_what_make_result_returned_before_the_metrics():
+    grid = {"kp": [20.0, 40.0, 60.0]}
+    metrics = {"m": _metric_not_reached}
+    with pytest.raises(ConfigTypeError, match="make_result") as info:
+        sweep(_serial_run, grid, metrics, executor="serial", batch=True, progress=False)
+    assert "BatchResult" in str(info.value) and "returned a Result" in str(info.value)
+    with pytest.raises(ConfigError, match="make_result") as info:
+        sweep(_one_variant_short, grid, metrics, executor="serial", batch=True, progress=False)
+    assert ".n=2" in str(info.value) and "3 variants" in str(info.value)
+
+
+# -- finding 8: chunk_size without batch=True -------------------------------------------------------------
+def test_chunk_size_without_batch_is_refused():
+    with pytest.raises(ConfigError, match="chunk_size") as info:
+        sweep(_serial_run, {"kp": [20.0, 40.0]}, {"m": _metric_not_reached}, executor="serial", chunk_size=2)
+    assert "batch=True" in str(info.value)
+
+
+# -- finding 11: the progress of a batched sweep counts points as each chunk completes -----------------------
+def test_a_batched_sweeps_progress_advances_by_a_chunk_at_a_time(monkeypatch):
+    import tqdm.auto
+
+    steps = []
+
+    class Bar:
+        def __init__(self, total, **kwargs):
+            self.total = total
+
+        def update(self, n=1):
+            steps.append(n)
+
+        def close(self):
+            pass
+
+    monkeypatch.setattr(tqdm.auto, "tqdm", Bar)
+    sweep(small_batch, {"kp": [10.0, 20.0, 30.0, 40.0, 50.0]}, {"final": lambda r: r.final("arm.angle")},
+          executor="serial", batch=True, chunk_size=2, progress=True)
+    assert steps == [2, 2, 1]  # one update per chunk, of its points (a rate per point, not per chunk)
+
+
 # -- finding 10: a variant's stats say what was recorded --------------------------------------------------
 def test_a_variants_stats_say_what_was_recorded():
     for record in ("all", "ticks"):
