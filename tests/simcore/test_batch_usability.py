@@ -98,6 +98,15 @@ def test_a_batched_sweeps_progress_advances_by_a_chunk_at_a_time(monkeypatch):
     assert steps == [2, 2, 1]  # one update per chunk, of its points (a rate per point, not per chunk)
 
 
+# -- finding 7: a batched battery that disables its loads -------------------------------------------------
+def test_a_battery_that_cannot_batch_is_named_and_the_limit_documented():
+    with pytest.raises(ConfigError, match="battery 'main'"):
+        Battery(brownout_behaviour="disable", name="main").batched({}, 2)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    for doc in (batched_models.__doc__, readme):
+        assert 'brownout_behaviour="flag"' in doc
+
+
 # -- finding 10: a variant's stats say what was recorded --------------------------------------------------
 def test_a_variants_stats_say_what_was_recorded():
     for record in ("all", "ticks"):
