@@ -116,3 +116,33 @@ def test_a_variants_stats_say_what_was_recorded():
         assert simulate(arm, T_END, [loop], method="RK45", record=record).stats["record"] == record
 
 
+# -- finding 12: a function that is not element-wise ------------------------------------------------------
+def _batch_with(controller):
+    arm, _ = parts()
+    return simulate_batch(arm, T_END, [controller], params={"arm.mass": [3.0, 4.0]})
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t, s: {"arm.voltage": 6.0 if s["arm.angle"] < 0.5 else 0.0},  # ValueError: truth value of an array
+    lambda t, s: {"arm.voltage": 6.0 - float(s["arm.angle"])},  # TypeError: only 0-dimensional/length-1 arrays
+], ids=["if", "float"])
+def test_a_scalar_only_controller_gets_the_element_wise_hint(fn):
+    with pytest.raises((ValueError, TypeError)) as info:
+        _batch_with(elementwise(PeriodicController(0.02, fn, name="scalar")))
+    notes = " ".join(getattr(info.value, "__notes__", []))
+    assert "'scalar'" in notes and "(N,) arrays" in notes and "np.where" in notes
+
+
+def test_a_scalar_only_control_law_gets_the_hint_and_other_errors_do_not():
+    law = lambda measurement, setpoint: 3.0 if measurement < setpoint else 0.0  # noqa: E731
+    loop = control_loop(law, measure="arm.angle", command="arm.voltage", setpoint=1.0, period=0.02, name="law")
+    with pytest.raises(ValueError) as info:
+        _batch_with(loop)
+    assert "np.where" in " ".join(info.value.__notes__)
+
+    def broken(t, s):
+        raise ValueError("a robot-code bug unrelated to arrays")
+
+    with pytest.raises(ValueError) as info:
+        _batch_with(elementwise(PeriodicController(0.02, broken, name="broken")))
+    assert "np.where" not in " ".join(info.value.__notes__)
