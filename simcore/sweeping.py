@@ -361,9 +361,9 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
         executor, one task each; the progress bar advances by a chunk's
         points as each chunk completes.
     chunk_size : int, optional
-        With ``batch=True`` only: points per batch (default: the points split evenly over the
-        executor's workers, a Dask executor's cluster threads included; all
-        of them with ``executor="serial"``). The
+        With ``batch=True`` only: points per batch (default: the points split
+        evenly over the executor's workers, a Dask executor's cluster threads
+        included; all of them with ``executor="serial"``). The
         table does not depend on it: a variant's result does not depend on
         the batch it shares.
 
