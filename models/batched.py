@@ -26,6 +26,10 @@ Elevator       ``carriage_mass``, ``gearing``, and the friction ones
 Battery        ``resistance``, ``open_circuit_voltage``
 =============  ===========================================================================
 
+A batched Battery takes ``brownout_behaviour="flag"`` only (the default): its bus flags a
+brownout but never switches its loads off, so a battery built with ``"disable"`` raises,
+naming itself, when the batch is built.
+
 What a model needs to batch (the contract ``simcore.batch`` relies on): ``name``, the signal
 names and units, ``MODES``, ``initial_state/inputs/mode``, ``derivatives``, ``outputs`` and
 ``events`` on ``(n, m)`` arrays with a mode-code array, ``take(idx)`` (the same physics for a

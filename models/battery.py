@@ -364,7 +364,8 @@ class Battery(System):
         switch its loads off."""
         if self.brownout_behaviour != "flag":
             raise ConfigError("brownout_behaviour", self.brownout_behaviour,
-                              "'flag' in a batched run (the batched bus does not disable its loads)")
+                              f"'flag' for battery {self.name!r} in a batched run (the batched bus does not "
+                              f"disable its loads)")
         from .batched import batched_system
 
         return batched_system(self, params, n, xp)

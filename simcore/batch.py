@@ -602,6 +602,10 @@ class _Batch:
                 written = bc.tick(t, signals)
             except Exception as exc:
                 note_controller_error(exc, c.name, t, "in a batch")
+                if isinstance(exc, (TypeError, ValueError)) and any(
+                        m in str(exc) for m in ("truth value of an array", "arrays can be converted to Python scalars")):
+                    exc.add_note("in a batch the controller's functions receive (N,) arrays, one value per variant: "
+                                 "they must be element-wise (np.where instead of if, no float() or math.*)")
                 raise
             written = checked_writes(c.name, written)
             logged = {}

@@ -267,7 +267,15 @@ class BatchResult:
         return t[src], y[src], counts
 
     def event_counts(self, name: str | None = None) -> np.ndarray:
-        """``(N,)``: how many events (all, or those called ``name``) each variant recorded."""
+        """``(N,)``: how many events (all, or those called ``name``) each variant recorded.
+
+        Raises ConfigError for a ``name`` that no system of the batch has (a misspelt stop would
+        otherwise read as "no variant hit it"); an event that exists but never fired counts zeros."""
+        if name is not None:
+            known = list(dict.fromkeys(ev.name for _, _, ev in self._b.kinds))
+            if name not in known:
+                raise ConfigError("name", name, "None or an event of the batch's systems: "
+                                                + (", ".join(known) or "none (they have no events)"))
         counts = np.zeros(self.n, dtype=np.int64)
         for e, cols, *_ in self._rec.events:
             if name is None or self._b.kinds[e][2].name == name:
@@ -285,7 +293,16 @@ class BatchResult:
         """The :class:`~simcore.result.Result` of variant ``k`` (0 <= k < n; negative counts from the end).
 
         Raises ConfigTypeError for an index that is not an integer, IndexError (as a sequence
-        does) for one out of range."""
+        does) for one out of range.
+
+        Its ``stats`` hold ``n_steps`` (the variant's accepted steps), ``n_events``, ``n_ticks``,
+        ``method`` ("RK45") and ``record`` ("all" or "ticks", as given to ``simulate_batch``). A
+        serial Result's work counters are absent because the batch does not count them per
+        variant: ``nfev``, ``njev``, ``nlu`` (every right-hand side evaluation covers many
+        variants at once, rejected attempts included), ``n_segments`` and
+        ``intervals_by_method`` (the batch integrates every variant's intervals together, with
+        one method). ``dropped`` likewise stays zero: under ``record="ticks"`` the batch does not
+        count the step rows it left out."""
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
             raise ConfigTypeError("variant", k, f"an integer index in [0, {self.n})")
         if not -self.n <= k < self.n:
@@ -322,7 +339,8 @@ class BatchResult:
                                       s.MODES[mb[j]], s.MODES[ma[j]], at_tick))
         events.sort(key=lambda r: r.t)  # blocks are chronological per variant; keep the event log so too
         stats = {"n_steps": int(self.n_steps[k]), "n_events": len(events),
-                 "n_ticks": sum(len(v) for v in self._rec.ticks.values()), "method": "RK45"}
+                 "n_ticks": sum(len(v) for v in self._rec.ticks.values()), "method": "RK45",
+                 "record": b.record}
         return Result(t, data, units=self.units, input_names=self.input_names, lazy=lazy, ticks=ticks,
                       tick_log=tick_log, events=events, stats=stats, modes=modes)
 

@@ -69,6 +69,7 @@ from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, as
 
 import numpy as np
 
+from .batch_result import BatchResult
 from .errors import ConfigError, ConfigTypeError, SimError
 
 __all__ = ["sweep", "SweepTable", "pivot", "grid_points", "SweepPointError"]
@@ -173,6 +174,14 @@ def _evaluate_batch(make_result, metrics: dict, columns: dict) -> list[list[floa
     array of the chunk's values, then every metric on the batch; return one row of floats per point."""
     n = len(next(iter(columns.values())))
     result = make_result(**columns)
+    # Checked here, so that a wrong batch is blamed on make_result rather than on the first metric.
+    if not isinstance(result, BatchResult):
+        raise ConfigTypeError("make_result", make_result, f"a callable returning a BatchResult with batch=True "
+                                                          f"(one simulate_batch over the chunk's {n} points); it "
+                                                          f"returned a {type(result).__name__}")
+    if result.n != n:
+        raise ConfigError("make_result", make_result, f"a BatchResult of {n} variants, one per point of the chunk, "
+                                                      f"in order; it returned one with .n={result.n}")
     out = []
     for name, fn in metrics.items():
         value = fn(result)
@@ -267,10 +276,11 @@ class _Progress:
         except ImportError:
             self._text = progress is True
 
-    def update(self):
-        self.done += 1
+    def update(self, points: int = 1):
+        """``points`` more points are done (a batched sweep reports a whole chunk at once)."""
+        self.done += points
         if self._bar is not None:
-            self._bar.update(1)
+            self._bar.update(points)
         elif self._text:
             sys.stderr.write(f"\rsweep: {self.done}/{self.total} points")
             sys.stderr.flush()
@@ -324,8 +334,10 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
     Parameters
     ----------
     make_result : callable
-        ``make_result(**params) -> Result`` (any object the metrics accept).
-        Must be picklable for a process pool (see the module docstring).
+        ``make_result(**params) -> Result`` (any object the metrics accept);
+        with ``batch=True``, ``make_result(**columns) -> BatchResult`` of one
+        variant per point of the chunk. Must be picklable for a process pool
+        (see the module docstring).
     grid : mapping of str to sequence, or sequence of dicts
         Parameter values: cartesian product with the first key varying
         slowest, or the explicit list of points. Parameters carry whatever unit
@@ -346,11 +358,12 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
         (typically returning ``simcore.simulate_batch(...)``), and each metric
         must return one number per point (the functions of
         :mod:`simcore.testing` do on a BatchResult). The chunks run on the
-        executor, one task each.
+        executor, one task each; the progress bar advances by a chunk's
+        points as each chunk completes.
     chunk_size : int, optional
-        Points per batch (default: the points split evenly over the
-        executor's workers, a Dask executor's cluster threads included; all
-        of them with ``executor="serial"``). The
+        With ``batch=True`` only: points per batch (default: the points split
+        evenly over the executor's workers, a Dask executor's cluster threads
+        included; all of them with ``executor="serial"``). The
         table does not depend on it: a variant's result does not depend on
         the batch it shares.
 
@@ -363,9 +376,12 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
     Raises
     ------
     ConfigError
-        Bad ``grid``, ``metrics`` or ``executor``, an unpicklable callable with
-        a process pool (or one defined in an interactive ``__main__`` when the
-        workers are spawned), or a metric returning something that is not a number.
+        Bad ``grid``, ``metrics``, ``executor`` or ``chunk_size`` (also one given
+        without ``batch=True``), a batched ``make_result`` that returns no
+        BatchResult or one of another length than its chunk, an unpicklable
+        callable with a process pool (or one defined in an interactive
+        ``__main__`` when the workers are spawned), or a metric returning
+        something that is not a number.
     SweepPointError
         In a worker process, an exception that cannot be pickled back as
         itself (one whose constructor takes several arguments and defines no
@@ -385,6 +401,9 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
 
     if not isinstance(batch, bool):
         raise ConfigTypeError("batch", batch, "True or False")
+    if chunk_size is not None and not batch:
+        raise ConfigError("chunk_size", chunk_size, "None without batch=True (it is the number of points per "
+                                                    "batch, and applies only with batch=True)")
     values: list = [None] * len(points)
     bar = _Progress(len(points), progress)
     try:
@@ -417,9 +436,8 @@ def _sweep_batches(make_result, metrics, points, executor, chunk_size, values, b
     chunks = _chunks(points, chunk_size, executor)
 
     def store(start, rows):
-        for j, row in enumerate(rows):
-            values[start + j] = row
-            bar.update()
+        values[start:start + len(rows)] = rows
+        bar.update(len(rows))  # one update per chunk: tqdm's rate and estimate then count points done
 
     def located(exc, start, columns):
         n = len(next(iter(columns.values())))
