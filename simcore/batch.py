@@ -66,7 +66,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from . import batch_params, batch_rk
+from . import batch_params, batch_rk, checks
 from ._numpy_calls import FLOAT64 as _FLOAT64
 from ._numpy_calls import count_nonzero as _count_nonzero
 from .batch_result import BatchResult
@@ -508,8 +508,9 @@ class _Batch:
         non-finite signal (NonFiniteError, as simulate's)."""
         if batch_params.is_quantity(value):  # converted to the signal's unit, as simulate does
             value = batch_params.variant_values(label, value, unit)
-        # a copy: the caller may change its array after writing it
-        v = batch_params.real_numbers(label, value, "a number or an array of one number per variant")
+        # simulate's own conversion; a copy: the caller may change its array after writing it
+        v = np.array(checks.number(label, value, allow_inf=True, allow_nan=True, allow_array=True,
+                                   expected="a number or an array of one number per variant"), dtype=float)
         if v.ndim == 0:
             v = np.full(self.n, float(v))
         elif v.shape != (self.n,):

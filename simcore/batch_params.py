@@ -8,47 +8,17 @@ and value.
 """
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 
 from . import checks
-from .errors import ConfigError, ConfigTypeError
+from .errors import ConfigError
 
-__all__ = ["is_quantity", "real_numbers", "variant_values"]
+__all__ = ["is_quantity", "variant_values"]
 
 
 def is_quantity(value) -> bool:
     """Whether ``value`` is a pint Quantity (duck-typed: a magnitude and a unit conversion)."""
     return hasattr(value, "magnitude") and hasattr(value, "to")
-
-
-def real_numbers(label: str, value, expected: str) -> np.ndarray:
-    """``value``, a real number or an array-like of them, as a new float array.
-
-    Booleans, strings, None and other objects are refused, as the serial checks refuse them
-    (numpy would turn ``True`` into 1.0, ``"6"`` into 6.0 and None into NaN).
-
-    Raises
-    ------
-    ConfigTypeError
-        Naming ``label`` (with the index of the first bad entry of an array of objects), the
-        value and ``expected``.
-    """
-    try:
-        arr = np.asarray(value)
-    except (TypeError, ValueError):  # a ragged nesting
-        raise ConfigTypeError(label, value, expected) from None
-    kind = arr.dtype.kind
-    if kind == "O":  # numbers of several types, or not numbers
-        for j, x in enumerate(arr.ravel()):
-            if isinstance(x, (bool, np.bool_)) or not isinstance(x, numbers.Real):
-                where = label if arr.ndim == 0 else f"{label}[{j}]"
-                raise ConfigTypeError(where, x, f"{expected}, not {type(x).__name__}")
-    elif kind not in "iuf":
-        what = {"b": "booleans", "U": "strings", "S": "bytes", "c": "complex numbers"}.get(kind, str(arr.dtype))
-        raise ConfigTypeError(label, value, f"{expected}, not {what}")
-    return arr.astype(float)
 
 
 def variant_values(label: str, value, unit: str = "", *, positive: bool = False,
@@ -69,15 +39,15 @@ def variant_values(label: str, value, unit: str = "", *, positive: bool = False,
     Raises
     ------
     ConfigTypeError
-        Booleans, strings, None or anything else that is not real numbers (:func:`real_numbers`).
+        Booleans, strings, None or anything else that is not real numbers (as
+        :func:`simcore.checks.number` refuses them for ``simulate``).
     ConfigError
         A Quantity of another dimension, a non-finite value, or one out of range (naming the variant).
     """
-    if is_quantity(value):
-        real_numbers(label, value.magnitude, "numbers (one per variant)")
-        arr = np.asarray(checks.finite(label, value, unit, allow_array=True), dtype=float)
-    else:
-        arr = real_numbers(label, value, "numbers (one per variant)")
+    # simulate's own conversion (booleans, strings and None refused, a Quantity converted to ``unit``); the
+    # non-finite values are named below with their variant
+    arr = np.asarray(checks.number(label, value, unit, allow_inf=True, allow_nan=True, allow_array=True,
+                                   expected="numbers (one per variant)"), dtype=float)
     bad = ~np.isfinite(arr)
     what = "a finite number"
     if not bad.any() and positive:
