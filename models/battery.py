@@ -410,8 +410,7 @@ class _BusCoupling(Coupling):
         self._last = None  # (t, xs, us) of the last apply, for the recovery decision
         self._key = None  # the loads' states and inputs at the last solve (their bus slots hold its result)
         # One load with a supply curve (the usual drivetrain on its battery): solved without the loops.
-        self._one = (consumers[0], self.curves[0], systems[consumers[0]]) \
-            if len(consumers) == 1 and self.curves[0] is not None else None
+        self._one = (consumers[0], self.curves[0]) if len(consumers) == 1 and self.curves[0] is not None else None
 
     # -- brownout: commands held at neutral ---------------------------------------------------------
     def _hold_neutral(self, us) -> None:
@@ -448,19 +447,16 @@ class _BusCoupling(Coupling):
             elif self._held:
                 self._restore(us)
             self._last = (t, xs, us)
-        # The same battery and the same loads in the same modes and states with the same inputs give the
-        # same bus: records and guards at an instant the right-hand side just saw. The key is taken with
-        # the bus slots as the last solve wrote them (whole arrays: cheaper than cutting the slots out), so
-        # it matches only when nothing but this coupling has written them since. The battery's parameters
-        # are in it for a run stepped with advance() whose battery is changed between two calls; the
-        # loads' modes for a mode change at an unchanged state (a wheel gripping again).
+        # The same loads in the same states with the same inputs give the same bus: records and guards
+        # at an instant the right-hand side just saw. The key is taken with the bus slots as the last
+        # solve wrote them (whole arrays: cheaper than cutting the slots out), so it matches only when
+        # nothing but this coupling has written them since.
         # On a match the slots already hold the solution (the battery's own are written only here).
-        bat, one = self.battery, self._one
+        one = self._one
         if one is not None:  # _state_key of the one load, in line (on every evaluation of the right-hand side)
-            key = (bat.mode, bat.open_circuit_voltage, bat.resistance, one[2].mode,
-                   xs[one[0]].tobytes() + us[one[0]].tobytes())
+            key = (self.battery.mode, xs[one[0]].tobytes() + us[one[0]].tobytes())
         else:
-            key = (bat.mode, bat.open_circuit_voltage, bat.resistance, self._modes(), self._state_key(xs, us))
+            key = (self.battery.mode, self._state_key(xs, us))
         if key != self._key:
             v, current, _ = self._solve(xs, us)
             for k, _, i in self.consumers:
@@ -468,11 +464,7 @@ class _BusCoupling(Coupling):
             ub = us[self.index]
             ub[0] = v
             ub[1] = current
-            self._key = key[:-1] + (self._state_key(xs, us),)
-
-    def _modes(self) -> tuple:
-        """The loads' modes, in the order of the consumers (part of the key of apply())."""
-        return tuple([s.mode for _, s, _ in self.consumers])
+            self._key = (key[0], self._state_key(xs, us))
 
     def _state_key(self, xs, us) -> bytes:
         """The loads' states and inputs as one key (apply() builds the one load's in line for its check)."""
@@ -486,7 +478,7 @@ class _BusCoupling(Coupling):
         bat = self.battery
         voc, r = bat.open_circuit_voltage, bat.resistance
         if self._one is not None:
-            k, curve_of, _ = self._one
+            k, curve_of = self._one
             total = curve_of(xs[k], us[k])
             if total is None:
                 return self._solve_numerically(xs, us)

@@ -145,26 +145,3 @@ def test_recovery_settings_that_could_never_act_are_refused():
         assert info.value.parameter == parameter and "disable" in str(info.value)
     # ...while the defaults stay valid whatever the flag threshold (they are not the user's).
     assert Battery(brownout_voltage=8.0).brownout_voltage == 8.0
-
-
-@pytest.mark.parametrize("loads", [1, 2])
-def test_a_battery_changed_between_two_advances_feeds_the_bus_from_that_instant(loads):
-    """The bus follows the battery's law V = V_oc - R I at the resistance in effect: read live right after
-    ``resistance`` was changed between two ``advance`` calls (the bus solved before the change must not be
-    served again), and at every recorded row before and after; one load takes the bus's one-load path,
-    two the general one."""
-    wheels = [models.Flywheel(NEO, 1.0, moi=0.002 * (k + 1), name=f"wheel{k}") for k in range(loads)]
-    bat = Battery(resistance=0.02)
-    full = {f"wheel{k}.voltage": 12.0 for k in range(loads)}
-    sim = simcore.Simulator(wheels + [bat], [PeriodicController(0.02, lambda t, s: full, name="code")])
-    sim.advance(0.05)
-    n_before = len(sim.result().t)
-    bat.resistance = 0.2
-    v, i = sim.signals["battery.voltage"], sim.signals["battery.current"]
-    assert i > 1.0  # the wheels still draw: the law tells the two resistances apart
-    assert v == pytest.approx(bat.open_circuit_voltage - 0.2 * i, rel=1e-12)
-    sim.advance(0.05)
-    r = sim.result()
-    resistance = np.where(np.arange(len(r.t)) < n_before, 0.02, 0.2)
-    np.testing.assert_allclose(r["battery.voltage"], bat.open_circuit_voltage - resistance * r["battery.current"],
-                               rtol=1e-12)
