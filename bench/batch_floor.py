@@ -114,7 +114,8 @@ def main():
         full = attempts_alone(n, [n] * round(cols / n))
         line = (f"N = {n:,}: whole run {whole:.3f} s; its {len(widths)} rounds ({cols:,} column-attempts) of "
                 f"attempts alone {as_run:.3f} s as run; per-variant schedules {len(own_pace)} rounds (the longest "
-                f"chain), {scheduled:.3f} s; {full:.3f} s packed at full width")
+                f"chain; the median variant's {np.median(chain):.0f}), {scheduled:.3f} s; {full:.3f} s packed at "
+                f"full width")
         if n == 1:
             line += (f"; serial simulate {serial:.3f} s (attempts alone are {as_run / serial:.2f}x it, "
                      f"the whole run {whole / serial:.2f}x; target <= 2x)")
