@@ -17,6 +17,15 @@ parameters given as arrays of length ``N``. Each variant gets what its own
   (probe, search delay, re-fire), input-jump events at ticks and the Zeno guard follow
   :mod:`simcore.engine` rule for rule.
 * **Modes per variant**, as integer codes into each batched system's ``MODES``.
+* **Stiffness per variant**, by the serial engine's rule for a forced RK45 (:mod:`simcore.solvers`:
+  its estimate of ``h * rho`` from the stages at the step's end, its stability boundary, the
+  first steps of each segment left out, its count of stiff steps and the clearing of it): a
+  variant is found stiff at the step where its own ``simulate(..., method="RK45")`` warns, and the
+  run warns once (:class:`~simcore.solvers.StiffnessWarning`) naming every such variant and when it
+  was found; :attr:`BatchResult.stiff_at` keeps the times. The estimate is made only in rounds
+  where some column is past its segment's first steps (over that round's columns: a gather would
+  cost more than the estimate), and a count is touched only in a round with a stiff step or while
+  some count is above zero; the bench's arm, at one to three steps an interval, pays almost none.
 
 The loop (between two ticks; ``running`` is the variants not yet at the tick)::
 
@@ -1017,8 +1026,8 @@ class _Batch:
         m = len(S)
         rejected = np.zeros(m, dtype=bool)  # a column not rejected in the last round starts a fresh step
         steps = np.zeros(m, dtype=np.int64)
-        seg_start = None  # each column's steps before its segment began (None: every column's began at t_end's interval start)
-        rounds = 0
+        seg_start = None  # each column's steps before its segment began (None: all began at the interval's start)
+        rounds = 0  # rounds with an accepted column: a bound of any column's steps in its segment
         max_step = self.max_step
         # No time of this interval has a minimum step above the one at its largest magnitude (the spacing
         # of doubles grows with it): steps above that need no clamping and cannot fail the test.
@@ -1293,6 +1302,15 @@ def simulate_batch(systems, t_end, controllers=(), *, params, t0=0.0, x0=None, i
     ConfigError
         A params key that names no system or controller, a parameter the part does not
         have, arrays of different lengths, or a part that cannot batch (naming it).
+
+    Warns
+    -----
+    StiffnessWarning
+        Once, when some variants' RK45 steps are limited by stability, not accuracy (found by
+        the rule their own ``simulate(..., method="RK45")`` warns by), naming them (the first
+        twenty, with how many in all) and when each was found; their times are in
+        :attr:`BatchResult.stiff_at`. The serial ``simulate`` with ``method="auto"`` or
+        ``"Radau"`` integrates such a variant with far fewer evaluations.
     """
     # The serial engine's own checks of the parts and the tolerances (x0 and inputs may be per variant
     # here, so they are checked below instead).
