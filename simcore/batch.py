@@ -1150,16 +1150,25 @@ class _Batch:
 
         While every count is zero, a non-stiff step changes nothing that matters (the run of
         non-stiff steps only clears a count, and a stiff step restarts the run), so a round without
-        a stiff step touches no count.
+        a stiff step touches no count; before any variant is found stiff, which columns' steps count
+        is only worked out in a round where some column's estimate is stiff (the estimate is made for
+        every column of the round: a gather of those that count would cost more).
         """
-        est = seg > _SKIP_STEPS
-        est &= acc
-        if self.n_stiff:
+        if self.n_stiff:  # the variants found stiff are no longer estimated, as serially
+            est = seg > _SKIP_STEPS
+            est &= acc
             est &= np.isnan(self.stiff_at.take(S))
-        if not _any(est):
-            return
-        hits = batch_rk.stiffness_ratio(K, _STIFF_STAGE, _STIFF_WEIGHTS) > _STIFF_RATIO
-        hits &= est
+            if not _any(est):
+                return
+            hits = batch_rk.stiffness_ratio(K, _STIFF_STAGE, _STIFF_WEIGHTS) > _STIFF_RATIO
+            hits &= est
+        else:
+            hits = batch_rk.stiffness_ratio(K, _STIFF_STAGE, _STIFF_WEIGHTS) > _STIFF_RATIO
+            if not (self.counting or _any(hits)):
+                return  # no stiff estimate and no count above zero: nothing to count
+            est = seg > _SKIP_STEPS
+            est &= acc
+            hits &= est
         if not (self.counting or _any(hits)):
             return
         stiff = self.stiff_count.take(S) + hits
