@@ -17,6 +17,15 @@ parameters given as arrays of length ``N``. Each variant gets what its own
   (probe, search delay, re-fire), input-jump events at ticks and the Zeno guard follow
   :mod:`simcore.engine` rule for rule.
 * **Modes per variant**, as integer codes into each batched system's ``MODES``.
+* **Stiffness per variant**, by the serial engine's rule for a forced RK45 (:mod:`simcore.solvers`:
+  its estimate of ``h * rho`` from the stages at the step's end, its stability boundary, the
+  first steps of each segment left out, its count of stiff steps and the clearing of it): a
+  variant is found stiff at the step where its own ``simulate(..., method="RK45")`` warns, and the
+  run warns once (:class:`~simcore.solvers.StiffnessWarning`) naming every such variant and when it
+  was found; :attr:`BatchResult.stiff_at` keeps the times. The estimate is made only in rounds
+  where some column is past its segment's first steps (over that round's columns: a gather would
+  cost more than the estimate), and a count is touched only in a round with a stiff step or while
+  some count is above zero; the bench's arm, at one to three steps an interval, pays almost none.
 
 The loop (between two ticks; ``running`` is the variants not yet at the tick)::
 
@@ -62,9 +71,11 @@ module's ``count_nonzero``, ``min``, ``sum`` and ``any`` there.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Mapping
 
 import numpy as np
+from scipy.integrate import RK45
 
 from . import batch_params, batch_rk, checks
 from ._numpy_calls import FLOAT64 as _FLOAT64
@@ -76,6 +87,8 @@ from .engine import Simulator
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
 from .events import EVENT_TIME_TOLERANCE
 from .signals import stacked
+from .solvers import _CLEAR_AFTER, _SKIP_STEPS, STABILITY_BOUNDARY, STIFF_METHOD, STIFF_STEPS, StiffnessWarning
+from .solvers import _stiffness_weights
 
 _min = np.minimum.reduce  # ndarray.min and sum without their Python wrappers
 _add_reduce = np.add.reduce
@@ -88,6 +101,12 @@ _PROBE_STEP = 1e-8
 _INTERIOR = 3
 _MAX_EVENTS_AT_ONE_INSTANT = 100
 P = batch_rk.P  # the dense-output matrix of RK45
+# The serial engine's stiffness estimate of an RK45 step: its stage at the step's end and the weights of
+# that stage's state against the accepted one (simcore.solvers), and the h * rho that counts as stiff.
+_STIFF_STAGE, _STIFF_WEIGHTS = _stiffness_weights(RK45)
+_STIFF_RATIO = STABILITY_BOUNDARY["RK45"]
+#: Variants named one by one in a batch's StiffnessWarning (BatchResult.stiff_at has them all).
+_STIFF_NAMED = 20
 
 
 def elementwise(controller: PeriodicController) -> PeriodicController:
@@ -493,6 +512,14 @@ class _Batch:
         self.pending_xb = np.zeros((self.nx, n))
         self.started = [False] * len(controllers)
         self.n_steps = np.zeros(n, dtype=np.int64)
+        # Stiffness, counted per variant as the serial engine's RK45 counts it (simcore.solvers'
+        # Integrator.after_step): stiff steps, non-stiff steps in a row, and the time each variant was
+        # first found stiff (nan: not yet; from then on its steps are not estimated, as serially).
+        self.stiff_at = np.full(n, np.nan)
+        self.stiff_count = np.zeros(n, dtype=np.int64)
+        self.calm_count = np.zeros(n, dtype=np.int64)
+        self.counting = False  # whether some variant's stiff count is above zero
+        self.n_stiff = 0
         self.every = np.arange(n, dtype=np.int32)  # every variant's index, as the recorder keeps them (never written)
         self.res = BatchResult._recorder(self)
 
@@ -1004,6 +1031,8 @@ class _Batch:
         m = len(S)
         rejected = np.zeros(m, dtype=bool)  # a column not rejected in the last round starts a fresh step
         steps = np.zeros(m, dtype=np.int64)
+        seg_start = None  # each column's steps before its segment began (None: all began at the interval's start)
+        rounds = 0  # rounds with an accepted column: a bound of any column's steps in its segment
         max_step = self.max_step
         # No time of this interval has a minimum step above the one at its largest magnitude (the spacing
         # of doubles grows with it): steps above that need no clamping and cannot fail the test.
@@ -1037,6 +1066,9 @@ class _Batch:
                     j = int(np.flatnonzero(bad)[0])
                     raise IntegrationError(f"the state of variant {S[j]} became non-finite", float(t_new[j]))
             steps += acc
+            rounds += 1
+            if rounds > _SKIP_STEPS and self.nx:  # before its third round no column is past its segment's first steps
+                self._count_stiffness(S, acc, steps if seg_start is None else steps - seg_start, K, t_new)
             quiet = acc
             stop = None
             hc = None
@@ -1044,6 +1076,9 @@ class _Batch:
                 hit, roots, g_as = self._events_in_step(view, None if every else acc, t, t_new, y, y_new, K)
                 if hit is not None:
                     hc = _indices(hit)
+                    if seg_start is None:
+                        seg_start = np.zeros(m, dtype=np.int64)
+                    seg_start[hc] = steps.take(hc)  # the restart after the event begins a segment
                     glob_hit = S.take(hc)
                     self.H[glob_hit] = h.take(hc)  # the step size the restart carries on with
                     glob_e, te, X, fired = self._fire_step_events(view, hit, roots, g_as, t, t_new, y, y_new, K)
@@ -1101,9 +1136,72 @@ class _Batch:
                     break
                 keep = _indices(~stop)
                 S, t, h, rejected, steps = (v.take(keep) for v in (S, t, h, rejected, steps))
+                if seg_start is not None:
+                    seg_start = seg_start.take(keep)
                 y, f = y.take(keep, axis=1), f.take(keep, axis=1)
                 view = view.sub(keep)
                 m = len(keep)
+
+    # -- stiffness ----------------------------------------------------------------------------
+    def _count_stiffness(self, S, acc, seg, K, t_new):
+        """Count the round's stiff steps as the serial engine's RK45 does (``Integrator.after_step``).
+
+        ``seg`` (m,) holds each column's accepted steps in its current segment, this round's included:
+        a step is estimated when accepted, past the segment's first :data:`~simcore.solvers._SKIP_STEPS`
+        (they follow an input jump), and its variant not yet found stiff. A stiff step (``h * rho`` above
+        RK45's stability boundary) adds one to the variant's count and clears its run of non-stiff
+        ones; :data:`~simcore.solvers._CLEAR_AFTER` non-stiff ones in a row clear the count;
+        :data:`~simcore.solvers.STIFF_STEPS` find the variant stiff at the step's end.
+
+        While every count is zero, a non-stiff step changes nothing that matters (the run of
+        non-stiff steps only clears a count, and a stiff step restarts the run), so a round without
+        a stiff step touches no count; before any variant is found stiff, which columns' steps count
+        is only worked out in a round where some column's estimate is stiff (the estimate is made for
+        every column of the round: a gather of those that count would cost more).
+        """
+        if self.n_stiff:  # the variants found stiff are no longer estimated, as serially
+            est = seg > _SKIP_STEPS
+            est &= acc
+            est &= np.isnan(self.stiff_at.take(S))
+            if not _any(est):
+                return
+            hits = batch_rk.stiffness_ratio(K, _STIFF_STAGE, _STIFF_WEIGHTS) > _STIFF_RATIO
+            hits &= est
+        else:
+            hits = batch_rk.stiffness_ratio(K, _STIFF_STAGE, _STIFF_WEIGHTS) > _STIFF_RATIO
+            if not (self.counting or _any(hits)):
+                return  # no stiff estimate and no count above zero: nothing to count
+            est = seg > _SKIP_STEPS
+            est &= acc
+            hits &= est
+        if not (self.counting or _any(hits)):
+            return
+        stiff = self.stiff_count.take(S) + hits
+        calm = np.where(hits, 0, self.calm_count.take(S) + est)
+        stiff = np.where(calm >= _CLEAR_AFTER, 0, stiff)
+        found = stiff >= STIFF_STEPS
+        if _any(found):
+            cols = _indices(found)
+            self.stiff_at[S.take(cols)] = t_new.take(cols)
+            self.n_stiff += len(cols)
+            stiff[cols] = 0
+        self.stiff_count[S] = stiff
+        self.calm_count[S] = calm
+        self.counting = _any(self.stiff_count)
+
+    def stiffness_warning(self) -> str | None:
+        """The message of the run's StiffnessWarning: the variants found stiff, when each was first;
+        None if none was."""
+        if not self.n_stiff:
+            return None
+        ids = _indices(~np.isnan(self.stiff_at))
+        named = ", ".join(f"{j} (t={float(self.stiff_at[j])!r} s)" for j in ids[:_STIFF_NAMED])
+        if len(ids) > _STIFF_NAMED:
+            named += f", and {len(ids) - _STIFF_NAMED} more (BatchResult.stiff_at has them all)"
+        return (f"{len(ids)} of {self.n} variants are stiff: the RK45 steps of variant{'s' if len(ids) > 1 else ''} "
+                f"{named} are limited by stability, not accuracy (first found stiff at the time given); the "
+                f"serial simcore.simulate(..., method='auto') or method='{STIFF_METHOD}' integrates them with far "
+                f"fewer evaluations.")
 
     # -- the run ------------------------------------------------------------------------------
     def run(self, t_end_ns):
@@ -1218,6 +1316,15 @@ def simulate_batch(systems, t_end, controllers=(), *, params, t0=0.0, x0=None, i
     ConfigError
         A params key that names no system or controller, a parameter the part does not
         have, arrays of different lengths, or a part that cannot batch (naming it).
+
+    Warns
+    -----
+    StiffnessWarning
+        Once, when some variants' RK45 steps are limited by stability, not accuracy (found by
+        the rule their own ``simulate(..., method="RK45")`` warns by), naming them (the first
+        twenty, with how many in all) and when each was found; their times are in
+        :attr:`BatchResult.stiff_at`. The serial ``simulate`` with ``method="auto"`` or
+        ``"Radau"`` integrates such a variant with far fewer evaluations.
     """
     # The serial engine's own checks of the parts and the tolerances (x0 and inputs may be per variant
     # here, so they are checked below instead).
@@ -1237,4 +1344,8 @@ def simulate_batch(systems, t_end, controllers=(), *, params, t0=0.0, x0=None, i
         raise ConfigError("t_end", t_end, f"a time >= t0={t0_ns / NS_PER_S!r} s")
     batch = _Batch(systems, controllers, routed, n, t0_ns, x0, inputs, float(rtol), float(atol), float(max_step),
                    record, np)
-    return batch.run(t_end_ns)
+    result = batch.run(t_end_ns)
+    message = batch.stiffness_warning()
+    if message is not None:
+        warnings.warn(message, StiffnessWarning, stacklevel=2)
+    return result

@@ -106,6 +106,11 @@ class BatchResult:
         The batch parameters, ``"<name>.<parameter>"`` -> ``(n,)``.
     n_steps : ndarray of int
         Accepted solver steps of each variant.
+    stiff_at : ndarray of float
+        The time, s, at which each variant was first found stiff (its RK45 steps limited by
+        stability: where its own ``simulate(..., method="RK45")`` warns), nan for a variant
+        never found stiff; ``~np.isnan(stiff_at)`` are the variants the run's
+        :class:`~simcore.StiffnessWarning` names.
     """
 
     @staticmethod
@@ -117,6 +122,7 @@ class BatchResult:
         self._b, self._rec = b, rec
         self.n = b.n
         self.n_steps = b.n_steps.copy()
+        self.stiff_at = b.stiff_at.copy()
         self.params = {f"{owner}.{k}": v for owner, p in getattr(b, "params", {}).items() for k, v in p.items()}
         self._final = (b.T.copy(), b.Y.copy(), [m.copy() for m in b.modes], len(rec.epochs) - 1)
         self.units = {}

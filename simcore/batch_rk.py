@@ -34,8 +34,8 @@ from scipy.integrate import RK45
 from ._numpy_calls import c_einsum
 from ._numpy_calls import count_nonzero as _count_nonzero
 
-__all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "stage_sum", "SAFETY", "MIN_FACTOR",
-           "MAX_FACTOR"]
+__all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "stage_sum", "stiffness_ratio",
+           "SAFETY", "MIN_FACTOR", "MAX_FACTOR"]
 
 A, B, C, E, P = RK45.A, RK45.B, RK45.C, RK45.E, RK45.P
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
@@ -108,10 +108,36 @@ def _rms(z, xp, in_place=False):
         xp.sqrt(total, out=total)
         total /= n ** 0.5
         return total
+    return _root_sum(z, xp) / n ** 0.5
+
+
+def _root_sum(z, xp):
+    """The square root of each column's sum over the rows of ``z`` (at least one), added in row order."""
     total = z[0]
-    for i in range(1, n):
+    for i in range(1, z.shape[0]):
         total = total + z[i]
-    return xp.sqrt(total) / n ** 0.5
+    return xp.sqrt(total)
+
+
+def stiffness_ratio(K, s, w, xp=np):
+    """Each column's estimate of ``h * rho`` of its step from the stages ``K`` (7, n, m), (m,).
+
+    :func:`simcore.solvers.stiffness_ratio` over columns, with the weights ``(s, w)`` it is given
+    (the serial engine's, :func:`simcore.solvers._stiffness_weights`): the norm of
+    ``K[-1] - K[s]`` (the derivative at the step's end at two states) over the norm of
+    ``w @ K[:s + 1]`` (their difference over ``h``), zero where the two states coincide. Each
+    column is added as :meth:`simcore.dopri5.DormandPrince.stiffness_ratio` adds its one run (stages
+    in order, then the squares over the states in order), so a column's estimate is that run's to
+    the bit. ``n >= 1``.
+    """
+    dy = stage_sum(w, K[: s + 1], xp)
+    df = K[-1] - K[s]
+    den = _root_sum(dy * dy, xp)
+    num = _root_sum(df * df, xp)
+    if _count_nonzero(den) == den.size:
+        return num / den
+    nonzero = den != 0.0
+    return xp.where(nonzero, num / xp.where(nonzero, den, 1.0), 0.0)
 
 
 def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, timed=True, xp=np):
