@@ -77,7 +77,7 @@ from collections.abc import Mapping
 import numpy as np
 from scipy.integrate import RK45
 
-from . import batch_params, batch_rk, checks
+from . import batch_params, batch_rk, checks, event_handler
 from ._numpy_calls import FLOAT64 as _FLOAT64
 from ._numpy_calls import count_nonzero as _count_nonzero
 from .batch_result import BatchResult
@@ -95,11 +95,12 @@ _add_reduce = np.add.reduce
 
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 
-_TINY = 5e-324
-_ZENO_GAP = 1e-12
-_PROBE_STEP = 1e-8
-_INTERIOR = 3
-_MAX_EVENTS_AT_ONE_INSTANT = 100
+# The serial engine's event rules' constants, followed rule for rule: one definition, in event_handler.
+_TINY = event_handler._TINY  # the smallest positive double, "just on this side of zero"
+_ZENO_GAP = event_handler.ZENO_GAP
+_PROBE_STEP = event_handler._PROBE_STEP
+_INTERIOR = event_handler.EVENT_INTERIOR_POINTS
+_MAX_EVENTS_AT_ONE_INSTANT = event_handler.MAX_EVENTS_AT_ONE_INSTANT
 P = batch_rk.P  # the dense-output matrix of RK45
 # The serial engine's stiffness estimate of an RK45 step: its stage at the step's end and the weights of
 # that stage's state against the accepted one (simcore.solvers), and the h * rho that counts as stiff.
