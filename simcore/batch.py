@@ -537,8 +537,9 @@ class _Batch:
         if batch_params.is_quantity(value):  # converted to the signal's unit, as simulate does
             value = batch_params.variant_values(label, value, unit)
         # simulate's own conversion; a copy: the caller may change its array after writing it
-        v = np.array(checks.number(label, value, allow_inf=True, allow_nan=True, allow_array=True,
-                                   expected="a number or an array of one number per variant"), dtype=float)
+        v = np.array(checks.number(label, batch_params.as_sequence(value), allow_inf=True, allow_nan=True,
+                                   allow_array=True, expected="a number or an array of one number per variant"),
+                     dtype=float)
         if v.ndim == 0:
             v = np.full(self.n, float(v))
         elif v.shape != (self.n,):

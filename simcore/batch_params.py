@@ -13,12 +13,25 @@ import numpy as np
 from . import checks
 from .errors import ConfigError
 
-__all__ = ["is_quantity", "variant_values"]
+__all__ = ["as_sequence", "is_quantity", "variant_values"]
 
 
 def is_quantity(value) -> bool:
     """Whether ``value`` is a pint Quantity (duck-typed: a magnitude and a unit conversion)."""
     return hasattr(value, "magnitude") and hasattr(value, "to")
+
+
+def as_sequence(value):
+    """``value``, or a numpy array of it when it is another array-like (a pandas Series, a ``range``),
+    which :func:`simcore.checks.number` takes only as a list, tuple or ndarray."""
+    if isinstance(value, (list, tuple, np.ndarray, str, bytes)) or is_quantity(value) or checks.is_scalar(value):
+        return value
+    if hasattr(value, "__array__") or hasattr(value, "__len__"):
+        try:
+            return np.asarray(value)
+        except (TypeError, ValueError):  # ragged: left to the checks, which name it
+            return value
+    return value
 
 
 def variant_values(label: str, value, unit: str = "", *, positive: bool = False,
@@ -46,8 +59,8 @@ def variant_values(label: str, value, unit: str = "", *, positive: bool = False,
     """
     # simulate's own conversion (booleans, strings and None refused, a Quantity converted to ``unit``); the
     # non-finite values are named below with their variant
-    arr = np.asarray(checks.number(label, value, unit, allow_inf=True, allow_nan=True, allow_array=True,
-                                   expected="numbers (one per variant)"), dtype=float)
+    arr = np.asarray(checks.number(label, as_sequence(value), unit, allow_inf=True, allow_nan=True,
+                                   allow_array=True, expected="numbers (one per variant)"), dtype=float)
     bad = ~np.isfinite(arr)
     what = "a finite number"
     if not bad.any() and positive:

@@ -104,3 +104,17 @@ def test_a_controller_writing_something_that_is_not_a_number_is_refused(written)
     if not isinstance(written, (np.ndarray, list)):
         with pytest.raises(ConfigTypeError):  # as the serial run refuses it
             simulate(_arm(), 0.1, [PeriodicController(0.02, lambda t, s: {"arm.voltage": written}, name="open")])
+
+
+def test_array_likes_numpy_reads_are_taken_as_their_numbers():
+    """A pandas Series (a Monte Carlo drawn from a DataFrame's column) and a range are numbers per variant, as
+    the same values in a list are (review s6b: the checks took lists, tuples and arrays only)."""
+    pd = pytest.importorskip("pandas")
+    plain = simulate_batch(_arm(), 0.1, [_loop()], params={"arm.mass": [2.0, 3.0], "pid.kp": [20.0, 30.0]},
+                           x0={"arm.angle": [0.0, 0.25]})
+    series = simulate_batch(_arm(), 0.1, [_loop()], params={"arm.mass": pd.Series([2.0, 3.0]),
+                                                            "pid.kp": range(20, 40, 10)},
+                            x0={"arm.angle": pd.Series([0.0, 0.25])})
+    np.testing.assert_array_equal(series.at_ticks("arm.angle", "pid"), plain.at_ticks("arm.angle", "pid"))
+    with pytest.raises(ConfigTypeError):  # a Series of booleans is still no numbers
+        simulate_batch(_arm(), 0.1, [_loop()], params={"arm.mass": pd.Series([True, False])})
