@@ -103,10 +103,11 @@ class Simulator:
     A system's parameters (masses, gearings, a battery's resistance, current limits)
     are fixed for the life of a simulator: what changes between two ``advance``
     calls goes through ``set_inputs``. Changing a parameter in between is not
-    supported: the models and the battery's bus keep values derived from them for
-    the run, and the result computes its recorded rows' outputs from the
-    parameters as they are when it is read; start a new simulator from the state
-    reached (``x0``) instead.
+    supported: the models and the battery's bus keep values derived from the
+    parameters for the run (so the change may take effect late, partly or not at
+    all), and the result computes its recorded rows' outputs when first read, from
+    whatever the models hold then; start a new simulator from the state reached
+    (``x0``) instead.
     An exception raised inside ``advance`` (by model or robot code, or a
     KeyboardInterrupt) leaves the simulator at the last completed segment or tick:
     advancing again integrates the interrupted stretch afresh and gives the rows an
