@@ -16,7 +16,8 @@ share one implementation of its semantics:
 
 Batch parameters (``"<loop name>.<parameter>"``): ``kp``, ``ki``, ``kd`` (a PIDController
 loop), ``setpoint`` (one constant setpoint per variant, for a loop whose setpoint is a
-constant, not a function of time), ``ks``, ``kv``, ``ka``, ``kg`` (a loop whose feedforward
+constant, not a function of time; numbers in the measured signal's SI unit, or a Quantity,
+converted to it when the run starts), ``ks``, ``kv``, ``ka``, ``kg`` (a loop whose feedforward
 is a feedforward object). Other controllers (a ProfiledPIDController, a
 BangBangController) cannot batch and say so.
 """
@@ -26,11 +27,12 @@ import copy
 
 import numpy as np
 
-from simcore.batch_params import variant_values
+from simcore.batch_params import is_quantity, variant_values
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .feedforward import ArmFeedforward, ElevatorFeedforward
 from .pid import PIDController
+from .wiring import QuantitySetpoint
 
 __all__ = ["BatchedControlLoop"]
 
@@ -100,10 +102,28 @@ class BatchedControlLoop:
                               f"no params setpoint for loop {name!r}: it follows the setpoint function "
                               f"{getattr(function, '__name__', function)!r}, which one value per variant would "
                               f"replace (only a constant setpoint can vary)")
-        # a setpoint Quantity converts as control_loop's setpoint does (dimensionless: degrees become radians)
-        self.setpoint = variant_values(label("setpoint"), params["setpoint"]) if "setpoint" in params else None
+        # A setpoint Quantity (the loop's own, or the varied one) converts to the measured signal's unit when
+        # the run starts, as control_loop's does; plain numbers are checked here, naming the variant.
+        self.setpoint = self._setpoint_param = None
+        if "setpoint" in params:
+            if is_quantity(params["setpoint"]):
+                variant_values(label("setpoint"), params["setpoint"].magnitude)
+                self._setpoint_param = params["setpoint"]
+            else:
+                self.setpoint = variant_values(label("setpoint"), params["setpoint"])
+        self._label = label("setpoint")
 
     def start(self, t, signals):
+        if isinstance(self.reference, QuantitySetpoint):
+            self.reference.convert(signals)
+        if self._setpoint_param is not None:
+            unit = signals.unit(self.measure)
+            try:
+                self.setpoint = variant_values(self._label, self._setpoint_param, unit)
+            except ConfigError as exc:
+                exc.add_note(f"loop {self.name!r} measures {self.measure!r}, which its system declares in "
+                             f"{unit or 'no unit (a dimensionless number)'}")
+                raise
         if self.pid is not None:
             self.pid.reset()
 

@@ -32,6 +32,7 @@ import math
 from typing import Callable
 
 from simcore import PeriodicController, checks, protocols
+from simcore.batch_params import is_quantity
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 
 from .feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward
@@ -53,8 +54,11 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         Signal read each tick, ``"system.signal"``.
     command : str
         Input written each tick, ``"system.input"``.
-    setpoint : float or callable ``r(t)``
-        Reference, in the measured signal's unit.
+    setpoint : float, pint.Quantity or callable ``r(t)``
+        Reference. A number (or what the function returns) is in the measured signal's SI
+        unit (rad, m, rad/s, ...). A Quantity (``Q_(30, "deg")``, ``Q_(2, "ft")``) is converted
+        to that unit when a run starts, the unit the measured system declares for the signal;
+        one of another dimension raises ConfigError then.
     rate : float, optional
         Loop rate, Hz.
     period : float, optional
@@ -111,11 +115,15 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     name = name or f"{command} loop"
     if callable(setpoint):
         ref = protocols.check_callable(setpoint, 1, parameter="setpoint", role="a number or a function f(t)")
+    elif is_quantity(setpoint):
+        ref = QuantitySetpoint(setpoint, measure)
     else:
         constant = checks.finite("setpoint", setpoint, allow_array=True)
         ref = lambda t: constant  # noqa: E731
 
     def start(t, signals):
+        if isinstance(ref, QuantitySetpoint):
+            ref.convert(signals)
         # A controller object reused for a second run starts it as it started the first:
         # no integral or error history from the last run, a profile from the measured state.
         if reset is not None:
@@ -168,6 +176,32 @@ def _finite(value, loop: str, t: float) -> bool:
     except TypeError:
         return True  # not a number at all: the controller's own check names it
     return all([_finite(v, loop, t) for v in items])
+
+
+class QuantitySetpoint:
+    """A constant setpoint given as a pint Quantity, as a loop's reference ``r(t)``.
+
+    The loop learns the measured signal's unit only from the simulation it runs in (the system
+    declares it), so the Quantity is converted when each run starts, once: the ticks read a float.
+    Its magnitude is checked when the loop is built.
+    """
+
+    def __init__(self, quantity, measure: str):
+        checks.finite("setpoint", quantity.magnitude, allow_array=True)
+        self.quantity, self.measure, self.value = quantity, measure, None
+
+    def convert(self, signals) -> None:
+        """Convert to the unit ``signals`` (a run's :class:`~simcore.signals.Signals`) gives ``measure``."""
+        unit = signals.unit(self.measure)
+        try:
+            self.value = checks.finite("setpoint", self.quantity, unit, allow_array=True)
+        except ConfigError as exc:
+            exc.add_note(f"the loop measures {self.measure!r}, which its system declares in "
+                         f"{unit or 'no unit (a dimensionless number)'}")
+            raise
+
+    def __call__(self, t):
+        return self.value
 
 
 class _AtSetpoint:

@@ -1261,6 +1261,12 @@ class BatchSignals(Mapping):
     def __len__(self):
         return len(self._b.signal_index)
 
+    def unit(self, name: str) -> str:
+        """The unit signal ``name`` is read in (as :meth:`simcore.signals.Signals.unit`)."""
+        if name not in self._b.signal_index:
+            raise KeyError(f"no signal {name!r}; signals: {', '.join(self._b.signal_index)}")
+        return self._b._unit(name)
+
 
 def _split_params(params, systems, controllers):
     if not isinstance(params, Mapping) or not params:

@@ -239,6 +239,14 @@ class SignalLayout:
         return self._held
 
     # -- reading ---------------------------------------------------------------------------------------
+    def unit(self, name: str) -> str:
+        """The unit its system declares for signal ``name`` (``""``: none declared, a dimensionless number).
+
+        Raises KeyError, listing the signals, for a name that is no signal of the simulation."""
+        if name not in self.index:
+            raise KeyError(f"no signal {name!r}; signals: {', '.join(self.index)}")
+        return self.units.get(name, "")
+
     def read(self, name: str, t: float, X: np.ndarray) -> float:
         """The value of one signal at (t, X) with the present inputs and modes."""
         try:
@@ -372,6 +380,12 @@ class Signals(Mapping):
     def t(self) -> float:
         """Current simulation time, s."""
         return self._sim.t
+
+    def unit(self, name: str) -> str:
+        """The unit signal ``name`` is read in, as its system declares it (``"rad"``, ``"m/s"``;
+        ``""`` when it declares none). Values are always in these SI units; a controller given a
+        pint Quantity converts it with this once, not at each tick."""
+        return self._sim._layout.unit(name)
 
     def __repr__(self):
         return f"<Signals at t={self._sim.t!r} s: {len(self)} signals>"

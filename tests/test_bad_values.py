@@ -174,7 +174,7 @@ CASES = [
     ("MecanumKinematics", lambda **kw: controllers.MecanumKinematics(
         **{**dict(front_left=(0.3, 0.3), front_right=(0.3, -0.3), rear_left=(-0.3, 0.3), rear_right=(-0.3, -0.3)),
            **kw}), {"front_left": "pair", "rear_right": "pair"}),
-    ("control_loop", lambda **kw: controllers.control_loop(
+    ("control_loop", lambda **kw: _loop_run_for_a_tick(
         **{**dict(controller=controllers.PIDController(1.0, 0.0, 0.0), measure="arm.angle", command="arm.voltage"),
            **kw}), {"setpoint": "real_or_array", "rate": "optional_positive", "offset": "nonnegative", "feedforward": "optional_callable"}),
     ("ChassisSpeeds", lambda **kw: controllers.ChassisSpeeds(**kw), {"vx": "real", "vy": "real", "omega": "real"}),
@@ -208,6 +208,16 @@ def hang_guard(seconds=30):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
+
+
+def _loop_run_for_a_tick(**kwargs):
+    """A control loop, built and run through its first tick on an arm: a setpoint Quantity is converted
+    to the measured signal's unit when the run starts (the loop does not know that unit before)."""
+    from simcore import simulate
+
+    loop = controllers.control_loop(**kwargs)
+    simulate(models.Arm(NEO, 100.0, mass=2.0, com_distance=0.3, min_angle=-1.5, max_angle=2.0), 0.0, [loop])
+    return loop
 
 
 def first_evaluation(obj):

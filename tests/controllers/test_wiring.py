@@ -122,3 +122,70 @@ def test_an_empty_or_non_string_loop_name_is_refused_not_replaced(name):
     with pytest.raises(ConfigTypeError, match=r"^name="):
         control_loop(PIDController(1, 0, 0), measure="arm.angle", command="arm.voltage", name=name)
     assert control_loop(PIDController(1, 0, 0), measure="arm.angle", command="arm.voltage", name="lift").name == "lift"
+
+
+def _elevator():
+    return models.Elevator(NEO, 10.0, carriage_mass=5.0, drum_radius=0.03, min_height=0.0, max_height=1.5)
+
+
+def _height_loop(setpoint):
+    return control_loop(PIDController(40.0, 0.0, 2.0), measure="elevator.position", command="elevator.voltage",
+                        setpoint=setpoint, name="height")
+
+
+def test_a_setpoint_quantity_is_converted_to_the_measured_signals_unit():
+    """A setpoint Quantity is read in the unit the measured system declares for its signal: 2 ft is
+    0.6096 m (the international foot is 0.3048 m exactly) and 30 degrees pi/6 rad. Before, every
+    Quantity was converted as dimensionless: feet were refused and degrees taken as radians for any
+    signal, so 30 degrees on a height was silently 0.52 m."""
+    from simcore import Q_
+
+    seen = []
+    recorder = control_loop(lambda m, r: seen.append(r) or 0.0, measure="elevator.position",
+                            command="elevator.voltage", setpoint=Q_(2.0, "ft"))
+    simulate(_elevator(), 0.05, [recorder])
+    assert len(seen) == 3 and all(type(r) is float and r == pytest.approx(0.6096, rel=2e-16) for r in seen)
+    feet = simulate(_elevator(), 1.0, [_height_loop(Q_(2.0, "ft"))])
+    metres = simulate(_elevator(), 1.0, [_height_loop(0.6096)])
+    # the two setpoints may differ in the last bit (pint's product), which the adaptive steps carry to 1e-10
+    np.testing.assert_allclose(feet["elevator.position"], metres["elevator.position"], rtol=1e-8, atol=1e-12)
+    assert 0.55 < feet.final("elevator.position") < 0.6096  # it rose to just under 2 ft (P loop against gravity)
+    pid = lambda: PIDController(40.0, 0.0, 1.0)  # noqa: E731
+    degrees = simulate(_arm(), 1.0, [control_loop(pid(), measure="arm.angle", command="arm.voltage",
+                                                  setpoint=Q_(30.0, "deg"))])
+    radians = simulate(_arm(), 1.0, [control_loop(pid(), measure="arm.angle", command="arm.voltage",
+                                                  setpoint=np.pi / 6)])
+    np.testing.assert_allclose(degrees["arm.angle"], radians["arm.angle"], rtol=1e-14, atol=1e-15)
+
+
+@pytest.mark.parametrize("system, measure, quantity", [
+    (_elevator, "elevator.position", (30.0, "deg")),  # was taken as 0.52 m without a word
+    (_arm, "arm.angle", (1.0, "ft")),
+])
+def test_a_setpoint_quantity_of_the_wrong_dimension_is_refused_naming_the_signal(system, measure, quantity):
+    from simcore import Q_
+
+    command = measure.split(".")[0] + ".voltage"
+    loop = control_loop(PIDController(1.0, 0.0, 0.0), measure=measure, command=command, setpoint=Q_(*quantity))
+    with pytest.raises(ConfigError) as ei:
+        simulate(system(), 0.1, [loop])
+    assert ei.value.parameter == "setpoint"
+    assert measure in "".join(getattr(ei.value, "__notes__", []))
+    with pytest.raises(ConfigError) as ei:  # a non-finite magnitude is refused when the loop is built
+        control_loop(PIDController(1.0, 0.0, 0.0), measure=measure, command=command, setpoint=Q_(np.nan, "m"))
+    assert ei.value.parameter == "setpoint"
+
+
+def test_a_setpoint_quantity_on_a_signal_without_a_unit_is_a_dimensionless_number():
+    from simcore import Q_, System
+
+    class Lag(System):
+        """dx/dt = u - x, no units declared."""
+        state_names, input_names = ("x",), ("u",)
+
+        def derivatives(self, t, x, u):
+            return [u[0] - x[0]]
+
+    loop = control_loop(lambda m, r: r, measure="lag.x", command="lag.u", setpoint=Q_(50.0, "percent"))
+    result = simulate(Lag(name="lag"), 0.05, [loop])
+    np.testing.assert_array_equal([v["lag.u"] for _, v in result.tick_log("lag.u loop")], [0.5, 0.5, 0.5])
