@@ -416,11 +416,12 @@ def _evaluate_batch(make_result, metrics: dict, columns: dict) -> tuple[list[lis
     and the warnings issued meanwhile: ``(j, _Caught)`` for the ``j``-th point of the chunk (a stiff
     variant, see :func:`_batch_stiffness`), ``(None, _Caught)`` for one of the whole chunk."""
     with _recording() as log:
-        rows, result = _evaluate_batch_recorded(make_result, metrics, columns)
+        rows, result = _batch_rows(make_result, metrics, columns)
     return rows, _batch_stiffness(result, _caught(log))
 
 
-def _evaluate_batch_recorded(make_result, metrics: dict, columns: dict):
+def _batch_rows(make_result, metrics: dict, columns: dict):
+    """The body of :func:`_evaluate_batch`: the rows, and the BatchResult they came from."""
     n = len(next(iter(columns.values())))
     result = make_result(**columns)
     # Checked here, so that a wrong batch is blamed on make_result rather than on the first metric.
