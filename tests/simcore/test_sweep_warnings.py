@@ -6,10 +6,15 @@ velocity's time constant is far shorter than the step the tolerance allows, so i
 point's own run says is found here by running it in this process, and the sweep's warning must
 say the same, prefixed by the point.
 """
+import ast
+import importlib.util
 import re
+import subprocess
+import sys
 import time
 import warnings
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from pathlib import Path
 
 import pytest
 
@@ -239,3 +244,44 @@ def test_another_warning_of_a_chunk_names_the_chunks_points():
     one = caught_by(sweep, stiff_batch_and_a_note, {"b": [0.01]}, STIFF, executor="serial", batch=True,
                     chunk_size=1, progress=False)
     assert [text for _, text, _, _ in one] == ["sweep point 0 (b=0.01): a note from make_result"]
+
+
+# -- a Dask cluster -------------------------------------------------------------------------------
+
+_ON_DASK = """
+import sys, warnings
+sys.path.insert(0, {folder!r})
+import distributed
+import test_sweep_warnings as t
+from simcore import sweep
+# one worker process running two points at once on its threads
+with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=True, dashboard_address=None,
+                              silence_logs=40) as cluster, distributed.Client(cluster) as client:
+    executor = client.get_executor()
+    plain = t.caught_by(sweep, t.stiff_run, t.GRID, t.STIFF, executor=executor, progress=False)
+    batched = t.caught_by(sweep, t.stiff_batch, t.BATCH_GRID, t.STIFF, executor=executor, batch=True,
+                          chunk_size=5, progress=False)
+    hello = t.caught_by(sweep, t.says, [dict(i=i, delay=0.01, repeat=3) for i in range(6)],
+                        dict(x=t.final_x), executor=executor, progress=False)
+print(repr([[(c.__name__, text) for c, text, _, _ in said] for said in (plain, batched, hello)]))
+"""
+
+
+def test_a_dask_cluster_delivers_the_same_warnings():
+    # In a child process, as test_sweep_batch's Dask test (distributed changes how exceptions pickle in
+    # the process that imports it); the worker runs two points at once on its threads.
+    if importlib.util.find_spec("distributed") is None:
+        pytest.skip("distributed is not installed (pip install simcore[dask])")
+    code = _ON_DASK.format(folder=str(Path(__file__).resolve().parent))
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-3000:]
+    plain, batched, hello = ast.literal_eval(run.stdout.strip().splitlines()[-1])
+
+    def named(said):
+        return [(c.__name__, text) for c, text, _, _ in said]
+
+    assert plain == named(caught_by(sweep, stiff_run, GRID, STIFF, executor="serial", progress=False))
+    assert batched == named(caught_by(sweep, stiff_batch, BATCH_GRID, STIFF, executor="serial", batch=True,
+                                      progress=False))
+    assert hello == [("UserWarning", f"sweep point {i} (i={i}, delay=0.01, repeat=3): point {i} says hello")
+                     for i in range(6)]
