@@ -44,6 +44,31 @@ Batches
     (``pip install simcore[dask]``; the functions are sent by cloudpickle, so lambdas
     and notebook functions are fine there.)
 
+Warnings
+    Whatever runs the points, the warnings issued while evaluating them (a
+    :class:`~simcore.StiffnessWarning` of ``simulate(..., method="RK45")``, a
+    metric's ``RuntimeWarning``) are recorded where they run, every one of them
+    (``"always"``), and issued again by the sweep in this process once every point
+    is done, so that this process's filters act on them (``pytest.warns``, a
+    filter's ``"error"``). Each keeps its category and its place of issue, and its
+    message starts with the grid point it came from, index and parameter values:
+    ``sweep point 3 (kp=4.0, kd=0.8): ...``. A warning issued at several points
+    (same category, text and place) is issued once, naming them all (the first 20
+    with their values, the others by index). They come in grid order (of the
+    first point each came from), whichever worker finished first. A category that
+    does not pickle (a class defined in a function) comes back from a process as
+    a UserWarning with its name in the text. A sweep that raises issues none (its
+    exception names the point). With ``batch=True``, a chunk's own
+    StiffnessWarning (it numbers variants within the chunk) is replaced by one
+    naming the grid points found stiff and when (``BatchResult.stiff_at``), the
+    same for every ``chunk_size``; any other warning of a chunk names its points
+    as a range, ``sweep points 0-11 (evaluated as one batch)``.
+
+    While points run on threads of this process, the warning filters are
+    ``"always"`` for all its threads (``warnings.catch_warnings`` is not
+    thread-safe, so one recorder serves them all); a ``catch_warnings`` inside
+    ``make_result`` takes the warnings of the other threads' points meanwhile.
+
 Progress
     ``progress=None`` (default) shows a tqdm bar when tqdm is importable and the
     sweep has more than 20 points; ``progress=True`` always reports (tqdm, or a
@@ -58,19 +83,25 @@ Table
 """
 from __future__ import annotations
 
+import contextlib
 import csv
 import itertools
 import math
 import os
 import pickle
+import socket
 import sys
+import threading
+import warnings
 from collections.abc import Mapping, Sequence
 from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, as_completed
+from typing import NamedTuple
 
 import numpy as np
 
 from .batch_result import BatchResult
 from .errors import ConfigError, ConfigTypeError, SimError
+from .solvers import STIFF_METHOD, StiffnessWarning
 
 __all__ = ["sweep", "SweepTable", "pivot", "grid_points", "SweepPointError"]
 
@@ -153,25 +184,244 @@ def _check_metrics(metrics, params: list[str]) -> dict:
 
 
 # ---------------------------------------------------------------------------------------------
-# the worker (top level, so that it pickles by reference under every start method)
+# warnings raised while a point is evaluated: recorded where it runs, re-issued by the sweep
 # ---------------------------------------------------------------------------------------------
-def _evaluate(make_result, metrics: dict, params: dict) -> list[float]:
-    """Run one point: ``make_result(**params)`` then every metric; return the floats."""
-    result = make_result(**params)
+#: Points named one by one in a re-issued warning (the others by index only).
+_POINTS_NAMED = 20
+
+
+class _Caught(NamedTuple):
+    """A warning recorded while evaluating sweep points, in the form that travels back to the sweep:
+    the category (a class: it pickles by reference), the message as text, where it was issued,
+    and ``detail``, what belongs to one point only (a batch variant's stiffness time), shown with it."""
+
+    category: type
+    text: str
+    filename: str
+    lineno: int
+    detail: str | None = None
+
+
+# ``warnings.catch_warnings`` swaps process-wide state and is not thread-safe (points on a thread
+# pool, or on a Dask worker's threads, would take each other's warnings or lose them): the first
+# point to start in a process installs one recorder, which files each warning under the thread
+# that issued it, and the last point to end restores what was there.
+_record_lock = threading.Lock()
+_record_state: dict = {"depth": 0}
+_record_local = threading.local()
+
+
+def _show(message, category, filename, lineno, file=None, line=None):
+    """The ``warnings.showwarning`` of a process evaluating points: a warning of a thread that is
+    evaluating one is recorded for it; any other goes where it would have gone."""
+    logs = getattr(_record_local, "logs", None)
+    if logs:
+        logs[-1].append(warnings.WarningMessage(message, category, filename, lineno, file, line))
+        return
+    previous = _record_state.get("showwarning")
+    if previous is None or previous is getattr(warnings, "_showwarning_orig", None):
+        # the default display (or an enclosing catch_warnings(record=True), pytest's for one)
+        warnings._showwarnmsg_impl(warnings.WarningMessage(message, category, filename, lineno, file, line))
+    else:
+        previous(message, category, filename, lineno, file, line)
+
+
+@contextlib.contextmanager
+def _recording():
+    """Record every warning this thread issues in the block (``"always"``: none is filtered out or
+    turned into an error here; the sweep's process applies its own filters when it re-issues them).
+
+    Yields the list the ``warnings.WarningMessage`` are appended to. While any thread of the process
+    records, the filters are ``"always"`` for every thread (a warning of another thread is shown,
+    or recorded by an enclosing ``catch_warnings``, as it would have been, just not deduplicated).
+    """
+    if getattr(sys.flags, "context_aware_warnings", False):  # Python >= 3.14 with context-local filters
+        with warnings.catch_warnings(record=True) as log:
+            warnings.simplefilter("always")
+            yield log
+        return
+    log: list = []
+    with _record_lock:
+        if _record_state["depth"] == 0:
+            saved = warnings.catch_warnings()
+            saved.__enter__()
+            _record_state.update(saved=saved, showwarning=warnings.showwarning)
+            warnings.simplefilter("always")
+            warnings.showwarning = _show
+        _record_state["depth"] += 1
+    logs = _record_local.__dict__.setdefault("logs", [])
+    logs.append(log)
+    try:
+        yield log
+    finally:
+        logs.pop()
+        with _record_lock:
+            _record_state["depth"] -= 1
+            if _record_state["depth"] == 0:
+                _record_state.pop("showwarning")
+                _record_state.pop("saved").__exit__(None, None, None)
+
+
+def _caught(log) -> list:
+    """The recorded ``warnings.WarningMessage`` of one task as ``(None, _Caught)`` pairs (None: the
+    warning belongs to the whole task, its point or chunk)."""
+    return [(None, _Caught(w.category, str(w.message), str(w.filename), int(w.lineno or 0))) for w in log]
+
+
+_picklable_categories: dict = {}
+
+
+def _crossing(caught: list) -> list:
+    """``caught`` made safe to pickle back to the sweep's process: a category that does not pickle
+    (a class defined in a function, say) becomes UserWarning, with its name in the text."""
     out = []
-    for name, fn in metrics.items():
-        value = fn(result)
-        try:
-            out.append(float(value))
-        except (TypeError, ValueError):
-            raise ConfigTypeError(f"metrics[{name!r}]", value,
-                                  "a callable returning a real number (a float)") from None
+    for where, c in caught:
+        ok = _picklable_categories.get(c.category)
+        if ok is None:
+            try:
+                ok = pickle.loads(pickle.dumps(c.category)) is c.category
+            except Exception:
+                ok = False
+            _picklable_categories[c.category] = ok
+        if not ok:
+            name = f"{getattr(c.category, '__module__', '?')}.{getattr(c.category, '__qualname__', c.category)}"
+            c = c._replace(category=UserWarning,
+                           text=f"{name} (a warning category that does not pickle, re-issued as UserWarning): "
+                                f"{c.text}")
+        out.append((where, c))
     return out
 
 
-def _evaluate_batch(make_result, metrics: dict, columns: dict) -> list[list[float]]:
+def _here() -> tuple:
+    """This process, as told apart from a worker's: (host name, process id)."""
+    return socket.gethostname(), os.getpid()
+
+
+def _value_text(v) -> str:
+    return repr(v.item() if isinstance(v, np.generic) else v)
+
+
+def _point_label(i: int, point: dict, detail) -> str:
+    values = ", ".join(f"{k}={_value_text(v)}" for k, v in point.items())
+    return f"{i} ({values}{'; ' + detail if detail else ''})"
+
+
+def _index_ranges(indices: list) -> str:
+    """``[3, 4, 5, 9]`` -> ``"3-5, 9"``."""
+    parts = []
+    start = prev = indices[0]
+    for i in indices[1:] + [None]:
+        if i is not None and i == prev + 1:
+            prev = i
+            continue
+        parts.append(f"{start}" if start == prev else f"{start}-{prev}")
+        if i is not None:
+            start = prev = i
+    return ", ".join(parts)
+
+
+_module_of_file: dict = {}
+
+
+def _module_named(filename: str):
+    """The name of the imported module whose file is ``filename`` (what a filter's module pattern is
+    matched against), None if there is none (``warn_explicit`` then derives it from the file name)."""
+    if filename not in _module_of_file:
+        _module_of_file[filename] = next((name for name, m in list(sys.modules.items())
+                                          if getattr(m, "__file__", None) == filename), None)
+    return _module_of_file[filename]
+
+
+def _reissue(caught: list, points: list) -> None:
+    """Re-issue, in this process, the warnings recorded while evaluating ``points``.
+
+    ``caught`` holds ``((first, last), _Caught)``: the grid points (indices, both included) the
+    warning came from, one point or a batch's chunk. Warnings equal but for their points (same
+    category, text and place of issue) are issued once, naming every point they came from; in
+    order of the first point each came from (grid order, whatever order the workers finished in).
+    Each keeps its category and place of issue, so that filters (``"error"``, ``"ignore"``,
+    ``pytest.warns``) act on it as on the original.
+    """
+    groups: dict = {}
+    for (first, last), c in sorted(caught, key=lambda item: item[0]):  # stable: a task's order kept
+        sources = groups.setdefault((c.category, c.text, c.filename, c.lineno), {})
+        sources.setdefault((first, last), c.detail)
+    for (category, text, filename, lineno), sources in groups.items():
+        labels, rest = [], []
+        for (first, last), detail in sources.items():
+            if len(labels) >= _POINTS_NAMED:
+                rest.extend(range(first, last + 1))
+            elif first == last:
+                labels.append(_point_label(first, points[first], detail))
+            else:
+                labels.append(f"{first}-{last} (evaluated as one batch)")
+        many = sum(last - first + 1 for first, last in sources) > 1
+        where = ", ".join(labels) + (f" and {len(rest)} more ({_index_ranges(rest)})" if rest else "")
+        warnings.warn_explicit(f"sweep point{'s' if many else ''} {where}: {text}", category, filename, lineno,
+                               module=_module_named(filename))
+
+
+# ---------------------------------------------------------------------------------------------
+# the worker (top level, so that it pickles by reference under every start method)
+# ---------------------------------------------------------------------------------------------
+def _evaluate(make_result, metrics: dict, params: dict) -> tuple[list[float], list]:
+    """Run one point: ``make_result(**params)`` then every metric; return the floats and the
+    warnings issued meanwhile (``(None, _Caught)`` pairs, see :func:`_caught`)."""
+    with _recording() as log:
+        result = make_result(**params)
+        out = []
+        for name, fn in metrics.items():
+            value = fn(result)
+            try:
+                out.append(float(value))
+            except (TypeError, ValueError):
+                raise ConfigTypeError(f"metrics[{name!r}]", value,
+                                      "a callable returning a real number (a float)") from None
+    return out, _caught(log)
+
+
+def _batch_stiffness(result: BatchResult, caught: list) -> list:
+    """``caught`` with the batch's own StiffnessWarning, which names variants by their place in the
+    chunk, replaced by one per stiff variant, ``(j, _Caught)`` with ``j`` its place in the chunk, whose
+    text is the same for every point and every chunk (the time it was found stiff, from
+    ``result.stiff_at``, is its ``detail``): so the sweep's warning names grid points, and does not
+    depend on how the grid was cut into chunks.
+
+    The batch's warning is recognised by its text, which ``simulate_batch`` made from the same run
+    (``_Batch.stiffness_warning``); when it is not there (``make_result`` filtered it out itself),
+    nothing is added; if it could not be recognised it would be kept as it is, naming the chunk.
+    """
+    run = getattr(result, "_b", None)
+    message = getattr(run, "stiffness_warning", None)
+    message = message() if callable(message) else None
+    if message is None:
+        return caught
+    k = next((k for k, (_, c) in enumerate(caught)
+              if issubclass(c.category, StiffnessWarning) and c.text == message), None)
+    if k is None:
+        return caught
+    own = caught[k][1]
+    text = (f"in simcore.simulate_batch, RK45's steps are limited by stability, not accuracy, from the time "
+            f"given on (a stiff system); the serial simcore.simulate(..., method='auto') or "
+            f"method='{STIFF_METHOD}' integrates such a point with far fewer evaluations.")
+    stiff = [(int(j), _Caught(own.category, text, own.filename, own.lineno,
+                              f"found stiff at t={float(result.stiff_at[j])!r} s"))
+             for j in np.flatnonzero(~np.isnan(np.asarray(result.stiff_at, dtype=float)))]
+    return caught[:k] + stiff + caught[k + 1:]
+
+
+def _evaluate_batch(make_result, metrics: dict, columns: dict) -> tuple[list[list[float]], list]:
     """Run one chunk of points as one batch: ``make_result(**columns)`` with each parameter an
-    array of the chunk's values, then every metric on the batch; return one row of floats per point."""
+    array of the chunk's values, then every metric on the batch; return one row of floats per point,
+    and the warnings issued meanwhile: ``(j, _Caught)`` for the ``j``-th point of the chunk (a stiff
+    variant, see :func:`_batch_stiffness`), ``(None, _Caught)`` for one of the whole chunk."""
+    with _recording() as log:
+        rows, result = _batch_rows(make_result, metrics, columns)
+    return rows, _batch_stiffness(result, _caught(log))
+
+
+def _batch_rows(make_result, metrics: dict, columns: dict):
+    """The body of :func:`_evaluate_batch`: the rows, and the BatchResult they came from."""
     n = len(next(iter(columns.values())))
     result = make_result(**columns)
     # Checked here, so that a wrong batch is blamed on make_result rather than on the first metric.
@@ -193,7 +443,7 @@ def _evaluate_batch(make_result, metrics: dict, columns: dict) -> list[list[floa
             raise ConfigTypeError(f"metrics[{name!r}]", value, f"a callable returning one real number per point "
                                                                f"of the batch (an array of shape ({n},))")
         out.append([float(v) for v in arr])
-    return [list(row) for row in zip(*out)]
+    return [list(row) for row in zip(*out)], result
 
 
 class SweepPointError(SimError, RuntimeError):
@@ -206,10 +456,12 @@ class SweepPointError(SimError, RuntimeError):
     """
 
 
-def _evaluate_remote(make_result, metrics: dict, params: dict, evaluate=_evaluate) -> list[float]:
-    """:func:`_evaluate` (or ``evaluate``) for a worker process: exceptions are made picklable."""
+def _evaluate_remote(make_result, metrics: dict, arg, evaluate=_evaluate, home=None):
+    """:func:`_evaluate` (or ``evaluate``) on an executor: exceptions are made picklable, and so are the
+    warnings' categories when this is not the sweep's own process ``home`` (see :func:`_here`)."""
     try:
-        return evaluate(make_result, metrics, params)
+        value, caught = evaluate(make_result, metrics, arg)
+        return value, (caught if home == _here() else _crossing(caught))
     except Exception as exc:
         try:
             pickle.loads(pickle.dumps(exc))
@@ -390,6 +642,14 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
 
     Any other exception raised by ``make_result`` or a metric propagates with
     a note naming the sweep point (``exc.__notes__``).
+
+    Warns
+    -----
+    Warning
+        Every warning issued while evaluating the points (``simcore.StiffnessWarning``
+        among them), in its own category, once the sweep is done, in grid order,
+        its message prefixed with the grid point(s) it came from (see the module
+        docstring, "Warnings").
     """
     if not callable(make_result):
         raise ConfigTypeError("make_result", make_result, "a callable make_result(**params) -> Result")
@@ -405,38 +665,46 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
         raise ConfigError("chunk_size", chunk_size, "None without batch=True (it is the number of points per "
                                                     "batch, and applies only with batch=True)")
     values: list = [None] * len(points)
+    caught: list = []  # ((first point, last point), _Caught) of every warning, re-issued at the end
     bar = _Progress(len(points), progress)
     try:
         if batch:
-            _sweep_batches(make_result, metrics, points, executor, chunk_size, values, bar)
+            _sweep_batches(make_result, metrics, points, executor, chunk_size, values, caught, bar)
         elif executor == "serial":
             for i, p in enumerate(points):
                 try:
-                    values[i] = _evaluate(make_result, metrics, p)
+                    values[i], point_caught = _evaluate(make_result, metrics, p)
                 except Exception as exc:
                     raise _annotate(exc, p)
+                caught.extend(((i, i), c) for _, c in point_caught)
                 bar.update()
         else:
             def done(i, value):
-                values[i] = value
+                values[i], point_caught = value
+                caught.extend(((i, i), c) for _, c in point_caught)
                 bar.update()
 
             _on_executor(executor, make_result, metrics, list(enumerate(points)), _evaluate, done,
                          lambda exc, i: _annotate(exc, points[i]))
     finally:
         bar.close()
+    _reissue(caught, points)
 
     names = list(metrics)
     rows = [{**p, **dict(zip(names, v))} for p, v in zip(points, values)]
     return SweepTable(params + names, rows)
 
 
-def _sweep_batches(make_result, metrics, points, executor, chunk_size, values, bar) -> None:
-    """The batched sweep: each chunk of points is one ``make_result`` call, on the executor."""
+def _sweep_batches(make_result, metrics, points, executor, chunk_size, values, caught, bar) -> None:
+    """The batched sweep: each chunk of points is one ``make_result`` call, on the executor; its
+    warnings are added to ``caught`` under the grid points they name (the chunk's, by default)."""
     chunks = _chunks(points, chunk_size, executor)
 
-    def store(start, rows):
+    def store(start, value):
+        rows, chunk_caught = value
         values[start:start + len(rows)] = rows
+        caught.extend((((start, start + len(rows) - 1) if j is None else (start + j, start + j)), c)
+                      for j, c in chunk_caught)
         bar.update(len(rows))  # one update per chunk: tqdm's rate and estimate then count points done
 
     def located(exc, start, columns):
@@ -460,13 +728,16 @@ def _sweep_batches(make_result, metrics, points, executor, chunk_size, values, b
 def _on_executor(executor, make_result, metrics, tasks, evaluate, done, locate) -> None:
     """Run ``evaluate(make_result, metrics, arg)`` for every ``(key, arg)`` of ``tasks`` on ``executor``
     (None: a process pool of this sweep's own, shut down afterwards), calling ``done(key, value)``
-    as each finishes; an exception comes back through ``locate(exc, key)``."""
+    as each finishes, ``value`` being what ``evaluate`` returned, (result, warnings recorded); an
+    exception comes back through ``locate(exc, key)``."""
     own = executor is None
     if own or isinstance(executor, ProcessPoolExecutor):
         _check_picklable(make_result, metrics)
     pool = ProcessPoolExecutor(max_workers=max(1, min(os.cpu_count() or 1, len(tasks)))) if own else executor
     try:
-        futures = {pool.submit(_evaluate_remote, make_result, metrics, arg, evaluate): key for key, arg in tasks}
+        home = _here()
+        futures = {pool.submit(_evaluate_remote, make_result, metrics, arg, evaluate, home): key
+                   for key, arg in tasks}
         try:
             for fut in as_completed(futures):
                 key = futures[fut]
