@@ -275,8 +275,11 @@ class BatchResult:
     def event_counts(self, name: str | None = None) -> np.ndarray:
         """``(N,)``: how many events (all, or those called ``name``) each variant recorded.
 
-        Raises ConfigError for a ``name`` that no system of the batch has (a misspelt stop would
-        otherwise read as "no variant hit it"); an event that exists but never fired counts zeros."""
+        Raises ConfigTypeError for a ``name`` that is neither None nor a string, ConfigError for one
+        that no system of the batch has (a misspelt stop would otherwise read as "no variant hit
+        it"); an event that exists but never fired counts zeros."""
+        if name is not None and not isinstance(name, str):  # not an unknown name: the wrong kind of thing
+            raise ConfigTypeError("name", name, "None or an event name (str)")
         if name is not None:
             known = list(dict.fromkeys(ev.name for _, _, ev in self._b.kinds))
             if name not in known:

@@ -1,0 +1,44 @@
+"""The review of simulate_batch's seventh round: lookups, hints, per-variant errors, warning wording.
+
+Each test holds what the user should be told: the parameter they passed, its value, what was
+expected and, for a per-variant value, which variant.
+"""
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import simcore.models as models
+from simcore import ConfigError, PeriodicController, StiffnessWarning, simulate, simulate_batch
+from simcore.batch import elementwise
+from simcore.controllers import PIDController, control_loop
+from simcore.errors import ConfigTypeError
+from simcore.models.motors import NEO
+from simcore.units import Q_
+
+T_END = 0.04  # two ticks of the 50 Hz loop
+
+
+def parts(max_angle=1.05):
+    arm = models.Arm(NEO, 100.0, mass=4.0, com_distance=0.35, min_angle=-0.6, max_angle=max_angle)
+    loop = control_loop(PIDController(40.0, 0.0, 1.0, period=0.02), measure="arm.angle", command="arm.voltage",
+                        setpoint=1.0, output_limits=(-12.0, 12.0), name="pid")
+    return arm, loop
+
+
+def run(**options):
+    arm, loop = parts()
+    options.setdefault("params", {"pid.kp": [20.0, 40.0]})
+    return simulate_batch(arm, T_END, [loop], **options)
+
+
+# -- 1: event_counts of a name that is not a string ---------------------------------------------------
+@pytest.mark.parametrize("name", [5, 1.5, ["upper_stop"], b"upper_stop"])
+def test_event_counts_of_a_name_that_is_not_a_string_is_a_type_error(name):
+    batch = run()
+    with pytest.raises(ConfigTypeError) as info:
+        batch.event_counts(name)
+    assert info.value.parameter == "name" and info.value.value == name
+    assert "None or an event name (str)" in str(info.value)
+    np.testing.assert_array_equal(batch.event_counts(None), batch.event_counts())  # None still counts all
