@@ -1200,10 +1200,12 @@ class _Batch:
         named = ", ".join(f"{j} (t={float(self.stiff_at[j])!r} s)" for j in ids[:_STIFF_NAMED])
         if len(ids) > _STIFF_NAMED:
             named += f", and {len(ids) - _STIFF_NAMED} more (BatchResult.stiff_at has them all)"
-        return (f"{len(ids)} of {self.n} variants are stiff: the RK45 steps of variant{'s' if len(ids) > 1 else ''} "
-                f"{named} are limited by stability, not accuracy (first found stiff at the time given); the "
-                f"serial simcore.simulate(..., method='auto') or method='{STIFF_METHOD}' integrates them with far "
-                f"fewer evaluations.")
+        k = len(ids)
+        # "1 of 1 variant is stiff", "1 of 5 variants is stiff", "2 of 5 variants are stiff"
+        return (f"{k} of {self.n} variant{'s' if self.n != 1 else ''} {'is' if k == 1 else 'are'} stiff: the RK45 "
+                f"steps of variant{'s' if k > 1 else ''} {named} are limited by stability, not accuracy (first found "
+                f"stiff at the time given); the serial simcore.simulate(..., method='auto') or "
+                f"method='{STIFF_METHOD}' integrates {'it' if k == 1 else 'them'} with far fewer evaluations.")
 
     # -- the run ------------------------------------------------------------------------------
     def run(self, t_end_ns):

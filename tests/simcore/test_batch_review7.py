@@ -42,3 +42,29 @@ def test_event_counts_of_a_name_that_is_not_a_string_is_a_type_error(name):
     assert info.value.parameter == "name" and info.value.value == name
     assert "None or an event name (str)" in str(info.value)
     np.testing.assert_array_equal(batch.event_counts(None), batch.event_counts())  # None still counts all
+
+
+# -- 4: the stiffness warning's grammar ----------------------------------------------------------------
+def _stiff_message(frictions):
+    fw = models.Flywheel(NEO, 2.0, moi=0.002, viscous_friction=0.0)
+    loop = control_loop(PIDController(0.05, 0.0, 0.0, period=0.02), measure="flywheel.velocity",
+                        command="flywheel.voltage", setpoint=300.0, output_limits=(-12.0, 12.0), name="pid")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        simulate_batch(fw, 0.2, [loop], params={"flywheel.viscous_friction": frictions})
+    said = [str(w.message) for w in caught if issubclass(w.category, StiffnessWarning)]
+    assert len(said) == 1
+    return said[0]
+
+
+@pytest.mark.parametrize("frictions, opening", [
+    ([30.0], "1 of 1 variant is stiff: the RK45 steps of variant 0 (t="),
+    ([0.01, 30.0], "1 of 2 variants is stiff: the RK45 steps of variant 1 (t="),
+    ([0.01, 30.0, 0.01, 0.01, 30.0], "2 of 5 variants are stiff: the RK45 steps of variants 1 (t="),
+], ids=["1 of 1", "1 of 2", "2 of 5"])
+def test_the_stiffness_warning_reads_right_in_singular_and_plural(frictions, opening):
+    message = _stiff_message(frictions)
+    assert message.startswith(opening)
+    assert ") are limited by stability" in message  # the verb of "the RK45 steps"
+    assert ("integrates them with" in message) == (opening[0] != "1")
+    assert ("integrates it with" in message) == (opening[0] == "1")
