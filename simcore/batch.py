@@ -486,12 +486,14 @@ class _Batch:
         self.t = t0_ns / NS_PER_S
         Y = np.concatenate([s.initial_state() for s in self.systems], axis=0) if self.nx else np.zeros((0, n))
         self.U = [[row.copy() for row in s.initial_inputs()] for s in self.systems]
+        self.x0_given = {}  # the states x0 set: name -> row of Y (what an initial mode's refusal is traced to)
         for name, value in (x0 or {}).items():
             kind = self.signal_index.get(name, ("?",))
             if kind[0] != "x":
                 raise ConfigError("x0", name, "a state name, one of " + ", ".join(
                     nm for nm, v in self.signal_index.items() if v[0] == "x"))
             Y[kind[2]] = self._column(f"x0[{name!r}]", value, self._unit(name), state=True)
+            self.x0_given[name] = kind[2]
         for name, value in (inputs or {}).items():
             self._write(name, value, "inputs")
         self.Y = Y
@@ -599,8 +601,50 @@ class _Batch:
         view = _View(self, None)
         xs, us = view.inputs(self.t, self.Y)
         for k, s in enumerate(self.systems):
-            self.modes[k] = np.asarray(s.initial_mode(self.t, xs[k], us[k]), dtype=np.int8)
+            try:
+                self.modes[k] = np.asarray(s.initial_mode(self.t, xs[k], us[k]), dtype=np.int8)
+            except ConfigError as exc:
+                self._blame_x0(k, xs, us, exc)
+                raise
         self._full = None
+
+    def _blame_x0(self, k, xs, us, exc):
+        """Raise ``exc`` (system ``k``'s refusal of its initial state) as an error of the ``x0`` entry
+        that caused it, ``x0['<system>.<state>'][j]``, with its value (SI), what was expected and the
+        variant ``j``; return when no x0 entry alone caused it (the model's own start values are refused).
+
+        The variant is the first one whose initial state the system refuses alone (the model's error
+        names its own parameter, a position, and its variant, but not the state the user set); the
+        entry, the first of that system's x0 states (in state order) without which, the model's own
+        start value in its place, the system accepts that variant.
+        """
+        s = self.systems[k]
+        start = self.slices[k].start
+        given = sorted((row, name) for name, row in self.x0_given.items() if self.signal_index[name][1] == k)
+        if not given:
+            return
+        own = s.initial_state()  # the model's start values (what a state not in x0 starts from)
+
+        def refusal(j, x):
+            try:
+                s.take(np.array([j])).initial_mode(self.t, x, us[k].take([j], axis=1))
+            except ConfigError as alone:
+                return alone
+            return None
+
+        for j in range(self.n):  # (on the way to an error only)
+            x = xs[k].take([j], axis=1)
+            alone = refusal(j, x)
+            if alone is None:
+                continue
+            for row, name in given:
+                trial = x.copy()
+                trial[row - start, 0] = own[row - start, j]
+                if refusal(j, trial) is None:
+                    unit = self._unit(name)
+                    raise ConfigError(f"x0[{name!r}][{j}]", float(x[row - start, 0]),
+                                      f"{alone.expected}{', in ' + unit if unit else ''} (variant {j})") from exc
+            return
 
     # -- ticks ------------------------------------------------------------------------------
     def _schedule(self, t_end_ns):

@@ -90,7 +90,9 @@ def test_a_per_variant_initial_state_names_its_variant():
     with pytest.raises(ConfigError, match="within the stops") as info:
         simulate_batch(_arm(), 0.1, [_loop()], params={"pid.kp": [20.0, 30.0, 40.0]},
                        x0={"arm.angle": [0.0, 0.5, -2.0]})
-    assert info.value.parameter == "arm position (variant 2)" and info.value.value == -2.0
+    # named as the user set it, x0 (review 7, item 6)
+    assert info.value.parameter == "x0['arm.angle'][2]" and info.value.value == -2.0
+    assert "(variant 2)" in str(info.value)
     with pytest.raises(NonFiniteError, match="variant 1"):  # a non-finite input is a non-finite signal, as serially
         simulate_batch(_arm(), 0.1, [], params={"arm.mass": [3.0, 4.0]}, inputs={"arm.voltage": [1.0, np.inf]})
 

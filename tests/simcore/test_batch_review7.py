@@ -68,3 +68,28 @@ def test_the_stiffness_warning_reads_right_in_singular_and_plural(frictions, ope
     assert ") are limited by stability" in message  # the verb of "the RK45 steps"
     assert ("integrates them with" in message) == (opening[0] != "1")
     assert ("integrates it with" in message) == (opening[0] == "1")
+
+
+# -- 6: an initial position beyond a stop, set by x0 -------------------------------------------------------
+def test_an_x0_beyond_a_stop_names_x0_its_value_the_stops_and_the_variant():
+    arm, _ = parts()
+    with pytest.raises(ConfigError) as serial:
+        simulate(arm, T_END, x0={"arm.angle": 2.5})
+    assert "[-0.6, 1.05]" in str(serial.value)
+    with pytest.raises(ConfigError) as info:
+        run(params={"arm.mass": [3.0, 4.0, 5.0]}, x0={"arm.angle": [0.1, 0.2, 2.5]})
+    e = info.value
+    assert e.parameter == "x0['arm.angle'][2]" and e.value == 2.5
+    assert "within the stops [-0.6, 1.05]" in e.expected and "rad" in e.expected and "(variant 2)" in e.expected
+    # in the angle's SI unit, whatever unit x0 was given in
+    with pytest.raises(ConfigError) as info:
+        run(params={"arm.mass": [3.0, 4.0]}, x0={"arm.angle": Q_([10.0, -40.0], "degree")})
+    assert info.value.parameter == "x0['arm.angle'][1]" and info.value.value == pytest.approx(math.radians(-40.0))
+
+
+def test_a_start_angle_the_model_was_built_with_is_not_blamed_on_x0():
+    arm = models.Arm(NEO, 100.0, mass=4.0, com_distance=0.35, min_angle=-0.6, max_angle=1.05)
+    arm.min_position = 0.5  # (the model's own state now lies below its stop; x0 sets the velocity only)
+    with pytest.raises(ConfigError) as info:
+        simulate_batch(arm, T_END, params={"arm.mass": [3.0, 4.0]}, x0={"arm.velocity": 0.0})
+    assert not info.value.parameter.startswith("x0")
