@@ -70,14 +70,16 @@ module's ``count_nonzero``, ``min``, ``sum`` and ``any`` there.
 """
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import warnings
 from collections.abc import Mapping
 
 import numpy as np
 from scipy.integrate import RK45
 
-from . import batch_params, batch_rk, checks, event_handler
+from . import batch_params, batch_rk, event_handler
 from ._numpy_calls import FLOAT64 as _FLOAT64
 from ._numpy_calls import count_nonzero as _count_nonzero
 from .batch_result import BatchResult
@@ -136,6 +138,39 @@ class _Elementwise:
 
     def tick(self, t, signals):
         return self.c.fn(t, signals)
+
+
+@functools.cache
+def _scalar_use_messages() -> frozenset:
+    """The messages of the installed numpy's errors for an array of several values used as one number:
+    its truth value (``if x > 0:``, ``and``, ``max(x, 0)``) and its conversion to a Python scalar
+    (``float(x)``, ``int(x)``, ``math.sin(x)``).
+
+    Asked of numpy itself, once: its wording differs between versions (numpy 1: "only length-1 arrays
+    can be converted to Python scalars", numpy 2: "only 0-dimensional arrays ..."), and such an error
+    carries nothing else to tell it by (no type of its own, no Python frame: numpy raises it in C).
+    """
+    found = set()
+    probe = np.zeros(2)
+    for use in (bool, float, int, math.sin, operator.index):
+        try:
+            use(probe)
+        except (TypeError, ValueError) as exc:
+            found.add(str(exc))
+    return frozenset(found)
+
+
+def _is_scalar_use_of_an_array(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised from (``raise ... from``), numpy's error for an array of several
+    values used as one number (see :func:`_scalar_use_messages`): what a controller written for one
+    variant raises in a batch (a control loop raises its own error from numpy's)."""
+    for _ in range(8):  # the explicit causes only (a bounded walk: a cause may be made to loop)
+        if exc is None:
+            return False
+        if isinstance(exc, (TypeError, ValueError)) and str(exc) in _scalar_use_messages():
+            return True
+        exc = exc.__cause__
+    return False
 
 
 def _rows(rows, m):
@@ -539,8 +574,7 @@ class _Batch:
         if batch_params.is_quantity(value):  # converted to the signal's unit, as simulate does
             value = batch_params.variant_values(label, value, unit)
         # simulate's own conversion; a copy: the caller may change its array after writing it
-        v = np.array(checks.number(label, batch_params.as_sequence(value), allow_inf=True, allow_nan=True,
-                                   allow_array=True, expected="a number or an array of one number per variant"),
+        v = np.array(batch_params.numbers(label, value, expected="a number or an array of one number per variant"),
                      dtype=float)
         if v.ndim == 0:
             v = np.full(self.n, float(v))
@@ -548,8 +582,8 @@ class _Batch:
             raise ConfigError(label, f"<array of shape {v.shape}>", f"a number or an array of shape ({self.n},)")
         if not np.isfinite(v).all():
             j = int(np.flatnonzero(~np.isfinite(v))[0])
-            if state:
-                raise ConfigError(f"{label} (variant {j})", float(v[j]), "a finite number")
+            if state:  # named as a params value is (batch_params.variant_values)
+                raise ConfigError(f"{label}[{j}]", float(v[j]), f"a finite number (variant {j})")
             raise NonFiniteError("value of", f"{label} (variant {j})", v[j], self.t)
         return v
 
@@ -570,8 +604,8 @@ class _Batch:
         rng = s.input_ranges.get(s.input_names[kind[2]])
         if rng is not None and not (_all(v >= rng[0]) and _all(v <= rng[1])):
             j = int(np.flatnonzero((v < rng[0]) | (v > rng[1]))[0])
-            raise ConfigError(f"{who}[{name!r}] (variant {j})", v[j], f"a value in [{rng[0]}, {rng[1]}] "
-                                                                   f"(at t={self.t!r} s)")
+            raise ConfigError(f"{who}[{name!r}][{j}]", v[j], f"a value in [{rng[0]}, {rng[1]}] (variant {j}, "
+                                                             f"at t={self.t!r} s)")
         self.U[kind[1]][kind[2]] = v
         self._written.add(kind[1])
 
@@ -676,8 +710,7 @@ class _Batch:
                 written = bc.tick(t, signals)
             except Exception as exc:
                 note_controller_error(exc, c.name, t, "in a batch")
-                if isinstance(exc, (TypeError, ValueError)) and any(
-                        m in str(exc) for m in ("truth value of an array", "arrays can be converted to Python scalars")):
+                if _is_scalar_use_of_an_array(exc):
                     exc.add_note("in a batch the controller's functions receive (N,) arrays, one value per variant: "
                                  "they must be element-wise (np.where instead of if, no float() or math.*)")
                 raise

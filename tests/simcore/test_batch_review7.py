@@ -44,6 +44,91 @@ def test_event_counts_of_a_name_that_is_not_a_string_is_a_type_error(name):
     np.testing.assert_array_equal(batch.event_counts(None), batch.event_counts())  # None still counts all
 
 
+# -- 2: the element-wise hint, on the installed numpy's own errors -------------------------------------
+def _batch_with(fn):
+    arm, _ = parts()
+    return simulate_batch(arm, T_END, [elementwise(PeriodicController(0.02, fn, name="scalar"))],
+                          params={"arm.mass": [3.0, 4.0]})
+
+
+@pytest.mark.parametrize("fn", [
+    lambda t, s: {"arm.voltage": 6.0 if s["arm.angle"] > 0 else 0.0},  # the truth value of an array
+    lambda t, s: {"arm.voltage": float(s["arm.angle"])},  # an array as a Python float
+    lambda t, s: {"arm.voltage": math.sin(s["arm.angle"])},  # the same, inside math
+    lambda t, s: {"arm.voltage": [0.0, 6.0][s["arm.angle"]]},  # an array as an index
+    lambda t, s: {"arm.voltage": max(s["arm.angle"], 0.0)},  # a comparison's truth value, inside max
+], ids=["if", "float", "math.sin", "index", "max"])
+def test_a_controller_using_an_array_as_one_number_gets_the_element_wise_hint(fn):
+    with pytest.raises((TypeError, ValueError)) as info:
+        _batch_with(fn)
+    notes = " ".join(info.value.__notes__)
+    assert "'scalar'" in notes and "(N,) arrays" in notes and "np.where" in notes
+
+
+@pytest.mark.parametrize("error", [ValueError("a bug of the robot code"), TypeError("wrong type, not arrays"),
+                                   ValueError("my check: The truth value of an array with more than one element "
+                                              "is ambiguous. Use a.any() or a.all()")],
+                         ids=["value", "type", "numpy's words quoted in a message of its own"])
+def test_other_controller_errors_get_no_element_wise_hint(error):
+    def broken(t, s):
+        raise error
+
+    with pytest.raises(type(error)) as info:
+        _batch_with(broken)
+    assert info.value is error
+    assert "np.where" not in " ".join(info.value.__notes__)
+
+
+# -- 3: a bad element of a per-variant value names its variant ------------------------------------------
+@pytest.mark.parametrize("values, j, bad", [
+    (np.array([2.0, "x"], dtype=object), 1, "x"),
+    ([2.0, None], 1, None),
+    ([None, 2.0, 3.0], 0, None),
+    ((2.0, 3.0, True), 2, True),
+    ([2.0, "x"], 1, "x"),
+], ids=["object array", "list with None", "first", "tuple with a bool", "list with a string"])
+def test_a_bad_element_of_a_param_names_the_param_variant_and_value(values, j, bad):
+    with pytest.raises(ConfigTypeError) as info:
+        run(params={"arm.mass": values})
+    assert info.value.parameter == f"params['arm.mass'][{j}]"
+    assert info.value.value == bad if bad is not None else info.value.value is None
+    assert f"(variant {j})" in str(info.value) and "a number" in str(info.value)
+
+
+def test_a_bad_element_of_x0_or_inputs_names_it_and_its_variant():
+    with pytest.raises(ConfigTypeError) as info:
+        run(x0={"arm.angle": np.array([0.1, None], dtype=object)})
+    assert info.value.parameter == "x0['arm.angle'][1]" and info.value.value is None
+    assert "(variant 1)" in str(info.value)
+    with pytest.raises(ConfigTypeError) as info:
+        run(inputs={"arm.voltage": [1.0, "v"]})
+    assert info.value.parameter == "inputs['arm.voltage'][1]" and info.value.value == "v"
+    assert "(variant 1)" in str(info.value)
+
+
+def test_a_wrong_whole_value_is_still_named_whole():
+    with pytest.raises(ConfigTypeError) as info:
+        run(params={"arm.mass": "heavy"})
+    assert info.value.parameter == "params['arm.mass']" and info.value.value == "heavy"
+
+
+def test_an_input_out_of_range_and_a_non_finite_x0_name_their_element_as_params_do():
+    with pytest.raises(ConfigError) as info:
+        run(inputs={"arm.brake": [0.5, 1.5]})
+    assert info.value.parameter == "inputs['arm.brake'][1]" and info.value.value == 1.5
+    assert "[0.0, 1.0] (variant 1, at t=0.0 s)" in str(info.value)
+    with pytest.raises(ConfigError) as info:
+        run(x0={"arm.angle": [0.1, math.nan]})
+    assert info.value.parameter == "x0['arm.angle'][1]" and "a finite number (variant 1)" in str(info.value)
+
+
+def test_a_boolean_element_is_refused_as_a_boolean():
+    with pytest.raises(ConfigTypeError) as info:
+        run(params={"pid.kp": [20.0, True]})
+    assert info.value.parameter == "params['pid.kp'][1]" and "not True/False (variant 1)" in str(info.value)
+
+
+
 # -- 4: the stiffness warning's grammar ----------------------------------------------------------------
 def _stiff_message(frictions):
     fw = models.Flywheel(NEO, 2.0, moi=0.002, viscous_friction=0.0)
