@@ -87,26 +87,26 @@ from .clock import NS_PER_S, to_ns
 from .controller import PeriodicController, checked_writes, note_controller_error
 from .engine import Simulator
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
+from .event_handler import JUST_OFF_ZERO, PROBE_STEP
 from .events import EVENT_TIME_TOLERANCE
 from .signals import stacked
-from .solvers import _CLEAR_AFTER, _SKIP_STEPS, STABILITY_BOUNDARY, STIFF_METHOD, STIFF_STEPS, StiffnessWarning
-from .solvers import _stiffness_weights
+from .solvers import (STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, STIFF_METHOD, STIFF_SKIP_STEPS, STIFF_STEPS,
+                      StiffnessWarning)
 
 _min = np.minimum.reduce  # ndarray.min and sum without their Python wrappers
 _add_reduce = np.add.reduce
 
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 
-# The serial engine's event rules' constants, followed rule for rule: one definition, in event_handler.
-_TINY = event_handler._TINY  # the smallest positive double, "just on this side of zero"
+# The serial engine's event rules' constants, followed rule for rule: one definition, in event_handler
+# (JUST_OFF_ZERO and PROBE_STEP, imported above, too).
 _ZENO_GAP = event_handler.ZENO_GAP
-_PROBE_STEP = event_handler._PROBE_STEP
 _INTERIOR = event_handler.EVENT_INTERIOR_POINTS
 _MAX_EVENTS_AT_ONE_INSTANT = event_handler.MAX_EVENTS_AT_ONE_INSTANT
 P = batch_rk.P  # the dense-output matrix of RK45
 # The serial engine's stiffness estimate of an RK45 step: its stage at the step's end and the weights of
 # that stage's state against the accepted one (simcore.solvers), and the h * rho that counts as stiff.
-_STIFF_STAGE, _STIFF_WEIGHTS = _stiffness_weights(RK45)
+_STIFF_STAGE, _STIFF_WEIGHTS = batch_rk.stiffness_weights(RK45)
 _STIFF_RATIO = STABILITY_BOUNDARY["RK45"]
 #: Variants named one by one in a batch's StiffnessWarning (BatchResult.stiff_at has them all).
 _STIFF_NAMED = 20
@@ -252,7 +252,7 @@ def _crosses(ga, gb, direction):
     return rising | falling
 
 
-class _View:
+class BatchView:
     """The batch restricted to some variants: their physics, held inputs and modes.
 
     ``idx`` holds the variants' global indices (None: every variant, in order). Gathers are
@@ -279,7 +279,7 @@ class _View:
         self._active = self._armed = self._stages = None
 
     @classmethod
-    def assembled(cls, batch, idx, systems, U, modes) -> "_View":
+    def assembled(cls, batch, idx, systems, U, modes) -> "BatchView":
         """A view of the variants ``idx`` (global indices) from their parts as given: the batched systems
         of those variants, their held inputs and their modes; nothing prepared yet."""
         new = object.__new__(cls)
@@ -290,9 +290,9 @@ class _View:
         new._active = new._armed = new._stages = None
         return new
 
-    def sub(self, cols) -> "_View":
+    def sub(self, cols) -> "BatchView":
         """A view of the columns ``cols`` (indices into this view)."""
-        return _View.assembled(self.batch, cols if self.idx is None else self.idx.take(cols),
+        return BatchView.assembled(self.batch, cols if self.idx is None else self.idx.take(cols),
                                [s.take(cols) for s in self.systems], [u.take(cols, axis=1) for u in self.U],
                                [m.take(cols) for m in self.modes])
 
@@ -609,11 +609,11 @@ class _Batch:
         self.U[kind[1]][kind[2]] = v
         self._written.add(kind[1])
 
-    def _full_view(self) -> _View:
+    def _full_view(self) -> BatchView:
         """The view of every variant, kept until a mode change or a terminal event drops it; an input
         write reloads only the written systems' held inputs (and drops what they prepared) in it."""
         if self._full is None:
-            self._full = _View(self, None)
+            self._full = BatchView(self, None)
         elif self._written:
             self._full.reload_inputs(self._written)
         self._written.clear()
@@ -632,7 +632,7 @@ class _Batch:
 
     # -- modes ------------------------------------------------------------------------------
     def _settle_modes(self):
-        view = _View(self, None)
+        view = BatchView(self, None)
         xs, us = view.inputs(self.t, self.Y)
         for k, s in enumerate(self.systems):
             try:
@@ -750,7 +750,7 @@ class _Batch:
     def _fire(self, e, cols, te, X, at_tick=False):
         """Fire event kind ``e`` for the variants ``cols`` at times ``te``: rows before/after, reset, mode."""
         k, j, _ = self.kinds[e]
-        view = _View(self, cols)
+        view = BatchView(self, cols)
         ev = self.kinds[e][2]
         s = view.systems[k]
         sl = self.slices[k]
@@ -999,7 +999,7 @@ class _Batch:
             for e in np.unique(kr[cand]):
                 cols = np.flatnonzero(cand & (kr == e))
                 if r > 0:
-                    view = _View(self, glob[cols])
+                    view = BatchView(self, glob[cols])
                     armed = view.active()[e]
                     still = armed & _crosses(ga_h[e, cols], view.guard(e, te[cols], X[:, cols]),
                                              self.kinds[e][2].direction)
@@ -1015,7 +1015,7 @@ class _Batch:
 
     def _restart_sides(self, glob, t, X, fired, pre_side, prev_t, X_before):
         """Engine._restart_sides for the columns ``glob`` restarting at times ``t`` from states ``X``."""
-        view = _View(self, glob)
+        view = BatchView(self, glob)
         active = view.active()
         for e in range(len(self.kinds)):
             c = np.flatnonzero(fired[e] & active[e])
@@ -1026,7 +1026,7 @@ class _Batch:
             tc, Xc = t[c], X[:, c]
             g0 = self.g_prev[e, g_cols]
             self.search_from[e, g_cols] = -np.inf
-            dt = _PROBE_STEP * np.maximum(1.0, np.abs(tc))
+            dt = PROBE_STEP * np.maximum(1.0, np.abs(tc))
             f0 = v.derivative(tc, Xc)
             f1 = v.derivative(tc + dt, Xc + dt * f0)
             probe = v.guard(e, tc + dt, Xc + 0.5 * dt * (f0 + f1))
@@ -1036,10 +1036,10 @@ class _Batch:
             accumulating = np.isfinite(pt) & (tc - pt <= _ZENO_GAP * np.maximum(1.0, np.abs(tc)))
             new = g0.copy()
             zero = side == 0.0
-            new = np.where(zero, ps * _TINY, new)
+            new = np.where(zero, ps * JUST_OFF_ZERO, new)
             back = ~zero & (side == ps)
             flip = back & (g0 * side <= 0)
-            new = np.where(flip, side * _TINY, new)
+            new = np.where(flip, side * JUST_OFF_ZERO, new)
             self.search_from[e, g_cols[flip]] = (tc + dt)[flip]
             self.searching = self.searching or bool(flip.any())
             through = ~zero & ~back
@@ -1051,16 +1051,16 @@ class _Batch:
                 after, before = rate(Xc), rate(X_before[:, c])
                 changed = np.abs(after - before) > 1e-6 * np.maximum(np.abs(after), np.abs(before))
                 refire = through & (accumulating | changed)
-            new = np.where(refire, ps * _TINY, new)
+            new = np.where(refire, ps * JUST_OFF_ZERO, new)
             on = through & ~refire
-            new = np.where(on, np.where(g0 * side > 0, g0, side * _TINY), new)
+            new = np.where(on, np.where(g0 * side > 0, g0, side * JUST_OFF_ZERO), new)
             self.g_prev[e, g_cols] = new
 
     # -- integration ----------------------------------------------------------------------------
     def _restart(self, glob, t, t_end, fired=None):
         """Start a segment for the variants ``glob`` at times ``t``: derivative, first step, guards, sides."""
         full = len(glob) == self.n  # glob is sorted and unique: every variant
-        view = self._full_view() if full else _View(self, glob)
+        view = self._full_view() if full else BatchView(self, glob)
         y = self.Y if full else self.Y.take(glob, axis=1)
         f = view.derivative(t, y)
         if full:
@@ -1146,7 +1146,7 @@ class _Batch:
                     raise IntegrationError(f"the state of variant {S[j]} became non-finite", float(t_new[j]))
             steps += acc
             rounds += 1
-            if rounds > _SKIP_STEPS and self.nx:  # before its third round no column is past its segment's first steps
+            if rounds > STIFF_SKIP_STEPS and self.nx:  # before its third round no column is past its segment's first steps
                 self._count_stiffness(S, acc, steps if seg_start is None else steps - seg_start, K, t_new)
             quiet = acc
             stop = None
@@ -1226,10 +1226,10 @@ class _Batch:
         """Count the round's stiff steps as the serial engine's RK45 does (``Integrator.after_step``).
 
         ``seg`` (m,) holds each column's accepted steps in its current segment, this round's included:
-        a step is estimated when accepted, past the segment's first :data:`~simcore.solvers._SKIP_STEPS`
+        a step is estimated when accepted, past the segment's first :data:`~simcore.solvers.STIFF_SKIP_STEPS`
         (they follow an input jump), and its variant not yet found stiff. A stiff step (``h * rho`` above
         RK45's stability boundary) adds one to the variant's count and clears its run of non-stiff
-        ones; :data:`~simcore.solvers._CLEAR_AFTER` non-stiff ones in a row clear the count;
+        ones; :data:`~simcore.solvers.STIFF_CLEAR_AFTER` non-stiff ones in a row clear the count;
         :data:`~simcore.solvers.STIFF_STEPS` find the variant stiff at the step's end.
 
         While every count is zero, a non-stiff step changes nothing that matters (the run of
@@ -1239,7 +1239,7 @@ class _Batch:
         every column of the round: a gather of those that count would cost more).
         """
         if self.n_stiff:  # the variants found stiff are no longer estimated, as serially
-            est = seg > _SKIP_STEPS
+            est = seg > STIFF_SKIP_STEPS
             est &= acc
             est &= np.isnan(self.stiff_at.take(S))
             if not _any(est):
@@ -1250,14 +1250,14 @@ class _Batch:
             hits = batch_rk.stiffness_ratio(K, _STIFF_STAGE, _STIFF_WEIGHTS) > _STIFF_RATIO
             if not (self.counting or _any(hits)):
                 return  # no stiff estimate and no count above zero: nothing to count
-            est = seg > _SKIP_STEPS
+            est = seg > STIFF_SKIP_STEPS
             est &= acc
             hits &= est
         if not (self.counting or _any(hits)):
             return
         stiff = self.stiff_count.take(S) + hits
         calm = np.where(hits, 0, self.calm_count.take(S) + est)
-        stiff = np.where(calm >= _CLEAR_AFTER, 0, stiff)
+        stiff = np.where(calm >= STIFF_CLEAR_AFTER, 0, stiff)
         found = stiff >= STIFF_STEPS
         if _any(found):
             cols = _indices(found)

@@ -180,11 +180,11 @@ class BatchResult:
     def _inputs(self, ids, X, modes, epochs, t):
         """(view, xs, us) of rows: held inputs from their epochs, coupled ones solved."""
         b = self._b
-        from .batch import _View
+        from .batch import BatchView
 
         held = [np.stack([self._held(k, i, ids, epochs) for i in range(len(s.input_names))])
                 if s.input_names else np.zeros((0, len(ids))) for k, s in enumerate(b.systems)]
-        view = _View.assembled(b, ids, [s.take(ids) for s in b.systems], held, [np.asarray(m) for m in modes])
+        view = BatchView.assembled(b, ids, [s.take(ids) for s in b.systems], held, [np.asarray(m) for m in modes])
         xs, us = view.inputs(t, X)
         return view, xs, us
 
