@@ -28,9 +28,9 @@ import time
 
 PARTS = [("_Batch", "_run_ticks", "run_ticks"), ("BatchedControlLoop", "tick", "controller tick"),
          ("_Batch", "_integrate", "integrate"), ("_Batch", "_restart", "restart"),
-         ("_View", "derivative", "derivative (restart)"), ("batch_rk", "attempt", "attempt"),
+         ("BatchView", "derivative", "derivative (restart)"), ("batch_rk", "attempt", "attempt"),
          ("_Batch", "_events_in_step", "events_in_step"), ("batch", "_reach", "stop bound (events)"),
-         ("batch", "_put", "scatters"), ("_View", "sub", "views of running columns")]
+         ("batch", "_put", "scatters"), ("BatchView", "sub", "views of running columns")]
 
 
 def main(argv=None) -> None:
@@ -42,7 +42,7 @@ def main(argv=None) -> None:
     from simcore import batch, batch_rk, simulate_batch
     from simcore.controllers import batched
     bench = runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), "batch.py"), run_name="bench")
-    owners = {"_Batch": batch._Batch, "_View": batch._View, "BatchedControlLoop": batched.BatchedControlLoop,
+    owners = {"_Batch": batch._Batch, "BatchView": batch.BatchView, "BatchedControlLoop": batched.BatchedControlLoop,
               "batch_rk": batch_rk, "batch": batch}
     spent = collections.Counter()
 

@@ -70,14 +70,16 @@ module's ``count_nonzero``, ``min``, ``sum`` and ``any`` there.
 """
 from __future__ import annotations
 
+import functools
 import math
+import operator
 import warnings
 from collections.abc import Mapping
 
 import numpy as np
 from scipy.integrate import RK45
 
-from . import batch_params, batch_rk, checks, event_handler
+from . import batch_params, batch_rk, event_handler
 from ._numpy_calls import FLOAT64 as _FLOAT64
 from ._numpy_calls import count_nonzero as _count_nonzero
 from .batch_result import BatchResult
@@ -85,26 +87,26 @@ from .clock import NS_PER_S, to_ns
 from .controller import PeriodicController, checked_writes, note_controller_error
 from .engine import Simulator
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
+from .event_handler import JUST_OFF_ZERO, PROBE_STEP
 from .events import EVENT_TIME_TOLERANCE
 from .signals import stacked
-from .solvers import _CLEAR_AFTER, _SKIP_STEPS, STABILITY_BOUNDARY, STIFF_METHOD, STIFF_STEPS, StiffnessWarning
-from .solvers import _stiffness_weights
+from .solvers import (STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, STIFF_METHOD, STIFF_SKIP_STEPS, STIFF_STEPS,
+                      StiffnessWarning)
 
 _min = np.minimum.reduce  # ndarray.min and sum without their Python wrappers
 _add_reduce = np.add.reduce
 
 __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 
-# The serial engine's event rules' constants, followed rule for rule: one definition, in event_handler.
-_TINY = event_handler._TINY  # the smallest positive double, "just on this side of zero"
+# The serial engine's event rules' constants, followed rule for rule: one definition, in event_handler
+# (JUST_OFF_ZERO and PROBE_STEP, imported above, too).
 _ZENO_GAP = event_handler.ZENO_GAP
-_PROBE_STEP = event_handler._PROBE_STEP
 _INTERIOR = event_handler.EVENT_INTERIOR_POINTS
 _MAX_EVENTS_AT_ONE_INSTANT = event_handler.MAX_EVENTS_AT_ONE_INSTANT
 P = batch_rk.P  # the dense-output matrix of RK45
 # The serial engine's stiffness estimate of an RK45 step: its stage at the step's end and the weights of
 # that stage's state against the accepted one (simcore.solvers), and the h * rho that counts as stiff.
-_STIFF_STAGE, _STIFF_WEIGHTS = _stiffness_weights(RK45)
+_STIFF_STAGE, _STIFF_WEIGHTS = batch_rk.stiffness_weights(RK45)
 _STIFF_RATIO = STABILITY_BOUNDARY["RK45"]
 #: Variants named one by one in a batch's StiffnessWarning (BatchResult.stiff_at has them all).
 _STIFF_NAMED = 20
@@ -136,6 +138,39 @@ class _Elementwise:
 
     def tick(self, t, signals):
         return self.c.fn(t, signals)
+
+
+@functools.cache
+def _scalar_use_messages() -> frozenset:
+    """The messages of the installed numpy's errors for an array of several values used as one number:
+    its truth value (``if x > 0:``, ``and``, ``max(x, 0)``) and its conversion to a Python scalar
+    (``float(x)``, ``int(x)``, ``math.sin(x)``).
+
+    Asked of numpy itself, once: its wording differs between versions (numpy 1: "only length-1 arrays
+    can be converted to Python scalars", numpy 2: "only 0-dimensional arrays ..."), and such an error
+    carries nothing else to tell it by (no type of its own, no Python frame: numpy raises it in C).
+    """
+    found = set()
+    probe = np.zeros(2)
+    for use in (bool, float, int, math.sin, operator.index):
+        try:
+            use(probe)
+        except (TypeError, ValueError) as exc:
+            found.add(str(exc))
+    return frozenset(found)
+
+
+def _is_scalar_use_of_an_array(exc: BaseException) -> bool:
+    """Whether ``exc`` is, or was raised from (``raise ... from``), numpy's error for an array of several
+    values used as one number (see :func:`_scalar_use_messages`): what a controller written for one
+    variant raises in a batch (a control loop raises its own error from numpy's)."""
+    for _ in range(8):  # the explicit causes only (a bounded walk: a cause may be made to loop)
+        if exc is None:
+            return False
+        if isinstance(exc, (TypeError, ValueError)) and str(exc) in _scalar_use_messages():
+            return True
+        exc = exc.__cause__
+    return False
 
 
 def _rows(rows, m):
@@ -217,7 +252,7 @@ def _crosses(ga, gb, direction):
     return rising | falling
 
 
-class _View:
+class BatchView:
     """The batch restricted to some variants: their physics, held inputs and modes.
 
     ``idx`` holds the variants' global indices (None: every variant, in order). Gathers are
@@ -244,7 +279,7 @@ class _View:
         self._active = self._armed = self._stages = None
 
     @classmethod
-    def assembled(cls, batch, idx, systems, U, modes) -> "_View":
+    def assembled(cls, batch, idx, systems, U, modes) -> "BatchView":
         """A view of the variants ``idx`` (global indices) from their parts as given: the batched systems
         of those variants, their held inputs and their modes; nothing prepared yet."""
         new = object.__new__(cls)
@@ -255,9 +290,9 @@ class _View:
         new._active = new._armed = new._stages = None
         return new
 
-    def sub(self, cols) -> "_View":
+    def sub(self, cols) -> "BatchView":
         """A view of the columns ``cols`` (indices into this view)."""
-        return _View.assembled(self.batch, cols if self.idx is None else self.idx.take(cols),
+        return BatchView.assembled(self.batch, cols if self.idx is None else self.idx.take(cols),
                                [s.take(cols) for s in self.systems], [u.take(cols, axis=1) for u in self.U],
                                [m.take(cols) for m in self.modes])
 
@@ -486,12 +521,14 @@ class _Batch:
         self.t = t0_ns / NS_PER_S
         Y = np.concatenate([s.initial_state() for s in self.systems], axis=0) if self.nx else np.zeros((0, n))
         self.U = [[row.copy() for row in s.initial_inputs()] for s in self.systems]
+        self.x0_given = {}  # the states x0 set: name -> row of Y (what an initial mode's refusal is traced to)
         for name, value in (x0 or {}).items():
             kind = self.signal_index.get(name, ("?",))
             if kind[0] != "x":
                 raise ConfigError("x0", name, "a state name, one of " + ", ".join(
                     nm for nm, v in self.signal_index.items() if v[0] == "x"))
             Y[kind[2]] = self._column(f"x0[{name!r}]", value, self._unit(name), state=True)
+            self.x0_given[name] = kind[2]
         for name, value in (inputs or {}).items():
             self._write(name, value, "inputs")
         self.Y = Y
@@ -537,8 +574,7 @@ class _Batch:
         if batch_params.is_quantity(value):  # converted to the signal's unit, as simulate does
             value = batch_params.variant_values(label, value, unit)
         # simulate's own conversion; a copy: the caller may change its array after writing it
-        v = np.array(checks.number(label, batch_params.as_sequence(value), allow_inf=True, allow_nan=True,
-                                   allow_array=True, expected="a number or an array of one number per variant"),
+        v = np.array(batch_params.numbers(label, value, expected="a number or an array of one number per variant"),
                      dtype=float)
         if v.ndim == 0:
             v = np.full(self.n, float(v))
@@ -546,8 +582,8 @@ class _Batch:
             raise ConfigError(label, f"<array of shape {v.shape}>", f"a number or an array of shape ({self.n},)")
         if not np.isfinite(v).all():
             j = int(np.flatnonzero(~np.isfinite(v))[0])
-            if state:
-                raise ConfigError(f"{label} (variant {j})", float(v[j]), "a finite number")
+            if state:  # named as a params value is (batch_params.variant_values)
+                raise ConfigError(f"{label}[{j}]", float(v[j]), f"a finite number (variant {j})")
             raise NonFiniteError("value of", f"{label} (variant {j})", v[j], self.t)
         return v
 
@@ -568,16 +604,16 @@ class _Batch:
         rng = s.input_ranges.get(s.input_names[kind[2]])
         if rng is not None and not (_all(v >= rng[0]) and _all(v <= rng[1])):
             j = int(np.flatnonzero((v < rng[0]) | (v > rng[1]))[0])
-            raise ConfigError(f"{who}[{name!r}] (variant {j})", v[j], f"a value in [{rng[0]}, {rng[1]}] "
-                                                                   f"(at t={self.t!r} s)")
+            raise ConfigError(f"{who}[{name!r}][{j}]", v[j], f"a value in [{rng[0]}, {rng[1]}] (variant {j}, "
+                                                             f"at t={self.t!r} s)")
         self.U[kind[1]][kind[2]] = v
         self._written.add(kind[1])
 
-    def _full_view(self) -> _View:
+    def _full_view(self) -> BatchView:
         """The view of every variant, kept until a mode change or a terminal event drops it; an input
         write reloads only the written systems' held inputs (and drops what they prepared) in it."""
         if self._full is None:
-            self._full = _View(self, None)
+            self._full = BatchView(self, None)
         elif self._written:
             self._full.reload_inputs(self._written)
         self._written.clear()
@@ -596,11 +632,53 @@ class _Batch:
 
     # -- modes ------------------------------------------------------------------------------
     def _settle_modes(self):
-        view = _View(self, None)
+        view = BatchView(self, None)
         xs, us = view.inputs(self.t, self.Y)
         for k, s in enumerate(self.systems):
-            self.modes[k] = np.asarray(s.initial_mode(self.t, xs[k], us[k]), dtype=np.int8)
+            try:
+                self.modes[k] = np.asarray(s.initial_mode(self.t, xs[k], us[k]), dtype=np.int8)
+            except ConfigError as exc:
+                self._blame_x0(k, xs, us, exc)
+                raise
         self._full = None
+
+    def _blame_x0(self, k, xs, us, exc):
+        """Raise ``exc`` (system ``k``'s refusal of its initial state) as an error of the ``x0`` entry
+        that caused it, ``x0['<system>.<state>'][j]``, with its value (SI), what was expected and the
+        variant ``j``; return when no x0 entry alone caused it (the model's own start values are refused).
+
+        The variant is the first one whose initial state the system refuses alone (the model's error
+        names its own parameter, a position, and its variant, but not the state the user set); the
+        entry, the first of that system's x0 states (in state order) without which, the model's own
+        start value in its place, the system accepts that variant.
+        """
+        s = self.systems[k]
+        start = self.slices[k].start
+        given = sorted((row, name) for name, row in self.x0_given.items() if self.signal_index[name][1] == k)
+        if not given:
+            return
+        own = s.initial_state()  # the model's start values (what a state not in x0 starts from)
+
+        def refusal(j, x):
+            try:
+                s.take(np.array([j])).initial_mode(self.t, x, us[k].take([j], axis=1))
+            except ConfigError as alone:
+                return alone
+            return None
+
+        for j in range(self.n):  # (on the way to an error only)
+            x = xs[k].take([j], axis=1)
+            alone = refusal(j, x)
+            if alone is None:
+                continue
+            for row, name in given:
+                trial = x.copy()
+                trial[row - start, 0] = own[row - start, j]
+                if refusal(j, trial) is None:
+                    unit = self._unit(name)
+                    raise ConfigError(f"x0[{name!r}][{j}]", float(x[row - start, 0]),
+                                      f"{alone.expected}{', in ' + unit if unit else ''} (variant {j})") from exc
+            return
 
     # -- ticks ------------------------------------------------------------------------------
     def _schedule(self, t_end_ns):
@@ -632,8 +710,7 @@ class _Batch:
                 written = bc.tick(t, signals)
             except Exception as exc:
                 note_controller_error(exc, c.name, t, "in a batch")
-                if isinstance(exc, (TypeError, ValueError)) and any(
-                        m in str(exc) for m in ("truth value of an array", "arrays can be converted to Python scalars")):
+                if _is_scalar_use_of_an_array(exc):
                     exc.add_note("in a batch the controller's functions receive (N,) arrays, one value per variant: "
                                  "they must be element-wise (np.where instead of if, no float() or math.*)")
                 raise
@@ -673,7 +750,7 @@ class _Batch:
     def _fire(self, e, cols, te, X, at_tick=False):
         """Fire event kind ``e`` for the variants ``cols`` at times ``te``: rows before/after, reset, mode."""
         k, j, _ = self.kinds[e]
-        view = _View(self, cols)
+        view = BatchView(self, cols)
         ev = self.kinds[e][2]
         s = view.systems[k]
         sl = self.slices[k]
@@ -922,7 +999,7 @@ class _Batch:
             for e in np.unique(kr[cand]):
                 cols = np.flatnonzero(cand & (kr == e))
                 if r > 0:
-                    view = _View(self, glob[cols])
+                    view = BatchView(self, glob[cols])
                     armed = view.active()[e]
                     still = armed & _crosses(ga_h[e, cols], view.guard(e, te[cols], X[:, cols]),
                                              self.kinds[e][2].direction)
@@ -938,7 +1015,7 @@ class _Batch:
 
     def _restart_sides(self, glob, t, X, fired, pre_side, prev_t, X_before):
         """Engine._restart_sides for the columns ``glob`` restarting at times ``t`` from states ``X``."""
-        view = _View(self, glob)
+        view = BatchView(self, glob)
         active = view.active()
         for e in range(len(self.kinds)):
             c = np.flatnonzero(fired[e] & active[e])
@@ -949,7 +1026,7 @@ class _Batch:
             tc, Xc = t[c], X[:, c]
             g0 = self.g_prev[e, g_cols]
             self.search_from[e, g_cols] = -np.inf
-            dt = _PROBE_STEP * np.maximum(1.0, np.abs(tc))
+            dt = PROBE_STEP * np.maximum(1.0, np.abs(tc))
             f0 = v.derivative(tc, Xc)
             f1 = v.derivative(tc + dt, Xc + dt * f0)
             probe = v.guard(e, tc + dt, Xc + 0.5 * dt * (f0 + f1))
@@ -959,10 +1036,10 @@ class _Batch:
             accumulating = np.isfinite(pt) & (tc - pt <= _ZENO_GAP * np.maximum(1.0, np.abs(tc)))
             new = g0.copy()
             zero = side == 0.0
-            new = np.where(zero, ps * _TINY, new)
+            new = np.where(zero, ps * JUST_OFF_ZERO, new)
             back = ~zero & (side == ps)
             flip = back & (g0 * side <= 0)
-            new = np.where(flip, side * _TINY, new)
+            new = np.where(flip, side * JUST_OFF_ZERO, new)
             self.search_from[e, g_cols[flip]] = (tc + dt)[flip]
             self.searching = self.searching or bool(flip.any())
             through = ~zero & ~back
@@ -974,16 +1051,16 @@ class _Batch:
                 after, before = rate(Xc), rate(X_before[:, c])
                 changed = np.abs(after - before) > 1e-6 * np.maximum(np.abs(after), np.abs(before))
                 refire = through & (accumulating | changed)
-            new = np.where(refire, ps * _TINY, new)
+            new = np.where(refire, ps * JUST_OFF_ZERO, new)
             on = through & ~refire
-            new = np.where(on, np.where(g0 * side > 0, g0, side * _TINY), new)
+            new = np.where(on, np.where(g0 * side > 0, g0, side * JUST_OFF_ZERO), new)
             self.g_prev[e, g_cols] = new
 
     # -- integration ----------------------------------------------------------------------------
     def _restart(self, glob, t, t_end, fired=None):
         """Start a segment for the variants ``glob`` at times ``t``: derivative, first step, guards, sides."""
         full = len(glob) == self.n  # glob is sorted and unique: every variant
-        view = self._full_view() if full else _View(self, glob)
+        view = self._full_view() if full else BatchView(self, glob)
         y = self.Y if full else self.Y.take(glob, axis=1)
         f = view.derivative(t, y)
         if full:
@@ -1069,7 +1146,7 @@ class _Batch:
                     raise IntegrationError(f"the state of variant {S[j]} became non-finite", float(t_new[j]))
             steps += acc
             rounds += 1
-            if rounds > _SKIP_STEPS and self.nx:  # before its third round no column is past its segment's first steps
+            if rounds > STIFF_SKIP_STEPS and self.nx:  # before its third round no column is past its segment's first steps
                 self._count_stiffness(S, acc, steps if seg_start is None else steps - seg_start, K, t_new)
             quiet = acc
             stop = None
@@ -1149,10 +1226,10 @@ class _Batch:
         """Count the round's stiff steps as the serial engine's RK45 does (``Integrator.after_step``).
 
         ``seg`` (m,) holds each column's accepted steps in its current segment, this round's included:
-        a step is estimated when accepted, past the segment's first :data:`~simcore.solvers._SKIP_STEPS`
+        a step is estimated when accepted, past the segment's first :data:`~simcore.solvers.STIFF_SKIP_STEPS`
         (they follow an input jump), and its variant not yet found stiff. A stiff step (``h * rho`` above
         RK45's stability boundary) adds one to the variant's count and clears its run of non-stiff
-        ones; :data:`~simcore.solvers._CLEAR_AFTER` non-stiff ones in a row clear the count;
+        ones; :data:`~simcore.solvers.STIFF_CLEAR_AFTER` non-stiff ones in a row clear the count;
         :data:`~simcore.solvers.STIFF_STEPS` find the variant stiff at the step's end.
 
         While every count is zero, a non-stiff step changes nothing that matters (the run of
@@ -1162,7 +1239,7 @@ class _Batch:
         every column of the round: a gather of those that count would cost more).
         """
         if self.n_stiff:  # the variants found stiff are no longer estimated, as serially
-            est = seg > _SKIP_STEPS
+            est = seg > STIFF_SKIP_STEPS
             est &= acc
             est &= np.isnan(self.stiff_at.take(S))
             if not _any(est):
@@ -1173,14 +1250,14 @@ class _Batch:
             hits = batch_rk.stiffness_ratio(K, _STIFF_STAGE, _STIFF_WEIGHTS) > _STIFF_RATIO
             if not (self.counting or _any(hits)):
                 return  # no stiff estimate and no count above zero: nothing to count
-            est = seg > _SKIP_STEPS
+            est = seg > STIFF_SKIP_STEPS
             est &= acc
             hits &= est
         if not (self.counting or _any(hits)):
             return
         stiff = self.stiff_count.take(S) + hits
         calm = np.where(hits, 0, self.calm_count.take(S) + est)
-        stiff = np.where(calm >= _CLEAR_AFTER, 0, stiff)
+        stiff = np.where(calm >= STIFF_CLEAR_AFTER, 0, stiff)
         found = stiff >= STIFF_STEPS
         if _any(found):
             cols = _indices(found)
@@ -1200,10 +1277,12 @@ class _Batch:
         named = ", ".join(f"{j} (t={float(self.stiff_at[j])!r} s)" for j in ids[:_STIFF_NAMED])
         if len(ids) > _STIFF_NAMED:
             named += f", and {len(ids) - _STIFF_NAMED} more (BatchResult.stiff_at has them all)"
-        return (f"{len(ids)} of {self.n} variants are stiff: the RK45 steps of variant{'s' if len(ids) > 1 else ''} "
-                f"{named} are limited by stability, not accuracy (first found stiff at the time given); the "
-                f"serial simcore.simulate(..., method='auto') or method='{STIFF_METHOD}' integrates them with far "
-                f"fewer evaluations.")
+        k = len(ids)
+        # "1 of 1 variant is stiff", "1 of 5 variants is stiff", "2 of 5 variants are stiff"
+        return (f"{k} of {self.n} variant{'s' if self.n != 1 else ''} {'is' if k == 1 else 'are'} stiff: the RK45 "
+                f"steps of variant{'s' if k > 1 else ''} {named} are limited by stability, not accuracy (first found "
+                f"stiff at the time given); the serial simcore.simulate(..., method='auto') or "
+                f"method='{STIFF_METHOD}' integrates {'it' if k == 1 else 'them'} with far fewer evaluations.")
 
     # -- the run ------------------------------------------------------------------------------
     def run(self, t_end_ns):

@@ -13,7 +13,7 @@ import numpy as np
 from . import checks
 from .errors import ConfigError
 
-__all__ = ["as_sequence", "is_quantity", "variant_values"]
+__all__ = ["as_sequence", "is_quantity", "numbers", "variant_values"]
 
 
 def is_quantity(value) -> bool:
@@ -32,6 +32,49 @@ def as_sequence(value):
         except (TypeError, ValueError):  # ragged: left to the checks, which name it
             return value
     return value
+
+
+def numbers(label: str, value, unit: str = "", *, expected: str) -> np.ndarray:
+    """``value`` converted by simulate's own conversion (:func:`simcore.checks.number`, NaN and
+    infinities let through), as a float array, or a scalar's 0-d one.
+
+    A sequence refused for one of its elements is refused naming that element: the first variant
+    ``j`` the conversion refuses alone, as ``<label>[j]`` with its value and ``(variant j)`` (the
+    conversion itself names only the whole array, or the element without its index).
+
+    Parameters
+    ----------
+    label : str
+        How the user addressed it, e.g. ``"params['arm.mass']"`` or ``"x0['arm.angle']"``.
+    value : number, array-like or pint.Quantity
+    unit : str
+        The SI unit a Quantity converts to (``""``: dimensionless).
+    expected : str
+        What was expected of the whole value, for an error about the whole of it.
+
+    Raises
+    ------
+    ConfigTypeError, ConfigError
+        As :func:`simcore.checks.number`, naming the variant when one element is to blame.
+    """
+    value = as_sequence(value)
+    try:
+        return np.asarray(checks.number(label, value, unit, allow_inf=True, allow_nan=True, allow_array=True,
+                                        expected=expected), dtype=float)
+    except ConfigError as whole:
+        elements = value.magnitude if is_quantity(value) else value
+        if not isinstance(elements, (list, tuple, np.ndarray)) or getattr(elements, "ndim", 1) != 1:
+            raise
+        for j, v in enumerate(elements):  # (only on the way to an error: the loop is not the batch's)
+            if is_quantity(value):
+                v = v * value.units
+            try:
+                checks.number(label, v, unit, allow_inf=True, allow_nan=True)
+            except ConfigError as one:
+                # a boolean is "a number" to float(), so say it is refused for being one (as for a list of them)
+                expected = f"{one.expected}, not True/False" if isinstance(v, (bool, np.bool_)) else one.expected
+                raise type(one)(f"{label}[{j}]", v, f"{expected} (variant {j})") from whole
+        raise
 
 
 def variant_values(label: str, value, unit: str = "", *, positive: bool = False,
@@ -59,8 +102,7 @@ def variant_values(label: str, value, unit: str = "", *, positive: bool = False,
     """
     # simulate's own conversion (booleans, strings and None refused, a Quantity converted to ``unit``); the
     # non-finite values are named below with their variant
-    arr = np.asarray(checks.number(label, as_sequence(value), unit, allow_inf=True, allow_nan=True,
-                                   allow_array=True, expected="numbers (one per variant)"), dtype=float)
+    arr = numbers(label, value, unit, expected="numbers (one per variant)")
     bad = ~np.isfinite(arr)
     what = "a finite number"
     if not bad.any() and positive:

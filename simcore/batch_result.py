@@ -180,11 +180,11 @@ class BatchResult:
     def _inputs(self, ids, X, modes, epochs, t):
         """(view, xs, us) of rows: held inputs from their epochs, coupled ones solved."""
         b = self._b
-        from .batch import _View
+        from .batch import BatchView
 
         held = [np.stack([self._held(k, i, ids, epochs) for i in range(len(s.input_names))])
                 if s.input_names else np.zeros((0, len(ids))) for k, s in enumerate(b.systems)]
-        view = _View.assembled(b, ids, [s.take(ids) for s in b.systems], held, [np.asarray(m) for m in modes])
+        view = BatchView.assembled(b, ids, [s.take(ids) for s in b.systems], held, [np.asarray(m) for m in modes])
         xs, us = view.inputs(t, X)
         return view, xs, us
 
@@ -275,8 +275,11 @@ class BatchResult:
     def event_counts(self, name: str | None = None) -> np.ndarray:
         """``(N,)``: how many events (all, or those called ``name``) each variant recorded.
 
-        Raises ConfigError for a ``name`` that no system of the batch has (a misspelt stop would
-        otherwise read as "no variant hit it"); an event that exists but never fired counts zeros."""
+        Raises ConfigTypeError for a ``name`` that is neither None nor a string, ConfigError for one
+        that no system of the batch has (a misspelt stop would otherwise read as "no variant hit
+        it"); an event that exists but never fired counts zeros."""
+        if name is not None and not isinstance(name, str):  # not an unknown name: the wrong kind of thing
+            raise ConfigTypeError("name", name, "None or an event name (str)")
         if name is not None:
             known = list(dict.fromkeys(ev.name for _, _, ev in self._b.kinds))
             if name not in known:

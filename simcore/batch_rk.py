@@ -35,6 +35,7 @@ from ._numpy_calls import c_einsum
 from ._numpy_calls import count_nonzero as _count_nonzero
 
 __all__ = ["A", "B", "C", "E", "P", "attempt", "dense", "dense_q", "initial_step", "stage_sum", "stiffness_ratio",
+           "stiffness_weights",
            "SAFETY", "MIN_FACTOR", "MAX_FACTOR"]
 
 A, B, C, E, P = RK45.A, RK45.B, RK45.C, RK45.E, RK45.P
@@ -119,11 +120,30 @@ def _root_sum(z, xp):
     return xp.sqrt(total)
 
 
+def stiffness_weights(cls):
+    """``(s, w)`` of an explicit Runge-Kutta tableau (a scipy solver class or one with its ``A, B, C``
+    and ``n_stages``): the last stage ``s`` evaluated at the step's end (``C[s] == 1``), and the weights
+    with ``y_new - y_s = h * w @ K[:s + 1]`` (the difference of the two states the derivative at the
+    step's end is known at, which the stiffness estimate divides by); None if no stage is at the end.
+
+    The one construction of them: :mod:`simcore.solvers` (RK45, DOP853), :mod:`simcore.dopri5` and
+    :mod:`simcore.batch` all read them here.
+    """
+    C, A, B = cls.C, cls.A, cls.B
+    ends = [s for s in range(1, cls.n_stages) if C[s] == 1.0]
+    if not ends:
+        return None
+    s = ends[-1]
+    w = np.array(B[: s + 1], dtype=float)
+    w[:s] -= A[s, :s]
+    return s, w
+
+
 def stiffness_ratio(K, s, w, xp=np):
     """Each column's estimate of ``h * rho`` of its step from the stages ``K`` (7, n, m), (m,).
 
     :func:`simcore.solvers.stiffness_ratio` over columns, with the weights ``(s, w)`` it is given
-    (the serial engine's, :func:`simcore.solvers._stiffness_weights`): the norm of
+    (:func:`stiffness_weights`): the norm of
     ``K[-1] - K[s]`` (the derivative at the step's end at two states) over the norm of
     ``w @ K[:s + 1]`` (their difference over ``h``), zero where the two states coincide. Each
     column is added as :meth:`simcore.dopri5.DormandPrince.stiffness_ratio` adds its one run (stages

@@ -68,9 +68,10 @@ _b0, _b2, _b3, _b4, _b5 = (float(_B[j]) for j in (0, 2, 3, 4, 5))
 _e0, _e2, _e3, _e4, _e5, _e6 = (float(_E[j]) for j in (0, 2, 3, 4, 5, 6))
 _P00 = float(_P[0, 0])
 _P_COLUMNS = [tuple(float(_P[s, j]) for s in (0, 2, 3, 4, 5, 6)) for j in range(1, _P.shape[1])]
-# The stiffness estimate (simcore.solvers.stiffness_ratio): the stage at the step's end (C[5] = 1)
-# and the accepted state differ by h * sum_j w_j k_j.
-_W = [float(w) for w in (np.array(_B[:6]) - np.append(_A[5, :5], 0.0))]
+# The stiffness estimate (simcore.solvers.stiffness_ratio): the stage at the step's end (C[5] = 1, which
+# check_tableau verifies) and the accepted state differ by h * sum_j w_j k_j.
+_STIFF = batch_rk.stiffness_weights(RK45)  # (None for another tableau, which check_tableau refuses)
+_W = [float(w) for w in _STIFF[1]] if _STIFF is not None else []
 
 
 def check_tableau() -> str | None:

@@ -38,16 +38,19 @@ from .errors import IntegrationError, NonFiniteError
 from .events import EVENT_TIME_TOLERANCE
 from .signals import annotate, with_time
 
-__all__ = ["EventHandler", "EVENT_INTERIOR_POINTS", "MAX_EVENTS_AT_ONE_INSTANT", "ZENO_GAP"]
+__all__ = ["EventHandler", "EVENT_INTERIOR_POINTS", "JUST_OFF_ZERO", "MAX_EVENTS_AT_ONE_INSTANT", "PROBE_STEP",
+           "ZENO_GAP"]
 
-_TINY = 5e-324  # the smallest positive float: "just on this side of zero"
+#: A guard value just off zero on the side its sign gives (the smallest positive double): where a
+#: just-fired guard is put so that the next sign change is a true crossing.
+JUST_OFF_ZERO = 5e-324
 
 #: Relative gap, s per s of simulation time, below which successive events count as
 #: accumulating (Zeno) when more than MAX_EVENTS_AT_ONE_INSTANT come in a row.
 ZENO_GAP = 1e-12
 
 #: Relative time, s per s, of the probe that tells where a just-fired event's guard is heading.
-_PROBE_STEP = 1e-8
+PROBE_STEP = 1e-8
 
 #: Interior points of each step at which guards are also sampled (besides the step ends).
 EVENT_INTERIOR_POINTS = 3
@@ -520,19 +523,19 @@ class EventHandler:
                     continue
                 g0 = g_prev[j]
                 sf.pop((k, id(e)), None)  # a delay left from its previous firing
-                dt = _PROBE_STEP * max(1.0, abs(t))
+                dt = PROBE_STEP * max(1.0, abs(t))
                 side = self._probe_side(k, e, t, X, dt)
                 accumulating = f.prev_t is not None and t - f.prev_t <= ZENO_GAP * max(1.0, abs(t))
                 if side == 0.0:
-                    g_prev[j] = f.pre_side * _TINY
+                    g_prev[j] = f.pre_side * JUST_OFF_ZERO
                 elif side == f.pre_side:  # heading back (a bounce), or reset back before the root
                     if g0 * side <= 0:
-                        g_prev[j] = side * _TINY
+                        g_prev[j] = side * JUST_OFF_ZERO
                         sf[(k, id(e))] = t + dt
                 elif e.reset is not None and (accumulating or self._rate_changed(k, e, t, X, f.X_before, dt)):
-                    g_prev[j] = f.pre_side * _TINY  # the reset did not hold it: fires again
+                    g_prev[j] = f.pre_side * JUST_OFF_ZERO  # the reset did not hold it: fires again
                 else:  # goes on through, as it came
-                    g_prev[j] = g0 if g0 * side > 0 else side * _TINY
+                    g_prev[j] = g0 if g0 * side > 0 else side * JUST_OFF_ZERO
                 break
 
     def _probe_side(self, k, e, t, X, dt) -> float:

@@ -64,6 +64,7 @@ import numpy as np
 import scipy
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
+from .batch_rk import stiffness_weights
 from .dopri5 import SMALL, DormandPrince, check_tableau
 from .errors import ConfigError, IntegrationError, SimError
 from .units import to_si
@@ -71,7 +72,8 @@ from .units import to_si
 __all__ = ["METHODS", "METHOD_NAMES", "STIFF_METHOD", "Integrator", "StiffnessWarning", "check_internals",
            "checked_settings",
            "check_restart",
-           "restart_runge_kutta", "rk_interior_weights", "stiffness_ratio", "embedded_stiffness_ratio"]
+           "restart_runge_kutta", "rk_interior_weights", "stiffness_ratio", "embedded_stiffness_ratio",
+           "STABILITY_BOUNDARY", "STIFF_STEPS", "STIFF_CLEAR_AFTER", "STIFF_SKIP_STEPS"]
 
 #: Selectable scipy integration methods by name.
 METHODS = {"RK45": RK45, "RK23": RK23, "DOP853": DOP853, "LSODA": LSODA, "Radau": Radau, "BDF": BDF}
@@ -116,10 +118,12 @@ STIFF_STEPS = 15
 #: ``x' = -lam (x - cos t) - sin t``, lam 1e4 to 1e5, tick periods 1 to 20 ms: RK45 was the faster
 #: below about 20 steps per interval (lam 1e4 at 1 and 5 ms, 3e4 at 1 ms) and Radau above.
 MIN_EXPLICIT_STEPS = 20
-#: Non-stiff steps in a row that clear the stiff-step count.
-_CLEAR_AFTER = 6
-#: Steps at the start of each interval left out of the stiffness count (they follow an input jump).
-_SKIP_STEPS = 2
+#: Non-stiff steps in a row that clear the stiff-step count (a few stability-limited steps among
+#: accurate ones are transients, not stiffness).
+STIFF_CLEAR_AFTER = 6
+#: Steps at the start of each segment left out of the stiffness count: they follow an input jump,
+#: whose fast transient limits them by accuracy, not stability.
+STIFF_SKIP_STEPS = 2
 #: ``h * rho`` at or below which an implicit interval counts as non-stiff (RK45 would be stable there).
 NONSTIFF_RATIO = 1.0
 #: Non-stiff implicit intervals in a row after which ``"auto"`` returns to RK45.
@@ -267,7 +271,7 @@ def check_internals(cls) -> str | None:
         if cls is RK23:
             ratio = embedded_stiffness_ratio(solver, fun)
         else:
-            weights = _stiffness_weights(cls)
+            weights = stiffness_weights(cls)
             if weights is None:
                 return "no stage at the step's end in its tableau C"
             ratio = stiffness_ratio(solver.K, *weights)
@@ -295,18 +299,6 @@ def _tableau_ok() -> bool:
 
 
 # -- stiffness ----------------------------------------------------------------------------------------
-def _stiffness_weights(cls):
-    """(stage index s, weights w) with ``C[s] == 1`` and ``y_new - y_s = h * w @ K[:s + 1]``, or None."""
-    C, A, B = cls.C, cls.A, cls.B
-    ends = [s for s in range(1, cls.n_stages) if C[s] == 1.0]
-    if not ends:
-        return None
-    s = ends[-1]
-    w = np.array(B[: s + 1], dtype=float)
-    w[:s] -= A[s, :s]
-    return s, w
-
-
 def stiffness_ratio(K: np.ndarray, s: int, w: np.ndarray) -> float:
     """Estimate of ``h * rho`` of an explicit Runge-Kutta step from its stages ``K``.
 
@@ -445,7 +437,7 @@ class Integrator:
             return None
         if name == "RK23":
             return None, None, STABILITY_BOUNDARY[name], _RK23_PROBE_EVERY
-        s, w = _stiffness_weights(METHODS[name])
+        s, w = stiffness_weights(METHODS[name])
         return s, w, STABILITY_BOUNDARY[name], 1
 
     # -- state that an interrupted segment must not change ---------------------------------------------
@@ -528,7 +520,7 @@ class Integrator:
         """Stiffness bookkeeping after an accepted step; sets :attr:`switch_now` when ``"auto"`` switches."""
         self._steps_here += 1
         det = self._detect
-        if det is None or self._steps_here <= _SKIP_STEPS:
+        if det is None or self._steps_here <= STIFF_SKIP_STEPS:
             return
         if self.method == "auto" and not self._span >= MIN_EXPLICIT_STEPS * (solver.t - solver.t_old):
             return  # a segment this short stays explicit whatever the estimate: it is not made (nor counted)
@@ -537,7 +529,7 @@ class Integrator:
             ratio = solver.stiffness_ratio()
         elif every == 1:
             ratio = stiffness_ratio(solver.K, s, w)
-        elif (self._steps_here - _SKIP_STEPS) % every:
+        elif (self._steps_here - STIFF_SKIP_STEPS) % every:
             return
         else:
             ratio = embedded_stiffness_ratio(solver, self.rhs)
@@ -559,7 +551,7 @@ class Integrator:
                                   StiffnessWarning, stacklevel=2)
         else:
             self._calm += every
-            if self._calm >= _CLEAR_AFTER:
+            if self._calm >= STIFF_CLEAR_AFTER:
                 self._stiff = 0
 
     def finish(self, solver) -> None:

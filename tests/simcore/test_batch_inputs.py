@@ -45,18 +45,19 @@ def test_a_setpoint_function_is_followed_and_is_not_replaced_by_a_varied_setpoin
     assert batch.at_ticks("arm.voltage", "pid")[:, -1].max() < 0.0  # both drive down towards -0.3 rad
 
 
-@pytest.mark.parametrize("values, serial", [
-    (["1", "2"], "1"),
-    ([True, False], True),
-    ([6.0, True], True),  # numpy alone would make this [6.0, 1.0]
-    ([1.0, None], None),
-    ([1.0, "2"], "2"),
-    ([1.0 + 0j, 2.0], 1.0 + 0j),
+@pytest.mark.parametrize("values, serial, j", [
+    (["1", "2"], "1", 0),
+    ([True, False], True, 0),
+    ([6.0, True], True, 1),  # numpy alone would make this [6.0, 1.0]
+    ([1.0, None], None, 1),
+    ([1.0, "2"], "2", 1),
+    ([1.0 + 0j, 2.0], 1.0 + 0j, 0),
 ])
-def test_params_that_are_not_real_numbers_are_refused(values, serial):
+def test_params_that_are_not_real_numbers_are_refused(values, serial, j):
     with pytest.raises(ConfigTypeError) as info:
         simulate_batch(_arm(), 0.1, [_loop()], params={"arm.mass": values})
-    assert info.value.parameter == "params['arm.mass']"
+    # the first refused element, with its variant (review 7, item 3)
+    assert info.value.parameter == f"params['arm.mass'][{j}]" and f"(variant {j})" in str(info.value)
     with pytest.raises(ConfigTypeError):  # as the serial constructor refuses the offending value
         models.Arm(NEO, 100.0, mass=serial, com_distance=0.35, min_angle=-0.6, max_angle=1.9)
 
@@ -70,7 +71,7 @@ def test_params_of_any_real_number_type_are_taken_and_an_overflowing_one_is_refu
     np.testing.assert_array_equal(exotic.at_ticks("arm.angle", "pid"), plain.at_ticks("arm.angle", "pid"))
     with pytest.raises(ConfigError, match="finite") as info:  # as simulate refuses 10**400 kg
         simulate_batch(_arm(), 0.1, [_loop()], params={"arm.mass": [6, 10**400]})
-    assert info.value.parameter == "params['arm.mass']"
+    assert info.value.parameter == "params['arm.mass'][1]"
 
 
 @pytest.mark.parametrize("value", ["0.1", True, [0.0, "0.1"], [0.0, None], [0.1, True]])
@@ -86,21 +87,26 @@ def test_an_initial_state_that_is_not_a_number_is_refused(value):
 def test_a_per_variant_initial_state_names_its_variant():
     with pytest.raises(ConfigError, match="finite") as info:  # a bad parameter, as in simulate's x0
         simulate_batch(_arm(), 0.1, [_loop()], params={"pid.kp": [20.0, 30.0]}, x0={"arm.angle": [0.0, np.nan]})
-    assert info.value.parameter == "x0['arm.angle'] (variant 1)"
+    assert info.value.parameter == "x0['arm.angle'][1]" and "(variant 1)" in str(info.value)
     with pytest.raises(ConfigError, match="within the stops") as info:
         simulate_batch(_arm(), 0.1, [_loop()], params={"pid.kp": [20.0, 30.0, 40.0]},
                        x0={"arm.angle": [0.0, 0.5, -2.0]})
-    assert info.value.parameter == "arm position (variant 2)" and info.value.value == -2.0
+    # named as the user set it, x0 (review 7, item 6)
+    assert info.value.parameter == "x0['arm.angle'][2]" and info.value.value == -2.0
+    assert "(variant 2)" in str(info.value)
     with pytest.raises(NonFiniteError, match="variant 1"):  # a non-finite input is a non-finite signal, as serially
         simulate_batch(_arm(), 0.1, [], params={"arm.mass": [3.0, 4.0]}, inputs={"arm.voltage": [1.0, np.inf]})
 
 
-@pytest.mark.parametrize("written", ["6", True, np.array(["6", "7"]), np.array([True, False]), [12.0, True]])
-def test_a_controller_writing_something_that_is_not_a_number_is_refused(written):
+# with the part of the label that names the refused element's variant, if an element is to blame
+@pytest.mark.parametrize("written, element", [("6", ""), (True, ""), (np.array(["6", "7"]), "[0]"),
+                                              (np.array([True, False]), "[0]"), ([12.0, True], "[1]")])
+def test_a_controller_writing_something_that_is_not_a_number_is_refused(written, element):
     open_loop = elementwise(PeriodicController(0.02, lambda t, s: {"arm.voltage": written}, name="open"))
     with pytest.raises(ConfigTypeError) as info:
         simulate_batch(_arm(), 0.1, [open_loop], params={"arm.mass": [3.0, 5.0]})
-    assert info.value.parameter == "controller 'open'['arm.voltage']"
+    # the whole value, or its first refused element with its variant (review 7, item 3)
+    assert info.value.parameter == "controller 'open'['arm.voltage']" + element
     if not isinstance(written, (np.ndarray, list)):
         with pytest.raises(ConfigTypeError):  # as the serial run refuses it
             simulate(_arm(), 0.1, [PeriodicController(0.02, lambda t, s: {"arm.voltage": written}, name="open")])

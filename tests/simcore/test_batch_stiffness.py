@@ -109,10 +109,10 @@ def test_the_stiffness_estimate_of_a_column_is_the_serial_runs_to_the_bit():
     """batch_rk.stiffness_ratio over columns against DormandPrince.stiffness_ratio of each column's run."""
     from simcore import batch_rk
     from simcore.dopri5 import DormandPrince
-    from simcore.solvers import _stiffness_weights
+    from simcore.batch_rk import stiffness_weights
 
     lam = np.array([3.0, 40.0, 2e4])
-    s, w = _stiffness_weights(batch_rk.RK45)
+    s, w = stiffness_weights(batch_rk.RK45)
     K = []
     ratios = []
     for rate in lam:
