@@ -27,7 +27,7 @@ import copy
 
 import numpy as np
 
-from simcore.batch_params import is_quantity, variant_values
+from simcore.batch_params import has_units, magnitudes, variant_values
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .feedforward import ArmFeedforward, ElevatorFeedforward
@@ -106,8 +106,8 @@ class BatchedControlLoop:
         # the run starts, as control_loop's does; plain numbers are checked here, naming the variant.
         self.setpoint = self._setpoint_param = None
         if "setpoint" in params:
-            if is_quantity(params["setpoint"]):
-                variant_values(label("setpoint"), params["setpoint"].magnitude)
+            if has_units(params["setpoint"]):
+                variant_values(label("setpoint"), magnitudes(params["setpoint"]))
                 self._setpoint_param = params["setpoint"]
             else:
                 self.setpoint = variant_values(label("setpoint"), params["setpoint"])

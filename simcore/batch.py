@@ -1359,8 +1359,9 @@ def _split_params(params, systems, controllers):
         owner, _, pname = key.partition(".")
         if owner not in owners:
             raise ConfigError(f"params[{key!r}]", owner, f"the name of a system or controller: {', '.join(owners)}")
-        arr = batch_params.variant_values(f"params[{key!r}]", value.magnitude if batch_params.is_quantity(value)
-                                          else value)  # a Quantity's unit is converted by the part that owns it
+        # a Quantity's unit (or a list of them) is converted by the part that owns the parameter
+        units = batch_params.has_units(value)
+        arr = batch_params.variant_values(f"params[{key!r}]", batch_params.magnitudes(value) if units else value)
         if arr.ndim == 0:
             raise ConfigError(f"params[{key!r}]", float(arr), "a non-empty 1-D array (one value per variant)")
         if arr.ndim != 1 or arr.size == 0:
@@ -1370,7 +1371,7 @@ def _split_params(params, systems, controllers):
         elif arr.size != n:
             raise ConfigError(f"params[{key!r}]", f"<array of length {arr.size}>",
                               f"length {n}, as params[{first!r}] (one value per variant)")
-        routed.setdefault(owner, {})[pname] = value if batch_params.is_quantity(value) else arr
+        routed.setdefault(owner, {})[pname] = value if units else arr
     return routed, n
 
 

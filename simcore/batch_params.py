@@ -13,12 +13,27 @@ import numpy as np
 from . import checks
 from .errors import ConfigError
 
-__all__ = ["as_sequence", "is_quantity", "numbers", "variant_values"]
+__all__ = ["as_sequence", "has_units", "is_quantity", "magnitudes", "numbers", "variant_values"]
 
 
 def is_quantity(value) -> bool:
     """Whether ``value`` is a pint Quantity (duck-typed: a magnitude and a unit conversion)."""
     return hasattr(value, "magnitude") and hasattr(value, "to")
+
+
+def has_units(value) -> bool:
+    """Whether ``value`` is a Quantity or a list or tuple holding one (``[Q_(30, "deg"), Q_(60, "deg")]``):
+    a value whose unit the part that owns the parameter converts."""
+    return is_quantity(value) or (isinstance(value, (list, tuple)) and any(has_units(v) for v in value))
+
+
+def magnitudes(value):
+    """``value`` with every Quantity in it replaced by its magnitude (to count and shape it, not to use)."""
+    if is_quantity(value):
+        return value.magnitude
+    if isinstance(value, (list, tuple)):
+        return [magnitudes(v) for v in value]
+    return value
 
 
 def as_sequence(value):

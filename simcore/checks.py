@@ -131,6 +131,11 @@ def _holds_bool(seq) -> bool:
     return any(isinstance(v, (bool, np.bool_)) or (isinstance(v, (list, tuple)) and _holds_bool(v)) for v in seq)
 
 
+def _holds_quantity(seq) -> bool:
+    """Whether a (nested) list or tuple holds a pint Quantity."""
+    return any(isinstance(v, pint.Quantity) or (isinstance(v, (list, tuple)) and _holds_quantity(v)) for v in seq)
+
+
 def _turns_and_cycles_mixed(value, unit: str) -> bool:
     """Whether converting ``value`` to ``unit`` mixes an angular rate with a frequency.
 
@@ -152,8 +157,12 @@ def _array(parameter, value, mag, unit, allow_inf, allow_nan) -> np.ndarray:
     if isinstance(mag, (list, tuple)) and _holds_bool(mag):
         raise ConfigTypeError(parameter, value, f"numbers{_in(unit)}, not True/False")
     try:
+        if isinstance(mag, (list, tuple)) and _holds_quantity(mag):
+            # numpy would stack Quantities by their dimensionless magnitudes, in their own dtype: a list of
+            # whole-number degrees became whole radians (30 deg -> 0) and kilograms were refused
+            raise TypeError("Quantities are converted one by one")
         raw = mag if isinstance(mag, np.ndarray) else np.asarray(mag)
-    except (TypeError, ValueError, pint.DimensionalityError):  # ragged, or Quantities numpy cannot stack
+    except (TypeError, ValueError, pint.DimensionalityError):  # ragged, or Quantities
         raw = np.empty(len(mag), dtype=object)
         raw[:] = list(mag)
     if raw.dtype.kind in "iuf":

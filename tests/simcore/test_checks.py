@@ -186,3 +186,32 @@ def test_an_array_with_nan_where_infinities_are_allowed_says_not_nan():
         checks.number("limit", values, allow_inf=True, allow_array=True)
     assert str(info.value) == f"limit={values!r}: expected numbers, not NaN"
     np.testing.assert_array_equal(checks.number("limit", values[:2], allow_inf=True, allow_array=True), values[:2])
+
+
+def test_a_list_of_quantities_converts_each_one_whole_numbers_included():
+    """numpy stacks a list of Quantities by their dimensionless magnitudes in their own dtype: whole
+    degrees became whole radians (30 deg -> 0 rad) and kilograms were refused as not dimensionless.
+    Each is converted on its own: 30 deg is pi/6 rad, 1 g is 1e-3 kg."""
+    import math
+
+    from simcore import Q_
+    from simcore.checks import number
+
+    np.testing.assert_allclose(number("p", [Q_(30, "deg"), Q_(60, "deg")], "rad", allow_array=True),
+                               [math.pi / 6, math.pi / 3], rtol=1e-15)
+    np.testing.assert_allclose(number("p", [Q_(1500, "g"), Q_(2, "kg")], "kg", allow_array=True), [1.5, 2.0],
+                               rtol=1e-15)
+    np.testing.assert_allclose(number("p", (Q_(1000, "mV"), 2), "V", allow_array=True), [1.0, 2.0], rtol=1e-15)
+    with pytest.raises(ConfigError, match="convertible to kg"):
+        number("p", [Q_(1, "kg"), Q_(1, "m")], "kg", allow_array=True)
+
+
+def test_a_batch_takes_a_list_of_whole_number_quantities_at_their_values():
+    import simcore.models as models
+    from simcore import Q_, simulate_batch
+    from simcore.models.motors import NEO
+
+    arm = models.Arm(NEO, 100.0, mass=2.0, com_distance=0.3, min_angle=-1.5, max_angle=2.0)
+    batch = simulate_batch(arm, 0.0, params={"arm.mass": [Q_(1500, "g"), Q_(2, "kg")]},
+                           x0={"arm.angle": [Q_(10, "deg"), Q_(20, "deg")]})
+    np.testing.assert_allclose(batch.final("arm.angle"), np.deg2rad([10.0, 20.0]), rtol=1e-15)
