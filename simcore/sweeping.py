@@ -93,6 +93,7 @@ from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, as
 
 import numpy as np
 
+from .batch_params import is_quantity
 from .batch_result import BatchResult
 from .errors import ConfigError, ConfigTypeError, SimError
 from .point_warnings import batch_stiffness, caught_in, crossing, here, recording, reissue
@@ -180,6 +181,19 @@ def _check_metrics(metrics, params: list[str]) -> dict:
 # ---------------------------------------------------------------------------------------------
 # the worker (top level, so that it pickles by reference under every start method)
 # ---------------------------------------------------------------------------------------------
+def _plain(value):
+    """A metric's value if it holds no unit and no text; TypeError otherwise. The table holds plain
+    numbers: a Quantity would lose its unit (numpy strips it, ``float`` of a dimensionless one
+    rescales it), and ``float("1.5")`` would read text as a number."""
+    if isinstance(value, np.ndarray):
+        items = value.ravel() if value.dtype.kind == "O" else ("text",) if value.dtype.kind in "US" else ()
+    else:
+        items = value if isinstance(value, (list, tuple)) else (value,)
+    if is_quantity(value) or any(is_quantity(v) or isinstance(v, (str, bytes)) for v in items):
+        raise TypeError("a Quantity or text")
+    return value
+
+
 def _evaluate(make_result, metrics: dict, params: dict) -> tuple[list[float], list]:
     """Run one point: ``make_result(**params)`` then every metric; return the floats and the
     warnings issued meanwhile (``(None, Caught)`` pairs, see :func:`caught_in`)."""
@@ -189,7 +203,7 @@ def _evaluate(make_result, metrics: dict, params: dict) -> tuple[list[float], li
         for name, fn in metrics.items():
             value = fn(result)
             try:
-                out.append(float(value))
+                out.append(float(_plain(value)))
             except (TypeError, ValueError):
                 raise ConfigTypeError(f"metrics[{name!r}]", value,
                                       "a callable returning a real number (a float)") from None
@@ -222,7 +236,7 @@ def _batch_rows(make_result, metrics: dict, columns: dict):
     for name, fn in metrics.items():
         value = fn(result)
         try:
-            arr = np.asarray(value, dtype=float)
+            arr = np.asarray(_plain(value), dtype=float)
         except (TypeError, ValueError):
             arr = None
         if arr is None or arr.shape != (n,):

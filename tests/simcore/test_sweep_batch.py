@@ -11,6 +11,7 @@ import pytest
 
 import simcore.models as models
 from simcore import ConfigError, simulate, simulate_batch, sweep
+from simcore import Q_
 from simcore.controllers import PIDController, control_loop
 from simcore.models.motors import NEO
 from simcore.testing import step_info
@@ -106,3 +107,25 @@ def test_dask_local_cluster_gives_the_serial_tables(serial_tables):
     on_dask, on_dask_batched = ast.literal_eval(run.stdout.strip().splitlines()[-1])
     assert on_dask == plain.rows
     assert on_dask_batched == batched.rows
+
+
+@pytest.mark.parametrize("batch", [False, True])
+@pytest.mark.parametrize("make_value", [
+    lambda n: Q_(np.full(n, 162.5), "mrad*s") if n else Q_(162.5, "mrad*s"),  # the unit was dropped in a batch
+    lambda n: Q_(np.full(n, 5.0), "percent") if n else Q_(5.0, "percent"),  # float() made it 0.05
+    lambda n: [Q_(1.0, "m")] * n if n else Q_(1.0, "m"),
+    lambda n: ["1.5"] * n if n else "1.5",  # float("1.5") read text as a number
+])
+def test_a_metric_returning_a_quantity_or_text_is_refused_naming_it(batch, make_value):
+    from simcore.errors import ConfigTypeError
+
+    def make(b):
+        arm = models.Arm(NEO, 100.0, mass=2.0, com_distance=0.3, min_angle=-1.5, max_angle=2.0)
+        if batch:
+            return simulate_batch(arm, 0.0, params={"arm.mass": np.full(len(b), 2.0)})
+        return simulate(arm, 0.0)
+
+    metric = (lambda r: make_value(r.n)) if batch else (lambda r: make_value(0))
+    with pytest.raises(ConfigTypeError) as ei:
+        sweep(make, {"b": [1.0, 2.0]}, {"iae": metric}, executor="serial", batch=batch)
+    assert ei.value.parameter == "metrics['iae']"
