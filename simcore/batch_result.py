@@ -102,8 +102,10 @@ class BatchResult:
     ----------
     n : int
         Number of variants.
-    params : dict of str to ndarray
-        The batch parameters, ``"<name>.<parameter>"`` -> ``(n,)``.
+    params : dict of str to ndarray or pint.Quantity
+        The batch parameters, ``"<name>.<parameter>"`` -> ``(n,)``: plain numbers as a float
+        array (SI, as given); a Quantity, or a list of them, as given (the run used each in
+        the parameter's SI unit).
     n_steps : ndarray of int
         Accepted solver steps of each variant.
     stiff_at : ndarray of float
@@ -111,6 +113,14 @@ class BatchResult:
         stability: where its own ``simulate(..., method="RK45")`` warns), nan for a variant
         never found stiff; ``~np.isnan(stiff_at)`` are the variants the run's
         :class:`~simcore.StiffnessWarning` names.
+
+    Notes
+    -----
+    A BatchResult keeps its run (the batched models and controllers, closures among them), so the
+    standard ``pickle`` cannot send it between processes (a ``ProcessPoolExecutor`` future of one
+    fails); cloudpickle, which Dask uses, can. From a process pool, return the arrays you need
+    (``at_ticks``, ``final``, ``step_info``'s fields) or variants' Results (``batch[k]``, which
+    pickle); ``simcore.sweep(..., batch=True)`` does that for you.
     """
 
     @staticmethod
@@ -130,6 +140,12 @@ class BatchResult:
             for name, unit in s.units.items():
                 self.units[f"{s.name}.{name}"] = unit
         self.input_names = [f"{s.name}.{nm}" for s in b.systems for nm in s.input_names]
+
+    @property
+    def stiffness_message(self) -> str | None:
+        """The text of the run's :class:`~simcore.StiffnessWarning` (variants numbered 0 to n - 1 in
+        this batch), None when no variant was found stiff."""
+        return self._b.stiffness_warning()
 
     # -- names -------------------------------------------------------------------------------
     @property

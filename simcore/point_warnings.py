@@ -208,13 +208,10 @@ def batch_stiffness(result: BatchResult, caught: list) -> list:
     ``result.stiff_at``, is its ``detail``): so the sweep's warning names grid points, and does not
     depend on how the grid was cut into chunks.
 
-    The batch's warning is recognised by its text, which ``simulate_batch`` made from the same run
-    (``_Batch.stiffness_warning``); when it is not there (``make_result`` filtered it out itself),
-    nothing is added; if it could not be recognised it would be kept as it is, naming the chunk.
+    The batch's warning is recognised by its text, ``result.stiffness_message``; when it is not there
+    (``make_result`` filtered it out itself), nothing is added.
     """
-    run = getattr(result, "_b", None)
-    message = getattr(run, "stiffness_warning", None)
-    message = message() if callable(message) else None
+    message = result.stiffness_message
     if message is None:
         return caught
     k = next((k for k, (_, c) in enumerate(caught)

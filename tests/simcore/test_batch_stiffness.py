@@ -95,6 +95,7 @@ def test_batch_names_exactly_the_variants_its_serial_runs_find_stiff(stiction):
         assert (res.event_counts() >= 1).all()  # each variant restarted a segment at an event
     for j in np.flatnonzero(stiff):
         assert f"{j} (t={float(res.stiff_at[j])!r} s)" in message
+    assert res.stiffness_message == message  # what a sweep reads to name its grid points instead
 
 
 def test_non_stiff_batch_does_not_warn():
@@ -103,6 +104,7 @@ def test_non_stiff_batch_does_not_warn():
         fw, loop = _parts()
         res = simulate_batch(fw, T_END, [loop], params={"flywheel.viscous_friction": [0.0, 0.01, 0.5]})
     assert np.isnan(res.stiff_at).all()
+    assert res.stiffness_message is None
 
 
 def test_the_stiffness_estimate_of_a_column_is_the_serial_runs_to_the_bit():
