@@ -1356,7 +1356,9 @@ def _split_params(params, systems, controllers):
     for key, value in params.items():
         if not isinstance(key, str) or "." not in key:
             raise ConfigError("params", key, "keys '<system or controller name>.<parameter>'")
-        owner, _, pname = key.partition(".")
+        # the longest name that prefixes the key: a loop's default name has a dot ("arm.voltage loop")
+        owner = max((o for o in owners if key.startswith(o + ".")), key=len, default=key.partition(".")[0])
+        pname = key[len(owner) + 1:]
         if owner not in owners:
             raise ConfigError(f"params[{key!r}]", owner, f"the name of a system or controller: {', '.join(owners)}")
         # a Quantity's unit (or a list of them) is converted by the part that owns the parameter

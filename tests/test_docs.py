@@ -75,3 +75,22 @@ def test_the_frc_catalogue_has_wpilibs_dcmotor_numbers():
         assert (mine.nominal_voltage, mine.stall_torque, mine.stall_current, mine.free_current) == \
             pytest.approx((wpi.nominalVoltage, wpi.stallTorque, wpi.stallCurrent, wpi.freeCurrent), rel=1e-12), ours
         assert mine.free_speed == pytest.approx(wpi.freeSpeed, rel=1e-12), ours
+
+
+def test_the_readme_first_simulation_and_batch_examples_run_as_written():
+    """The README's "A first simulation" and "Many variants in one integration" blocks, run in order as a
+    reader pastes them, give what their comments say."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    blocks = re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(), re.S)
+    first = next(b for b in blocks if "result = simulate(arm" in b)
+    many = next(b for b in blocks if "simulate_batch(arm" in b)
+    names: dict = {}
+    exec(first, names)  # noqa: S102 - the README's own code
+    exec(many, names)  # noqa: S102
+    batch = names["batch"]
+    n = len(names["masses"])
+    assert batch.at_ticks("arm.angle", "pid").shape == (n, len(batch.tick_times("pid")))
+    assert batch.final("arm.stator_current").shape == (n,)
+    assert names["step_info"](batch, "arm.angle", 1.0).overshoot.shape == (n,)

@@ -54,3 +54,18 @@ def test_a_list_of_setpoint_quantities_converts_each_to_the_measured_unit():
     # whole-number magnitudes: numpy once stacked such a list as whole SI units (30 deg -> 0 rad)
     batch = simulate_batch(_elevator(), 0.6, [_loop(0.0)], params={"height.setpoint": [Q_(1, "ft"), Q_(50, "cm")]})
     _assert_equal_to_serial(batch, [simulate(_elevator(), 0.6, [_loop(s)], method="RK45") for s in (0.3048, 0.5)])
+
+
+def test_a_loop_with_its_default_dotted_name_can_be_varied():
+    """A loop's default name is "<command> loop" ("elevator.voltage loop"): its params are routed to it,
+    not to the system its name starts with."""
+    loop = control_loop(PIDController(40.0, 0.0, 2.0), measure="elevator.position", command="elevator.voltage",
+                        setpoint=0.5)
+    gains = [20.0, 60.0]
+    batch = simulate_batch(_elevator(), 0.6, [loop], params={f"{loop.name}.kp": gains})
+    ticks = batch.tick_times(loop.name)
+    for k, kp in enumerate(gains):
+        serial = simulate(_elevator(), 0.6, [control_loop(PIDController(kp, 0.0, 2.0), measure="elevator.position",
+                                                          command="elevator.voltage", setpoint=0.5)], method="RK45")
+        np.testing.assert_allclose(batch.at_ticks("elevator.position", loop.name)[k],
+                                   serial.sample("elevator.position", ticks), rtol=1e-7, atol=1e-12)
