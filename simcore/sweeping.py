@@ -93,7 +93,7 @@ from concurrent.futures import BrokenExecutor, Executor, ProcessPoolExecutor, as
 
 import numpy as np
 
-from .batch_params import is_quantity
+from .batch_params import as_sequence, is_quantity
 from .batch_result import BatchResult
 from .errors import ConfigError, ConfigTypeError, SimError
 from .point_warnings import batch_stiffness, caught_in, crossing, here, recording, reissue
@@ -136,6 +136,12 @@ def grid_points(grid) -> list[dict]:
                 raise ConfigError("grid", k, "parameter names that are valid Python identifiers "
                                              "(they are passed as keyword arguments)")
             v = grid[k]
+            if not _is_sequence(v) and not is_quantity(v):
+                v = as_sequence(v)  # a pandas Series or another 1-D array-like, as simulate_batch takes one
+            if is_quantity(v):
+                raise ConfigError(f"grid[{k!r}]", v, "a sequence of plain values (the grid's values are passed to "
+                                                    "make_result and written to the table as they are: give "
+                                                    "numbers, and let make_result attach the unit)")
             if not _is_sequence(v):
                 raise ConfigError(f"grid[{k!r}]", v, "a sequence of values (list, tuple, 1-D array, range)")
             v = list(v.tolist() if isinstance(v, np.ndarray) else v)
@@ -457,7 +463,9 @@ def sweep(make_result, grid, metrics, *, executor=None, progress=None, batch=Fal
     params = list(points[0])
     metrics = _check_metrics(metrics, params)
     if not (executor is None or executor == "serial" or isinstance(executor, Executor)):
-        raise ConfigError("executor", executor, "None (process pool), 'serial', or a concurrent.futures.Executor")
+        hint = " (for a Dask Client, pass client.get_executor())" if hasattr(executor, "get_executor") else ""
+        raise ConfigError("executor", executor,
+                          f"None (process pool), 'serial', or a concurrent.futures.Executor{hint}")
 
     if not isinstance(batch, bool):
         raise ConfigTypeError("batch", batch, "True or False")

@@ -249,3 +249,23 @@ def test_a_function_of_an_interactive_main_is_refused_when_workers_are_spawned(m
         sweep(main.mk, {"kp": [1.0], "kd": [0.0]}, METRICS)
     monkeypatch.setattr(multiprocessing, "get_start_method", lambda allow_none=False: "fork")
     sweep_mod._check_picklable(main.mk, METRICS)  # forked workers inherit __main__: accepted
+
+
+def test_a_grid_takes_a_pandas_series_and_refuses_a_quantity_saying_why():
+    pd = pytest.importorskip("pandas")
+    from simcore import Q_
+    from simcore.sweeping import grid_points
+
+    assert grid_points({"kp": pd.Series([1.0, 2.0]), "kd": [0.5]}) == grid_points({"kp": [1.0, 2.0], "kd": [0.5]})
+    with pytest.raises(ConfigError, match="plain values") as ei:
+        grid_points({"mass": Q_([1.0, 2.0], "kg")})
+    assert ei.value.parameter == "grid['mass']"
+
+
+def test_a_dask_client_given_as_the_executor_gets_the_hint():
+    class Client:  # what matters of distributed.Client here: it is no Executor, and has get_executor
+        def get_executor(self):
+            raise AssertionError("not called")
+
+    with pytest.raises(ConfigError, match=r"client\.get_executor\(\)"):
+        sweep(lambda **p: None, {"a": [1.0]}, {"m": lambda r: 0.0}, executor=Client())
