@@ -14,8 +14,10 @@ its constructor (the effective inertia with the rotors, the transmission ratio, 
 torque, the breakaway force) is derived again from the varied value. So are the two defaults
 the constructor derives from other arguments: an arm built without ``moi`` gets each variant's
 rod inertia ``m (2 d)^2 / 3`` from its varied ``mass`` or ``com_distance`` (as
-``Arm(mass=m)`` would), and kinetic friction follows ``static_friction`` when the model's two
-are equal (its default) and ``kinetic_friction`` is not varied itself.
+``Arm(mass=m)`` would), and kinetic friction follows each variant's ``static_friction`` when the
+model was built without ``kinetic_friction`` (its default, ``kinetic_friction_from_static``) and
+``kinetic_friction`` is not varied itself; a ``kinetic_friction`` given to the constructor, even
+one equal to the static friction, stays the model's in every variant.
 
 =============  ===========================================================================
 model          batch parameters
@@ -192,7 +194,8 @@ class BatchedMechanism:
             load_mass = val("moi", positive=True)
             self._load = None
         static = val("static_friction", nonnegative=True)
-        if "kinetic_friction" in params or system.kinetic_friction != system.static_friction:
+        if ("kinetic_friction" in params or not system.kinetic_friction_from_static
+                or system.kinetic_friction != system.static_friction):
             kinetic = val("kinetic_friction", nonnegative=True)
         else:
             kinetic = static
