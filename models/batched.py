@@ -270,6 +270,15 @@ class BatchedMechanism:
             j = int(np.flatnonzero(bad)[0])
             raise ConfigError(f"{self.name} position (variant {j})", float(q[j]),
                               f"a value within the stops [{self.min_position}, {self.max_position}]")
+        into = ((q <= self.min_position) & (v < 0)) | ((q >= self.max_position) & (v > 0))
+        if np.any(into):  # as GearedMechanism.initial_mode refuses it
+            j = int(np.flatnonzero(into)[0])
+            upper = bool(q[j] >= self.max_position)
+            units = self.units
+            raise ConfigError(f"{self.name} velocity (variant {j})", float(v[j]),
+                              f"no velocity into the hard stop it starts on (velocity {float(v[j])!r} "
+                              f"{units['velocity']} at the {'upper' if upper else 'lower'} stop "
+                              f"{self.max_position if upper else self.min_position!r} {units[self.state_names[0]]})")
         p, xp = self._p, self.xp
         moving_fwd = xp.where(p["dir"], self.FORWARD, self.MOVING)
         moving_rev = xp.where(p["dir"], self.REVERSE, self.MOVING)

@@ -105,3 +105,50 @@ def test_a_varied_kinetic_friction_beside_a_varied_static_one_is_each_variants_o
     serial = [simulate(arm(static_friction=s, kinetic_friction=k), T_END, [loop("arm.angle", 1.0)], method="RK45")
               for s, k in zip(SF, kf)]
     assert_equals_serial(batch, serial, ("arm.angle", "arm.velocity", "arm.voltage"))
+
+
+# -- 2: a start on a stop with a velocity into it ----------------------------------------------------
+STOPS = {"arm": (arm, "arm.angle", -1.5, 2.0), "elevator": (elevator, "elevator.position", 0.0, 1.2)}
+
+
+@pytest.mark.parametrize("case", sorted(STOPS))
+@pytest.mark.parametrize("side", ["upper", "lower"])
+def test_a_variant_on_a_stop_with_a_velocity_into_it_is_refused_as_serially(case, side):
+    make, position, lo, hi = STOPS[case]
+    name = position.split(".")[0]
+    stop, into = (hi, 0.4) if side == "upper" else (lo, -0.4)
+    with pytest.raises(ConfigError, match="no velocity into the hard stop"):
+        simulate(make(), T_END, x0={position: stop, f"{name}.velocity": into})
+    middle = 0.5 * (lo + hi)
+    with pytest.raises(ConfigError) as info:
+        simulate_batch(make(), T_END, params={f"{name}.gearing": [10.0, 12.0, 14.0]},
+                       x0={position: [middle, stop, stop], f"{name}.velocity": [into, 0.0, into]})
+    e = info.value
+    # variant 2 (variant 1 rests on the stop, variant 0 moves in the middle); both entries put it there
+    assert (e.parameter, e.value) in ((f"x0[{position!r}][2]", stop), (f"x0['{name}.velocity'][2]", into))
+    assert "no velocity into the hard stop it starts on" in e.expected and "(variant 2)" in e.expected
+    assert f"{side} stop {stop!r}" in e.expected and f"velocity {into!r}" in e.expected
+
+
+def test_a_velocity_alone_in_x0_into_the_stop_the_model_starts_on_is_named():
+    with pytest.raises(ConfigError):
+        simulate(arm(start_angle=2.0), T_END, x0={"arm.velocity": 0.7})
+    with pytest.raises(ConfigError) as info:
+        simulate_batch(arm(start_angle=2.0), T_END, params={"arm.mass": [2.0, 3.0]},
+                       x0={"arm.velocity": [-0.7, 0.7]})
+    e = info.value
+    assert e.parameter == "x0['arm.velocity'][1]" and e.value == 0.7
+    assert "rad/s" in e.expected and "(variant 1)" in e.expected
+
+
+@pytest.mark.parametrize("case", sorted(STOPS))
+def test_variants_on_a_stop_at_rest_or_moving_away_run_as_serially(case):
+    make, position, lo, hi = STOPS[case]
+    name = position.split(".")[0]
+    starts = [(hi, 0.0), (hi, -0.4), (lo, 0.0), (lo, 0.4)]
+    setpoint = 0.5 * (lo + hi)
+    batch = simulate_batch(make(), T_END, [loop(position, setpoint)], params={"pid.kp": [8.0] * 4},
+                           x0={position: [q for q, _ in starts], f"{name}.velocity": [v for _, v in starts]})
+    serial = [simulate(make(), T_END, [loop(position, setpoint)], x0={position: q, f"{name}.velocity": v},
+                       method="RK45") for q, v in starts]
+    assert_equals_serial(batch, serial, (position, f"{name}.velocity", f"{name}.voltage"))
