@@ -45,22 +45,20 @@ def loop(measure, setpoint):
                         setpoint=setpoint, output_limits=(-12.0, 12.0), name="pid")
 
 
-def assert_equals_serial(batch, serial, signals, rtol=1e-7):
-    """Every variant at every controller tick within ``rtol`` of its own serial run (as test_batch)."""
-    ticks = serial[0].ticks("pid")
-    np.testing.assert_array_equal(batch.tick_times("pid"), ticks)
-    for name in signals:
-        got = batch.at_ticks(name, "pid")
-        ref = np.stack([r.sample(name, ticks) for r in serial])
-        scale = np.maximum(np.abs(ref), 1e-3 * np.max(np.abs(ref)))
-        worst = np.max(np.abs(got - ref) / scale)
-        assert worst <= rtol, f"{name}: worst relative difference {worst:.3g}"
-
-
 def worst_difference(batch, serial, name):
+    """The largest difference of ``name`` at the ticks between the variants and their serial runs, relative
+    to the value (a signal crossing zero against 1e-3 of its range there, as test_batch)."""
     ticks = serial[0].ticks("pid")
     got, ref = batch.at_ticks(name, "pid"), np.stack([r.sample(name, ticks) for r in serial])
     return np.max(np.abs(got - ref) / np.maximum(np.abs(ref), 1e-3 * np.max(np.abs(ref))))
+
+
+def assert_equals_serial(batch, serial, signals, rtol=1e-7):
+    """Every variant at every controller tick within ``rtol`` of its own serial run."""
+    np.testing.assert_array_equal(batch.tick_times("pid"), serial[0].ticks("pid"))
+    for name in signals:
+        worst = worst_difference(batch, serial, name)
+        assert worst <= rtol, f"{name}: worst relative difference {worst:.3g}"
 
 
 # -- 1: kinetic friction follows a varied static friction only when it was not given ------------------
