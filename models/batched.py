@@ -14,8 +14,10 @@ its constructor (the effective inertia with the rotors, the transmission ratio, 
 torque, the breakaway force) is derived again from the varied value. So are the two defaults
 the constructor derives from other arguments: an arm built without ``moi`` gets each variant's
 rod inertia ``m (2 d)^2 / 3`` from its varied ``mass`` or ``com_distance`` (as
-``Arm(mass=m)`` would), and kinetic friction follows ``static_friction`` when the model's two
-are equal (its default) and ``kinetic_friction`` is not varied itself.
+``Arm(mass=m)`` would), and kinetic friction follows each variant's ``static_friction`` when the
+model was built without ``kinetic_friction`` (its default, ``kinetic_friction_from_static``) and
+``kinetic_friction`` is not varied itself; a ``kinetic_friction`` given to the constructor, even
+one equal to the static friction, stays the model's in every variant.
 
 =============  ===========================================================================
 model          batch parameters
@@ -192,7 +194,8 @@ class BatchedMechanism:
             load_mass = val("moi", positive=True)
             self._load = None
         static = val("static_friction", nonnegative=True)
-        if "kinetic_friction" in params or system.kinetic_friction != system.static_friction:
+        if ("kinetic_friction" in params or not system.kinetic_friction_from_static
+                or system.kinetic_friction != system.static_friction):
             kinetic = val("kinetic_friction", nonnegative=True)
         else:
             kinetic = static
@@ -267,6 +270,15 @@ class BatchedMechanism:
             j = int(np.flatnonzero(bad)[0])
             raise ConfigError(f"{self.name} position (variant {j})", float(q[j]),
                               f"a value within the stops [{self.min_position}, {self.max_position}]")
+        into = ((q <= self.min_position) & (v < 0)) | ((q >= self.max_position) & (v > 0))
+        if np.any(into):  # as GearedMechanism.initial_mode refuses it
+            j = int(np.flatnonzero(into)[0])
+            upper = bool(q[j] >= self.max_position)
+            units = self.units
+            raise ConfigError(f"{self.name} velocity (variant {j})", float(v[j]),
+                              f"no velocity into the hard stop it starts on (velocity {float(v[j])!r} "
+                              f"{units['velocity']} at the {'upper' if upper else 'lower'} stop "
+                              f"{self.max_position if upper else self.min_position!r} {units[self.state_names[0]]})")
         p, xp = self._p, self.xp
         moving_fwd = xp.where(p["dir"], self.FORWARD, self.MOVING)
         moving_rev = xp.where(p["dir"], self.REVERSE, self.MOVING)

@@ -234,6 +234,9 @@ class GearedMechanism(System):
         self.static_friction = self._friction_force("static_friction", static_friction, u["force"])
         self.kinetic_friction = (self.static_friction if kinetic_friction is None
                                  else self._friction_force("kinetic_friction", kinetic_friction, u["force"]))
+        #: True when ``kinetic_friction`` was not given, so it is ``static_friction`` (a batch that varies
+        #: the static friction then varies it too; one given, even equal to the static one, stays).
+        self.kinetic_friction_from_static = kinetic_friction is None
         self.track_energy = checks.flag("track_energy", track_energy)
         #: Coulomb friction by sliding mode (its sign is the mode's, so the force is smooth within a mode).
         self._coulomb = {"forward": self.kinetic_friction, "reverse": -self.kinetic_friction}
