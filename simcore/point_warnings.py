@@ -179,8 +179,9 @@ def reissue(caught: list, points: list) -> None:
     warning came from, one point or a batch's chunk. Warnings equal but for their points (same
     category, text and place of issue) are issued once, naming every point they came from; in
     order of the first point each came from (grid order, whatever order the workers finished in).
-    Each keeps its category and place of issue, so that filters (``"error"``, ``"ignore"``,
-    ``pytest.warns``) act on it as on the original.
+    Each keeps its category, its text (the points follow it in brackets) and its place of issue, so
+    that filters (``"error"``, ``"ignore"``, by category, message or module; ``pytest.warns``) act on
+    it as on the original; "default"'s once per place is counted afresh by each sweep.
     """
     groups: dict = {}
     for (first, last), c in sorted(caught, key=lambda item: item[0]):  # stable: a task's order kept
@@ -197,7 +198,8 @@ def reissue(caught: list, points: list) -> None:
                 labels.append(f"{first}-{last} (evaluated as one batch)")
         many = sum(last - first + 1 for first, last in sources) > 1
         where = ", ".join(labels) + (f" and {len(rest)} more ({_index_ranges(rest)})" if rest else "")
-        warnings.warn_explicit(f"sweep point{'s' if many else ''} {where}: {text}", category, filename, lineno,
+        # the points after the text: a filter's message pattern is matched from the start of the text
+        warnings.warn_explicit(f"{text} [sweep point{'s' if many else ''} {where}]", category, filename, lineno,
                                module=_module_named(filename))
 
 

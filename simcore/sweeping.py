@@ -50,9 +50,10 @@ Warnings
     metric's ``RuntimeWarning``) are recorded where they run, every one of them
     (``"always"``), and issued again by the sweep in this process once every point
     is done, so that this process's filters act on them (``pytest.warns``, a
-    filter's ``"error"``). Each keeps its category and its place of issue, and its
-    message starts with the grid point it came from, index and parameter values:
-    ``sweep point 3 (kp=4.0, kd=0.8): ...``. A warning issued at several points
+    filter's ``"error"`` or ``"ignore"``, by category, message or module). Each keeps
+    its category, its text and its place of issue, and names the grid point it came
+    from, index and parameter values, after the text: ``... [sweep point 3 (kp=4.0,
+    kd=0.8)]``. A warning issued at several points
     (same category, text and place) is issued once, naming them all (the first 20
     with their values, the others by index). They come in grid order (of the
     first point each came from), whichever worker finished first. A category that
@@ -62,12 +63,18 @@ Warnings
     StiffnessWarning (it numbers variants within the chunk) is replaced by one
     naming the grid points found stiff and when (``BatchResult.stiff_at``), the
     same for every ``chunk_size``; any other warning of a chunk names its points
-    as a range, ``sweep points 0-11 (evaluated as one batch)``.
+    as a range, ``[sweep points 0-11 (evaluated as one batch)]``.
 
-    While points run on threads of this process, the warning filters are
-    ``"always"`` for all its threads (``warnings.catch_warnings`` is not
-    thread-safe, so one recorder serves them all); a ``catch_warnings`` inside
-    ``make_result`` takes the warnings of the other threads' points meanwhile.
+    While points run in this process (serially or on threads), the warning
+    filters are ``"always"`` for all its threads and one recorder serves them all,
+    because ``warnings.catch_warnings`` swaps process-wide state and is not
+    thread-safe (Python's documentation says so). The same limit applies to other
+    threads: a ``catch_warnings`` inside ``make_result`` on a thread pool takes the
+    other points' warnings while it is open, and one that another thread of yours
+    opens before the sweep ends and closes after it puts the sweep's recorder back
+    when it closes (its warnings are then shown, not filtered, until the filters are
+    set again). A process pool or a Dask cluster does not share your process's
+    filters.
 
 Progress
     ``progress=None`` (default) shows a tqdm bar when tqdm is importable and the

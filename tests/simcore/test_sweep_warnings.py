@@ -4,7 +4,7 @@ The stiff system is test_batch_stiffness's flywheel: at viscous friction b = 30 
 velocity's time constant is far shorter than the step the tolerance allows, so its own
 ``simulate(..., method="RK45")`` warns (StiffnessWarning); at b = 0.01 or 0.5 it does not. What each
 point's own run says is found here by running it in this process, and the sweep's warning must
-say the same, prefixed by the point.
+say the same, followed by the point.
 """
 import ast
 import importlib.util
@@ -48,10 +48,10 @@ def final_velocity(result):
 
 
 def says(i, delay=0.0, repeat=1):
-    """A constant result; warns ``repeat`` times "point <i> says hello", ``delay`` s apart."""
-    for _ in range(repeat):
+    """A constant result; warns ``repeat`` times "point <i> says hello (k of repeat)", ``delay`` s apart."""
+    for k in range(repeat):
         time.sleep(delay)
-        warnings.warn(f"point {i} says hello", UserWarning)
+        warnings.warn(f"point {i} says hello" + (f" ({k + 1} of {repeat})" if repeat > 1 else ""), UserWarning)
     return Result.from_arrays([0.0, 1.0], {"x": [float(i), float(i)]})
 
 
@@ -111,7 +111,7 @@ def test_a_stiff_points_own_warning_reaches_the_caller_naming_the_point(executor
     expected = []
     for i, b in enumerate(GRID["b"]):
         for category, text, filename, lineno in caught_by(stiff_run, b):  # the point's own run, here
-            expected.append((category, f"sweep point {i} (b={b!r}): {text}", filename, lineno))
+            expected.append((category, f"{text} [sweep point {i} (b={b!r})]", filename, lineno))
     assert [c for c, *_ in expected] == [StiffnessWarning, StiffnessWarning]  # b = 30 and 40 only
     said = caught_by(sweep, stiff_run, GRID, STIFF, executor=executor, progress=False)
     assert said == expected
@@ -121,11 +121,11 @@ def test_the_filters_of_the_calling_process_act_on_them():
     with ProcessPoolExecutor(max_workers=2) as pool:
         with pytest.warns(StiffnessWarning) as record:
             sweep(stiff_run, GRID, STIFF, executor=pool, progress=False)
-        assert [str(w.message).split(": at t=")[0] for w in record] == ["sweep point 1 (b=30.0)",
-                                                                        "sweep point 3 (b=40.0)"]
+        assert [str(w.message).rsplit(" [", 1)[1] for w in record] == ["sweep point 1 (b=30.0)]",
+                                                                       "sweep point 3 (b=40.0)]"]
         with warnings.catch_warnings():
             warnings.simplefilter("error", StiffnessWarning)
-            with pytest.raises(StiffnessWarning, match=r"^sweep point 1 \(b=30\.0\): at t="):
+            with pytest.raises(StiffnessWarning, match=r"^at t=.* \[sweep point 1 \(b=30\.0\)\]$"):
                 sweep(stiff_run, GRID, STIFF, executor=pool, progress=False)
 
 
@@ -139,7 +139,7 @@ def test_warnings_come_in_grid_order_whichever_point_finishes_first(executor):
     points = [{"i": i, "delay": 0.02 * (5 - i)} for i in range(6)]
     said = caught_by(sweep, says, points, {"x": final_x}, executor=executor, progress=False)
     assert [text for _, text, _, _ in said] == [
-        f"sweep point {i} (i={i}, delay={0.02 * (5 - i)!r}): point {i} says hello" for i in range(6)]
+        f"point {i} says hello [sweep point {i} (i={i}, delay={0.02 * (5 - i)!r})]" for i in range(6)]
     assert {c for c, *_ in said} == {UserWarning}
 
 
@@ -151,7 +151,8 @@ def test_points_running_at_once_on_threads_keep_their_own_warnings():
     with ThreadPoolExecutor(max_workers=4) as pool:
         said = caught_by(sweep, says, points, {"x": final_x}, executor=pool, progress=False)
     assert [text for _, text, _, _ in said] == [
-        f"sweep point {i} (i={i}, delay=0.01, repeat=3): point {i} says hello" for i in range(8)]
+        f"point {i} says hello ({k} of 3) [sweep point {i} (i={i}, delay=0.01, repeat=3)]"
+        for i in range(8) for k in (1, 2, 3)]
     assert (list(warnings.filters), warnings.showwarning) == before  # the recorder is gone
 
 
@@ -159,24 +160,24 @@ def test_a_warning_issued_at_several_points_is_issued_once_naming_them(executor)
     said = caught_by(sweep, over_limit, {"kp": [1.0, 2.0, 3.0, 4.0]}, {"x": final_x}, executor=executor,
                      progress=False)
     assert [(c, text) for c, text, _, _ in said] == [
-        (RuntimeWarning, "sweep points 2 (kp=3.0), 3 (kp=4.0): gain above the motor's limit")]
+        (RuntimeWarning, "gain above the motor's limit [sweep points 2 (kp=3.0), 3 (kp=4.0)]")]
     many = caught_by(sweep, over_limit, {"kp": [float(k) for k in range(3, 29)]}, {"x": final_x},
                      executor=executor, progress=False)
     assert len(many) == 1
     named = ", ".join(f"{i} (kp={float(i + 3)!r})" for i in range(20))
-    assert many[0][1] == f"sweep points {named} and 6 more (20-25): gain above the motor's limit"
+    assert many[0][1] == f"gain above the motor's limit [sweep points {named} and 6 more (20-25)]"
 
 
 def test_a_category_that_does_not_pickle_comes_back_as_a_user_warning(executor):
     said = caught_by(sweep, local_category, {"i": [0, 1]}, {"x": final_x}, executor=executor, progress=False)
     if executor == "serial" or isinstance(executor, ThreadPoolExecutor):  # no process boundary: kept
         assert [(c.__name__, text) for c, text, _, _ in said] == [
-            ("LocalWarning", "sweep point 0 (i=0): local 0"), ("LocalWarning", "sweep point 1 (i=1): local 1")]
+            ("LocalWarning", "local 0 [sweep point 0 (i=0)]"), ("LocalWarning", "local 1 [sweep point 1 (i=1)]")]
         return
     name = f"{__name__}.local_category.<locals>.LocalWarning"
     assert [(c, text) for c, text, _, _ in said] == [
-        (UserWarning, f"sweep point {i} (i={i}): {name} (a warning category that does not pickle, re-issued "
-                      f"as UserWarning): local {i}") for i in (0, 1)]
+        (UserWarning, f"{name} (a warning category that does not pickle, re-issued as UserWarning): local {i} "
+                      f"[sweep point {i} (i={i})]") for i in (0, 1)]
 
 
 def test_a_sweep_that_raises_issues_no_warning():
@@ -214,7 +215,7 @@ def test_a_batched_sweep_names_the_stiff_grid_points_whatever_the_chunks():
     said = runs[12]
     assert len(said) == 1 and said[0][0] is StiffnessWarning
     text = said[0][1]
-    assert "variant" not in text.split(":")[0]  # no chunk-local numbering
+    assert "variant" not in text  # no chunk-local numbering
     named = re.findall(r"(\d+) \(b=(\S+); found stiff at t=(\S+) s\)", text)
     serial = serial_stiff_points()
     assert [int(i) for i, _, _ in named] == sorted(serial)  # exactly the points whose own runs warn
@@ -222,9 +223,10 @@ def test_a_batched_sweep_names_the_stiff_grid_points_whatever_the_chunks():
     for i, b, t in named:
         assert float(b) == BATCH_GRID["b"][int(i)]
         assert float(t) == pytest.approx(serial[int(i)], rel=1e-9)  # found at the step its own run warns at
-    assert text.endswith(": in simcore.simulate_batch, RK45's steps are limited by stability, not accuracy, "
-                         "from the time given on (a stiff system); the serial simcore.simulate(..., "
-                         "method='auto') or method='Radau' integrates such a point with far fewer evaluations.")
+    assert text.startswith("in simcore.simulate_batch, RK45's steps are limited by stability, not accuracy, "
+                           "from the time given on (a stiff system); the serial simcore.simulate(..., "
+                           "method='auto') or method='Radau' integrates such a point with far fewer evaluations. "
+                           "[sweep points ")
 
 
 def test_a_batched_sweep_of_non_stiff_points_gives_no_warning():
@@ -237,13 +239,13 @@ def test_another_warning_of_a_chunk_names_the_chunks_points():
     said = caught_by(sweep, stiff_batch_and_a_note, {"b": [0.01, 0.5, 30.0, 0.02, 0.03]}, STIFF,
                      executor="serial", batch=True, chunk_size=3, progress=False)
     notes = [text for c, text, _, _ in said if c is UserWarning]
-    assert notes == ["sweep points 0-2 (evaluated as one batch), 3-4 (evaluated as one batch): a note from "
-                     "make_result"]
+    assert notes == ["a note from make_result [sweep points 0-2 (evaluated as one batch), 3-4 (evaluated as one "
+                     "batch)]"]
     stiff = [text for c, text, _, _ in said if c is StiffnessWarning]
-    assert len(stiff) == 1 and stiff[0].startswith("sweep point 2 (b=30.0; found stiff at t=")
+    assert len(stiff) == 1 and " [sweep point 2 (b=30.0; found stiff at t=" in stiff[0]
     one = caught_by(sweep, stiff_batch_and_a_note, {"b": [0.01]}, STIFF, executor="serial", batch=True,
                     chunk_size=1, progress=False)
-    assert [text for _, text, _, _ in one] == ["sweep point 0 (b=0.01): a note from make_result"]
+    assert [text for _, text, _, _ in one] == ["a note from make_result [sweep point 0 (b=0.01)]"]
 
 
 # -- a Dask cluster -------------------------------------------------------------------------------
@@ -283,5 +285,22 @@ def test_a_dask_cluster_delivers_the_same_warnings():
     assert plain == named(caught_by(sweep, stiff_run, GRID, STIFF, executor="serial", progress=False))
     assert batched == named(caught_by(sweep, stiff_batch, BATCH_GRID, STIFF, executor="serial", batch=True,
                                       progress=False))
-    assert hello == [("UserWarning", f"sweep point {i} (i={i}, delay=0.01, repeat=3): point {i} says hello")
-                     for i in range(6)]
+    assert hello == [("UserWarning",
+                      f"point {i} says hello ({k} of 3) [sweep point {i} (i={i}, delay=0.01, repeat=3)]")
+                     for i in range(6) for k in (1, 2, 3)]
+
+
+def test_a_filter_on_the_message_acts_on_a_reissued_warning():
+    """A filter's message pattern is matched from the start of the text: the sweep names the point after it."""
+    with ProcessPoolExecutor(max_workers=2) as pool:
+        with warnings.catch_warnings(record=True) as log:
+            warnings.simplefilter("always")
+            warnings.filterwarnings("ignore", message="point 1 says hello", category=UserWarning)
+            sweep(says, {"i": [0, 1, 2]}, {"x": final_x}, executor=pool, progress=False)
+        assert [str(w.message) for w in log] == ["point 0 says hello [sweep point 0 (i=0)]",
+                                                 "point 2 says hello [sweep point 2 (i=2)]"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            warnings.filterwarnings("error", message="point 2 says", category=UserWarning)
+            with pytest.raises(UserWarning, match=r"^point 2 says hello \[sweep point 2"):
+                sweep(says, {"i": [0, 1, 2]}, {"x": final_x}, executor=pool, progress=False)
