@@ -32,7 +32,7 @@ from simcore.errors import ConfigError, ConfigTypeError
 
 from .feedforward import ArmFeedforward, ElevatorFeedforward
 from .pid import PIDController
-from .wiring import QuantitySetpoint
+from .wiring import QuantitySetpoint, refuse_quantity_setpoint
 
 __all__ = ["BatchedControlLoop"]
 
@@ -129,6 +129,8 @@ class BatchedControlLoop:
 
     def tick(self, t, signals):
         r = self.setpoint if self.setpoint is not None else self.reference(t)
+        if self.setpoint is None:
+            refuse_quantity_setpoint(r, self.name, t)
         try:
             out = self.calc(signals[self.measure], r)
             if self.feedforward is not None:

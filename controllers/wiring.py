@@ -55,8 +55,8 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     command : str
         Input written each tick, ``"system.input"``.
     setpoint : float, pint.Quantity or callable ``r(t)``
-        Reference. A number (or what the function returns) is in the measured signal's SI
-        unit (rad, m, rad/s, ...). A Quantity (``Q_(30, "deg")``, ``Q_(2, "ft")``) is converted
+        Reference. A number (or what the function returns: plain numbers, not Quantities) is in
+        the measured signal's SI unit (rad, m, rad/s, ...). A Quantity (``Q_(30, "deg")``, ``Q_(2, "ft")``) is converted
         to that unit when a run starts, the unit the measured system declares for the signal;
         one of another dimension raises ConfigError then.
     rate : float, optional
@@ -163,7 +163,17 @@ def _check_setpoint(value, loop: str, t: float) -> None:
         raise NonFiniteError("setpoint of", loop, value, t)
 
 
+def refuse_quantity_setpoint(value, loop: str, t: float) -> None:
+    """A setpoint function returns plain numbers: converting a Quantity at every tick would put pint in
+    the control loop, and it was read as dimensionless (30 deg on a height was 0.52 m)."""
+    if is_quantity(value):
+        raise ConfigTypeError(f"the setpoint function of {loop!r} at t={t!r} s returned", value,
+                              "a plain number in the measured signal's SI unit (give a constant setpoint as a "
+                              "Quantity, or convert once outside the function: q.m_as('m'))")
+
+
 def _finite(value, loop: str, t: float) -> bool:
+    refuse_quantity_setpoint(value, loop, t)
     if value is None or isinstance(value, (str, bytes, bool, complex)):
         raise ConfigTypeError(f"the setpoint function of {loop!r} at t={t!r} s returned", value,
                               "a finite number, an array of numbers or a profile State")

@@ -571,7 +571,7 @@ class _Batch:
         """``value`` (a number, or one per variant) as a new (N,) float array; ``state``: an initial state,
         whose non-finite value is a bad parameter (ConfigError, as simulate's x0), where an input's is a
         non-finite signal (NonFiniteError, as simulate's)."""
-        if batch_params.is_quantity(value):  # converted to the signal's unit, as simulate does
+        if batch_params.has_units(value):  # converted to the signal's unit, as simulate does
             value = batch_params.variant_values(label, value, unit)
         # simulate's own conversion; a copy: the caller may change its array after writing it
         v = np.array(batch_params.numbers(label, value, expected="a number or an array of one number per variant"),
@@ -649,7 +649,7 @@ class _Batch:
 
         The variant is the first one whose initial state the system refuses alone (the model's error
         names its own parameter, a position, and its variant, but not the state the user set); the
-        entry, the first of that system's x0 states (in state order) without which, the model's own
+        entry, the last of that system's x0 states (in state order) without which, the model's own
         start value in its place, the system accepts that variant.
         """
         s = self.systems[k]
@@ -671,7 +671,9 @@ class _Batch:
             alone = refusal(j, x)
             if alone is None:
                 continue
-            for row, name in given:
+            # the later state first: for a mechanism the velocity, which serial simulate names for a start
+            # on a stop moving into it (both entries would clear that refusal; only the position, one beyond)
+            for row, name in reversed(given):
                 trial = x.copy()
                 trial[row - start, 0] = own[row - start, j]
                 if refusal(j, trial) is None:

@@ -22,15 +22,23 @@ def is_quantity(value) -> bool:
 
 
 def has_units(value) -> bool:
-    """Whether ``value`` is a Quantity or a list or tuple holding one (``[Q_(30, "deg"), Q_(60, "deg")]``):
-    a value whose unit the part that owns the parameter converts."""
-    return is_quantity(value) or (isinstance(value, (list, tuple)) and any(has_units(v) for v in value))
+    """Whether ``value`` is a Quantity or holds one: a list, tuple, object array or pandas Series of them
+    (``[Q_(30, "deg"), Q_(60, "deg")]``); a value whose unit the part that owns the parameter converts."""
+    if is_quantity(value):
+        return True
+    value = as_sequence(value)
+    if isinstance(value, np.ndarray):
+        return value.dtype == object and any(has_units(v) for v in value.ravel())
+    return isinstance(value, (list, tuple)) and any(has_units(v) for v in value)
 
 
 def magnitudes(value):
     """``value`` with every Quantity in it replaced by its magnitude (to count and shape it, not to use)."""
     if is_quantity(value):
         return value.magnitude
+    value = as_sequence(value)
+    if isinstance(value, np.ndarray) and value.dtype == object:
+        return np.array([magnitudes(v) for v in value.ravel()], dtype=object).reshape(value.shape)
     if isinstance(value, (list, tuple)):
         return [magnitudes(v) for v in value]
     return value

@@ -198,13 +198,18 @@ def _plain(value):
     """A metric's value if it holds no unit and no text; TypeError otherwise. The table holds plain
     numbers: a Quantity would lose its unit (numpy strips it, ``float`` of a dimensionless one
     rescales it), and ``float("1.5")`` would read text as a number."""
-    if isinstance(value, np.ndarray):
-        items = value.ravel() if value.dtype.kind == "O" else ("text",) if value.dtype.kind in "US" else ()
-    else:
-        items = value if isinstance(value, (list, tuple)) else (value,)
-    if is_quantity(value) or any(is_quantity(v) or isinstance(v, (str, bytes)) for v in items):
+    if _holds_units_or_text(value):
         raise TypeError("a Quantity or text")
     return value
+
+
+def _holds_units_or_text(value) -> bool:
+    if is_quantity(value) or isinstance(value, (str, bytes)):
+        return True
+    value = as_sequence(value)  # a pandas Series as the array it holds
+    if isinstance(value, np.ndarray):
+        return value.dtype.kind in "US" or (value.dtype == object and any(map(_holds_units_or_text, value.ravel())))
+    return isinstance(value, (list, tuple)) and any(map(_holds_units_or_text, value))
 
 
 def _evaluate(make_result, metrics: dict, params: dict) -> tuple[list[float], list]:
@@ -387,8 +392,13 @@ def _chunks(points: list, chunk_size, executor) -> list[tuple[int, dict]]:
         chunk = points[start:start + chunk_size]
         columns = {}
         for key in chunk[0]:
-            col = np.array([p[key] for p in chunk])
-            columns[key] = col if col.dtype.kind in "fiub" else np.array([p[key] for p in chunk], dtype=object)
+            values = [p[key] for p in chunk]
+            # Quantities stay objects: numpy would stack them by their dimensionless magnitudes (30 deg -> 0)
+            col = None if any(is_quantity(v) for v in values) else np.array(values)
+            if col is None or col.dtype.kind not in "fiub":
+                col = np.empty(len(values), dtype=object)
+                col[:] = values
+            columns[key] = col
         out.append((start, columns))
     return out
 

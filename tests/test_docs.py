@@ -79,7 +79,7 @@ def test_the_frc_catalogue_has_wpilibs_dcmotor_numbers():
 
 def test_the_readme_first_simulation_and_batch_examples_run_as_written():
     """The README's "A first simulation" and "Many variants in one integration" blocks, run in order as a
-    reader pastes them, give what their comments say."""
+    reader pastes them, and give the shapes their comments state."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -189,3 +189,18 @@ def test_a_setpoint_quantity_on_a_signal_without_a_unit_is_a_dimensionless_numbe
     loop = control_loop(lambda m, r: r, measure="lag.x", command="lag.u", setpoint=Q_(50.0, "percent"))
     result = simulate(Lag(name="lag"), 0.05, [loop])
     np.testing.assert_array_equal([v["lag.u"] for _, v in result.tick_log("lag.u loop")], [0.5, 0.5, 0.5])
+
+
+@pytest.mark.parametrize("batched", [False, True])
+def test_a_setpoint_function_returning_a_quantity_is_refused_naming_it_and_the_time(batched):
+    """It was read as dimensionless: 30 deg on a height was 0.52 m. A function returns plain numbers."""
+    from simcore import Q_, simulate_batch
+    from simcore.errors import ConfigTypeError
+
+    loop = _height_loop(lambda t: Q_(30.0, "deg"))
+    with pytest.raises(ConfigTypeError) as ei:
+        if batched:
+            simulate_batch(_elevator(), 0.1, [loop], params={"elevator.carriage_mass": [4.0, 5.0]})
+        else:
+            simulate(_elevator(), 0.1, [loop])
+    assert "setpoint function of 'height' at t=0.0 s" in ei.value.parameter

@@ -69,3 +69,30 @@ def test_a_loop_with_its_default_dotted_name_can_be_varied():
                                                           command="elevator.voltage", setpoint=0.5)], method="RK45")
         np.testing.assert_allclose(batch.at_ticks("elevator.position", loop.name)[k],
                                    serial.sample("elevator.position", ticks), rtol=1e-7, atol=1e-12)
+
+
+def test_quantities_in_lists_object_arrays_and_series_convert_to_their_parameters_units():
+    """Every way of giving one Quantity per variant reaches the part that owns it with its unit: 1 ft is
+    0.3048 m; degrees on a height are refused, as simulate refuses them (they were 0.17 and 0.35 m)."""
+    pd = pytest.importorskip("pandas")
+    feet = [Q_(1, "ft"), Q_(2, "ft")]
+    as_object = np.empty(2, dtype=object)
+    as_object[:] = feet
+    for given in (feet, tuple(feet), as_object, pd.Series(feet)):
+        x0 = simulate_batch(_elevator(), 0.0, params={"elevator.carriage_mass": [4.0, 5.0]},
+                            x0={"elevator.position": given})
+        np.testing.assert_allclose(x0.final("elevator.position"), [0.3048, 0.6096], rtol=1e-15)
+        varied = simulate_batch(_elevator(), 0.6, [_loop(0.0)], params={"height.setpoint": given})
+        _assert_equal_to_serial(varied, [simulate(_elevator(), 0.6, [_loop(s)], method="RK45")
+                                         for s in (0.3048, 0.6096)])
+    held = simulate_batch(_elevator(), 0.0, params={"elevator.carriage_mass": [4.0, 5.0]},
+                          inputs={"elevator.voltage": [Q_(6000, "mV"), Q_(3, "V")]})
+    np.testing.assert_array_equal(held.final("elevator.voltage"), [6.0, 3.0])
+    degrees = [Q_(10, "deg"), Q_(20, "deg")]
+    with pytest.raises(ConfigError) as ei:
+        simulate_batch(_elevator(), 0.0, params={"elevator.carriage_mass": [4.0, 5.0]},
+                       x0={"elevator.position": degrees})
+    assert ei.value.parameter.startswith("x0['elevator.position']")
+    with pytest.raises(ConfigError) as ei:
+        simulate_batch(_elevator(), 0.1, [_loop(0.0)], params={"height.setpoint": pd.Series(degrees)})
+    assert ei.value.parameter.startswith("params['height.setpoint']")

@@ -115,6 +115,8 @@ def test_dask_local_cluster_gives_the_serial_tables(serial_tables):
     lambda n: Q_(np.full(n, 5.0), "percent") if n else Q_(5.0, "percent"),  # float() made it 0.05
     lambda n: [Q_(1.0, "m")] * n if n else Q_(1.0, "m"),
     lambda n: ["1.5"] * n if n else "1.5",  # float("1.5") read text as a number
+    lambda n: [np.array(["1.5"])] * n if n else np.array(["1.5"]),
+    lambda n: __import__("pandas").Series(["1.5"] * n) if n else __import__("pandas").Series(["1.5"]),
 ])
 def test_a_metric_returning_a_quantity_or_text_is_refused_naming_it(batch, make_value):
     from simcore.errors import ConfigTypeError
@@ -129,3 +131,22 @@ def test_a_metric_returning_a_quantity_or_text_is_refused_naming_it(batch, make_
     with pytest.raises(ConfigTypeError) as ei:
         sweep(make, {"b": [1.0, 2.0]}, {"iae": metric}, executor="serial", batch=batch)
     assert ei.value.parameter == "metrics['iae']"
+
+
+def _height_batch(setpoint):
+    elevator = models.Elevator(NEO, 10.0, carriage_mass=5.0, drum_radius=0.03, min_height=0.0, max_height=1.5)
+    loop = control_loop(PIDController(40.0, 0.0, 2.0), measure="elevator.position", command="elevator.voltage",
+                        setpoint=0.0, name="height")
+    return simulate_batch(elevator, 0.3, [loop], params={"height.setpoint": setpoint})
+
+
+def test_a_batched_sweep_passes_a_grid_of_quantities_as_quantities():
+    # numpy stacked [Q_(1, "ft"), Q_(2, "ft")] by dimensionless magnitudes: degrees became whole radians
+    got = sweep(_height_batch, {"setpoint": [Q_(1, "ft"), Q_(50, "cm")]},
+                {"final": lambda b: b.final("elevator.position")}, executor="serial", batch=True)
+    ref = sweep(_height_batch, {"setpoint": [0.3048, 0.5]}, {"final": lambda b: b.final("elevator.position")},
+                executor="serial", batch=True)
+    np.testing.assert_allclose(got["final"], ref["final"], rtol=1e-12)
+    with pytest.raises(ConfigError):  # degrees on a height, refused as simulate refuses them
+        sweep(_height_batch, {"setpoint": [Q_(30, "deg"), Q_(60, "deg")]},
+              {"final": lambda b: b.final("elevator.position")}, executor="serial", batch=True)
