@@ -58,12 +58,10 @@ def _show(message, category, filename, lineno, file=None, line=None):
     if logs:
         logs[-1].append(warnings.WarningMessage(message, category, filename, lineno, file, line))
         return
-    previous = _record_state.get("showwarning")
-    if previous is None or previous is getattr(warnings, "_showwarning_orig", None):
-        # the default display (or an enclosing catch_warnings(record=True), pytest's for one)
-        warnings._showwarnmsg_impl(warnings.WarningMessage(message, category, filename, lineno, file, line))
-    else:
-        previous(message, category, filename, lineno, file, line)
+    # the display the recorder replaced (the default one, which an enclosing catch_warnings(record=True),
+    # pytest's for one, redirects); the default when the recorder was left installed (see the sweep's notes)
+    previous = _record_state.get("showwarning") or warnings._showwarning_orig
+    previous(message, category, filename, lineno, file, line)
 
 
 @contextlib.contextmanager
