@@ -57,7 +57,20 @@ from .solvers import METHOD_NAMES, METHODS, STIFF_HINT, Integrator, checked_sett
 from .system import System, check_system
 
 __all__ = ["Simulator", "simulate", "METHODS", "METHOD_NAMES", "EVENT_INTERIOR_POINTS",
-           "MAX_EVENTS_AT_ONE_INSTANT"]
+           "MAX_EVENTS_AT_ONE_INSTANT", "USE_COMPILED_SEGMENTS"]
+
+#: Whether runs made only of built-in parts integrate in the compiled kernel (False: every run takes
+#: the Python path; the results are the same, the tests compare the two).
+USE_COMPILED_SEGMENTS = True
+
+
+def _compiled_segments(simulator):
+    """The simulation's compiled segments, or None (the kernel, and numba, load only when usable)."""
+    if not all(callable(getattr(s, "kernel_form", None)) for s in simulator.systems):
+        return None
+    from .compiled_segment import compiled_segments
+
+    return compiled_segments(simulator)
 
 class Simulator:
     """A simulation that can be advanced from outside.
@@ -158,6 +171,8 @@ class Simulator:
         self._terminated = False
         self._signals = Signals(self)
         self._stats = {"n_steps": 0, "n_segments": 0, "n_ticks": 0, "n_events": 0}
+        # Built-in parts only: the RK45 stretches are integrated in the compiled kernel.
+        self._compiled = _compiled_segments(self) if USE_COMPILED_SEGMENTS else None
 
     @staticmethod
     def _check_systems(systems) -> None:
@@ -353,7 +368,16 @@ class Simulator:
 
         Nothing of the simulator changes unless the segment completes: on an
         exception its rows, modes, and solver state are put back as they were.
+        A run of built-in parts integrates its RK45 segments in the compiled kernel
+        (:mod:`simcore.compiled_segment`), with the same steps and rows.
         """
+        if self._compiled is not None and self._integrator.current == "RK45":
+            self._compiled.segment(t_end)
+        else:
+            self._segment_on_python(t_end)
+
+    def _segment_on_python(self, t_end: float) -> None:
+        """:meth:`_segment`, each step taken from Python (any system, any method)."""
         t, X = self.t, self._X
         integ, ev, rec, lay = self._integrator, self._events, self._rec, self._layout
         stats = self._stats
@@ -465,7 +489,8 @@ class Simulator:
         if not self._started:
             self._start()
         integ = self._integrator
-        stats = dict(self._stats, nfev=self._nfev(), njev=integ.njev, nlu=integ.nlu, method=self.method,
+        nfev = self._nfev() + (self._compiled.nfev if self._compiled is not None else 0)
+        stats = dict(self._stats, nfev=nfev, njev=integ.njev, nlu=integ.nlu, method=self.method,
                      intervals_by_method=dict(integ.intervals_by_method))
         res = self._rec.result(self._layout, self.t, self._X, stats)
         # A controller that keeps a record of its own (an op mode's telemetry) offers run_record().

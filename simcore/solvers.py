@@ -543,16 +543,40 @@ class Integrator:
                     # to pay (checked above).
                     self.switch_now = True
                 elif not self._warned:
-                    self._warned = True
-                    self._detect = None  # said once: no more estimates
-                    warnings.warn(f"at t={float(solver.t)!r} s: the {self.method} solver's steps are limited by "
-                                  f"stability, not accuracy (the system is stiff); method='auto' or "
-                                  f"'{STIFF_METHOD}' integrates it with far fewer evaluations.",
-                                  StiffnessWarning, stacklevel=2)
+                    self.stiffness_warning(solver.t)
         else:
             self._calm += every
             if self._calm >= STIFF_CLEAR_AFTER:
                 self._stiff = 0
+
+    def stiffness_warning(self, t) -> None:
+        """Tell the user, once, that a forced explicit method is limited by stability at ``t`` (s)."""
+        self._warned = True
+        self._detect = None  # said once: no more estimates
+        warnings.warn(f"at t={float(t)!r} s: the {self.method} solver's steps are limited by "
+                      f"stability, not accuracy (the system is stiff); method='auto' or "
+                      f"'{STIFF_METHOD}' integrates it with far fewer evaluations.",
+                      StiffnessWarning, stacklevel=3)
+
+    # -- the compiled segment (simcore.compiled_segment) integrates RK45 stretches itself ---------------
+    def kernel_start(self, t: float, t_end: float):
+        """:meth:`start` for a segment the kernel integrates: the first step to try, s (None: scipy's
+        initial-step rule chooses it)."""
+        self._steps_here = 0
+        self._span = t_end - t
+        self.switch_now = False
+        h0 = self._h_next
+        return min(h0, t_end - t, self.max_step) if h0 else None
+
+    def kernel_finish(self, h_abs: float, stiff: float, calm: float, switch_due: bool) -> None:
+        """:meth:`finish` for a segment the kernel integrated, with its stiffness count."""
+        self._stiff, self._calm = int(stiff), int(calm)
+        self.switch_now = switch_due
+        name = self._current
+        self.intervals_by_method[name] = self.intervals_by_method.get(name, 0) + 1
+        self._h_next = h_abs if (h_abs > 0 and math.isfinite(h_abs)) else None
+        if self.method == "auto" and self.switch_now:
+            self._switch(STIFF_METHOD)
 
     def finish(self, solver) -> None:
         """End the segment: keep the step size to start the next one with, count the work, switch if due."""
