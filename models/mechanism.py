@@ -140,6 +140,11 @@ def _kernel_guard(event: StateEvent, code: int) -> StateEvent:
     return event
 
 
+#: The events of each mode by their kernel id (simcore.kernel.geared's ``EV_*``), in the lists' order.
+_KERNEL_EVENT_IDS = {"moving": (0, 1), "forward": (0, 1, 2), "reverse": (0, 1, 3), "stuck": (4, 5),
+                     "lower_stop": (6,), "upper_stop": (7,)}
+
+
 def _defined_in(cls, name):
     """The class of ``cls``'s MRO that defines attribute ``name``."""
     for base in cls.__mro__:
@@ -472,6 +477,13 @@ class GearedMechanism(System):
                                           3),)
         ev["upper_stop"] = (_kernel_guard(StateEvent(backward_push, direction=+1, mode=leave_rev,
                                                      name="leave_upper_stop"), 4),)
+        # The same StateEvent objects by their kernel id (a stop's only when the stop exists).
+        self.kernel_events = {}
+        for mode, evs in ev.items():
+            ids = [i for i in _KERNEL_EVENT_IDS[mode] if not ((i == 0 and self.min_position == -math.inf)
+                                                               or (i == 1 and self.max_position == math.inf))]
+            for i, e in zip(ids, evs):
+                self.kernel_events[i] = e
         return ev
 
     def _halt(self, x):

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from scipy.integrate import RK45
 
-from . import jit
+from .jit import jit
 from .parts import derivatives
 
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
@@ -153,6 +153,37 @@ def attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol):
             max(abs(y[i]), abs(y_new[i])) * rtol + atol)
         sq += z * z
     return math.sqrt(sq) / n ** 0.5
+
+
+@jit
+def stage_state(s, t, h, y, K, y_new, out):
+    """The state stage ``s`` (1..6) of the attempt from ``(t, y)`` with step ``h`` was evaluated at, into
+    ``out``; returns that stage's time (as :func:`attempt` computes both)."""
+    n = y.shape[0]
+    if s == 6:
+        for i in range(n):
+            out[i] = y_new[i]
+        return t + h
+    for i in range(n):
+        if s == 1:
+            out[i] = (A10 * K[0, i]) * h + y[i]
+        elif s == 2:
+            out[i] = (A20 * K[0, i] + A21 * K[1, i]) * h + y[i]
+        elif s == 3:
+            out[i] = (A30 * K[0, i] + A31 * K[1, i] + A32 * K[2, i]) * h + y[i]
+        elif s == 4:
+            out[i] = (A40 * K[0, i] + A41 * K[1, i] + A42 * K[2, i] + A43 * K[3, i]) * h + y[i]
+        else:
+            out[i] = (A50 * K[0, i] + A51 * K[1, i] + A52 * K[2, i] + A53 * K[3, i] + A54 * K[4, i]) * h + y[i]
+    if s == 1:
+        return t + C1 * h
+    if s == 2:
+        return t + C2 * h
+    if s == 3:
+        return t + C3 * h
+    if s == 4:
+        return t + C4 * h
+    return t + h
 
 
 @jit

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 
-from . import jit
+from .jit import jit
 from .dopri5 import dense_state
 from .parts import guard
 

@@ -13,7 +13,11 @@ import math
 
 import numpy as np
 
-from . import jit
+from .jit import jit
+from .layout import (EV_BREAKAWAY_FORWARD, EV_BREAKAWAY_REVERSE, EV_LEAVE_LOWER_STOP, EV_LEAVE_UPPER_STOP,  # noqa: F401
+                     EV_LOWER_STOP,
+                     EV_UPPER_STOP, EV_VELOCITY_ZERO_FORWARD, EV_VELOCITY_ZERO_REVERSE, MAX_ACTIVE, MODE_FORWARD,
+                     MODE_LOWER_STOP, MODE_MOVING, MODE_NAMES, MODE_REVERSE, MODE_STUCK, MODE_UPPER_STOP, N_EVENTS)
 from .motor_drive import electrical, output_torque_directed
 
 # -- the parameter vector -----------------------------------------------------------------------------
@@ -26,10 +30,7 @@ N_PARAMETERS = 22
 #: a constant force ``a`` (an elevator's weight and constant force).
 LOAD_NONE, LOAD_ARM_GRAVITY, LOAD_CONSTANT = 0, 1, 2
 
-# -- modes ------------------------------------------------------------------------------------------------
-MODE_MOVING, MODE_FORWARD, MODE_REVERSE, MODE_STUCK, MODE_LOWER_STOP, MODE_UPPER_STOP = range(6)
-#: The mode names of :class:`GearedMechanism`, indexed by ``MODE_*``.
-MODE_NAMES = ("moving", "forward", "reverse", "stuck", "lower_stop", "upper_stop")
+# -- modes (MODE_NAMES: GearedMechanism's mode names, indexed by MODE_*) and events: simcore.kernel.layout ---
 
 # -- guards ---------------------------------------------------------------------------------------------
 #: ``x[0] - min``; ``x[0] - max``; ``x[1]``; the forward push over breakaway; the backward push over it.
@@ -144,10 +145,94 @@ def guard(p, code, x, u):
     return -applied_force(p, x[0], u[0], u[1], u[2], -1.0) - p[P_BREAKAWAY]
 
 
+# -- events -----------------------------------------------------------------------------------------------
+# The events of a geared mechanism (GearedMechanism._build_events, each its own StateEvent), EV_* in
+# simcore.kernel.layout: a stop's impact, velocity through zero in each sliding mode, breakaway from stuck,
+# leaving a stop.
+#: Per event: its guard (``GUARD_*``), its direction, whether it resets the state, its name.
+EVENT_GUARD = np.array([GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_VELOCITY, GUARD_FORWARD_PUSH,
+                        GUARD_BACKWARD_PUSH, GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH], dtype=np.int64)
+EVENT_DIRECTION = np.array([-1, 1, -1, 1, 1, 1, 1, 1], dtype=np.int64)
+EVENT_HAS_RESET = np.array([True, True, True, True, False, False, False, False])
+EVENT_NAMES = ("lower_stop", "upper_stop", "velocity_zero", "velocity_zero", "breakaway_forward",
+               "breakaway_reverse", "leave_lower_stop", "leave_upper_stop")
+
+
+@jit
+def active_events(p, mode, ids):
+    """The events armed in ``mode`` (ids into ``ids``, in the order of the mode's list); returns their number."""
+    n = 0
+    if mode == MODE_MOVING or mode == MODE_FORWARD or mode == MODE_REVERSE:
+        if p[P_MIN] > -math.inf:
+            ids[n] = EV_LOWER_STOP
+            n += 1
+        if p[P_MAX] < math.inf:
+            ids[n] = EV_UPPER_STOP
+            n += 1
+        if mode == MODE_FORWARD:
+            ids[n] = EV_VELOCITY_ZERO_FORWARD
+            n += 1
+        elif mode == MODE_REVERSE:
+            ids[n] = EV_VELOCITY_ZERO_REVERSE
+            n += 1
+    elif mode == MODE_STUCK:
+        ids[0] = EV_BREAKAWAY_FORWARD
+        ids[1] = EV_BREAKAWAY_REVERSE
+        n = 2
+    elif mode == MODE_LOWER_STOP:
+        ids[0] = EV_LEAVE_LOWER_STOP
+        n = 1
+    elif mode == MODE_UPPER_STOP:
+        ids[0] = EV_LEAVE_UPPER_STOP
+        n = 1
+    return n
+
+
+@jit
+def rest_mode(p, q, u):
+    """The mode of the body at rest at ``q`` under inputs ``u`` (GearedMechanism._rest_mode)."""
+    fb = p[P_BREAKAWAY]
+    f_fwd = applied_force(p, q, u[0], u[1], u[2], 1.0)
+    f_rev = applied_force(p, q, u[0], u[1], u[2], -1.0) if p[P_EFFICIENCY] < 1.0 else f_fwd
+    if q <= p[P_MIN] and f_fwd <= fb:
+        return MODE_LOWER_STOP
+    if q >= p[P_MAX] and f_rev >= -fb:
+        return MODE_UPPER_STOP
+    if p[P_DIRECTIONAL] == 0.0:
+        return MODE_MOVING
+    if f_fwd > fb:
+        return MODE_FORWARD
+    if f_rev < -fb:
+        return MODE_REVERSE
+    return MODE_STUCK
+
+
+@jit
+def fire(p, ev_id, x, u):
+    """Apply event ``ev_id``'s reset to ``x`` (in place); return the mode after it."""
+    if ev_id == EV_LOWER_STOP or ev_id == EV_UPPER_STOP:
+        if p[P_TRACK_ENERGY] != 0.0:
+            x[6] += 0.5 * p[P_M] * (x[1] * x[1])
+        x[0] = p[P_MIN] if ev_id == EV_LOWER_STOP else p[P_MAX]
+        x[1] = 0.0
+        return rest_mode(p, x[0], u)
+    if ev_id == EV_VELOCITY_ZERO_FORWARD or ev_id == EV_VELOCITY_ZERO_REVERSE:
+        x[1] = 0.0
+        return rest_mode(p, x[0], u)
+    if ev_id == EV_BREAKAWAY_FORWARD:
+        return MODE_FORWARD
+    if ev_id == EV_BREAKAWAY_REVERSE:
+        return MODE_REVERSE
+    if ev_id == EV_LEAVE_LOWER_STOP:
+        return MODE_FORWARD if p[P_DIRECTIONAL] != 0.0 else MODE_MOVING
+    return MODE_REVERSE if p[P_DIRECTIONAL] != 0.0 else MODE_MOVING
+
+
 #: The outputs :func:`outputs` writes, in order (``GearedMechanism.output_names`` before its extras).
 OUTPUT_NAMES = ("acceleration", "rotor_position", "rotor_velocity", "rotor_acceleration", "stator_current",
                 "supply_current", "applied_voltage", "supply_voltage", "torque", "motor_torque", "saturated",
                 "current_limited")
+N_OUTPUTS = 12
 
 
 @jit
@@ -185,7 +270,7 @@ def outputs(p, mode, x, u, drum_radius, out):
 def outputs_over_rows(p, modes, X, U, drum_radius):
     """:func:`outputs` at each recorded row: ``X`` (m, n) states, ``U`` (m, 3) inputs, ``modes`` (m,)."""
     m = X.shape[0]
-    out = np.empty((m, len(OUTPUT_NAMES)))
+    out = np.empty((m, N_OUTPUTS))
     for r in range(m):
         outputs(p, modes[r], X[r], U[r], drum_radius, out[r])
     return out

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 
-from . import jit
+from .jit import jit
 
 __all__ = ["electrical", "limited_voltage", "output_torque_directed", "output_torque", "DEAD_BUS_PROBE",
            "EFFICIENCY_SPEED_EPSILON"]

@@ -8,7 +8,8 @@ kind, not by functions passed around, so that numba's disk cache serves every pr
 """
 from __future__ import annotations
 
-from . import geared, jit
+from . import geared
+from .jit import jit
 
 KIND_GEARED = 1
 T_KIND, T_X, T_NX, T_U, T_P = range(5)

@@ -18,30 +18,20 @@ import math
 
 import numpy as np
 
-from . import jit
+from .jit import jit
 from .dopri5 import (ERROR_EXPONENT, MAX_FACTOR, MIN_FACTOR, SAFETY, STIFF_W, attempt, dense_coefficients,
-                     dense_state, initial_step, interior_state, stiffness_ratio)
+                     dense_state, initial_step, interior_state, stage_state, stiffness_ratio)
 from .events import brent_root, crosses, guard_on_dense
 from .parts import derivatives, guard
 
 #: Events are located to this, s (simcore.events.EVENT_TIME_TOLERANCE; checked equal by the tests).
 EVENT_TIME_TOLERANCE = 1e-13
 
-# Statuses.
-DONE, EVENT, SWITCH, PAUSE, STEP_TOO_SMALL, NONFINITE_STATE, NONFINITE_DERIVATIVE, NONFINITE_GUARD, WARN_STIFF = range(9)
-
-# Scalars in ``state``.
-(S_T, S_H, S_T_END, S_NFEV, S_NSTEPS, S_NROWS, S_TE, S_T_NEW, S_NROOTS, S_STIFF, S_CALM, S_STEPS_HERE, S_SPAN,
- S_BAD_T, S_BAD_INDEX, S_SWITCH_DUE, S_WARN_DUE) = range(17)
-N_STATE = 17
-
-# Flags in ``flags``: the method is "auto"; stiffness estimates are made; rows of every step are kept;
-# guards are armed; the segment starts here (evaluate f0, and choose the first step when ``state[S_H]`` is 0).
-F_AUTO, F_DETECT, F_KEEP, F_ARMED, F_START = range(5)
-
-#: Stiffness rule of :mod:`simcore.solvers` (STABILITY_BOUNDARY["RK45"], STIFF_STEPS, STIFF_CLEAR_AFTER,
-#: STIFF_SKIP_STEPS, MIN_EXPLICIT_STEPS), passed in ``stiff_rule`` so there is one source of them.
-R_BOUNDARY, R_STIFF_STEPS, R_CLEAR_AFTER, R_SKIP_STEPS, R_MIN_EXPLICIT = range(5)
+from .layout import (DONE, EVENT, F_ARMED, F_AUTO, F_DETECT, F_KEEP, F_START, NONFINITE_DERIVATIVE,  # noqa: E402
+                     NONFINITE_GUARD, NONFINITE_STATE, PAUSE, R_BOUNDARY, R_CLEAR_AFTER, R_MIN_EXPLICIT,
+                     R_SKIP_STEPS, R_STIFF_STEPS, ROW_STEP, S_BAD_INDEX, S_BAD_T, S_CALM, S_DROPPED, S_H, S_NFEV,
+                     S_NROOTS, S_NROWS, S_NSTEPS, S_SPAN, S_STEPS_HERE, S_STIFF, S_SWITCH_DUE, S_T, S_T_END,
+                     S_T_NEW, S_TE, S_WARN_DUE, STEP_TOO_SMALL, SWITCH, WARN_STIFF)
 
 
 @jit
@@ -72,9 +62,22 @@ def choose_first_step(table, P, U, modes, y, f0, rtol, atol, max_step, state, wo
 
 
 @jit
+def record_row(rows_t, rows_y, rows_m, rows_k, state, t, X, modes, kind):
+    """Append the row ``(t, X, modes)`` of ``kind`` (``ROW_*``) to the buffers."""
+    r = int(state[S_NROWS])
+    rows_t[r] = t
+    for i in range(X.shape[0]):
+        rows_y[r, i] = X[i]
+    for k in range(modes.shape[0]):
+        rows_m[r, k] = modes[k]
+    rows_k[r] = kind
+    state[S_NROWS] = r + 1
+
+
+@jit
 def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, stiff_rule, state,
                       ev_part, ev_code, ev_dir, g_prev, search_from, fractions, weights,
-                      rows_t, rows_y, roots_t, roots_j, roots_ga, x_e, bad_x, K, Q):
+                      rows_t, rows_y, roots_t, roots_j, roots_ga, x_e, bad_x, K, Q, rows_m, rows_k):
     """Integrate from ``state[S_T]`` towards ``state[S_T_END]`` with the inputs held.
 
     ``y`` (n,) is the state at ``state[S_T]`` and ``f0`` the derivative there (evaluated by
@@ -102,6 +105,8 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
     if flags[F_START]:
         flags[F_START] = False
         if not evaluate_start(table, P, U, modes, state[S_T], y, f0, state):
+            for i in range(n):
+                bad_x[i] = y[i]
             return NONFINITE_DERIVATIVE
         if state[S_H] == 0.0:
             choose_first_step(table, P, U, modes, y, f0, rtol, atol, max_step, state, work)
@@ -135,12 +140,9 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
             state[S_NFEV] += 6
             for s in range(1, 7):
                 if not _all_finite(K[s]):
-                    # Name the failing evaluation: the engine evaluates it again in Python.
-                    state[S_BAD_T] = t + h  # (the stage's time is recomputed by the engine's own check)
+                    # The failing evaluation, for the engine to evaluate again in Python (which names it).
+                    state[S_BAD_T] = stage_state(s, t, h, y, K, y_new, bad_x)
                     state[S_BAD_INDEX] = s
-                    for i in range(n):
-                        bad_x[i] = y[i]
-                    state[S_H] = h
                     return NONFINITE_DERIVATIVE
             if err < 1.0:
                 if err == 0.0:
@@ -278,11 +280,9 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
             f0[i] = K[6, i]
         state[S_T] = t_new
         if flags[F_KEEP]:
-            r = int(state[S_NROWS])
-            rows_t[r] = t_new
-            for i in range(n):
-                rows_y[r, i] = y_new[i]
-            state[S_NROWS] = r + 1
+            record_row(rows_t, rows_y, rows_m, rows_k, state, t_new, y_new, modes, ROW_STEP)
+        elif t_new < t_bound:
+            state[S_DROPPED] += 1
         if t_new < t_bound:
             if state[S_SWITCH_DUE] != 0.0:
                 return SWITCH

@@ -185,3 +185,23 @@ def test_the_python_visible_constants_are_the_kernels():
 
     assert drive.EFFICIENCY_SPEED_EPSILON == motor_drive.EFFICIENCY_SPEED_EPSILON
     assert segment.EVENT_TIME_TOLERANCE == EVENT_TIME_TOLERANCE
+
+
+@pytest.mark.parametrize("method", ["RK45", "auto"])
+@pytest.mark.parametrize("friction", [1.25, 30.0])
+def test_stiffness_count_warning_and_switch_equal_the_python_path(method, friction):
+    # A flywheel whose viscous friction makes its velocity stiff (30 N m s/rad on 0.002 kg m^2: a rate of
+    # about 1.5e4 1/s): a forced RK45 warns at the same step, and "auto" hands over to Radau at the same step
+    # and integrates on in Python; 1.25 is near the boundary.
+    def make():
+        fw = models.Flywheel(NEO, 2.0, moi=0.002, viscous_friction=friction, static_friction=0.02,
+                             start_velocity=200.0)
+        loop = control_loop(PIDController(0.05, 0.0, 0.0, period=0.02), measure="flywheel.velocity",
+                            command="flywheel.voltage", setpoint=-100.0, output_limits=(-12.0, 12.0))
+        return [fw], [loop]
+
+    a, b = _both(make, 0.3, method=method)
+    _assert_same(a, b)
+    assert np.array_equal(a[0]["flywheel.velocity"], b[0]["flywheel.velocity"])
+    if friction == 30.0:
+        assert a[1] if method == "RK45" else a[0].stats["intervals_by_method"].get("Radau")
