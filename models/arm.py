@@ -131,6 +131,9 @@ class Arm(GearedMechanism):
     def load_force(self, q):
         return self._mgd * math.sin(self.gravity_direction - q)
 
+    def kernel_load(self):
+        return (1, self._mgd, self.gravity_direction)  # simcore.kernel.geared.LOAD_ARM_GRAVITY
+
     def potential_energy(self, q):
         return self._mgd * (math.cos(self.gravity_direction) - math.cos(self.gravity_direction - q))
 

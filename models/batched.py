@@ -50,6 +50,7 @@ import numpy as np
 from simcore.batch_params import variant_values
 from simcore.batch_rk import IN_PLACE_FROM  # the kernel's own threshold: one number for both in-place forms
 from simcore.errors import ConfigError, ConfigTypeError
+from simcore.kernel.libm import sin as _libm_sin  # the C library's sin, as a serial run (numpy's SIMD sin may differ)
 
 from .arm import Arm
 from .battery import Battery
@@ -359,7 +360,7 @@ class BatchedMechanism:
         if self._load is None:
             return 0.0
         if self._load[0] == "gravity":
-            return self.xp.sin(self._load[2] - q) * self._p["load"]
+            return _libm_sin(self._load[2] - q) * self._p["load"]  # the C library's sin, as serially
         return self._p["load"]
 
     def _applied_force(self, q, u, direction):
@@ -491,7 +492,7 @@ class BatchedMechanism:
         if self._load is not None:
             if self._load[0] == "gravity":  # _load_force, into its own temporary
                 load = self._load[2] - q
-                xp.sin(load, out=load)
+                _libm_sin(load, out=load)  # the C library's sin, as serially
                 load *= self._p["load"]
             else:
                 load = self._p["load"]

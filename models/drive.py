@@ -31,7 +31,8 @@ neutral mode and the bus voltage, it returns what the windings see:
   self-locking band at rest); wheel drives blend it smoothly through zero speed
   (:meth:`MotorDrive.output_torque`).
 
-Everything here is plain float arithmetic: it runs inside right-hand sides.
+The law itself is written once, in kernel form (:mod:`simcore.kernel.motor_drive`); this class
+holds a drive's constants and calls it.
 """
 from __future__ import annotations
 
@@ -71,10 +72,16 @@ def _optional_limit(parameter, value):
     return v
 
 
-_INF = math.inf
+def _kernel():
+    """The compiled motor-drive law (imported at first use: ``import simcore`` loads no numba)."""
+    global _motor_drive_kernel
+    if _motor_drive_kernel is None:
+        from simcore.kernel import motor_drive
+        _motor_drive_kernel = motor_drive
+    return _motor_drive_kernel
 
-#: Bus voltage, V, at which a dead (0 V) bus's duty is evaluated as a limit (see electrical).
-_DEAD_BUS_PROBE = 1e-9
+
+_motor_drive_kernel = None
 
 
 #: Physical ranges of the inputs MotorDrive-based systems share: a brake flag is a
@@ -264,7 +271,7 @@ class MotorDrive:
         self.Kv = self.group.Kv
 
     def electrical(self, rotor_speed: float, command: float, brake: float, bus_voltage: float) -> Electrical:
-        """Terminal voltage and currents at one instant.
+        """Terminal voltage and currents at one instant (the law is :func:`simcore.kernel.motor_drive.electrical`).
 
         Parameters
         ----------
@@ -283,80 +290,9 @@ class MotorDrive:
             ``applied_voltage`` V, ``stator_current`` A, ``supply_current`` A,
             ``saturated`` 0/1, ``current_limited`` 0/1.
         """
-        R = self.R
-        emf = rotor_speed / self.Kv
-        vb = bus_voltage if bus_voltage > 0.0 else 0.0
-        if command == 0.0:
-            if brake >= 0.5:
-                return _electrical(Electrical, (0.0, -emf / R, 0.0, 0.0, 0.0))
-            # Coast: open bridge; the body diodes conduct only when |E| exceeds the bus, and then
-            # connect the winding across the bus (duty +-1).
-            if emf > vb:
-                i = (vb - emf) / R
-                return _electrical(Electrical, (vb, i, i, 0.0, 0.0))
-            if emf < -vb:
-                i = (-vb - emf) / R
-                return _electrical(Electrical, (-vb, i, -i, 0.0, 0.0))
-            return _electrical(Electrical, (emf, 0.0, 0.0, 0.0, 0.0))
-        v_req = command * vb if self._duty_command else command
-        saturated = 1.0 if (v_req > vb or v_req < -vb) else 0.0
-        clamped = min(max(v_req, -vb), vb)
-        if self.stator_current_limit != _INF or self.supply_current_limit != _INF:
-            v = self._limited_voltage(v_req, emf, vb)
-            limited = 1.0 if v != clamped else 0.0
-        else:  # no current limit: the projection is the clamp to the bus (what _limited_voltage returns)
-            v, limited = clamped, 0.0
-        i = (v - emf) / R
-        if vb > 0.0:
-            duty = v / vb
-        else:
-            # A dead bus puts 0 V on the windings whatever the bridge does; the duty, which turns
-            # stator into supply current, is the limit of v / V_bus as the bus goes to zero: the same
-            # projection on a vanishing bus (a duty command's own value, a voltage request's full
-            # bridge, either cut by the supply limit), so the supply current is continuous there.
-            eps = _DEAD_BUS_PROBE
-            duty = self._limited_voltage(command * eps if self.command == "duty" else v_req, emf, eps) / eps
-        return _electrical(Electrical, (v, i, duty * i, saturated, limited))
-
-    def _limited_voltage(self, v_req: float, emf: float, vb: float) -> float:
-        """The applied voltage nearest the request that the bus and the current limits allow.
-
-        The bus allows ``[-V_bus, V_bus]``; the stator limit ``|v - E| <= I_s R``; the
-        supply limit ``|v (v - E)| <= I_p R V_bus``, one interval, or two when
-        regeneration could exceed it. The request is projected onto their
-        intersection. If the stator window lies outside the bus (back-EMF beyond
-        what the bus can counter) the nearest bus edge is used; if the supply limit
-        cannot also be met, it gives way to the bus and stator limits.
-        """
-        R = self.R
-        lo, hi = -vb, vb
-        ls = self.stator_current_limit
-        if ls != math.inf:
-            wlo, whi = emf - ls * R, emf + ls * R
-            if wlo <= hi and whi >= lo:
-                lo, hi = max(lo, wlo), min(hi, whi)
-            else:
-                lo = hi = (hi if wlo > hi else lo)
-        intervals = ((lo, hi),)
-        lp = self.supply_current_limit
-        if lp != math.inf and vb > 0.0:
-            c = lp * R * vb
-            root = math.sqrt(emf * emf + 4.0 * c)
-            r1, r2 = (emf - root) / 2.0, (emf + root) / 2.0
-            if emf * emf > 4.0 * c:  # regeneration past the limit is possible around v = E/2
-                gap = math.sqrt(emf * emf - 4.0 * c)
-                supply = ((r1, (emf - gap) / 2.0), ((emf + gap) / 2.0, r2))
-            else:
-                supply = ((r1, r2),)
-            both = tuple((max(a, lo), min(b, hi)) for a, b in supply if max(a, lo) <= min(b, hi))
-            if both:
-                intervals = both
-        best = None
-        for a, b in intervals:
-            p = min(max(v_req, a), b)
-            if best is None or abs(p - v_req) < abs(best - v_req):
-                best = p
-        return best
+        return _electrical(Electrical, _kernel().electrical(
+            rotor_speed, command, brake, bus_voltage, self.R, self.Kv, self.stator_current_limit,
+            self.supply_current_limit, self._duty_command))
 
     def output_torque_directed(self, motor_torque: float, direction: float) -> float:
         """Torque at the gearbox output, N·m, for motion in ``direction`` (+1, -1; 0 at rest).
@@ -366,13 +302,9 @@ class MotorDrive:
         back-drives the motor. At rest (``direction = 0``) the motoring value is
         returned (the torque reported while stuck). Used by mechanisms whose
         direction of motion is a mode, so the torque is continuous within a mode.
+        (:func:`simcore.kernel.motor_drive.output_torque_directed`.)
         """
-        eta = self.efficiency
-        if eta == 1.0:
-            return self.gearing * motor_torque
-        if motor_torque * direction >= 0.0:
-            return self.gearing * eta * motor_torque
-        return self.gearing * motor_torque / eta
+        return _kernel().output_torque_directed(motor_torque, direction, self.gearing, self.efficiency)
 
     def output_torque(self, motor_torque: float, rotor_speed: float) -> float:
         """Torque at the gearbox output, N·m, at rotor speed ``rotor_speed`` (rad/s).
@@ -385,12 +317,9 @@ class MotorDrive:
         gearbox loss ``T w (1 - eta ** (sign(T) s(w)))`` is never negative. Below
         ``w_eps`` the gear's self-locking band is not represented (mechanisms with
         direction modes use :meth:`output_torque_directed` and keep it).
+        (:func:`simcore.kernel.motor_drive.output_torque`.)
         """
-        eta = self.efficiency
-        if eta == 1.0 or motor_torque == 0.0:
-            return self.gearing * motor_torque
-        s = rotor_speed / math.sqrt(rotor_speed * rotor_speed + EFFICIENCY_SPEED_EPSILON ** 2)
-        return self.gearing * motor_torque * eta ** (s if motor_torque > 0.0 else -s)
+        return _kernel().output_torque(motor_torque, rotor_speed, self.gearing, self.efficiency)
 
     def __repr__(self):
         return (f"MotorDrive({self.n_motors}x {self.motor.name!r}, gearing={self.gearing}, "

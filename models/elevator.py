@@ -83,6 +83,9 @@ class Elevator(GearedMechanism):
     def load_force(self, q):
         return self.constant_force - self._weight
 
+    def kernel_load(self):
+        return (2, self.constant_force - self._weight, 0.0)  # simcore.kernel.geared.LOAD_CONSTANT
+
     def potential_energy(self, q):
         return (self._weight - self.constant_force) * q
 

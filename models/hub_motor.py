@@ -116,6 +116,10 @@ class HubMotor(GearedMechanism):
             raise NonFiniteError("external_torque of", self.name, f, math.nan)
         return f * self.stall_torque_output
 
+    def kernel_load(self):
+        """No load, or None: an ``external_torque`` is Python, so the run takes the Python path."""
+        return (0, 0.0, 0.0) if self.external_torque is None else None
+
     def potential_energy(self, q):
         """Potential energy of the external torque, J, zero at angle 0: ``-∫₀^q torque``.
 

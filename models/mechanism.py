@@ -134,6 +134,31 @@ _ROTARY_UNITS = {"q": "rad", "v": "rad/s", "a": "rad/s**2", "force": "N*m", "mas
 _LINEAR_UNITS = {"q": "m", "v": "m/s", "a": "m/s**2", "force": "N", "mass": "kg", "viscous": "N*s/m"}
 
 
+def _kernel_guard(event: StateEvent, code: int) -> StateEvent:
+    """``event`` marked with its guard's code in the compiled kernel (:mod:`simcore.kernel.geared`)."""
+    event.kernel_guard = code
+    return event
+
+
+#: The events of each mode by their kernel id (simcore.kernel.geared's ``EV_*``), in the lists' order.
+_KERNEL_EVENT_IDS = {"moving": (0, 1), "forward": (0, 1, 2), "reverse": (0, 1, 3), "stuck": (4, 5),
+                     "lower_stop": (6,), "upper_stop": (7,)}
+
+
+def _defined_in(cls, name):
+    """The class of ``cls``'s MRO that defines attribute ``name``."""
+    for base in cls.__mro__:
+        if name in base.__dict__:
+            return base
+    return None
+
+
+#: GearedMechanism's methods whose physics the kernel form replaces: a subclass overriding one of them
+#: runs on the Python path.
+_KERNEL_REPLACES = ("derivatives", "derivatives_of_floats", "drive_force", "drive_sample", "applied_force",
+                    "_friction", "_rest_mode", "_build_events", "events", "initial_mode")
+
+
 class GearedMechanism(System):
     """Base class of motor-driven 1-DOF mechanisms (see the module docstring).
 
@@ -428,28 +453,37 @@ class GearedMechanism(System):
         stop_hi = lambda t, x, u: self._impact(x, self.max_position)  # noqa: E731
         moving = []
         if self.min_position > -math.inf:
-            moving.append(StateEvent(on_floats(lambda t, x, u: x[0] - self.min_position), direction=-1,
-                                     reset=stop_lo, mode=to_rest, name="lower_stop"))
+            moving.append(_kernel_guard(StateEvent(on_floats(lambda t, x, u: x[0] - self.min_position), direction=-1,
+                                                   reset=stop_lo, mode=to_rest, name="lower_stop"), 0))
         if self.max_position < math.inf:
-            moving.append(StateEvent(on_floats(lambda t, x, u: x[0] - self.max_position), direction=+1,
-                                     reset=stop_hi, mode=to_rest, name="upper_stop"))
+            moving.append(_kernel_guard(StateEvent(on_floats(lambda t, x, u: x[0] - self.max_position), direction=+1,
+                                                   reset=stop_hi, mode=to_rest, name="upper_stop"), 1))
         zero_v = lambda t, x, u: self._halt(x)  # noqa: E731
         ev["moving"] = tuple(moving)
-        ev["forward"] = tuple(moving) + (StateEvent(on_floats(lambda t, x, u: x[1]), direction=-1, reset=zero_v,
-                                                    mode=to_rest, name="velocity_zero"),)
-        ev["reverse"] = tuple(moving) + (StateEvent(on_floats(lambda t, x, u: x[1]), direction=+1, reset=zero_v,
-                                                    mode=to_rest, name="velocity_zero"),)
+        ev["forward"] = tuple(moving) + (_kernel_guard(StateEvent(on_floats(lambda t, x, u: x[1]), direction=-1,
+                                                                  reset=zero_v, mode=to_rest, name="velocity_zero"), 2),)
+        ev["reverse"] = tuple(moving) + (_kernel_guard(StateEvent(on_floats(lambda t, x, u: x[1]), direction=+1,
+                                                                  reset=zero_v, mode=to_rest, name="velocity_zero"), 2),)
         fb = self._breakaway
         forward_push = on_floats(lambda t, x, u: self.applied_force(x[0], u, +1.0) - fb)
         backward_push = on_floats(lambda t, x, u: -self.applied_force(x[0], u, -1.0) - fb)
         ev["stuck"] = (
-            StateEvent(forward_push, direction=+1, mode="forward", name="breakaway_forward"),
-            StateEvent(backward_push, direction=+1, mode="reverse", name="breakaway_reverse"),
+            _kernel_guard(StateEvent(forward_push, direction=+1, mode="forward", name="breakaway_forward"), 3),
+            _kernel_guard(StateEvent(backward_push, direction=+1, mode="reverse", name="breakaway_reverse"), 4),
         )
         leave = "forward" if self._directional else "moving"
         leave_rev = "reverse" if self._directional else "moving"
-        ev["lower_stop"] = (StateEvent(forward_push, direction=+1, mode=leave, name="leave_lower_stop"),)
-        ev["upper_stop"] = (StateEvent(backward_push, direction=+1, mode=leave_rev, name="leave_upper_stop"),)
+        ev["lower_stop"] = (_kernel_guard(StateEvent(forward_push, direction=+1, mode=leave, name="leave_lower_stop"),
+                                          3),)
+        ev["upper_stop"] = (_kernel_guard(StateEvent(backward_push, direction=+1, mode=leave_rev,
+                                                     name="leave_upper_stop"), 4),)
+        # The same StateEvent objects by their kernel id (a stop's only when the stop exists).
+        self.kernel_events = {}
+        for mode, evs in ev.items():
+            ids = [i for i in _KERNEL_EVENT_IDS[mode] if not ((i == 0 and self.min_position == -math.inf)
+                                                               or (i == 1 and self.max_position == math.inf))]
+            for i, e in zip(ids, evs):
+                self.kernel_events[i] = e
         return ev
 
     def _halt(self, x):
@@ -472,6 +506,42 @@ class GearedMechanism(System):
         """Supply current, A, drawn at bus voltage ``bus_voltage`` V (the battery's coupling calls this)."""
         v = 0.0 if self.mode in ("stuck", "lower_stop", "upper_stop") else x[1]
         return self.drive.electrical(self.k * v, u[0], u[1], bus_voltage).supply_current
+
+    # -- the compiled kernel ---------------------------------------------------------------------
+    def kernel_load(self):
+        """``(kind, a, b)`` of :meth:`load_force` in the kernel (:mod:`simcore.kernel.geared`'s ``LOAD_*``),
+        or None when it has no kernel form. A class that overrides ``load_force`` overrides this too."""
+        return (0, 0.0, 0.0)
+
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this mechanism in the compiled kernel
+        (:mod:`simcore.kernel.geared`), or None when a subclass changes its physics in Python (then the
+        simulation takes the Python path)."""
+        cls = type(self)
+        if _defined_in(cls, "load_force") is not _defined_in(cls, "kernel_load"):
+            return None
+        if any(_defined_in(cls, name) is not GearedMechanism for name in _KERNEL_REPLACES):
+            return None
+        load = self.kernel_load()
+        if load is None:
+            return None
+        from simcore.kernel import geared as kg
+        from simcore.kernel.parts import KIND_GEARED
+
+        d = self.drive
+        p = np.zeros(kg.N_PARAMETERS)
+        p[kg.P_R], p[kg.P_KT], p[kg.P_KV] = d.R, d.Kt, d.Kv
+        p[kg.P_STATOR_LIMIT], p[kg.P_SUPPLY_LIMIT] = d.stator_current_limit, d.supply_current_limit
+        p[kg.P_DUTY_COMMAND] = 1.0 if d.command == "duty" else 0.0
+        p[kg.P_GEARING], p[kg.P_EFFICIENCY] = d.gearing, d.efficiency
+        p[kg.P_K], p[kg.P_K_PER_GEARING], p[kg.P_M] = self.k, self._k_per_gearing, self.M
+        p[kg.P_LOAD_VISCOUS], p[kg.P_SHAFT_FRICTION] = self._load_viscous, self._shaft_friction
+        p[kg.P_KINETIC], p[kg.P_BREAKAWAY] = self.kinetic_friction, self._breakaway
+        p[kg.P_MIN], p[kg.P_MAX] = self.min_position, self.max_position
+        p[kg.P_DIRECTIONAL] = 1.0 if self._directional else 0.0
+        p[kg.P_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
+        p[kg.P_LOAD_KIND], p[kg.P_LOAD_A], p[kg.P_LOAD_B] = load
+        return KIND_GEARED, p, kg.MODE_NAMES
 
     # -- energy ------------------------------------------------------------------------------
     def kinetic_energy(self, v):

@@ -51,6 +51,14 @@ IN_PLACE_FROM = 512
 _STAGE_SUM = "s,snm->nm"
 
 
+def _libm_power(x, e):
+    """``x ** e`` with the C library's ``pow`` (:mod:`simcore.kernel.libm`: numpy's SIMD power rounds
+    differently on some processors, and a column must compute what its serial run computes)."""
+    from .kernel import libm  # numba loads with the first batch, not with simcore
+
+    return libm.power(x, e)
+
+
 def _explicit_sum(w, K):
     # Zero weights are added too (0 K[j]), as einsum adds them: the two forms agree to the sign of a zero.
     out = w[0] * K[0]
@@ -227,7 +235,7 @@ def attempt(rhs, t, y, f, h_abs, t_end, rejected, *, rtol, atol, timed=True, xp=
     # by zero: its growth (4e64) is then capped at MAX_FACTOR like any tiny norm's, and no
     # floating-point warning can arise (x ** -0.2 is finite for every positive x, inf and NaN give 0
     # and NaN quietly), so no errstate context (which costs more than the power) is needed.
-    grow = xp.maximum(error_norm, _SMALLEST) ** _ERROR_EXPONENT * SAFETY
+    grow = _libm_power(xp.maximum(error_norm, _SMALLEST), _ERROR_EXPONENT) * SAFETY  # the C library's pow, as serially
     factor_ok = xp.minimum(MAX_FACTOR, grow)
     if _count_nonzero(rejected):
         factor_ok = xp.where(rejected, xp.minimum(1.0, factor_ok), factor_ok)
@@ -274,6 +282,6 @@ def initial_step(rhs, t0, y0, f0, t_bound, max_step, *, rtol, atol, xp=np):
     d2 = _rms((f1 - f0) / scale, xp) / h0
     with np.errstate(divide="ignore"):
         h1 = xp.where((d1 <= 1e-15) & (d2 <= 1e-15), xp.maximum(1e-6, h0 * 1e-3),
-                      (0.01 / xp.maximum(d1, d2)) ** (1 / (RK45.error_estimator_order + 1)))
+                      _libm_power(0.01 / xp.maximum(d1, d2), 1 / (RK45.error_estimator_order + 1)))
     h = xp.minimum(xp.minimum(100 * h0, h1), xp.minimum(interval, max_step))
     return xp.where(interval == 0.0, 0.0, h)

@@ -43,21 +43,45 @@ import math
 from collections.abc import Mapping
 from typing import Iterable, Sequence
 
+import numpy as np
+
 from . import checks
 from .clock import NS_PER_S, TickSchedule, to_ns
 from .controller import PeriodicController, checked_writes, note_controller_error
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
-from .event_handler import EVENT_INTERIOR_POINTS, MAX_EVENTS_AT_ONE_INSTANT, EventHandler
+from .event_handler import EVENT_INTERIOR_POINTS, MAX_EVENTS_AT_ONE_INSTANT, ZENO_GAP, EventHandler
 from .events import KEEP_MODE, EventRecord
 from .protocols import check_simulation
 from .recorder import Recorder, check_record
 from .result import Result
 from .signals import SignalLayout, Signals, annotate, checked_values, with_time
 from .solvers import METHOD_NAMES, METHODS, STIFF_HINT, Integrator, checked_settings
+from .kernel import layout as _kl
 from .system import System, check_system
 
 __all__ = ["Simulator", "simulate", "METHODS", "METHOD_NAMES", "EVENT_INTERIOR_POINTS",
-           "MAX_EVENTS_AT_ONE_INSTANT"]
+           "MAX_EVENTS_AT_ONE_INSTANT", "USE_COMPILED_SEGMENTS"]
+
+#: Whether runs made only of built-in parts integrate in the compiled kernel (False: every run takes
+#: the Python path; the results are the same, the tests compare the two).
+USE_COMPILED_SEGMENTS = True
+
+
+def _compiled_run(simulator):
+    """The simulation's compiled run (:mod:`simcore.compiled_run`), or None: the kernel, and numba, load
+    only for a simulation of built-in parts with a kernel form, no couplings, stepped by RK45 or "auto"."""
+    lay = simulator._layout
+    if (lay.couplings or simulator.method not in ("auto", "RK45")
+            or not all(callable(getattr(s, "kernel_form", None)) for s in simulator.systems)):
+        return None
+    from .compiled_run import CompiledRun, kernel_forms
+
+    forms = kernel_forms(simulator.systems)
+    if forms is None:
+        return None
+    return CompiledRun(forms, lay.slices, [len(u) for u in lay.U], 1, rtol=simulator.rtol, atol=simulator.atol,
+                       max_step=simulator.max_step, method=simulator.method,
+                       keep_steps=simulator._rec.keeps_steps)
 
 class Simulator:
     """A simulation that can be advanced from outside.
@@ -153,11 +177,15 @@ class Simulator:
         self._schedule = TickSchedule(self._t0_ns, controllers)
         self._rec = Recorder(self.record, cnames)
         self._ran_once = [False] * len(controllers)  # on_start runs before a controller's first tick
+        self._kernel_handed_over = False
+        self._kernel_counted = (0, 0, 0, 0)  # the kernel's steps, segments, events, dropped rows already counted
         self._pending_tick = None  # a tick interrupted by an exception: [t_ns, active, g_before, ran]
         self._started = False
         self._terminated = False
         self._signals = Signals(self)
         self._stats = {"n_steps": 0, "n_segments": 0, "n_ticks": 0, "n_events": 0}
+        # Built-in parts only: the RK45 stretches, events included, run in the compiled kernel.
+        self._compiled = _compiled_run(self) if USE_COMPILED_SEGMENTS else None
 
     @staticmethod
     def _check_systems(systems) -> None:
@@ -199,8 +227,11 @@ class Simulator:
             lay.write_inputs(writes)
             return
         ev, rec, t = self._events, self._rec, self.t
-        active = ev.active_events()
-        g_before = ev.guards(active, t, self._X, "tick")
+        if self._kernel_on():
+            active, g_before = None, self._compiled_inputs()  # the kernel compares its guards itself
+        else:
+            active = ev.active_events()
+            g_before = ev.guards(active, t, self._X, "tick")
         before = []
         try:
             if rec.last_t() != t:
@@ -218,6 +249,9 @@ class Simulator:
         On an exception (in a reset, say) the staged rows are dropped and the modes put
         back, so the same jump can be handled again.
         """
+        if self._kernel_on():
+            self._compiled_input_jumps(g_before, t)
+            return
         rec = self._rec
         modes = self._modes() if active else None  # without events nothing below changes a mode
         n_events = self._stats["n_events"]
@@ -290,8 +324,11 @@ class Simulator:
         lay, ev, rec, sched = self._layout, self._events, self._rec, self._schedule
         pend = self._pending_tick
         if pend is None or pend[0] != t_ns:
-            active = [] if initial else ev.active_events()
-            pend = self._pending_tick = [t_ns, active, ev.guards_before_writes(active, t, self._X), False]
+            if self._kernel_on() and not initial:  # the kernel compares the guards before and after the writes
+                pend = self._pending_tick = [t_ns, None, self._compiled_inputs(), False]
+            else:
+                active = [] if initial else ev.active_events()
+                pend = self._pending_tick = [t_ns, active, ev.guards_before_writes(active, t, self._X), False]
         _, active, g_before, _ = pend
         for i in sched.due(t_ns):
             c = self.controllers[i]
@@ -346,7 +383,167 @@ class Simulator:
     def _integrate(self, t_end: float) -> None:
         """Integrate from self.t to t_end with the inputs held, in segments (events, method switches)."""
         while self.t < t_end and not self._terminated:
-            self._segment(t_end)
+            if self._kernel_on() and self._integrator.current == "RK45":
+                self._compiled_advance(t_end)
+            else:
+                self._segment(t_end)
+
+    # -- the compiled kernel (simcore.compiled_run) ------------------------------------------------------------
+    def _kernel_on(self) -> bool:
+        """Whether the kernel runs this simulation's RK45 stretches (until "auto" hands it to Python)."""
+        return self._compiled is not None and not self._kernel_handed_over
+
+    def _compiled_inputs(self) -> np.ndarray:
+        lay = self._layout
+        return np.concatenate(lay.U) if lay.U else np.empty(0)
+
+    def _compiled_load(self) -> None:
+        """The kernel's variant 0 from the simulation: time, state, held inputs, modes."""
+        cr = self._compiled
+        cr.X[0] = self._X
+        cr.U[0] = self._compiled_inputs()
+        cr.set_modes(0, [s.mode for s in self.systems])
+        cr.RS[0, _kl.S_T] = self.t
+
+    def _compiled_sink(self):
+        """``sink(v, n_rows, n_events)`` for the kernel's buffers: rows and events to the recorder."""
+        cr, rec, lay = self._compiled, self._rec, self._layout
+        stage = rec.stager()
+        names = [s.name for s in self.systems]
+        U = self._compiled_inputs()
+        held_by_modes = {}
+
+        def sink(v, n_rows, n_events):
+            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows]
+            for r in range(n_rows):
+                key = tuple(M[r])
+                held = held_by_modes.get(key)
+                if held is None:
+                    held = held_by_modes[key] = (U, tuple(cr.mode_name(k, c) for k, c in enumerate(key)))
+                stage((T[r], Y[r], held))
+            for e in range(n_events):
+                t, k, ev_id, mb, ma, at_tick = cr.EVR_F[0, e]
+                k = int(k)
+                nx = lay.slices[k].stop - lay.slices[k].start
+                rec.event(EventRecord(float(t), self.systems[k].kernel_events[int(ev_id)].name, names[k],
+                                      cr.EVR_X[0, e, 0, :nx].copy(), cr.EVR_X[0, e, 1, :nx].copy(),
+                                      cr.mode_name(k, mb), cr.mode_name(k, ma), bool(at_tick)))
+
+        return sink
+
+    def _compiled_store(self) -> None:
+        """The simulation from the kernel's variant 0: state, modes, statistics."""
+        cr, stats = self._compiled, self._stats
+        RS = cr.RS[0]
+        self._X = cr.X[0].copy()
+        for k, s in enumerate(self.systems):
+            s.mode = cr.mode_name(k, cr.modes[0, k])
+        self._layout.modes_changed()
+        counted = self._kernel_counted
+        now = (int(RS[_kl.S_NSTEPS]), int(RS[_kl.RS_N_SEGMENTS]), int(RS[_kl.RS_N_EVENTS]), int(RS[_kl.S_DROPPED]))
+        stats["n_steps"] += now[0] - counted[0]
+        stats["n_segments"] += now[1] - counted[1]
+        stats["n_events"] += now[2] - counted[2]
+        self._rec.dropped["rows"] += now[3] - counted[3]
+        self._integrator.kernel_carry(float(RS[_kl.S_H]), RS[_kl.S_STIFF], RS[_kl.S_CALM], now[1] - counted[1])
+        self._kernel_counted = now
+
+    def _compiled_advance(self, t_end: float) -> None:
+        """Integrate to ``t_end`` in the kernel, events included (what :meth:`_segment` does, many times)."""
+        cr, rec = self._compiled, self._rec
+        t, X, modes = self.t, self._X, self._modes()
+        snap, counted = cr.snapshot(), self._kernel_counted
+        self._compiled_load()
+        try:
+            status = cr.advance_single(t_end, self._compiled_sink())
+            if not math.isnan(cr.RS[0, _kl.RS_WARN_T]):
+                self._integrator.stiffness_warning(cr.RS[0, _kl.RS_WARN_T])
+                cr.RS[0, _kl.RS_WARN_T] = math.nan
+            if status not in (_kl.DONE, _kl.SWITCH):
+                self._compiled_failure(status)
+            self._compiled_store()
+            self.t = float(cr.RS[0, _kl.S_T])
+            if status == _kl.SWITCH:  # "auto" found the run stiff: its implicit method takes over, in Python
+                self._hand_over_to_python()
+            rec.commit(self.t)
+        except BaseException:
+            rec.rollback()
+            cr.restore(snap)
+            self._kernel_counted = counted
+            self._restore_modes(modes)
+            self._X, self.t, self._terminated = X, t, False
+            raise
+
+    def _compiled_input_jumps(self, u_before, t) -> None:
+        """:meth:`_after_writes` in the kernel: the events a write triggers, the row after it."""
+        cr, rec = self._compiled, self._rec
+        X, modes = self._X, self._modes()
+        snap, counted = cr.snapshot(), self._kernel_counted
+        self._compiled_load()
+        try:
+            status = cr.input_jumps_single(t, u_before[None, :], self._compiled_sink())
+            if status != _kl.DONE:
+                self._compiled_failure(status)
+            self._compiled_store()
+        except BaseException:
+            rec.rollback()
+            cr.restore(snap)
+            self._kernel_counted = counted
+            self._restore_modes(modes)
+            self._X = X
+            raise
+        rec.commit(t)
+
+    def _compiled_failure(self, status: int) -> None:
+        """Raise the error the Python path raises where the kernel stopped (it evaluates the failing
+        derivative or guard again, in Python, which names it)."""
+        cr = self._compiled
+        RS = cr.RS[0]
+        t_bad, x_bad = float(RS[_kl.S_BAD_T]), cr.BAD_X[0].copy()
+        for k, s in enumerate(self.systems):
+            s.mode = cr.mode_name(k, cr.modes[0, k])
+        self._layout.modes_changed()
+        if status == _kl.NONFINITE_DERIVATIVE:
+            self._rhs(t_bad, x_bad)  # raises NonFiniteError naming the signal
+            raise IntegrationError("a derivative became non-finite", t_bad)
+        if status == _kl.NONFINITE_GUARD:
+            j = int(RS[_kl.S_BAD_INDEX])
+            k, ev_id = int(cr.ACTIVE[0, j, 0]), int(cr.ACTIVE[0, j, 3])
+            self._events.guards([(k, self.systems[k].kernel_events[ev_id])], t_bad, x_bad)
+            raise IntegrationError("a guard became non-finite", t_bad)
+        if status == _kl.NONFINITE_STATE:
+            raise IntegrationError("the state became non-finite", t_bad)
+        if status == _kl.STEP_TOO_SMALL:
+            raise IntegrationError(f"{self._integrator.current} solver failed: Required step size is less than "
+                                   "spacing between numbers." + STIFF_HINT, float(RS[_kl.S_T]))
+        if status == _kl.ZENO:
+            code = int(RS[_kl.RS_ZENO_EVENT])
+            k, ev_id = divmod(code, _kl.N_EVENTS)
+            raise IntegrationError(
+                f"more than {MAX_EVENTS_AT_ONE_INSTANT} events each within {ZENO_GAP:g} s (relative) of the "
+                f"last: the events accumulate (Zeno); last: {self.systems[k].name}:"
+                f"{self.systems[k].kernel_events[ev_id].name}. Give the system a mode that holds it (resting on a "
+                "stop) instead of a reset that fires again", t_bad)
+        raise IntegrationError(f"the compiled kernel stopped with status {status}", float(RS[_kl.S_T]))
+
+    def _hand_over_to_python(self) -> None:
+        """The rest of the run on the Python path ("auto" switched to its implicit method): the event
+        search's state goes to the Python event handler, the method switches."""
+        from .event_handler import _Fired
+
+        cr, ev = self._compiled, self._events
+        RS = cr.RS[0]
+        objects = [s.kernel_events for s in self.systems]
+        ev.fired_here = [_Fired(int(f[0]), objects[int(f[0])][int(f[1])], float(f[2]), cr.X_BEFORE[0].copy(),
+                                None if math.isnan(f[3]) else float(f[3]))
+                         for f in cr.FIRED[0, :int(RS[_kl.RS_N_FIRED])]]
+        ev.zeno_run = int(RS[_kl.RS_ZENO_RUN])
+        ev.last_event_t = None if math.isnan(RS[_kl.RS_LAST_EVENT_T]) else float(RS[_kl.RS_LAST_EVENT_T])
+        for target, table in ((ev.event_last_t, cr.LAST_T[0]), (ev.search_from, cr.SEARCH[0])):
+            for k, i in zip(*np.nonzero(np.isfinite(table))):
+                target[(int(k), id(objects[int(k)][int(i)]))] = float(table[k, i])
+        self._integrator.kernel_switch()
+        self._kernel_handed_over = True
 
     def _segment(self, t_end: float) -> None:
         """Integrate from the restart point self.t towards t_end: to t_end, an event or a method switch.
@@ -465,7 +662,8 @@ class Simulator:
         if not self._started:
             self._start()
         integ = self._integrator
-        stats = dict(self._stats, nfev=self._nfev(), njev=integ.njev, nlu=integ.nlu, method=self.method,
+        nfev = self._nfev() + (int(self._compiled.RS[0, _kl.S_NFEV]) if self._compiled is not None else 0)
+        stats = dict(self._stats, nfev=nfev, njev=integ.njev, nlu=integ.nlu, method=self.method,
                      intervals_by_method=dict(integ.intervals_by_method))
         res = self._rec.result(self._layout, self.t, self._X, stats)
         # A controller that keeps a record of its own (an op mode's telemetry) offers run_record().

@@ -92,7 +92,7 @@ class StateEvent:
         state); the default keeps the current mode.
     """
 
-    __slots__ = ("guard", "direction", "reset", "terminal", "name", "mode")
+    __slots__ = ("guard", "direction", "reset", "terminal", "name", "mode", "kernel_guard")
 
     def __init__(self, guard: Callable, *, direction: int = 0, reset: Callable | None = None,
                  terminal: bool = False, name: str | None = None, mode=KEEP_MODE):
@@ -112,6 +112,8 @@ class StateEvent:
             raise ConfigTypeError("name", name, "None or a non-empty string (the event's name in results)")
         self.name = name if name is not None else getattr(guard, "__name__", "event")
         self.mode = mode
+        #: A built-in part's guard code in the compiled kernel (its ``GUARD_*``), or None.
+        self.kernel_guard = None
 
     def crosses(self, g_a: float, g_b: float) -> bool:
         """Whether a guard going from ``g_a`` to ``g_b`` fires this event (half-open at ``g_a``)."""

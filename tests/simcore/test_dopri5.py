@@ -118,22 +118,26 @@ def test_the_first_attempt_is_clamped_to_ten_ulps_and_max_step_as_scipys():
 
 
 def test_after_a_rejection_scipys_step_control_is_followed():
-    # The same rejections at the jump and the same retry sizes as scipy (a retry after a rejection
-    # may not grow; a rejection shrinks by at most 5x). The step times agree to what round-off in
-    # the error estimate (about 1e-8 relative in each step size, see the module) leaves: a retry
-    # allowed to grow, or shrunk by another factor, moves them by percents.
-    fun = _linear_system(4)
-    ours = DormandPrince(fun, 0.0, np.linspace(-1.0, 1.0, 4), 3.0, rtol=1e-9, atol=1e-12)
+    # scipy RK45's step rule, attempt by attempt (scipy/integrate/_ivp/rk.py): a rejected attempt is
+    # retried with h * max(0.2, 0.9 err^(-1/5)); an accepted step proposes h * min(10, 0.9 err^(-1/5)),
+    # at most h itself when that step had a rejection. The forcing's jump at t = 1.3 makes rejections.
+    # (Against scipy's own run the step times agree only until an error estimate within round-off of 1:
+    # scipy leaves the order of its stage sums to BLAS, which rounds differently on some processors.)
+    fun, s, log = _attempts(4)
+    rejected = [a for a in log if a["err"] >= 1.0]
+    assert rejected and any(abs(a["t"] - 1.3) < 0.1 for a in rejected)
+    for a in rejected:  # (the retry's step is t + h_retry - t: within round-off of t of the rule's h_retry)
+        assert a["retry"] == pytest.approx(a["h"] * max(0.2, 0.9 * a["err"] ** (-1 / 5)), rel=1e-12)
+    for a in log:
+        if a["err"] < 1.0:
+            factor = 10.0 if a["err"] == 0.0 else min(10.0, 0.9 * a["err"] ** (-1 / 5))
+            if a["capped"]:
+                factor = min(1.0, factor)
+            assert a["h_next"] == a["h"] * factor
     ref = RK45(fun, 0.0, np.linspace(-1.0, 1.0, 4), 3.0, rtol=1e-9, atol=1e-12)
-    times = []
-    for solver in (ours, ref):
-        ts = []
-        while solver.status == "running":
-            solver.step()
-            ts.append(solver.t)
-        times.append(np.array(ts))
-    assert len(times[0]) == len(times[1]) > 50
-    np.testing.assert_allclose(times[0], times[1], rtol=1e-6, atol=0)
+    while ref.status == "running":
+        ref.step()
+    np.testing.assert_allclose(s.y, ref.y, rtol=1e-7, atol=1e-9)  # both to the tolerance of the same solution
 
 
 def test_it_takes_scipys_steps_to_the_tolerance_and_is_accurate():

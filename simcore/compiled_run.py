@@ -1,0 +1,257 @@
+"""A run of built-in parts in the compiled kernel: its state for N >= 1 variants, and what it hands back.
+
+:class:`CompiledRun` holds, for each variant, what the kernel needs to advance it
+(:mod:`simcore.kernel.advance`): state, held inputs, parameters, modes, the carried step size and
+stiffness count, the event search's state (restart values, search delays, last firings, the Zeno
+run), and buffers for the rows and event records it produces. :meth:`CompiledRun.advance` runs the
+kernel to the next tick (over chunks of variants on threads when there are many: variants share
+nothing, so the result does not depend on the chunks), emptying the buffers into ``sink`` whenever
+one fills; :meth:`CompiledRun.input_jumps` fires the events a tick's writes trigger.
+
+:class:`simcore.engine.Simulator` uses it with N = 1 for a simulation made only of built-in parts,
+and :func:`simcore.simulate_batch` with N variants: one engine, so a variant's result is its own
+``simulate``'s by construction.
+
+numba is imported here: this module is imported only when a simulation can use it.
+"""
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from .event_handler import _SAMPLE_FRACTIONS, JUST_OFF_ZERO, MAX_EVENTS_AT_ONE_INSTANT, PROBE_STEP, ZENO_GAP
+from .kernel import advance as ka
+from .kernel import layout as kl
+from .kernel.dopri5 import check_tableau, interior_weights
+from .kernel.parts import T_KIND, T_NX, T_P, T_U, T_X
+from .solvers import MIN_EXPLICIT_STEPS, STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS, STIFF_STEPS
+
+__all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "EVENT_BUFFER"]
+
+#: Rows of each variant the kernel keeps before handing them over (it pauses, then resumes).
+ROW_BUFFER = 1024
+#: Event records of each variant likewise.
+EVENT_BUFFER = 64
+#: Variants per chunk when a batch is spread over threads.
+CHUNK = 256
+
+FRACTIONS = np.array(_SAMPLE_FRACTIONS, dtype=float)
+WEIGHTS = interior_weights(_SAMPLE_FRACTIONS)
+STIFF_RULE = np.array([STABILITY_BOUNDARY["RK45"], STIFF_STEPS, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS,
+                       MIN_EXPLICIT_STEPS], dtype=float)
+
+assert (ka.JUST_OFF_ZERO, ka.ZENO_GAP, ka.PROBE_STEP, ka.MAX_EVENTS_AT_ONE_INSTANT) == (
+    JUST_OFF_ZERO, ZENO_GAP, PROBE_STEP, MAX_EVENTS_AT_ONE_INSTANT), "the kernel's event constants are the engine's"
+
+
+def kernel_forms(systems):
+    """Each system's ``kernel_form()``, or None when one has none (or scipy's RK45 tableau changed)."""
+    if check_tableau() is not None:
+        return None
+    forms = []
+    for s in systems:
+        form = getattr(s, "kernel_form", None)
+        form = form() if callable(form) else None
+        if form is None:
+            return None
+        forms.append(form)
+    return forms
+
+
+class CompiledRun:
+    """The kernel's state of ``n_variants`` variants of one run (see the module docstring).
+
+    Parameters
+    ----------
+    forms : list
+        Each system's ``(kind, parameters, mode names)``; ``parameters`` (n_p,) or, per variant, (N, n_p).
+    slices : list of slice
+        Each system's states in the stacked state.
+    n_inputs : list of int
+        Each system's number of inputs.
+    n_variants : int
+    rtol, atol, max_step : float
+    method : str
+        ``"auto"`` or ``"RK45"``.
+    keep_steps : bool
+        Whether every accepted step is recorded (else only the rows at events and interval ends).
+    """
+
+    def __init__(self, forms, slices, n_inputs, n_variants, *, rtol, atol, max_step, method, keep_steps):
+        N = n_variants
+        n_parts = len(forms)
+        table = np.zeros((n_parts, 5), dtype=np.int64)
+        p_off, u_off = 0, 0
+        for k, (kind, params, _) in enumerate(forms):
+            sl = slices[k]
+            table[k, T_KIND], table[k, T_X], table[k, T_NX] = kind, sl.start, sl.stop - sl.start
+            table[k, T_U], table[k, T_P] = u_off, p_off
+            u_off += n_inputs[k]
+            p_off += np.shape(params)[-1]
+        self.table = table
+        self.mode_names = [f[2] for f in forms]
+        self.mode_codes = [{name: i for i, name in enumerate(f[2])} for f in forms]
+        self.P = np.empty((N, p_off))
+        for k, (_, params, _) in enumerate(forms):
+            self.P[:, table[k, T_P]:table[k, T_P] + np.shape(params)[-1]] = params
+        n = slices[-1].stop if slices else 0
+        self.N, self.n, self.n_parts = N, n, n_parts
+        A = kl.MAX_ACTIVE * max(n_parts, 1)
+        n_p = max(n_parts, 1)
+        # The run's state in one float and one integer block (so that a snapshot is two copies), viewed as:
+        floats = {"X": (n,), "U": (u_off,), "F0": (n,), "RS": (kl.N_RUN_STATE,), "G_PREV": (A,),
+                  "SEARCH": (n_p, kl.N_EVENTS), "LAST_T": (n_p, kl.N_EVENTS), "FIRED": (A, 4), "X_BEFORE": (n,)}
+        ints = {"modes": (n_parts,), "ACTIVE": (A, 4)}
+        self._floats = _block(self, floats, N, float)
+        self._ints = _block(self, ints, N, np.int64)
+        self.SEARCH[...] = np.nan
+        self.LAST_T[...] = np.nan
+        self.RS[:, kl.RS_LAST_EVENT_T] = np.nan
+        self.RS[:, kl.RS_DETECT] = 1.0 if (method == "auto" or method in STABILITY_BOUNDARY) else 0.0
+        self.RS[:, kl.RS_WARN_T] = np.nan
+        self.BAD_X = np.zeros((N, n))
+        self.STATUS = np.zeros(N, dtype=np.int64)
+        nx_max = int(table[:, T_NX].max()) if n_parts else 0
+        self.ROWS_T = np.empty((N, ROW_BUFFER))
+        self.ROWS_Y = np.empty((N, ROW_BUFFER, n))
+        self.ROWS_M = np.empty((N, ROW_BUFFER, n_parts), dtype=np.int64)
+        self.ROWS_K = np.empty((N, ROW_BUFFER), dtype=np.int64)
+        self.EVR_F = np.empty((N, EVENT_BUFFER, kl.N_EVENT_FIELDS))
+        self.EVR_X = np.empty((N, EVENT_BUFFER, 2, nx_max))
+        self.flags = np.zeros(kl.N_FLAGS, dtype=np.bool_)
+        self.flags[kl.F_AUTO] = method == "auto"
+        self.flags[kl.F_KEEP] = keep_steps
+        self.rtol, self.atol, self.max_step = rtol, atol, max_step
+        self._pool = None
+
+    # -- state in and out ------------------------------------------------------------------------------
+    def set_modes(self, v, names):
+        """Variant ``v``'s modes from the systems' mode names."""
+        for k, name in enumerate(names):
+            self.modes[v, k] = self.mode_codes[k][name]
+
+    def mode_name(self, k, code):
+        return self.mode_names[k][int(code)]
+
+    def snapshot(self):
+        """Everything an interrupted advance may have changed (for :meth:`restore`)."""
+        return self._floats.copy(), self._ints.copy()
+
+    def restore(self, snap) -> None:
+        self._floats[...] = snap[0]
+        self._ints[...] = snap[1]
+
+    # -- the kernel ------------------------------------------------------------------------------------
+    def _run(self, fn, args, variants):
+        """``fn(v0, v1, *args)`` over contiguous runs of ``variants`` (threads for several chunks)."""
+        spans = _spans(variants)
+        if len(variants) <= CHUNK or (os.cpu_count() or 1) == 1:
+            for v0, v1 in spans:
+                fn(v0, v1, *args)
+            return
+        pieces = []
+        for v0, v1 in spans:
+            pieces.extend((a, min(a + CHUNK, v1)) for a in range(v0, v1, CHUNK))
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+        for f in [self._pool.submit(fn, a, b, *args) for a, b in pieces]:
+            f.result()
+
+    def advance_single(self, t_end: float, sink) -> int:
+        """:meth:`advance` of a run of one variant (a simulation's): the same kernel, less bookkeeping."""
+        RS, args = self.RS, self._advance_args
+        RS[0, kl.S_T_END] = t_end
+        status = self.STATUS
+        while True:
+            status[0] = kl.DONE
+            ka.advance_chunk(0, 1, *args)
+            n_rows, n_ev = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS])
+            if n_rows or n_ev:
+                sink(0, n_rows, n_ev)
+                RS[0, kl.S_NROWS] = 0
+                RS[0, kl.RS_N_EV_RECORDS] = 0
+            if status[0] != kl.PAUSE:
+                return int(status[0])
+
+    def input_jumps_single(self, t: float, U_before: np.ndarray, sink) -> int:
+        """:meth:`input_jumps` of a run of one variant."""
+        RS = self.RS
+        ka.input_jumps_chunk(0, 1, self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
+                             self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.ROWS_K, self.EVR_F, self.EVR_X,
+                             self.BAD_X, self.STATUS)
+        n_rows, n_ev = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS])
+        if n_rows or n_ev:
+            sink(0, n_rows, n_ev)
+            RS[0, kl.S_NROWS] = 0
+            RS[0, kl.RS_N_EV_RECORDS] = 0
+        return int(self.STATUS[0])
+
+    @property
+    def _advance_args(self):
+        return (self.table, self.P, self.U, self.modes, self.X, self.F0, self.RS, self.ACTIVE, self.G_PREV,
+                self.SEARCH, self.LAST_T, self.FIRED, self.X_BEFORE, self.rtol, self.atol, self.max_step, self.flags,
+                STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.ROWS_K, self.EVR_F,
+                self.EVR_X, self.BAD_X, self.STATUS)
+
+    def advance(self, t_end: float, sink, variants=None) -> np.ndarray:
+        """Advance ``variants`` (default all) to ``t_end``; ``sink(v, n_rows, n_events)`` takes each variant's
+        buffered rows and events whenever the kernel pauses and at the end. Returns the statuses."""
+        variants = np.arange(self.N) if variants is None else np.asarray(variants)
+        self.RS[variants, kl.S_T_END] = t_end
+        todo = variants
+        while True:
+            self.STATUS[todo] = kl.DONE
+            self._run(ka.advance_chunk, self._advance_args, todo)
+            self._drain(todo, sink)
+            paused = todo[self.STATUS[todo] == kl.PAUSE]
+            if not len(paused):
+                return self.STATUS
+            todo = paused
+
+    def input_jumps(self, t: float, U_before: np.ndarray, sink, variants=None) -> np.ndarray:
+        """Fire the events the writes at tick ``t`` trigger (``U_before``: the inputs before them)."""
+        variants = np.arange(self.N) if variants is None else np.asarray(variants)
+        self._run(ka.input_jumps_chunk, (self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
+                                         self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.ROWS_K, self.EVR_F,
+                                         self.EVR_X, self.BAD_X, self.STATUS), variants)
+        self._drain(variants, sink)
+        return self.STATUS
+
+    def _drain(self, variants, sink) -> None:
+        RS = self.RS
+        for v in variants:
+            n_rows, n_ev = int(RS[v, kl.S_NROWS]), int(RS[v, kl.RS_N_EV_RECORDS])
+            if n_rows or n_ev:
+                sink(int(v), n_rows, n_ev)
+                RS[v, kl.S_NROWS] = 0
+                RS[v, kl.RS_N_EV_RECORDS] = 0
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+
+def _block(owner, shapes: dict, N: int, dtype) -> np.ndarray:
+    """One (N, total) array holding every per-variant array of ``shapes``; each set on ``owner`` as a
+    view of shape (N, *shape)."""
+    sizes = {name: int(np.prod(shape)) for name, shape in shapes.items()}
+    block = np.zeros((N, sum(sizes.values())), dtype=dtype)
+    off = 0
+    for name, shape in shapes.items():
+        view = block[:, off:off + sizes[name]].reshape((N,) + tuple(shape))
+        setattr(owner, name, view)
+        off += sizes[name]
+    return block
+
+
+def _spans(variants):
+    """Contiguous runs ``(v0, v1)`` of the sorted indices ``variants``."""
+    if not len(variants):
+        return []
+    breaks = np.flatnonzero(np.diff(variants) != 1) + 1
+    starts = np.concatenate([[0], breaks])
+    ends = np.concatenate([breaks, [len(variants)]])
+    return [(int(variants[a]), int(variants[b - 1]) + 1) for a, b in zip(starts, ends)]

@@ -1,0 +1,23 @@
+"""The compiled kernel: the built-in parts' physics, Dormand-Prince and the event search, in numba.
+
+Two tiers, one semantics (see the project's design notes): Python is where a team's code runs
+(robot programs, controllers and systems they write, the API, units and errors); this package is
+where the built-in parts run, compiled by numba. Every function here works on floats and numpy
+arrays only, allocates nothing per step, and is the one implementation of its law: the Python
+classes call it (:class:`simcore.models.drive.MotorDrive`'s electrical law, say), and so does the
+engine's compiled segment (:mod:`simcore.kernel.segment`).
+
+Start-up:
+
+* ``import simcore`` imports nothing from here: numba is loaded when a simulation first uses the
+  kernel, and each function is compiled at its first call (:func:`jit` is lazy).
+* Compiled code is cached on disk. The cache folder is keyed by a hash of this package's sources,
+  so a change to a callee (which numba's own per-function cache does not notice in its callers)
+  gets a fresh folder. It is ``$NUMBA_CACHE_DIR/simcore-<hash>`` when that variable is set, else a
+  ``simcore`` folder in the user's cache directory (``$XDG_CACHE_HOME`` or ``~/.cache``;
+  ``%LOCALAPPDATA%`` on Windows), so a read-only install never fails at import. Where no folder can
+  be written, caching is off (each process compiles afresh) and a warning says how to set
+  ``NUMBA_CACHE_DIR``.
+* ``NUMBA_DISABLE_JIT=1`` runs the same functions as Python (slow, for debugging and for CI's
+  interpreted subset).
+"""

@@ -1,0 +1,416 @@
+"""The advance of every variant of a run of built-in parts from its time to the next tick, compiled.
+
+One engine for one run and a batch alike: :func:`advance_all` advances each variant ``v`` (its own
+state ``X[v]``, inputs ``U[v]``, parameters ``P[v]``, modes, step size, stiffness count and event
+search state) from its time to ``t_end``, in parallel over variants (no reduction across them, so a
+variant's result does not depend on the others, the batch size or the thread count). Per variant it
+does what :class:`simcore.engine.Simulator` does between two ticks: segments of Dormand-Prince steps
+(:func:`simcore.kernel.segment.integrate_segment`), and at each located event the firing with the
+semantics of :mod:`simcore.event_handler` (simultaneous events, resets and mode switches of the
+built-in parts, the Zeno bound, the restart sides of a just-fired guard: the Heun probe, the search
+delay of a bounce, the re-fire of a reset that did not hold). :func:`input_jumps` fires the events a
+tick's writes trigger. Rows and event records go to per-variant buffers; a variant whose buffer is
+full pauses at a step boundary and is resumed by the next call.
+
+Per-variant scalars are in ``RS[v]`` (the ``S_*`` slots of :mod:`simcore.kernel.segment` and the
+``RS_*`` slots below).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import geared
+from .jit import jit
+from .layout import (A_CODE, A_DIR, A_ID, A_PART, DONE, DONE_ALREADY, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE,
+                     E_PART, E_T, EVENT, F_ARMED, F_DETECT, F_KEEP, F_START, FD_ID, FD_PART, FD_PRE_SIDE,
+                     FD_PREV_T, NONFINITE_GUARD, PAUSE, ROW_AFTER_EVENT, ROW_BEFORE_EVENT, ROW_STEP, RS_DETECT,
+                     RS_IN_SEGMENT, RS_LAST_EVENT_T, RS_N_ACTIVE, RS_N_EV_RECORDS, RS_N_EVENTS, RS_N_FIRED,
+                     RS_N_SEGMENTS, RS_WARN_T, RS_ZENO_EVENT, RS_ZENO_RUN, S_BAD_INDEX, S_BAD_T, S_H, S_NFEV, S_NROOTS,
+                     S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
+                     WARN_STIFF, ZENO)
+from .parts import T_NX, T_P, T_U, T_X, derivatives, guard
+from .segment import integrate_segment, record_row
+
+# -- the event rules' constants (simcore.event_handler; the tests check they are the same) ------------------
+JUST_OFF_ZERO = 5e-324
+ZENO_GAP = 1e-12
+PROBE_STEP = 1e-8
+MAX_EVENTS_AT_ONE_INSTANT = 100
+TWICE_TOLERANCE = 2e-13
+
+@jit
+def _load_active(table, P, modes, active):
+    """The events armed in the current modes, in the engine's order (by part, then the mode's list)."""
+    ids = np.empty(geared.MAX_ACTIVE, dtype=np.int64)
+    n = 0
+    for k in range(table.shape[0]):
+        p = P[table[k, T_P]:table[k, T_P] + geared.N_PARAMETERS]
+        m = geared.active_events(p, modes[k], ids)
+        for i in range(m):
+            active[n, A_PART] = k
+            active[n, A_ID] = ids[i]
+            active[n, A_CODE] = geared.EVENT_GUARD[ids[i]]
+            active[n, A_DIR] = geared.EVENT_DIRECTION[ids[i]]
+            n += 1
+    return n
+
+
+@jit
+def _is_active(active, n_active, part, ev_id):
+    for j in range(n_active):
+        if active[j, A_PART] == part and active[j, A_ID] == ev_id:
+            return j
+    return -1
+
+
+@jit
+def _probe_side(table, P, U, modes, part, code, t, X, dt):
+    """Sign of the guard ``dt`` after ``t`` from ``X`` (a Heun step of the stacked right-hand side)."""
+    n = X.shape[0]
+    f0 = np.empty(n)
+    f1 = np.empty(n)
+    x1 = np.empty(n)
+    derivatives(table, P, U, modes, t, X, f0)
+    for i in range(n):
+        x1[i] = X[i] + dt * f0[i]
+    derivatives(table, P, U, modes, t + dt, x1, f1)
+    half = 0.5 * dt
+    for i in range(n):
+        x1[i] = X[i] + half * (f0[i] + f1[i])
+    v = guard(table, P, U, part, code, t + dt, x1)
+    return 1.0 if v > 0 else (-1.0 if v < 0 else 0.0)
+
+
+@jit
+def _guard_rate(table, P, U, modes, part, code, t, X, dt):
+    n = X.shape[0]
+    f0 = np.empty(n)
+    x1 = np.empty(n)
+    derivatives(table, P, U, modes, t, X, f0)
+    for i in range(n):
+        x1[i] = X[i] + dt * f0[i]
+    return (guard(table, P, U, part, code, t + dt, x1) - guard(table, P, U, part, code, t, X)) / dt
+
+
+@jit
+def _restart_sides(table, P, U, modes, t, X, active, n_active, g_prev, fired, n_fired, X_before, search, rs):
+    """EventHandler._restart_sides: the just-fired guards placed on the side their motion heads to."""
+    for f in range(n_fired):
+        part = int(fired[f, FD_PART])
+        ev_id = int(fired[f, FD_ID])
+        j = _is_active(active, n_active, part, ev_id)
+        if j < 0:
+            continue
+        code = active[j, A_CODE]
+        g0 = g_prev[j]
+        search[part, ev_id] = np.nan
+        dt = PROBE_STEP * max(1.0, abs(t))
+        side = _probe_side(table, P, U, modes, part, code, t, X, dt)
+        rs[S_NFEV] += 2  # the probe's evaluations count, as the engine's
+        prev_t = fired[f, FD_PREV_T]
+        accumulating = (not math.isnan(prev_t)) and t - prev_t <= ZENO_GAP * max(1.0, abs(t))
+        pre_side = fired[f, FD_PRE_SIDE]
+        if side == 0.0:
+            g_prev[j] = pre_side * JUST_OFF_ZERO
+        elif side == pre_side:
+            if g0 * side <= 0:
+                g_prev[j] = side * JUST_OFF_ZERO
+                search[part, ev_id] = t + dt
+        else:
+            changed = False
+            if geared.EVENT_HAS_RESET[ev_id] and not accumulating:
+                after = _guard_rate(table, P, U, modes, part, code, t, X, dt)
+                before = _guard_rate(table, P, U, modes, part, code, t, X_before, dt)
+                rs[S_NFEV] += 2
+                changed = abs(after - before) > 1e-6 * max(abs(after), abs(before))
+            if geared.EVENT_HAS_RESET[ev_id] and (accumulating or changed):
+                g_prev[j] = pre_side * JUST_OFF_ZERO
+            else:
+                g_prev[j] = g0 if g0 * side > 0 else side * JUST_OFF_ZERO
+
+
+@jit
+def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, rows_m, rows_k, rs, evr_f, evr_x):
+    """Apply event ``ev_id`` of ``part`` at ``t``: rows before and after, its record, its reset and mode."""
+    record_row(rows_t, rows_y, rows_m, rows_k, rs, t, X, modes, ROW_BEFORE_EVENT)
+    x0 = table[part, T_X]
+    nx = table[part, T_NX]
+    p = P[table[part, T_P]:table[part, T_P] + geared.N_PARAMETERS]
+    u = U[table[part, T_U]:table[part, T_U] + 3]
+    e = int(rs[RS_N_EV_RECORDS])
+    evr_f[e, E_T] = t
+    evr_f[e, E_PART] = part
+    evr_f[e, E_ID] = ev_id
+    evr_f[e, E_MODE_BEFORE] = modes[part]
+    evr_f[e, E_AT_TICK] = 1.0 if at_tick else 0.0
+    for i in range(nx):
+        evr_x[e, 0, i] = X[x0 + i]
+    new_mode = geared.fire(p, ev_id, X[x0:x0 + nx], u)
+    modes[part] = new_mode
+    evr_f[e, E_MODE_AFTER] = new_mode
+    for i in range(nx):
+        evr_x[e, 1, i] = X[x0 + i]
+    rs[RS_N_EV_RECORDS] = e + 1
+    rs[RS_N_EVENTS] += 1
+    record_row(rows_t, rows_y, rows_m, rows_k, rs, t, X, modes, ROW_AFTER_EVENT)
+
+
+@jit
+def _room(rs, rows_t, evr_f, n_active):
+    """Whether the buffers can take a segment's worst case beyond a full step buffer: every armed event
+    firing (two rows and a record each) plus one step row."""
+    return (rs[S_NROWS] + 2 * n_active + 2 < rows_t.shape[0]) and (rs[RS_N_EV_RECORDS] + n_active < evr_f.shape[0])
+
+
+@jit
+def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
+                rtol, atol, max_step, flags, stiff_rule, fractions, weights,
+                rows_t, rows_y, rows_m, rows_k, evr_f, evr_x, bad_x):
+    """Advance one variant from ``rs[S_T]`` to ``rs[S_T_END]`` (see the module docstring). Returns a status:
+    DONE; SWITCH ("auto" found it stiff: the engine integrates on from ``rs[S_T]`` with its implicit
+    method); PAUSE (a buffer is full: flush it and call again); ZENO; or a failure of
+    :mod:`simcore.kernel.segment` (``rs[S_BAD_T]`` and ``bad_x`` say where)."""
+    n = X.shape[0]
+    A = active.shape[0]
+    part_a = np.empty(A, dtype=np.int64)
+    code_a = np.empty(A, dtype=np.int64)
+    dir_a = np.empty(A, dtype=np.int64)
+    sf_a = np.empty(A)
+    g_a = np.empty(A)
+    roots_t = np.empty(max(A, 1))
+    roots_j = np.empty(max(A, 1), dtype=np.int64)
+    roots_ga = np.empty(max(A, 1))
+    x_e = np.empty(n)
+    K = np.empty((7, n))
+    Q = np.empty((4, n))
+    seg_flags = flags.copy()
+    t_end = rs[S_T_END]
+    keep = flags[F_KEEP]
+    while True:
+        if rs[RS_IN_SEGMENT] == 0.0:
+            if rs[S_T] >= t_end:
+                return DONE
+            if not _room(rs, rows_t, evr_f, A):
+                return PAUSE
+            # -- begin a segment (Integrator.start, EventHandler.begin) --
+            t = rs[S_T]
+            rs[RS_N_SEGMENTS] += 1
+            rs[S_STEPS_HERE] = 0.0
+            rs[S_SPAN] = t_end - t
+            rs[S_SWITCH_DUE] = 0.0
+            if rs[S_H] > 0.0:
+                rs[S_H] = min(rs[S_H], t_end - t, max_step)
+            n_active = _load_active(table, P, modes, active)
+            rs[RS_N_ACTIVE] = n_active
+            for j in range(n_active):
+                g_prev[j] = guard(table, P, U, active[j, A_PART], active[j, A_CODE], t, X)
+                if not math.isfinite(g_prev[j]):
+                    rs[S_BAD_T] = t
+                    rs[S_BAD_INDEX] = j
+                    for i in range(n):
+                        bad_x[i] = X[i]
+                    return NONFINITE_GUARD
+            if rs[RS_N_FIRED] > 0:
+                _restart_sides(table, P, U, modes, t, X, active, n_active, g_prev, fired,
+                               int(rs[RS_N_FIRED]), X_before, search, rs)
+            seg_flags[F_START] = True
+            rs[RS_IN_SEGMENT] = 1.0
+        n_active = int(rs[RS_N_ACTIVE])
+        for j in range(n_active):
+            part_a[j] = active[j, A_PART]
+            code_a[j] = active[j, A_CODE]
+            dir_a[j] = active[j, A_DIR]
+            sf_a[j] = search[active[j, A_PART], active[j, A_ID]]
+            g_a[j] = g_prev[j]
+        seg_flags[F_ARMED] = n_active > 0
+        seg_flags[F_DETECT] = rs[RS_DETECT] != 0.0
+        if not _room(rs, rows_t, evr_f, A):
+            return PAUSE
+        status = integrate_segment(table, P, U, modes, X, F0, rtol, atol, max_step, seg_flags, stiff_rule, rs,
+                                   part_a[:n_active], code_a[:n_active], dir_a[:n_active], g_a[:n_active],
+                                   sf_a[:n_active], fractions, weights, rows_t, rows_y, roots_t, roots_j,
+                                   roots_ga, x_e, bad_x, K, Q, rows_m, rows_k)
+        for j in range(n_active):
+            g_prev[j] = g_a[j]
+        if rs[S_WARN_DUE] != 0.0:  # a forced RK45 found stiff: the engine warns once
+            rs[S_WARN_DUE] = 0.0
+            rs[RS_DETECT] = 0.0
+            rs[RS_WARN_T] = rs[S_T_NEW]
+        if status == PAUSE or status == WARN_STIFF:
+            continue
+        if status == DONE or status == SWITCH:
+            # EventHandler.end_segment: nothing fired here any more; delays that end before it go.
+            rs[RS_IN_SEGMENT] = 0.0
+            rs[RS_N_FIRED] = 0.0
+            _drop_searches_before(search, rs[S_T])
+            if not keep:
+                record_row(rows_t, rows_y, rows_m, rows_k, rs, rs[S_T], X, modes, ROW_STEP)  # the interval's end
+            if status == SWITCH or rs[S_SWITCH_DUE] != 0.0:
+                return SWITCH
+            continue
+        if status != EVENT:
+            return status
+        # -- an event (EventHandler.fire) --
+        rs[RS_IN_SEGMENT] = 0.0
+        te = rs[S_TE]
+        last = rs[RS_LAST_EVENT_T]
+        n_roots = int(rs[S_NROOTS])
+        order = _sorted_roots(roots_t, roots_j, roots_ga, n_roots)
+        if not math.isnan(last) and te - last <= ZENO_GAP * max(1.0, abs(te)):
+            rs[RS_ZENO_RUN] += 1
+            if rs[RS_ZENO_RUN] > MAX_EVENTS_AT_ONE_INSTANT:
+                j0 = roots_j[order[0]]
+                rs[RS_ZENO_EVENT] = active[j0, A_PART] * geared.N_EVENTS + active[j0, A_ID]
+                rs[S_BAD_T] = te
+                return ZENO
+        else:
+            rs[RS_ZENO_RUN] = 0
+        for i in range(n):
+            X[i] = x_e[i]
+            X_before[i] = x_e[i]
+        n_fired = 0
+        for r in range(n_roots):
+            o = order[r]
+            tj = roots_t[o]
+            j = roots_j[o]
+            ga = roots_ga[o]
+            if tj - te > TWICE_TOLERANCE:
+                break
+            part = active[j, A_PART]
+            ev_id = active[j, A_ID]
+            if n_fired > 0:
+                # An earlier event at this instant changed the mode (no longer armed), or it has not crossed.
+                if not _armed_in_mode(table, P, modes, part, ev_id):
+                    continue
+                if not _crosses(ga, guard(table, P, U, part, active[j, A_CODE], te, X), active[j, A_DIR]):
+                    continue
+            _fire_one(table, P, U, modes, part, ev_id, te, X, False, rows_t, rows_y, rows_m, rows_k, rs, evr_f,
+                      evr_x)
+            fired[n_fired, FD_PART] = part
+            fired[n_fired, FD_ID] = ev_id
+            fired[n_fired, FD_PRE_SIDE] = 1.0 if ga > 0 else -1.0
+            fired[n_fired, FD_PREV_T] = last_t[part, ev_id]
+            n_fired += 1
+        rs[RS_LAST_EVENT_T] = te
+        for f in range(n_fired):
+            last_t[int(fired[f, FD_PART]), int(fired[f, FD_ID])] = te
+        rs[RS_N_FIRED] = n_fired
+        _drop_searches_before(search, rs[S_T_NEW])
+        rs[S_T] = te
+        if rs[S_SWITCH_DUE] != 0.0:
+            return SWITCH
+
+
+@jit
+def _crosses(g_a, g_b, direction):
+    if g_a < 0.0 and g_b >= 0.0:
+        return direction >= 0
+    if g_a > 0.0 and g_b <= 0.0:
+        return direction <= 0
+    return False
+
+
+@jit
+def _armed_in_mode(table, P, modes, part, ev_id):
+    ids = np.empty(geared.MAX_ACTIVE, dtype=np.int64)
+    p = P[table[part, T_P]:table[part, T_P] + geared.N_PARAMETERS]
+    m = geared.active_events(p, modes[part], ids)
+    for i in range(m):
+        if ids[i] == ev_id:
+            return True
+    return False
+
+
+@jit
+def _drop_searches_before(search, t):
+    for a in range(search.shape[0]):
+        for b in range(search.shape[1]):
+            if not (search[a, b] > t):
+                search[a, b] = np.nan
+
+
+@jit
+def _sorted_roots(roots_t, roots_j, roots_ga, n):
+    """Indices of the roots sorted by (time, event index, guard at the bracket start), as Python sorts tuples."""
+    order = np.arange(n)
+    for i in range(1, n):
+        o = order[i]
+        k = i - 1
+        while k >= 0 and _before(roots_t[o], roots_j[o], roots_ga[o], roots_t[order[k]], roots_j[order[k]],
+                                 roots_ga[order[k]]):
+            order[k + 1] = order[k]
+            k -= 1
+        order[k + 1] = o
+    return order
+
+
+@jit
+def _before(t1, j1, g1, t2, j2, g2):
+    if t1 != t2:
+        return t1 < t2
+    if j1 != j2:
+        return j1 < j2
+    return g1 < g2
+
+
+@jit
+def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, rows_m, rows_k, evr_f, evr_x,
+                bad_x):
+    """EventHandler.fire_input_jumps at a tick: fire the events whose guards the writes moved across zero,
+    at most one per part (its mode may change, and with it its events), on the guards before and after the
+    writes; then the row after the writes when none fired. Returns DONE, or NONFINITE_GUARD."""
+    A = geared.MAX_ACTIVE * table.shape[0]
+    active = np.empty((A, 4), dtype=np.int64)
+    n_active = _load_active(table, P, modes, active)
+    fired = False
+    if n_active > 0:
+        g_before = np.empty(n_active)
+        g_after = np.empty(n_active)
+        for j in range(n_active):
+            g_before[j] = guard(table, P, U_before, active[j, A_PART], active[j, A_CODE], t, X)
+            g_after[j] = guard(table, P, U_after, active[j, A_PART], active[j, A_CODE], t, X)
+            if not (math.isfinite(g_before[j]) and math.isfinite(g_after[j])):
+                rs[S_BAD_T] = t
+                rs[S_BAD_INDEX] = j
+                for i in range(X.shape[0]):
+                    bad_x[i] = X[i]
+                return NONFINITE_GUARD
+        done = np.zeros(table.shape[0], dtype=np.bool_)
+        for j in range(n_active):
+            k = active[j, A_PART]
+            if not done[k] and _crosses(g_before[j], g_after[j], active[j, A_DIR]):
+                _fire_one(table, P, U_after, modes, k, active[j, A_ID], t, X, True, rows_t, rows_y, rows_m, rows_k,
+                          rs, evr_f, evr_x)
+                done[k] = True
+                fired = True
+    if not fired:
+        record_row(rows_t, rows_y, rows_m, rows_k, rs, t, X, modes, ROW_STEP)
+    return DONE
+
+
+@jit
+def advance_chunk(v0, v1, table, P, U, modes, X, F0, RS, ACTIVE, G_PREV, SEARCH, LAST_T, FIRED, X_BEFORE,
+                  rtol, atol, max_step, flags, stiff_rule, fractions, weights,
+                  ROWS_T, ROWS_Y, ROWS_M, ROWS_K, EVR_F, EVR_X, BAD_X, STATUS):
+    """:func:`advance_one` for variants ``v0 <= v < v1`` (each its own row of every array), statuses into
+    ``STATUS``. Variants share nothing: several chunks run on several threads at once (the GIL released)."""
+    for v in range(v0, v1):
+        if STATUS[v] == DONE_ALREADY:
+            continue
+        STATUS[v] = advance_one(table, P[v], U[v], modes[v], X[v], F0[v], RS[v], ACTIVE[v], G_PREV[v], SEARCH[v],
+                                LAST_T[v], FIRED[v], X_BEFORE[v], rtol, atol, max_step, flags, stiff_rule,
+                                fractions, weights, ROWS_T[v], ROWS_Y[v], ROWS_M[v], ROWS_K[v], EVR_F[v], EVR_X[v],
+                                BAD_X[v])
+
+
+@jit
+def input_jumps_chunk(v0, v1, table, P, U_before, U_after, modes, t, X, RS, ROWS_T, ROWS_Y, ROWS_M, ROWS_K, EVR_F,
+                      EVR_X, BAD_X, STATUS):
+    """:func:`input_jumps` for variants ``v0 <= v < v1``."""
+    for v in range(v0, v1):
+        STATUS[v] = input_jumps(table, P[v], U_before[v], U_after[v], modes[v], t, X[v], RS[v], ROWS_T[v],
+                                ROWS_Y[v], ROWS_M[v], ROWS_K[v], EVR_F[v], EVR_X[v], BAD_X[v])
+
+

@@ -1,0 +1,96 @@
+"""The event search over one accepted step, in kernel form: pure functions.
+
+Semantics are :mod:`simcore.events`'s (half-open intervals, directions) and the search is
+:mod:`simcore.event_handler`'s, whose docstring is the contract: every armed guard is sampled at the
+step's end and at interior points of the dense output, the first sub-interval where each guard
+crosses in its direction is bracketed, and the root is located by Brent's method to
+``EVENT_TIME_TOLERANCE`` (:func:`brent_root`, the algorithm of scipy's ``brentq``, step for step,
+so a root located here is the one the Python search locates).
+"""
+from __future__ import annotations
+
+import math
+
+from .jit import jit
+from .dopri5 import dense_state
+from .parts import guard
+
+#: scipy's brentq defaults the engine uses: at most this many iterations, relative tolerance 4 eps.
+BRENT_MAX_ITERATIONS = 100
+BRENT_RTOL = 4 * 2.220446049250313e-16
+
+
+@jit
+def crosses(g_a, g_b, direction):
+    """Whether a guard going from ``g_a`` to ``g_b`` fires an event of ``direction`` (half-open at ``g_a``)."""
+    if g_a < 0.0 and g_b >= 0.0:
+        return direction >= 0
+    if g_a > 0.0 and g_b <= 0.0:
+        return direction <= 0
+    return False
+
+
+@jit
+def guard_on_dense(table, P, U, part, code, t_old, h, y_old, Q, s, work):
+    """Guard ``code`` of ``part`` at time ``s`` inside the step, on its dense output."""
+    dense_state(t_old, h, y_old, Q, s, work)
+    return guard(table, P, U, part, code, s, work)
+
+
+@jit
+def brent_root(table, P, U, part, code, t_old, h, y_old, Q, xa, fa, xb, fb, xtol, work):
+    """The instant in ``(xa, xb]`` where the guard crosses zero (scipy's ``brentq``, with the values at
+    the bracket's ends given: the interpolant may differ from them by round-off there)."""
+    xpre, xcur = xa, xb
+    fpre, fcur = fa, fb
+    xblk, fblk, spre, scur = 0.0, 0.0, 0.0, 0.0
+    if fpre == 0.0:
+        return xpre
+    if fcur == 0.0:
+        return xcur
+    for _ in range(BRENT_MAX_ITERATIONS):
+        if fpre != 0.0 and fcur != 0.0 and (math.copysign(1.0, fpre) != math.copysign(1.0, fcur)):
+            xblk = xpre
+            fblk = fpre
+            spre = xcur - xpre
+            scur = spre
+        if abs(fblk) < abs(fcur):
+            xpre = xcur
+            xcur = xblk
+            xblk = xpre
+            fpre = fcur
+            fcur = fblk
+            fblk = fpre
+        delta = (xtol + BRENT_RTOL * abs(xcur)) / 2
+        sbis = (xblk - xcur) / 2
+        if fcur == 0.0 or abs(sbis) < delta:
+            return xcur
+        if abs(spre) > delta and abs(fcur) < abs(fpre):
+            if xpre == xblk:
+                stry = -fcur * (xcur - xpre) / (fcur - fpre)  # interpolate
+            else:  # extrapolate
+                dpre = (fpre - fcur) / (xpre - xcur)
+                dblk = (fblk - fcur) / (xblk - xcur)
+                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
+            if 2 * abs(stry) < min(abs(spre), 3 * abs(sbis) - delta):
+                spre = scur
+                scur = stry
+            else:
+                spre = sbis
+                scur = sbis
+        else:
+            spre = sbis
+            scur = sbis
+        xpre = xcur
+        fpre = fcur
+        if abs(scur) > delta:
+            xcur += scur
+        else:
+            xcur += delta if sbis > 0 else -delta
+        if xcur == xa:
+            fcur = fa
+        elif xcur == xb:
+            fcur = fb
+        else:
+            fcur = guard_on_dense(table, P, U, part, code, t_old, h, y_old, Q, xcur, work)
+    return xcur

@@ -1,0 +1,276 @@
+"""A motor-driven one-degree-of-freedom mechanism in kernel form (flywheel, arm, elevator, hub motor).
+
+The physics is documented in :mod:`simcore.models.mechanism` (:class:`GearedMechanism`), whose
+constructor derives the parameter vector ``p`` laid out by the ``P_*`` indices below
+(:meth:`GearedMechanism.kernel_parameters`); this module is its one implementation of the
+equations of motion, the guards of its events and its outputs. States ``x``: position, velocity
+(and, with energy tracking, the six ledger states); inputs ``u``: command (V or duty), brake,
+bus voltage; ``mode`` an integer (``MODE_*``).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .jit import jit
+from .layout import (EV_BREAKAWAY_FORWARD, EV_BREAKAWAY_REVERSE, EV_LEAVE_LOWER_STOP, EV_LEAVE_UPPER_STOP,  # noqa: F401
+                     EV_LOWER_STOP,
+                     EV_UPPER_STOP, EV_VELOCITY_ZERO_FORWARD, EV_VELOCITY_ZERO_REVERSE, MAX_ACTIVE, MODE_FORWARD,
+                     MODE_LOWER_STOP, MODE_MOVING, MODE_NAMES, MODE_REVERSE, MODE_STUCK, MODE_UPPER_STOP, N_EVENTS)
+from .motor_drive import electrical, output_torque_directed
+
+# -- the parameter vector -----------------------------------------------------------------------------
+P_R, P_KT, P_KV, P_STATOR_LIMIT, P_SUPPLY_LIMIT, P_DUTY_COMMAND, P_GEARING, P_EFFICIENCY = range(8)
+(P_K, P_K_PER_GEARING, P_M, P_LOAD_VISCOUS, P_SHAFT_FRICTION, P_KINETIC, P_BREAKAWAY, P_MIN, P_MAX,
+ P_DIRECTIONAL, P_TRACK_ENERGY, P_LOAD_KIND, P_LOAD_A, P_LOAD_B) = range(8, 22)
+N_PARAMETERS = 22
+
+#: Load kinds: none; gravity on an arm ``a sin(b - q)`` (a = m g d, b = gravity direction);
+#: a constant force ``a`` (an elevator's weight and constant force).
+LOAD_NONE, LOAD_ARM_GRAVITY, LOAD_CONSTANT = 0, 1, 2
+
+# -- modes (MODE_NAMES: GearedMechanism's mode names, indexed by MODE_*) and events: simcore.kernel.layout ---
+
+# -- guards ---------------------------------------------------------------------------------------------
+#: ``x[0] - min``; ``x[0] - max``; ``x[1]``; the forward push over breakaway; the backward push over it.
+GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH = range(5)
+
+
+@jit
+def load_force(p, q):
+    """Position-dependent load at ``q``, N·m or N."""
+    kind = p[P_LOAD_KIND]
+    if kind == LOAD_ARM_GRAVITY:
+        return p[P_LOAD_A] * math.sin(p[P_LOAD_B] - q)
+    if kind == LOAD_CONSTANT:
+        return p[P_LOAD_A]
+    return 0.0
+
+
+@jit
+def _electrical(p, v, u0, u1, u2):
+    return electrical(p[P_K] * v, u0, u1, u2, p[P_R], p[P_KV], p[P_STATOR_LIMIT], p[P_SUPPLY_LIMIT],
+                      p[P_DUTY_COMMAND] != 0.0)
+
+
+@jit
+def drive_force(p, v, u0, u1, u2, direction):
+    """The drive force at the mechanism coordinate at velocity ``v``, N·m or N."""
+    i = _electrical(p, v, u0, u1, u2)[1]
+    return output_torque_directed(p[P_KT] * i - p[P_SHAFT_FRICTION] * v, direction, p[P_GEARING],
+                                  p[P_EFFICIENCY]) * p[P_K_PER_GEARING]
+
+
+@jit
+def applied_force(p, q, u0, u1, u2, direction):
+    """Drive plus load force at rest at ``q`` for motion starting in ``direction``."""
+    return drive_force(p, 0.0, u0, u1, u2, direction) + load_force(p, q)
+
+
+@jit
+def direction_of(mode):
+    if mode == MODE_FORWARD:
+        return 1.0
+    if mode == MODE_REVERSE:
+        return -1.0
+    return 0.0
+
+
+@jit
+def coulomb(p, mode):
+    if mode == MODE_FORWARD:
+        return p[P_KINETIC]
+    if mode == MODE_REVERSE:
+        return -p[P_KINETIC]
+    return 0.0
+
+
+@jit
+def resting(mode):
+    return mode == MODE_STUCK or mode == MODE_LOWER_STOP or mode == MODE_UPPER_STOP
+
+
+@jit
+def derivatives(p, mode, x, u, out):
+    """Write dx/dt into ``out`` (the same length as ``x``)."""
+    q = x[0]
+    v = x[1]
+    u0, u1, u2 = u[0], u[1], u[2]
+    track = p[P_TRACK_ENERGY] != 0.0
+    if resting(mode):
+        out[0] = 0.0
+        out[1] = 0.0
+        if track:
+            e = _electrical(p, 0.0, u0, u1, u2)
+            i = e[1]
+            out[2] = u2 * e[2]
+            out[3] = i * i * p[P_R]
+            for j in range(4, 8):
+                out[j] = 0.0
+        return
+    fric = p[P_LOAD_VISCOUS] * v + coulomb(p, mode)
+    direction = direction_of(mode)
+    if not track:
+        out[0] = v
+        out[1] = (drive_force(p, v, u0, u1, u2, direction) + load_force(p, q) - fric) / p[P_M]
+        return
+    e = _electrical(p, v, u0, u1, u2)
+    i = e[1]
+    tm = p[P_KT] * i
+    tf = p[P_SHAFT_FRICTION] * v  # the rotors' own friction torque
+    f = output_torque_directed(tm - tf, direction, p[P_GEARING], p[P_EFFICIENCY]) * p[P_K_PER_GEARING]
+    w = p[P_K] * v
+    out[0] = v
+    out[1] = (f + load_force(p, q) - fric) / p[P_M]
+    out[2] = u2 * e[2]
+    out[3] = i * i * p[P_R]
+    out[4] = (tm - tf) * w - f * v
+    out[5] = fric * v + tf * w
+    out[6] = 0.0
+    out[7] = i * w * (1.0 / p[P_KV] - p[P_KT])
+
+
+@jit
+def guard(p, code, x, u):
+    """The value of guard ``code`` (``GUARD_*``) at state ``x`` and inputs ``u``."""
+    if code == GUARD_LOWER_STOP:
+        return x[0] - p[P_MIN]
+    if code == GUARD_UPPER_STOP:
+        return x[0] - p[P_MAX]
+    if code == GUARD_VELOCITY:
+        return x[1]
+    if code == GUARD_FORWARD_PUSH:
+        return applied_force(p, x[0], u[0], u[1], u[2], 1.0) - p[P_BREAKAWAY]
+    return -applied_force(p, x[0], u[0], u[1], u[2], -1.0) - p[P_BREAKAWAY]
+
+
+# -- events -----------------------------------------------------------------------------------------------
+# The events of a geared mechanism (GearedMechanism._build_events, each its own StateEvent), EV_* in
+# simcore.kernel.layout: a stop's impact, velocity through zero in each sliding mode, breakaway from stuck,
+# leaving a stop.
+#: Per event: its guard (``GUARD_*``), its direction, whether it resets the state, its name.
+EVENT_GUARD = np.array([GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_VELOCITY, GUARD_FORWARD_PUSH,
+                        GUARD_BACKWARD_PUSH, GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH], dtype=np.int64)
+EVENT_DIRECTION = np.array([-1, 1, -1, 1, 1, 1, 1, 1], dtype=np.int64)
+EVENT_HAS_RESET = np.array([True, True, True, True, False, False, False, False])
+EVENT_NAMES = ("lower_stop", "upper_stop", "velocity_zero", "velocity_zero", "breakaway_forward",
+               "breakaway_reverse", "leave_lower_stop", "leave_upper_stop")
+
+
+@jit
+def active_events(p, mode, ids):
+    """The events armed in ``mode`` (ids into ``ids``, in the order of the mode's list); returns their number."""
+    n = 0
+    if mode == MODE_MOVING or mode == MODE_FORWARD or mode == MODE_REVERSE:
+        if p[P_MIN] > -math.inf:
+            ids[n] = EV_LOWER_STOP
+            n += 1
+        if p[P_MAX] < math.inf:
+            ids[n] = EV_UPPER_STOP
+            n += 1
+        if mode == MODE_FORWARD:
+            ids[n] = EV_VELOCITY_ZERO_FORWARD
+            n += 1
+        elif mode == MODE_REVERSE:
+            ids[n] = EV_VELOCITY_ZERO_REVERSE
+            n += 1
+    elif mode == MODE_STUCK:
+        ids[0] = EV_BREAKAWAY_FORWARD
+        ids[1] = EV_BREAKAWAY_REVERSE
+        n = 2
+    elif mode == MODE_LOWER_STOP:
+        ids[0] = EV_LEAVE_LOWER_STOP
+        n = 1
+    elif mode == MODE_UPPER_STOP:
+        ids[0] = EV_LEAVE_UPPER_STOP
+        n = 1
+    return n
+
+
+@jit
+def rest_mode(p, q, u):
+    """The mode of the body at rest at ``q`` under inputs ``u`` (GearedMechanism._rest_mode)."""
+    fb = p[P_BREAKAWAY]
+    f_fwd = applied_force(p, q, u[0], u[1], u[2], 1.0)
+    f_rev = applied_force(p, q, u[0], u[1], u[2], -1.0) if p[P_EFFICIENCY] < 1.0 else f_fwd
+    if q <= p[P_MIN] and f_fwd <= fb:
+        return MODE_LOWER_STOP
+    if q >= p[P_MAX] and f_rev >= -fb:
+        return MODE_UPPER_STOP
+    if p[P_DIRECTIONAL] == 0.0:
+        return MODE_MOVING
+    if f_fwd > fb:
+        return MODE_FORWARD
+    if f_rev < -fb:
+        return MODE_REVERSE
+    return MODE_STUCK
+
+
+@jit
+def fire(p, ev_id, x, u):
+    """Apply event ``ev_id``'s reset to ``x`` (in place); return the mode after it."""
+    if ev_id == EV_LOWER_STOP or ev_id == EV_UPPER_STOP:
+        if p[P_TRACK_ENERGY] != 0.0:
+            x[6] += 0.5 * p[P_M] * (x[1] * x[1])
+        x[0] = p[P_MIN] if ev_id == EV_LOWER_STOP else p[P_MAX]
+        x[1] = 0.0
+        return rest_mode(p, x[0], u)
+    if ev_id == EV_VELOCITY_ZERO_FORWARD or ev_id == EV_VELOCITY_ZERO_REVERSE:
+        x[1] = 0.0
+        return rest_mode(p, x[0], u)
+    if ev_id == EV_BREAKAWAY_FORWARD:
+        return MODE_FORWARD
+    if ev_id == EV_BREAKAWAY_REVERSE:
+        return MODE_REVERSE
+    if ev_id == EV_LEAVE_LOWER_STOP:
+        return MODE_FORWARD if p[P_DIRECTIONAL] != 0.0 else MODE_MOVING
+    return MODE_REVERSE if p[P_DIRECTIONAL] != 0.0 else MODE_MOVING
+
+
+#: The outputs :func:`outputs` writes, in order (``GearedMechanism.output_names`` before its extras).
+OUTPUT_NAMES = ("acceleration", "rotor_position", "rotor_velocity", "rotor_acceleration", "stator_current",
+                "supply_current", "applied_voltage", "supply_voltage", "torque", "motor_torque", "saturated",
+                "current_limited")
+N_OUTPUTS = 12
+
+
+@jit
+def outputs(p, mode, x, u, drum_radius, out):
+    """Write the outputs (:data:`OUTPUT_NAMES`) at one instant into ``out``; ``drum_radius`` m (1 for a
+    rotary mechanism) turns the drive force into the torque output."""
+    q = x[0]
+    rest = resting(mode)
+    v = 0.0 if rest else x[1]
+    direction = direction_of(mode)
+    e = _electrical(p, v, u[0], u[1], u[2])
+    tm = p[P_KT] * e[1]
+    f = output_torque_directed(tm - p[P_SHAFT_FRICTION] * v, direction, p[P_GEARING],
+                               p[P_EFFICIENCY]) * p[P_K_PER_GEARING]
+    if rest:
+        a = 0.0
+    else:
+        a = (f + load_force(p, q) - (p[P_LOAD_VISCOUS] * x[1] + coulomb(p, mode))) / p[P_M]
+    k = p[P_K]
+    out[0] = a
+    out[1] = k * q
+    out[2] = k * x[1]
+    out[3] = k * a
+    out[4] = e[1]
+    out[5] = e[2]
+    out[6] = e[0]
+    out[7] = u[2]
+    out[8] = f * drum_radius
+    out[9] = tm
+    out[10] = e[3]
+    out[11] = e[4]
+
+
+@jit
+def outputs_over_rows(p, modes, X, U, drum_radius):
+    """:func:`outputs` at each recorded row: ``X`` (m, n) states, ``U`` (m, 3) inputs, ``modes`` (m,)."""
+    m = X.shape[0]
+    out = np.empty((m, N_OUTPUTS))
+    for r in range(m):
+        outputs(p, modes[r], X[r], U[r], drum_radius, out[r])
+    return out

@@ -1,0 +1,83 @@
+"""The kernel's compiler settings: numba's ``njit`` with an on-disk cache that survives a new process
+and a read-only install (see :mod:`simcore.kernel`). Importing this module imports numba."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+__all__ = ["jit", "cache_dir"]
+
+
+def _source_hash() -> str:
+    """A hash of the kernel's sources: numba's cache does not notice a changed callee in another file, so
+    any change to the kernel gets a fresh cache folder."""
+    h = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _user_cache_root() -> Path:
+    if sys.platform.startswith("win"):
+        base = os.environ.get("LOCALAPPDATA") or str(Path.home() / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = str(Path.home() / "Library" / "Caches")
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "simcore"
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=folder):
+            pass
+        return True
+    except OSError:
+        return False
+
+
+def _choose_cache_dir() -> Path | None:
+    tag = f"kernel-{_source_hash()}"
+    given = os.environ.get("NUMBA_CACHE_DIR")
+    candidates = [Path(given) / "simcore" / tag] if given else [_user_cache_root() / tag]
+    candidates.append(Path(tempfile.gettempdir()) / f"simcore-{os.getuid() if hasattr(os, 'getuid') else 0}" / tag)
+    for folder in candidates:
+        if _writable(folder):
+            return folder
+    return None
+
+
+_CACHE_DIR = _choose_cache_dir()
+
+import numba  # noqa: E402  (after the cache folder is chosen: the decorators below read it)
+
+if _CACHE_DIR is not None:
+    numba.config.CACHE_DIR = str(_CACHE_DIR)
+else:
+    warnings.warn("simcore: no writable folder for numba's compiled-code cache; every process compiles the "
+                  "kernel afresh. Set the environment variable NUMBA_CACHE_DIR to a writable folder.",
+                  RuntimeWarning, stacklevel=2)
+
+
+def cache_dir() -> Path | None:
+    """The folder the compiled kernel is cached in (None: caching is off)."""
+    return _CACHE_DIR
+
+
+def jit(fn=None, **options):
+    """``numba.njit`` with the kernel's settings: cached on disk (where a folder is writable), no
+    fast-math (results equal the Python arithmetic to the bit), the GIL released so that kernels can
+    run on several Python threads at once."""
+    options.setdefault("cache", _CACHE_DIR is not None)
+    options.setdefault("nogil", True)
+    options.setdefault("error_model", "numpy")  # a division by zero gives inf/nan (checked), not an exception
+    if fn is None:
+        return lambda f: numba.njit(**options)(f)
+    return numba.njit(**options)(fn)

@@ -1,0 +1,49 @@
+"""The kernel's layout: the slots of its state arrays, its statuses and codes, in plain Python.
+
+Shared by the compiled modules and by the engine (:mod:`simcore.engine`, :mod:`simcore.compiled_run`),
+which reads the kernel's results without importing numba for it.
+"""
+from __future__ import annotations
+
+# -- statuses of a segment or an advance ---------------------------------------------------------------
+(DONE, EVENT, SWITCH, PAUSE, STEP_TOO_SMALL, NONFINITE_STATE, NONFINITE_DERIVATIVE, NONFINITE_GUARD,
+ WARN_STIFF) = range(9)
+#: Events accumulated (Zeno).
+ZENO = 20
+#: A variant that has ended (a batch skips it).
+DONE_ALREADY = 99
+
+# -- the per-variant scalars: a segment's (S_*), then the run's (RS_*) -------------------------------------
+(S_T, S_H, S_T_END, S_NFEV, S_NSTEPS, S_NROWS, S_TE, S_T_NEW, S_NROOTS, S_STIFF, S_CALM, S_STEPS_HERE, S_SPAN,
+ S_BAD_T, S_BAD_INDEX, S_SWITCH_DUE, S_WARN_DUE, S_DROPPED) = range(18)
+N_STATE = 18
+(RS_IN_SEGMENT, RS_ZENO_RUN, RS_LAST_EVENT_T, RS_N_FIRED, RS_N_EVENTS, RS_N_SEGMENTS, RS_N_ACTIVE,
+ RS_ZENO_EVENT, RS_N_EV_RECORDS, RS_DETECT, RS_WARN_T) = range(N_STATE, N_STATE + 11)
+N_RUN_STATE = N_STATE + 11
+
+# -- flags of a call: "auto"; stiffness estimates made; every step recorded; guards armed; segment start --
+F_AUTO, F_DETECT, F_KEEP, F_ARMED, F_START = range(5)
+N_FLAGS = 5
+
+# -- the stiffness rule's numbers, in this order (simcore.solvers') --------------------------------------
+R_BOUNDARY, R_STIFF_STEPS, R_CLEAR_AFTER, R_SKIP_STEPS, R_MIN_EXPLICIT = range(5)
+
+# -- recorded rows: an accepted step (or a tick's row); before an event's reset; after it -------------------
+ROW_STEP, ROW_BEFORE_EVENT, ROW_AFTER_EVENT = 0, 1, 2
+
+# -- an armed event (ACTIVE[v, j]) and a just-fired one (FIRED[v, j]) ---------------------------------------
+A_PART, A_CODE, A_DIR, A_ID = range(4)
+FD_PART, FD_ID, FD_PRE_SIDE, FD_PREV_T = range(4)
+
+# -- an event record (EVR_F[v, e]) ---------------------------------------------------------------------------
+E_T, E_PART, E_ID, E_MODE_BEFORE, E_MODE_AFTER, E_AT_TICK = range(6)
+N_EVENT_FIELDS = 6
+
+# -- the geared mechanism's modes and events (simcore.kernel.geared) -------------------------------------
+MODE_MOVING, MODE_FORWARD, MODE_REVERSE, MODE_STUCK, MODE_LOWER_STOP, MODE_UPPER_STOP = range(6)
+MODE_NAMES = ("moving", "forward", "reverse", "stuck", "lower_stop", "upper_stop")
+(EV_LOWER_STOP, EV_UPPER_STOP, EV_VELOCITY_ZERO_FORWARD, EV_VELOCITY_ZERO_REVERSE, EV_BREAKAWAY_FORWARD,
+ EV_BREAKAWAY_REVERSE, EV_LEAVE_LOWER_STOP, EV_LEAVE_UPPER_STOP) = range(8)
+N_EVENTS = 8
+#: The most events armed at once in one part (moving forward between two stops).
+MAX_ACTIVE = 3
