@@ -167,6 +167,10 @@ class MecanumDrive(ChassisDrive, System):
     ``wall_force`` with walls.
     """
 
+    #: The wheels whose hub motors are mounted mirrored unless a channel says otherwise: the left ones, facing
+    #: the right ones across the chassis (simcore.controllers.hub.motor, "Mounting").
+    mirrored_wheels = ("front_left", "rear_left")
+
     def __init__(self, motor, gearing=None, *, track_width, wheelbase, wheel_radius, mass, moi,
                  friction_coefficient=1.0, name: str = "mecanum", wheel_inertia=5e-4, rotor_inertia=0.0,
                  slip_epsilon=0.02, gravity=STANDARD_GRAVITY, n_motors=1, efficiency=1.0, neutral_mode="brake",

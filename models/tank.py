@@ -259,6 +259,10 @@ class TankDrive(ChassisDrive, System):
     :meth:`supply_current_at` returns both sides' total.
     """
 
+    #: The side whose hub motors are mounted mirrored unless a channel says otherwise: the left, facing the
+    #: right across the chassis (simcore.controllers.hub.motor, "Mounting").
+    mirrored_wheels = ("left",)
+
     def __init__(self, motor, gearing=None, *, n_motors_per_side, wheel_radius, track_width, mass, moi,
                  name: str = "drive", friction_coefficient=None, wheel_inertia=None, rotor_inertia=0.0,
                  slip_epsilon=0.02, gravity=STANDARD_GRAVITY, efficiency=1.0, neutral_mode="brake",

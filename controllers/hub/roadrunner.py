@@ -61,7 +61,7 @@ from .bulk import BulkCachingMode
 from .imu import IMU
 from .motor import Hub
 from .opmode import linear_opmode
-from .sdk import AngleUnit, RunMode, ZeroPowerBehavior
+from .sdk import AngleUnit, Direction, RunMode, ZeroPowerBehavior
 
 __all__ = ["feedforward_ramps", "RoadRunnerTuning", "RAMP_POWER_PER_SEC", "RAMP_POWER_MAX", "MAX_WHEEL_VEL",
            "PROFILE_ACCEL"]
@@ -112,6 +112,8 @@ class RoadRunnerTuning:
 def _hub_and_motors(drive):
     hub = Hub()
     motors = [hub.motor(port, drive, wheel=w) for port, w in enumerate(_WHEELS)]
+    for m in (motors[0], motors[2]):  # Road Runner's MecanumDrive reverses leftFront and leftBack (mirrored)
+        m.setDirection(Direction.REVERSE)
     return hub, motors, IMU(drive)
 
 
