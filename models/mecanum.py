@@ -61,8 +61,8 @@ from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError
 from simcore.system import System
 
-from .chassis import (DRIVE_ENERGY_STATES as ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive,
-                      square_safe)
+from .chassis import (DEFAULT_FIELD, DRIVE_ENERGY_STATES as ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis,
+                      ChassisDrive, square_safe, walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .motor_channels import MotorChannels, motor_friction
 from .swerve import module_layout
@@ -148,7 +148,10 @@ class MecanumDrive(ChassisDrive, System):
     bumper : (length, width), optional
         Bumper outline, m.
     field : field, optional
-        With ``bumper``, the field's walls are contacts (``simcore.field.FTC_FIELD``, ...).
+        With ``bumper``, the field's walls are contacts (``simcore.field.FTC_FIELD_WALLS``, ...).
+        Default: built from an FTC motor type, the FTC field's perimeter centred on the
+        origin, with an 18 in square bumper unless ``bumper`` is given
+        (:func:`~simcore.models.chassis.walls_of`); otherwise none. ``None``: no walls.
     viscous_friction : float or Quantity, optional
         The motors' own viscous friction at the wheel rim, per wheel, N·s/m. Default:
         the friction the datasheet free current implies; 0 the ideal motor.
@@ -177,8 +180,9 @@ class MecanumDrive(ChassisDrive, System):
                  stator_current_limit=None, supply_current_limit=None, command=None,
                  nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0),
                  wheel_positions=None, roller_friction=DEFAULT_ROLLER_FRICTION, cog_height=0.0, bumper=None,
-                 field=None, viscous_friction=None):
+                 field=DEFAULT_FIELD, viscous_friction=None):
         motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
+        field, bumper = walls_of(field, bumper, self.motor_type)
         if command is None:
             command = "duty" if self.motor_type is not None else "voltage"
         drive_kw, _ = split_drive_options(type(self), dict(

@@ -239,7 +239,8 @@ def feedforward_ramps(drive, *, push_force: float = 60.0, push_time: float = 0.5
     Parameters
     ----------
     drive : MecanumDrive
-        Built from an FTC motor type (``command="duty"``: hub channels on its wheels).
+        Built from an FTC motor type (``command="duty"``: hub channels on its wheels), with
+        ``field=None``: the steps need open floor, as on a real robot.
     push_force, push_time, push_duration : float
         The hand's push in the push tests (N, along the robot's x or y), how long it
         pushes and how long each test lasts (the robot must come to rest), s.
@@ -263,6 +264,10 @@ def feedforward_ramps(drive, *, push_force: float = 60.0, push_time: float = 0.5
     if getattr(drive, "motor_type", None) is None or not all(f"{w}_duty" in drive.input_names for w in _WHEELS):
         raise ConfigTypeError("drive", drive, "a mecanum drive built from an FTC motor type (hub channels on "
                                               "front_left, front_right, rear_left, rear_right)")
+    if getattr(drive, "field", None) is not None:
+        raise ConfigError("drive", drive, "a drive on open floor, as Road Runner's tuning steps need (its profile "
+                                          f"runs {profile_distance!r} in): this one stands in the walls "
+                                          f"{drive.field}; build it with field=None")
     push_force = checks.positive("push_force", push_force, "N", what="force")
     push_time = checks.positive("push_time", push_time, "s", what="duration")
     push_duration = checks.positive("push_duration", push_duration, "s", what="duration")
