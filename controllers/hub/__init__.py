@@ -65,6 +65,7 @@ from .linear import (MAX_LINES_WITHOUT_HANDOVER, LinearOpMode, OpModeController,
                      run_opmode)
 from .motor import DEFAULT_TARGET_POSITION_TOLERANCE, NUMBER_OF_MOTORS, DcMotorEx, Hub, LynxModule, OpModeEndedError
 from .opmode import OpMode, iterative_opmode, linear_opmode
+from .range import Range
 from .sdk import (AngleUnit, CurrentUnit, DcMotor, DcMotorSimple, Direction, IllegalArgumentException,
                   MotorControlAlgorithm, PIDCoefficients, PIDFCoefficients, RunMode, TargetPositionNotSetException,
                   UnsupportedOperationException, ZeroPowerBehavior)
@@ -80,4 +81,4 @@ __all__ = ["Hub", "LynxModule", "DcMotorEx", "FirmwareConstants", "DEFAULT_FIRMW
            "MAX_LINES_WITHOUT_HANDOVER", "HardwareMap", "Telemetry", "TelemetryFrame", "TelemetryLog", "Gamepad",
            "ElapsedTime", "HubTiming", "DEFAULT_TIMING",
            "IMU", "YawPitchRollAngles", "AngularVelocity", "RevHubOrientationOnRobot", "BulkCachingMode",
-           "BulkData"]
+           "BulkData", "Range"]

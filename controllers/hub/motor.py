@@ -99,7 +99,7 @@ from .sdk import (AngleUnit, CurrentUnit, DcMotor, Direction, IllegalArgumentExc
 from .timing import robot_clock, spend_round_trips
 
 __all__ = ["Hub", "LynxModule", "DcMotorEx", "OpModeEndedError", "NUMBER_OF_MOTORS",
-           "DEFAULT_TARGET_POSITION_TOLERANCE", "default_mirrored",
+           "DEFAULT_TARGET_POSITION_TOLERANCE", "default_mirrored", "check_hub_names",
            "REQUIRED_SIGNALS", "PER_WHEEL_SIGNALS", "channel_signal_names"]
 
 #: Motor ports per hub (0..3), as LynxConstants.
@@ -227,6 +227,21 @@ def _bind_channel(mechanism, mech_name: str, wheel: Optional[str]) -> dict:
     return names
 
 
+def check_hub_names(hubs) -> None:
+    """ConfigError naming the fix when two of ``hubs`` share a name (every ``Hub()`` is ``"hub"`` by default).
+
+    A robot's configuration names each hub (its Control Hub and its Expansion
+    Hub), and so must a simulated one: the names key ``hardwareMap`` and the
+    firmware controllers.
+    """
+    names = [h.name for h in hubs]
+    shared = sorted({n for n in names if names.count(n) > 1})
+    if shared:
+        raise ConfigError("hubs", names, f"hubs with distinct names: {shared} name more than one hub; name each as "
+                                         "the robot configuration does, e.g. Hub(name=\"Control Hub\") and "
+                                         "Hub(name=\"Expansion Hub 2\")")
+
+
 class WeakSignals(Mapping):
     """A simulation's live signals, held weakly: a device that keeps it does not keep the simulation alive."""
 
@@ -273,7 +288,10 @@ class Hub:
     Parameters
     ----------
     name : str
-        Names the firmware controller (``"<name>.firmware"``).
+        The hub's name in the robot configuration; names the firmware controller
+        (``"<name>.firmware"``). Default ``"hub"``: a robot with two hubs (a Control
+        Hub and an Expansion Hub) names each, e.g. ``"Control Hub"`` and
+        ``"Expansion Hub 2"``; two hubs of one name are refused where they meet.
     loop_period : float, optional
         Period of the firmware loop, s. Defaults to ``firmware.loop_period``
         (0.010 s, an APPROXIMATION); given here it overrides that field.
