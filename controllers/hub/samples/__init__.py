@@ -47,7 +47,14 @@ from ..sdk import AngleUnit, Direction, RunMode
 from ..telemetry import Telemetry
 from ..timing import ElapsedTime
 
-__all__ = ["counts_per_inch", "DriveByEncoder", "DriveByTime", "POVTeleOp", "OmniTeleOp", "GeneratorTiming",
+from .basic_omni_opmode_linear import BasicOmniOpMode_Linear
+from .robot_auto_drive_by_encoder_linear import RobotAutoDriveByEncoder_Linear
+from .robot_auto_drive_by_gyro_linear import RobotAutoDriveByGyro_Linear
+from .robot_auto_drive_by_time_linear import RobotAutoDriveByTime_Linear
+from .robots import encoder_sample_tank, gyro_sample_tank, strafer
+
+__all__ = ["BasicOmniOpMode_Linear", "RobotAutoDriveByEncoder_Linear", "RobotAutoDriveByTime_Linear",
+           "RobotAutoDriveByGyro_Linear", "strafer", "encoder_sample_tank", "gyro_sample_tank", "counts_per_inch", "DriveByEncoder", "DriveByTime", "POVTeleOp", "OmniTeleOp", "GeneratorTiming",
            "drive_by_encoder", "drive_by_time", "ENCODER_LEGS", "TIMED_LEGS"]
 
 #: The encoder sample's path: (speed, left inches, right inches, timeout s): forward, turn right, back.
