@@ -49,6 +49,10 @@ type is kept as ``motor_type``), each wheel is a hub channel: inputs
 ``<wheel>_stator_current``, ``<wheel>_supply_current`` and ``supply_voltage``. Every
 mecanum drive with ``command="duty"`` has the per-wheel brake inputs; with
 ``command="voltage"`` one ``brake`` input serves all four.
+These signals are in the wheel's frame (positive rolls the robot forward); a hub
+channel maps them to its motor's own frame through its mounting, the left motors
+mirrored by default (``mirrored_wheels``; :mod:`simcore.controllers.hub.motor`,
+"Mounting"). Such a drive stands in the FTC field's walls by default (``field``).
 """
 from __future__ import annotations
 

@@ -76,6 +76,11 @@ as ``motor_type`` and is hub-drivable: each side is a hub channel with inputs
 drive with ``command="duty"`` has the per-side brake inputs (each side's
 controller has its own neutral mode); with ``command="voltage"`` one ``brake``
 input serves both sides.
+These signals are in the wheel's frame (positive rolls the robot forward); a hub
+channel maps them to its motor's own frame through its mounting, the left motors
+mirrored by default (``mirrored_wheels``; :mod:`simcore.controllers.hub.motor`,
+"Mounting"). With a ``friction_coefficient`` such a drive stands in the FTC
+field's walls by default (``field``).
 
 **Characterized model** (:meth:`TankDrive.characterized`): WPILib's
 ``LinearSystemId.identifyDrivetrainSystem(kVlinear, kAlinear, kVangular, kAangular,

@@ -11,8 +11,12 @@ read costs). Op modes come in three styles: :class:`LinearOpMode` written as the
 Java reads, run on its own thread by :func:`run_opmode`
 (:mod:`simcore.controllers.hub.linear`); the generator style
 :func:`linear_opmode` and the iterative :class:`OpMode`
-(:mod:`simcore.controllers.hub.opmode`). Op modes in the shape of the SDK's
-samples are in :mod:`simcore.controllers.hub.samples`.
+(:mod:`simcore.controllers.hub.opmode`). The SDK's drive samples, translated
+line by line, and op modes in their shape are in
+:mod:`simcore.controllers.hub.samples`; the SDK's ``Range`` is
+:mod:`simcore.controllers.hub.range`. A drivetrain's motors are mounted as on
+the robot, the left ones mirrored (``Hub.motor(..., mirrored=...)``), so robot
+code keeps its ``setDirection(REVERSE)`` lines.
 
 Example
 -------
