@@ -40,7 +40,9 @@ CPI = counts_per_inch(GOBILDA_5203_312, 0.096)
 
 
 def robot():
-    drive = MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0, moi=0.35)
+    # Open floor (no FTC walls), as this benchmark has always run: its 30 s of repeated legs would reach a wall.
+    drive = MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0, moi=0.35,
+                         field=None)
     hub = Hub()
     config = {w: hub.motor(port, drive, wheel=w) for port, w in enumerate(WHEELS)}
     config["imu"] = IMU(drive)

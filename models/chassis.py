@@ -83,9 +83,9 @@ import numpy as np
 from simcore import checks
 from simcore.errors import ConfigError, IntegrationError
 from simcore.events import StateEvent
-from simcore.field import field_bounds
+from simcore.field import FTC_FIELD_WALLS, FTC_ROBOT_SIZE, field_bounds
 
-__all__ = ["Chassis", "ChassisDrive", "ContactSolution", "DRIVE_ENERGY_STATES", "EXTERNAL_INPUTS", "ROLL", "FORWARD",
+__all__ = ["Chassis", "ChassisDrive", "DEFAULT_FIELD", "walls_of", "ContactSolution", "DRIVE_ENERGY_STATES", "EXTERNAL_INPUTS", "ROLL", "FORWARD",
            "BACKWARD", "BREAKAWAY_MARGIN", "GRIP_SPEED", "TOUCH_DISTANCE", "square_safe"]
 
 #: Energy-accounting states of every drivetrain (``track_energy=True``), J: ``energy_in +
@@ -107,6 +107,34 @@ BREAKAWAY_MARGIN = 1e-9
 #: Slip speed, m/s, below which a wheel whose grip event fired is set rolling exactly (the
 #: event is located to 1e-13 s, so the slip left there is about 1e-11 m/s).
 GRIP_SPEED = 1e-9
+
+
+class _DefaultField:
+    """The type of :data:`DEFAULT_FIELD`."""
+
+    def __repr__(self):
+        return "DEFAULT_FIELD"
+
+
+#: A drivetrain's default ``field``: the FTC field's walls for one built from an FTC motor type (that can push a
+#: wall), none for the others (:func:`walls_of`). Give ``field=None`` for no walls.
+DEFAULT_FIELD = _DefaultField()
+
+
+def walls_of(field, bumper, motor_type, *, can_push: bool = True):
+    """The ``(field, bumper)`` a drivetrain stands in, its ``field`` argument's default resolved.
+
+    With ``field`` :data:`DEFAULT_FIELD`: an FTC drivetrain (built from an FTC
+    ``motor_type``) that ``can_push`` a wall stands in the FTC field's perimeter
+    (:data:`simcore.field.FTC_FIELD_WALLS`) with its ``bumper``, or the largest
+    starting footprint :data:`simcore.field.FTC_ROBOT_SIZE` when it gives none;
+    any other drivetrain in no field. Any other ``field`` is returned as given.
+    """
+    if field is not DEFAULT_FIELD:
+        return field, bumper
+    if motor_type is None or not can_push:
+        return None, bumper
+    return FTC_FIELD_WALLS, FTC_ROBOT_SIZE if bumper is None else bumper
 
 
 def square_safe(parameter: str, value, unit: str = "", *, what: str, signed: bool = False) -> float:
@@ -251,7 +279,8 @@ class Chassis:
         for w in range(4):
             for k in range(4):
                 if self.gap(w, k, x, y, c, s) < -1e-12:
-                    raise ConfigError(parameter, pose, f"a pose with the bumper inside the field {self.field}")
+                    raise ConfigError(parameter, pose, f"a pose with the bumper {self.bumper} m inside the field "
+                                                       f"{self.field} (field=None for no walls)")
 
     def wall_rows(self, contacts, om: float, c: float, s: float) -> list:
         """Per wall contact (wall, corner): (n_x, n_y robot frame, corner x n, omega^2 n . corner)."""

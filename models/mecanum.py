@@ -49,6 +49,10 @@ type is kept as ``motor_type``), each wheel is a hub channel: inputs
 ``<wheel>_stator_current``, ``<wheel>_supply_current`` and ``supply_voltage``. Every
 mecanum drive with ``command="duty"`` has the per-wheel brake inputs; with
 ``command="voltage"`` one ``brake`` input serves all four.
+These signals are in the wheel's frame (positive rolls the robot forward); a hub
+channel maps them to its motor's own frame through its mounting, the left motors
+mirrored by default (``mirrored_wheels``; :mod:`simcore.controllers.hub.motor`,
+"Mounting"). Such a drive stands in the FTC field's walls by default (``field``).
 """
 from __future__ import annotations
 
@@ -61,8 +65,8 @@ from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError
 from simcore.system import System
 
-from .chassis import (DRIVE_ENERGY_STATES as ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive,
-                      square_safe)
+from .chassis import (DEFAULT_FIELD, DRIVE_ENERGY_STATES as ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis,
+                      ChassisDrive, square_safe, walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .motor_channels import MotorChannels, motor_friction
 from .swerve import module_layout
@@ -148,7 +152,10 @@ class MecanumDrive(ChassisDrive, System):
     bumper : (length, width), optional
         Bumper outline, m.
     field : field, optional
-        With ``bumper``, the field's walls are contacts (``simcore.field.FTC_FIELD``, ...).
+        With ``bumper``, the field's walls are contacts (``simcore.field.FTC_FIELD_WALLS``, ...).
+        Default: built from an FTC motor type, the FTC field's perimeter centred on the
+        origin, with an 18 in square bumper unless ``bumper`` is given
+        (:func:`~simcore.models.chassis.walls_of`); otherwise none. ``None``: no walls.
     viscous_friction : float or Quantity, optional
         The motors' own viscous friction at the wheel rim, per wheel, N·s/m. Default:
         the friction the datasheet free current implies; 0 the ideal motor.
@@ -167,14 +174,19 @@ class MecanumDrive(ChassisDrive, System):
     ``wall_force`` with walls.
     """
 
+    #: The wheels whose hub motors are mounted mirrored unless a channel says otherwise: the left ones, facing
+    #: the right ones across the chassis (simcore.controllers.hub.motor, "Mounting").
+    mirrored_wheels = ("front_left", "rear_left")
+
     def __init__(self, motor, gearing=None, *, track_width, wheelbase, wheel_radius, mass, moi,
                  friction_coefficient=1.0, name: str = "mecanum", wheel_inertia=5e-4, rotor_inertia=0.0,
                  slip_epsilon=0.02, gravity=STANDARD_GRAVITY, n_motors=1, efficiency=1.0, neutral_mode="brake",
                  stator_current_limit=None, supply_current_limit=None, command=None,
                  nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0),
                  wheel_positions=None, roller_friction=DEFAULT_ROLLER_FRICTION, cog_height=0.0, bumper=None,
-                 field=None, viscous_friction=None):
+                 field=DEFAULT_FIELD, viscous_friction=None):
         motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
+        field, bumper = walls_of(field, bumper, self.motor_type)
         if command is None:
             command = "duty" if self.motor_type is not None else "voltage"
         drive_kw, _ = split_drive_options(type(self), dict(

@@ -76,6 +76,11 @@ as ``motor_type`` and is hub-drivable: each side is a hub channel with inputs
 drive with ``command="duty"`` has the per-side brake inputs (each side's
 controller has its own neutral mode); with ``command="voltage"`` one ``brake``
 input serves both sides.
+These signals are in the wheel's frame (positive rolls the robot forward); a hub
+channel maps them to its motor's own frame through its mounting, the left motors
+mirrored by default (``mirrored_wheels``; :mod:`simcore.controllers.hub.motor`,
+"Mounting"). With a ``friction_coefficient`` such a drive stands in the FTC
+field's walls by default (``field``).
 
 **Characterized model** (:meth:`TankDrive.characterized`): WPILib's
 ``LinearSystemId.identifyDrivetrainSystem(kVlinear, kAlinear, kVangular, kAangular,
@@ -104,7 +109,8 @@ from simcore.errors import ConfigError, ConfigTypeError
 from simcore.system import System
 from simcore.units import to_si
 
-from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive, square_safe
+from .chassis import (DEFAULT_FIELD, DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive, square_safe,
+                      walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .ftc_motor_types import MotorType
 from .motor_channels import MotorChannels, motor_friction
@@ -242,8 +248,11 @@ class TankDrive(ChassisDrive, System):
     bumper : (length, width), optional
         Bumper outline, m, for wall contacts and field plots.
     field : field, optional
-        ``simcore.field.FRC_FIELD``, ``FTC_FIELD`` or ``(x_min, y_min, x_max, y_max)``;
-        with ``bumper``, the walls are contacts.
+        ``simcore.field.FRC_FIELD``, ``FTC_FIELD_WALLS`` or ``(x_min, y_min, x_max, y_max)``;
+        with ``bumper``, the walls are contacts. Default: built from an FTC motor type
+        with a ``friction_coefficient``, the FTC field's perimeter centred on the origin,
+        with an 18 in square bumper unless ``bumper`` is given
+        (:func:`~simcore.models.chassis.walls_of`); otherwise none. ``None``: no walls.
     viscous_friction : float or Quantity, optional
         The motors' own viscous friction at the wheel rim, per side, N·s/m. Default:
         the friction the datasheet free current implies (a motor at free speed draws
@@ -259,13 +268,17 @@ class TankDrive(ChassisDrive, System):
     :meth:`supply_current_at` returns both sides' total.
     """
 
+    #: The side whose hub motors are mounted mirrored unless a channel says otherwise: the left, facing the
+    #: right across the chassis (simcore.controllers.hub.motor, "Mounting").
+    mirrored_wheels = ("left",)
+
     def __init__(self, motor, gearing=None, *, n_motors_per_side, wheel_radius, track_width, mass, moi,
                  name: str = "drive", friction_coefficient=None, wheel_inertia=None, rotor_inertia=0.0,
                  slip_epsilon=0.02, gravity=STANDARD_GRAVITY, efficiency=1.0, neutral_mode="brake",
                  stator_current_limit=None, supply_current_limit=None, command=None,
                  nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0),
                  wheelbase=None, axle_positions=None, lateral_friction_coefficient=None, axle_load_fractions=None,
-                 cog_height=0.0, bumper=None, field=None, viscous_friction=None):
+                 cog_height=0.0, bumper=None, field=DEFAULT_FIELD, viscous_friction=None):
         motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
         if command is None:
             command = "duty" if self.motor_type is not None else "voltage"
@@ -289,6 +302,8 @@ class TankDrive(ChassisDrive, System):
                                      checks.positive("friction_coefficient", friction_coefficient,
                                                      what="friction coefficient"))
         self.traction = self.friction_coefficient is not None
+        # The FTC field by default for an FTC tank that can push a wall (one that cannot slip cannot).
+        field, bumper = walls_of(field, bumper, self.motor_type, can_push=self.traction)
         if wheel_inertia is None:
             wheel_inertia = DEFAULT_TANK_WHEEL_INERTIA if self.traction else 0.0
         self.wheel_inertia = checks.nonnegative("wheel_inertia", wheel_inertia, "kg*m**2", what="inertia")

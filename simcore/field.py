@@ -5,6 +5,15 @@ the origin, m; :func:`field_bounds` turns those or an ``(x_min, y_min, x_max,
 y_max)`` rectangle into its bounds. A drivetrain given a field and a bumper treats
 the field's perimeter as walls (see :mod:`simcore.models.chassis`).
 
+**The FTC field** (:data:`FTC_FIELD_WALLS`): a 12 ft x 12 ft square perimeter
+(six by six 2 ft foam tiles; FIRST's FTC game manuals, part 2, the field) in the
+FTC field coordinate system, whose origin is the centre of the field,
+equidistant from the four perimeter walls (FIRST, "FTC Field Coordinate System
+Definition", rev. 1.0.0). A drivetrain built from an FTC motor type gets these
+walls by default, with a bumper of :data:`FTC_ROBOT_SIZE` square unless it
+gives its own (the FTC robot rules: a robot starts inside an 18 in x 18 in x
+18 in sizing cube), so a robot starting at the origin has 1.6 m of field ahead.
+
 **Field view** (:func:`plot_field`): the path, the robot outline at intervals,
 swerve module vectors. It reads the pose signals ``<drive>.x``, ``<drive>.y``,
 ``<drive>.heading`` (field frame, m and rad) from a :class:`~simcore.result.Result`.
@@ -22,12 +31,16 @@ import numpy as np
 from . import checks
 from .errors import ConfigError, ConfigTypeError
 
-__all__ = ["plot_field", "field_bounds", "FRC_FIELD", "FTC_FIELD"]
+__all__ = ["plot_field", "field_bounds", "FRC_FIELD", "FTC_FIELD", "FTC_FIELD_WALLS", "FTC_ROBOT_SIZE"]
 
 #: FRC field (2024-2026 style), length x width, m.
 FRC_FIELD = (16.54, 8.07)
 #: FTC field, 12 ft x 12 ft, m.
 FTC_FIELD = (3.6576, 3.6576)
+#: The FTC field's perimeter in the FTC field coordinates (origin at its centre): (x_min, y_min, x_max, y_max), m.
+FTC_FIELD_WALLS = (-FTC_FIELD[0] / 2, -FTC_FIELD[1] / 2, FTC_FIELD[0] / 2, FTC_FIELD[1] / 2)
+#: The FTC robot's largest starting footprint, 18 in x 18 in (the sizing cube), m.
+FTC_ROBOT_SIZE = (0.4572, 0.4572)
 
 
 def field_bounds(parameter: str, field) -> tuple[float, float, float, float]:

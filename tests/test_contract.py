@@ -95,6 +95,17 @@ def test_hub_contract():
         assert hasattr(hub.DcMotorEx, m), m
 
 
+def test_hub_contract_issue_26_mounting_and_range():
+    """Hub.motor(port, mechanism, motor_type=None, *, wheel=None, mirrored=<the mounting's default>); Range."""
+    p = params(hub.Hub.motor)
+    assert list(p)[1:4] == ["port", "mechanism", "motor_type"] and p["motor_type"].default is None
+    assert p["wheel"].kind is inspect.Parameter.KEYWORD_ONLY and p["wheel"].default is None
+    assert p["mirrored"].kind is inspect.Parameter.KEYWORD_ONLY and p["mirrored"].default is None
+    assert "Range" in hub.__all__
+    for m in ("clip", "scale", "throwIfRangeIsInvalid"):
+        assert callable(getattr(hub.Range, m)), m
+
+
 def test_drivetrain_contract():
     p = params(models.TankDrive)
     assert list(p)[:2] == ["motor", "gearing"]

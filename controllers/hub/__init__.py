@@ -11,8 +11,12 @@ read costs). Op modes come in three styles: :class:`LinearOpMode` written as the
 Java reads, run on its own thread by :func:`run_opmode`
 (:mod:`simcore.controllers.hub.linear`); the generator style
 :func:`linear_opmode` and the iterative :class:`OpMode`
-(:mod:`simcore.controllers.hub.opmode`). Op modes in the shape of the SDK's
-samples are in :mod:`simcore.controllers.hub.samples`.
+(:mod:`simcore.controllers.hub.opmode`). The SDK's drive samples, translated
+line by line, and op modes in their shape are in
+:mod:`simcore.controllers.hub.samples`; the SDK's ``Range`` is
+:mod:`simcore.controllers.hub.range`. A drivetrain's motors are mounted as on
+the robot, the left ones mirrored (``Hub.motor(..., mirrored=...)``), so robot
+code keeps its ``setDirection(REVERSE)`` lines.
 
 Example
 -------
@@ -65,6 +69,7 @@ from .linear import (MAX_LINES_WITHOUT_HANDOVER, LinearOpMode, OpModeController,
                      run_opmode)
 from .motor import DEFAULT_TARGET_POSITION_TOLERANCE, NUMBER_OF_MOTORS, DcMotorEx, Hub, LynxModule, OpModeEndedError
 from .opmode import OpMode, iterative_opmode, linear_opmode
+from .range import Range
 from .sdk import (AngleUnit, CurrentUnit, DcMotor, DcMotorSimple, Direction, IllegalArgumentException,
                   MotorControlAlgorithm, PIDCoefficients, PIDFCoefficients, RunMode, TargetPositionNotSetException,
                   UnsupportedOperationException, ZeroPowerBehavior)
@@ -80,4 +85,4 @@ __all__ = ["Hub", "LynxModule", "DcMotorEx", "FirmwareConstants", "DEFAULT_FIRMW
            "MAX_LINES_WITHOUT_HANDOVER", "HardwareMap", "Telemetry", "TelemetryFrame", "TelemetryLog", "Gamepad",
            "ElapsedTime", "HubTiming", "DEFAULT_TIMING",
            "IMU", "YawPitchRollAngles", "AngularVelocity", "RevHubOrientationOnRobot", "BulkCachingMode",
-           "BulkData"]
+           "BulkData", "Range"]

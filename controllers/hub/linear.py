@@ -94,7 +94,7 @@ from simcore.errors import ConfigError, ConfigTypeError, SimError
 
 from .gamepad import Gamepad
 from .hardware_map import HardwareMap
-from .motor import DcMotorEx, Hub
+from .motor import DcMotorEx, Hub, check_hub_names
 from .sdk import IllegalArgumentException
 from .telemetry import Telemetry, TelemetryLog
 from .timing import DEFAULT_TIMING, HubTiming, RobotClock, robot_clock, set_robot_clock
@@ -569,8 +569,9 @@ def run_opmode(opmode, *, hubs: Iterable[Hub], configuration: Mapping, gamepad1:
         raise ConfigTypeError("hubs", hubs, "an iterable of Hub") from None
     if not hubs or not all(isinstance(h, Hub) for h in hubs):
         raise ConfigTypeError("hubs", hubs, "one or more Hub objects")
-    if len({id(h) for h in hubs}) != len(hubs) or len({h.name for h in hubs}) != len(hubs):
-        raise ConfigError("hubs", [h.name for h in hubs], "distinct hubs with distinct names")
+    if len({id(h) for h in hubs}) != len(hubs):
+        raise ConfigError("hubs", [h.name for h in hubs], "distinct hubs (each given once)")
+    check_hub_names(hubs)
     hardware_map = HardwareMap(configuration, hubs)
     driven = {}
     for device_name, device in configuration.items():
@@ -593,6 +594,9 @@ def run_opmode(opmode, *, hubs: Iterable[Hub], configuration: Mapping, gamepad1:
     start_time = checks.nonnegative("start_time", start_time, "s", what="time")
     if stop_time is not None:
         stop_time = checks.nonnegative("stop_time", stop_time, "s", what="time")
+        if not stop_time > start_time:
+            raise ConfigError("stop_time", stop_time, f"a time after start_time={start_time!r} s (STOP comes after "
+                                                      "PLAY; None: no STOP)")
     if not isinstance(timing, HubTiming):
         raise ConfigTypeError("timing", timing, "a HubTiming")
     bound = checks.integer("max_lines_without_handover", max_lines_without_handover, minimum=0,

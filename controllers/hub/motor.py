@@ -56,6 +56,24 @@ Channels on drivetrains: ``hub.motor(port, drive, wheel="front_left")`` binds
 a channel to one wheel of a drivetrain whose wheels carry their own signals
 (``<wheel>_duty``, ``<wheel>_brake``, ``<wheel>_rotor_position``, ...; the bus
 ``supply_voltage`` is shared): :data:`PER_WHEEL_SIGNALS`.
+
+Mounting (physics of the robot, not of the SDK): a channel's motor is mounted
+*mirrored* or not. A drivetrain's signals are in the wheel's frame (positive:
+the wheel rolls the robot forward). On a real chassis the motors on the two
+sides face each other, so the same shaft rotation rolls the left wheels
+backward and the right ones forward. Mirrored, the motor's own frame (the
+rotation that FORWARD and positive power produce for every motor type, see
+:mod:`simcore.models.ftc_motor_types`) is the wheel's frame negated: positive
+power on a FORWARD handle rolls that wheel backward, and the encoder, which
+turns with the motor, counts down as the wheel rolls forward. The hub's raw
+frame is then ``wheel frame * raw_sign * (-1 if mirrored else 1)``: the SDK's
+orientation of CCW types (``raw_sign``) and the mounting compose, and every
+count, velocity, duty and ``getPhysicalPositionTicks()`` follows. Default
+(:func:`default_mirrored`): a drivetrain's left wheels are mirrored, as on the
+standard FTC chassis kits (goBILDA Strafer, REV's drivetrain kits), so the SDK
+samples' ``leftDrive.setDirection(DcMotor.Direction.REVERSE)`` lines are what
+makes the robot drive forward, as on the robot; a mechanism's motor is not.
+``hub.motor(..., mirrored=True/False)`` overrides it per channel.
 """
 from __future__ import annotations
 
@@ -64,6 +82,8 @@ import math
 import numbers
 import weakref
 from typing import Mapping, Optional
+
+import numpy as np
 
 from simcore import protocols
 from simcore.controller import PeriodicController
@@ -79,7 +99,7 @@ from .sdk import (AngleUnit, CurrentUnit, DcMotor, Direction, IllegalArgumentExc
 from .timing import robot_clock, spend_round_trips
 
 __all__ = ["Hub", "LynxModule", "DcMotorEx", "OpModeEndedError", "NUMBER_OF_MOTORS",
-           "DEFAULT_TARGET_POSITION_TOLERANCE",
+           "DEFAULT_TARGET_POSITION_TOLERANCE", "default_mirrored", "check_hub_names",
            "REQUIRED_SIGNALS", "PER_WHEEL_SIGNALS", "channel_signal_names"]
 
 #: Motor ports per hub (0..3), as LynxConstants.
@@ -162,6 +182,25 @@ def channel_signal_names(mechanism_name: str, wheel: Optional[str] = None) -> di
     return names
 
 
+def default_mirrored(mechanism, wheel: Optional[str]) -> bool:
+    """Whether the motor on ``wheel`` of ``mechanism`` is mounted mirrored unless the channel says otherwise.
+
+    A drivetrain may list its mirrored wheels in ``mirrored_wheels`` (a
+    :class:`~simcore.models.MecanumDrive` lists ``front_left`` and ``rear_left``,
+    a :class:`~simcore.models.TankDrive` ``left``); without that list, a wheel
+    whose name has ``left`` as one of its ``_``-separated words is on the left
+    side and mirrored. A mechanism's own motor (``wheel`` None) is not.
+    """
+    if wheel is None:
+        return False
+    listed = getattr(mechanism, "mirrored_wheels", None)
+    if listed is None:
+        return "left" in wheel.split("_")
+    if isinstance(listed, str) or not all(isinstance(w, str) for w in listed):
+        raise ConfigTypeError("mirrored_wheels", listed, "a tuple of wheel names (str)")
+    return wheel in listed
+
+
 def _wheels_of(inputs) -> list:
     """The wheels a system offers to hub channels: names ``w`` with inputs ``w_duty`` and ``w_brake``."""
     return sorted(n[:-len("_duty")] for n in inputs if n.endswith("_duty") and n[:-len("_duty")] + "_brake" in inputs)
@@ -186,6 +225,21 @@ def _bind_channel(mechanism, mech_name: str, wheel: Optional[str]) -> dict:
     if missing:
         raise ConfigError("mechanism", mech_name, f"a mechanism with signals {missing} (a hub-driven motor)")
     return names
+
+
+def check_hub_names(hubs) -> None:
+    """ConfigError naming the fix when two of ``hubs`` share a name (every ``Hub()`` is ``"hub"`` by default).
+
+    A robot's configuration names each hub (its Control Hub and its Expansion
+    Hub), and so must a simulated one: the names key ``hardwareMap`` and the
+    firmware controllers.
+    """
+    names = [h.name for h in hubs]
+    shared = sorted({n for n in names if names.count(n) > 1})
+    if shared:
+        raise ConfigError("hubs", names, f"hubs with distinct names: {shared} name more than one hub; name each as "
+                                         "the robot configuration does, e.g. Hub(name=\"Control Hub\") and "
+                                         "Hub(name=\"Expansion Hub 2\")")
 
 
 class WeakSignals(Mapping):
@@ -234,7 +288,10 @@ class Hub:
     Parameters
     ----------
     name : str
-        Names the firmware controller (``"<name>.firmware"``).
+        The hub's name in the robot configuration; names the firmware controller
+        (``"<name>.firmware"``). Default ``"hub"``: a robot with two hubs (a Control
+        Hub and an Expansion Hub) names each, e.g. ``"Control Hub"`` and
+        ``"Expansion Hub 2"``; two hubs of one name are refused where they meet.
     loop_period : float, optional
         Period of the firmware loop, s. Defaults to ``firmware.loop_period``
         (0.010 s, an APPROXIMATION); given here it overrides that field.
@@ -276,7 +333,7 @@ class Hub:
 
     # -- configuration ----------------------------------------------------------------------------
     def motor(self, port: int, mechanism, motor_type: Optional[MotorType] = None, *,
-              wheel: Optional[str] = None) -> "DcMotorEx":
+              wheel: Optional[str] = None, mirrored: Optional[bool] = None) -> "DcMotorEx":
         """Configure ``port`` to drive ``mechanism`` (or one wheel of it); returns the robot code's ``DcMotorEx``.
 
         Parameters
@@ -299,15 +356,19 @@ class Hub:
             The wheel this channel drives: ``"front_left"``, ``"front_right"``,
             ``"rear_left"``, ``"rear_right"`` on a mecanum drive, ``"left"`` or
             ``"right"`` on a tank drive (any wheel the drivetrain has).
+        mirrored : bool, optional
+            Whether the motor is mounted mirrored (see "Mounting" in the module
+            docstring). Default :func:`default_mirrored`: True on a drivetrain's
+            left wheels, False elsewhere.
 
         Notes
         -----
-        Direction convention: a drivetrain model's wheel rolls the robot forward
-        on positive power and its encoder counts up as it does, on every side (the
-        model's motors are not mounted mirrored, a real robot's left ones are).
-        ``setDirection(REVERSE)`` negates power and counts as the SDK does, so a
-        port of robot code should drop the ``setDirection(REVERSE)`` lines that
-        undo a mirrored mount (:mod:`simcore.controllers.hub.samples`).
+        Direction convention, as on a robot: a drivetrain's left motors are
+        mounted mirrored, so with every handle FORWARD positive power drives the
+        right wheels forward and the left ones backward (the robot spins), and the
+        left encoders count down as their wheels roll forward. Robot code undoes
+        that with ``setDirection(REVERSE)`` on the left motors, as every SDK drive
+        sample does (:mod:`simcore.controllers.hub.samples`).
 
         Raises
         ------
@@ -315,6 +376,8 @@ class Hub:
             Bad or used port, a mechanism (or wheel) already driven by this hub,
             a drivetrain without ``wheel`` or with one it does not have, missing
             signals, or no motor type.
+        ConfigTypeError
+            ``mirrored`` is neither None nor a bool.
         """
         if isinstance(port, bool) or not isinstance(port, numbers.Integral) or not 0 <= port < NUMBER_OF_MOTORS:
             raise ConfigError("port", port, f"a motor port 0..{NUMBER_OF_MOTORS - 1}")
@@ -340,7 +403,12 @@ class Hub:
             raise ConfigTypeError("motor_type", motor_type, "a simcore.models.ftc_motor_types.MotorType")
         if not isinstance(physical, MotorType):
             physical = motor_type
-        m = DcMotorEx(self, port, mech_name, motor_type, physical, wheel=wheel, signals=signals)
+        if mirrored is None:
+            mirrored = default_mirrored(mechanism, wheel)
+        elif not isinstance(mirrored, (bool, np.bool_)):
+            raise ConfigTypeError("mirrored", mirrored, "True, False or None (the mounting's default)")
+        m = DcMotorEx(self, port, mech_name, motor_type, physical, wheel=wheel, signals=signals,
+                      mirrored=bool(mirrored))
         self._motors[port] = m
         return m
 
@@ -472,11 +540,13 @@ class DcMotorEx(DcMotor):
     """
 
     def __init__(self, hub: Hub, port: int, mechanism_name: str, motor_type: MotorType, physical: MotorType, *,
-                 wheel: Optional[str] = None, signals: Optional[dict] = None):
+                 wheel: Optional[str] = None, signals: Optional[dict] = None, mirrored: bool = False):
         self._hub = hub
         self._port = port
         self.mechanism_name = mechanism_name
         self.wheel = wheel
+        #: Whether the motor is mounted mirrored (its rotation negated against the mechanism's or wheel's frame).
+        self.mirrored = mirrored
         # DcMotorImpl: the handle's own direction and (construction-time) motor type
         self._direction = Direction.FORWARD
         self._handle_type = motor_type
@@ -493,7 +563,9 @@ class DcMotorEx(DcMotor):
         }
         if signals is None:
             signals = channel_signal_names(mechanism_name, wheel)
-        self._channel = Channel(port, signals, physical.encoder_counts_per_motor_rev, physical.raw_sign,
+        # The hub's raw frame: the SDK's orientation of the type composed with the mounting.
+        raw_sign = -physical.raw_sign if mirrored else physical.raw_sign
+        self._channel = Channel(port, signals, physical.encoder_counts_per_motor_rev, raw_sign,
                                 self._firmware_defaults, fw, hub)
         self._apply_type_params()
 
@@ -872,7 +944,8 @@ class DcMotorEx(DcMotor):
 
     def __repr__(self):
         target = self.mechanism_name if self.wheel is None else f"{self.mechanism_name}.{self.wheel}"
-        return (f"DcMotorEx({self._hub.name!r} port {self._port} -> {target!r}, "
+        mount = ", mirrored" if self.mirrored else ""
+        return (f"DcMotorEx({self._hub.name!r} port {self._port} -> {target!r}{mount}, "
                 f"{self._type.name!r}, {self._last_mode.name})")
 
 

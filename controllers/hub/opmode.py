@@ -41,6 +41,7 @@ from typing import Callable, Iterable, Optional
 from simcore.controller import PeriodicController
 from simcore.errors import ConfigError, ConfigTypeError
 
+from .motor import Hub, check_hub_names
 from .timing import RobotClock, set_robot_clock
 
 __all__ = ["linear_opmode", "iterative_opmode", "OpMode", "LinearOpModeRunner", "IterativeOpModeRunner"]
@@ -53,6 +54,7 @@ def _check_hubs(hubs) -> tuple:
     for h in hubs:
         if not hasattr(h, "observe"):
             raise ConfigTypeError("hubs", h, "Hub objects (or other devices with observe(signals), an IMU)")
+    check_hub_names([h for h in hubs if isinstance(h, Hub)])
     for h in hubs:  # a hub whose last Java-style run ended is configured for this one
         if hasattr(h, "begin_run"):
             h.begin_run()
@@ -160,6 +162,9 @@ def linear_opmode(generator_fn: Callable, *, period, name: Optional[str] = None,
         raise ConfigTypeError("generator_fn", generator_fn, "a generator function (robot code that yields)")
     if stop_time is not None and not (isinstance(stop_time, numbers.Real) and math.isfinite(stop_time)):
         raise ConfigError("stop_time", stop_time, "a finite time in s or None")
+    if stop_time is not None and isinstance(offset, numbers.Real) and not stop_time > offset:
+        raise ConfigError("stop_time", stop_time, f"a time after the op mode's start, offset={offset!r} s "
+                                                  "(None: no STOP)")
     runner = LinearOpModeRunner(generator_fn, _check_hubs(hubs), stop_time)
     if name is None:
         name = getattr(generator_fn, "__name__", None) or "linear_opmode"
@@ -288,6 +293,9 @@ def iterative_opmode(opmode=None, *, period, init=None, init_loop=None, start=No
     for key, v in (("start_time", start_time), ("stop_time", stop_time)):
         if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(v)):
             raise ConfigError(key, v, "a finite time in s")
+    if stop_time is not None and not stop_time > start_time:
+        raise ConfigError("stop_time", stop_time, f"a time after start_time={start_time!r} s (STOP comes after "
+                                                  "PLAY; None: no STOP)")
     runner = IterativeOpModeRunner(methods, opmode, _check_hubs(hubs), float(start_time), stop_time)
     if name is None:
         name = type(opmode).__name__ if opmode is not None else "iterative_opmode"

@@ -61,7 +61,7 @@ from .bulk import BulkCachingMode
 from .imu import IMU
 from .motor import Hub
 from .opmode import linear_opmode
-from .sdk import AngleUnit, RunMode, ZeroPowerBehavior
+from .sdk import AngleUnit, Direction, RunMode, ZeroPowerBehavior
 
 __all__ = ["feedforward_ramps", "RoadRunnerTuning", "RAMP_POWER_PER_SEC", "RAMP_POWER_MAX", "MAX_WHEEL_VEL",
            "PROFILE_ACCEL"]
@@ -112,6 +112,8 @@ class RoadRunnerTuning:
 def _hub_and_motors(drive):
     hub = Hub()
     motors = [hub.motor(port, drive, wheel=w) for port, w in enumerate(_WHEELS)]
+    for m in (motors[0], motors[2]):  # Road Runner's MecanumDrive reverses leftFront and leftBack (mirrored)
+        m.setDirection(Direction.REVERSE)
     return hub, motors, IMU(drive)
 
 
@@ -237,7 +239,8 @@ def feedforward_ramps(drive, *, push_force: float = 60.0, push_time: float = 0.5
     Parameters
     ----------
     drive : MecanumDrive
-        Built from an FTC motor type (``command="duty"``: hub channels on its wheels).
+        Built from an FTC motor type (``command="duty"``: hub channels on its wheels), with
+        ``field=None``: the steps need open floor, as on a real robot.
     push_force, push_time, push_duration : float
         The hand's push in the push tests (N, along the robot's x or y), how long it
         pushes and how long each test lasts (the robot must come to rest), s.
@@ -261,6 +264,10 @@ def feedforward_ramps(drive, *, push_force: float = 60.0, push_time: float = 0.5
     if getattr(drive, "motor_type", None) is None or not all(f"{w}_duty" in drive.input_names for w in _WHEELS):
         raise ConfigTypeError("drive", drive, "a mecanum drive built from an FTC motor type (hub channels on "
                                               "front_left, front_right, rear_left, rear_right)")
+    if getattr(drive, "field", None) is not None:
+        raise ConfigError("drive", drive, "a drive on open floor, as Road Runner's tuning steps need (its profile "
+                                          f"runs {profile_distance!r} in): this one stands in the walls "
+                                          f"{drive.field}; build it with field=None")
     push_force = checks.positive("push_force", push_force, "N", what="force")
     push_time = checks.positive("push_time", push_time, "s", what="duration")
     push_duration = checks.positive("push_duration", push_duration, "s", what="duration")

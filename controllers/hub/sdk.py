@@ -24,6 +24,8 @@ import decimal
 import enum
 import math
 
+from simcore.errors import ConfigTypeError, as_real
+
 __all__ = ["RunMode", "Direction", "ZeroPowerBehavior", "MotorControlAlgorithm", "AngleUnit", "CurrentUnit",
            "PIDFCoefficients", "PIDCoefficients", "DcMotor", "DcMotorSimple",
            "TargetPositionNotSetException", "IllegalArgumentException", "UnsupportedOperationException",
@@ -229,6 +231,21 @@ def java_format_f(x: float) -> str:
     return format(d, "f")
 
 
+class _Gain:
+    """A public gain field (a Java ``double``): any real number is stored as a float, NaN and infinities
+    included (the SDK stores them; ``setPIDFCoefficients`` refuses a NaN and saturates an infinity as Java's
+    cast); a str, a bool or None raises ConfigTypeError naming the field, when constructed or assigned."""
+
+    def __set_name__(self, owner, name):
+        self.name, self.slot = name, "_" + name
+
+    def __get__(self, obj, owner=None):
+        return self if obj is None else getattr(obj, self.slot)
+
+    def __set__(self, obj, value):
+        setattr(obj, self.slot, as_real(self.name, value))
+
+
 class PIDFCoefficients:
     """``PIDFCoefficients``: public mutable ``p, i, d, f`` and ``algorithm``.
 
@@ -236,7 +253,17 @@ class PIDFCoefficients:
     uses PIDF; ``PIDFCoefficients(other)`` copies a PIDFCoefficients, or converts a
     :class:`PIDCoefficients` (f = 0, LegacyPID), as the SDK's constructors.
     Gains are in the hub's units (see :mod:`simcore.controllers.hub.firmware`).
+    A gain that is not a number (a str, a bool, None: Java would not compile it)
+    raises :class:`~simcore.errors.ConfigTypeError` naming the field (``p``,
+    ``i``, ``d`` or ``f``), whether given to the constructor or assigned later;
+    NaN and infinities are stored, as Java's ``double`` fields store them, and
+    ``DcMotorEx.setPIDFCoefficients`` refuses a NaN gain naming it.
     """
+
+    p = _Gain()
+    i = _Gain()
+    d = _Gain()
+    f = _Gain()
 
     def __init__(self, p=0.0, i=0.0, d=0.0, f=0.0, algorithm: MotorControlAlgorithm = MotorControlAlgorithm.PIDF):
         if isinstance(p, PIDFCoefficients):
@@ -244,8 +271,8 @@ class PIDFCoefficients:
         elif isinstance(p, PIDCoefficients):
             p, i, d, f, algorithm = p.p, p.i, p.d, 0.0, MotorControlAlgorithm.LegacyPID
         if not isinstance(algorithm, MotorControlAlgorithm):
-            raise TypeError(f"algorithm={algorithm!r}: expected a MotorControlAlgorithm")
-        self.p, self.i, self.d, self.f = float(p), float(i), float(d), float(f)
+            raise ConfigTypeError("algorithm", algorithm, "a MotorControlAlgorithm")
+        self.p, self.i, self.d, self.f = p, i, d, f
         self.algorithm = algorithm
 
     def toString(self) -> str:
@@ -268,12 +295,16 @@ class PIDFCoefficients:
 
 
 class PIDCoefficients:
-    """``PIDCoefficients``: public mutable ``p, i, d``."""
+    """``PIDCoefficients``: public mutable ``p, i, d`` (checked as :class:`PIDFCoefficients`' gains)."""
+
+    p = _Gain()
+    i = _Gain()
+    d = _Gain()
 
     def __init__(self, p=0.0, i=0.0, d=0.0):
         if isinstance(p, PIDCoefficients):
             p, i, d = p.p, p.i, p.d
-        self.p, self.i, self.d = float(p), float(i), float(d)
+        self.p, self.i, self.d = p, i, d
 
     def toString(self) -> str:
         """Java-style string."""

@@ -201,6 +201,8 @@ class FourMotorEncoderDrive(LinearOpMode):
 
     def runOpMode(self):
         self.motors = [self.hardwareMap.get(DcMotorEx, w) for w in WHEELS]
+        for w in MECANUM_SIDES["left"]:  # the sample's direction lines: the left motors are mounted mirrored
+            self.hardwareMap.get(DcMotorEx, w).setDirection(DcMotor.Direction.REVERSE)
         for m in self.motors:
             m.setMode(DcMotor.RunMode.STOP_AND_RESET_ENCODER)
         for m in self.motors:

@@ -132,7 +132,7 @@ def test_omni_teleop_mixes_and_scales_the_four_powers():
     hub = Hub()
     config = {n: hub.motor(i, m) for i, (n, m) in enumerate(zip(("front_left", "front_right", "rear_left",
                                                                   "rear_right"), motors))}
-    op = OmniTeleOp()
+    op = OmniTeleOp(reversed=())  # four motors on a bench, none mounted mirrored: no direction to undo
     controllers = run_opmode(op, hubs=[hub], configuration=config, gamepad1=lambda t: {
         "left_stick_y": -1.0, "left_stick_x": 1.0, "right_stick_x": 0.5 if t > 0.1 else 0.0})
     simcore.simulate(motors, 0.2, controllers=controllers)

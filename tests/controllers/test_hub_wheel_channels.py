@@ -64,8 +64,9 @@ def test_a_wheel_missing_one_of_its_signals_is_named():
 
 
 def _drive(cart, code, t_end, left_type=None):
+    # Both motors mounted unmirrored: each channel's frame is its wheel's (the mounting is tested on its own).
     hub = Hub()
-    left = hub.motor(0, cart, left_type, wheel="left")
+    left = hub.motor(0, cart, left_type, wheel="left", mirrored=False)
     right = hub.motor(1, cart, wheel="right")
     res = simcore.simulate([cart], t_end, controllers=[linear_opmode(lambda: code(left, right), period=0.01,
                                                                        hubs=[hub]), *hub.controllers()])
@@ -161,7 +162,7 @@ def test_imu_yaw_is_the_chassis_heading_counter_clockwise_wrapped_to_the_sdk_ran
             t = yield
 
     hub = Hub()
-    left, right = hub.motor(0, cart, wheel="left"), hub.motor(1, cart, wheel="right")
+    left, right = hub.motor(0, cart, wheel="left", mirrored=False), hub.motor(1, cart, wheel="right")
     res = simcore.simulate([cart], 4.0, controllers=[
         linear_opmode(lambda: code(left, right), period=0.01, hubs=[hub, imu]), *hub.controllers()])
     times = np.array([s[5] for s in seen])

@@ -425,7 +425,7 @@ def test_a_tank_built_from_an_ftc_motor_type_has_per_side_hub_channels():
 def test_a_tank_on_an_ftc_hub_its_sides_coupled_through_the_chassis():
     """One side driven by its hub channel at power 0.6, the other floating (no current, no force): from rest
     the floating side's encoder counts (1/m - b^2/4J) / (1/m + b^2/4J) of the driven side's (massless wheels)."""
-    from simcore.controllers.hub import Hub, ZeroPowerBehavior, linear_opmode
+    from simcore.controllers.hub import Direction, Hub, ZeroPowerBehavior, linear_opmode
     from simcore.models.hub_motor import GOBILDA_5203_312
     m, J, b = 10.0, 0.5, 0.4
     tk = TankDrive(GOBILDA_5203_312, n_motors_per_side=1, wheel_radius=0.048, track_width=b, mass=m, moi=J,
@@ -435,6 +435,7 @@ def test_a_tank_on_an_ftc_hub_its_sides_coupled_through_the_chassis():
     log = []
 
     def code():
+        left.setDirection(Direction.REVERSE)  # the left motor is mounted mirrored: the SDK samples' direction line
         right.setZeroPowerBehavior(ZeroPowerBehavior.FLOAT)
         left.setPower(0.6)
         while True:

@@ -22,30 +22,39 @@ the round trip): :func:`drive_by_encoder` and :func:`drive_by_time`, the same
 op modes with every cost the Java style's thread pays spelt out as a ``yield``
 (:class:`GeneratorTiming`), so they give the Java style's trajectory exactly.
 
-Motor directions, when porting: a real robot's left motors are mounted
-mirrored, so on positive power they would drive the robot backward, and its op
-mode undoes that with ``setDirection(REVERSE)``. The model's motors are not
-mirrored: every wheel of a simulated drivetrain rolls the robot forward on
-positive power, and its encoder counts up as it does. ``setDirection(REVERSE)``
-is applied exactly as the SDK applies it (power and counts negated for that
-handle), so on the model it makes that wheel drive backward and the robot spin.
-To port an op mode line by line, delete (or comment out) the
-``setDirection(REVERSE)`` lines that undo a mirrored mount, and keep those that
-mean something else; here, ``reversed`` is empty by default for that reason.
+Motor directions: as on a robot, a simulated drivetrain's left motors are
+mounted mirrored (:mod:`simcore.controllers.hub.motor`, "Mounting"), so each
+op mode here reverses them, as the SDK's samples do
+(``leftDrive.setDirection(DcMotor.Direction.REVERSE)``): ``reversed`` defaults
+to the left motors' names (for :class:`OmniTeleOp`, the front and rear left).
+Give ``reversed=()`` for motors that need no reversing (a robot whose motors
+are all mounted alike, or hub motors on a bench).
+
+The SDK's drive samples translated line by line, every statement kept and
+each runnable as written, are in the modules of this package:
+:class:`BasicOmniOpMode_Linear`, :class:`RobotAutoDriveByEncoder_Linear`,
+:class:`RobotAutoDriveByTime_Linear` and :class:`RobotAutoDriveByGyro_Linear`.
 """
 from __future__ import annotations
 
 import math
 from typing import Sequence
 
-from .imu import IMU
-from .linear import LinearOpMode
-from .motor import DcMotorEx
-from .sdk import AngleUnit, Direction, RunMode
-from .telemetry import Telemetry
-from .timing import ElapsedTime
+from ..imu import IMU
+from ..linear import LinearOpMode
+from ..motor import DcMotorEx
+from ..sdk import AngleUnit, Direction, RunMode
+from ..telemetry import Telemetry
+from ..timing import ElapsedTime
 
-__all__ = ["counts_per_inch", "DriveByEncoder", "DriveByTime", "POVTeleOp", "OmniTeleOp", "GeneratorTiming",
+from .basic_omni_opmode_linear import BasicOmniOpMode_Linear
+from .robot_auto_drive_by_encoder_linear import RobotAutoDriveByEncoder_Linear
+from .robot_auto_drive_by_gyro_linear import RobotAutoDriveByGyro_Linear
+from .robot_auto_drive_by_time_linear import RobotAutoDriveByTime_Linear
+from .robots import encoder_sample_tank, gyro_sample_tank, strafer
+
+__all__ = ["BasicOmniOpMode_Linear", "RobotAutoDriveByEncoder_Linear", "RobotAutoDriveByTime_Linear",
+           "RobotAutoDriveByGyro_Linear", "strafer", "encoder_sample_tank", "gyro_sample_tank", "counts_per_inch", "DriveByEncoder", "DriveByTime", "POVTeleOp", "OmniTeleOp", "GeneratorTiming",
            "drive_by_encoder", "drive_by_time", "ENCODER_LEGS", "TIMED_LEGS"]
 
 #: The encoder sample's path: (speed, left inches, right inches, timeout s): forward, turn right, back.
@@ -79,8 +88,10 @@ class _SideDrive(LinearOpMode):
     """What the drive samples share: left and right motors by name, some reversed."""
 
     def __init__(self, *, left: Sequence[str] = ("left_drive",), right: Sequence[str] = ("right_drive",),
-                 reversed: Sequence[str] = ()):
-        self.left_names, self.right_names, self.reversed_names = tuple(left), tuple(right), tuple(reversed)
+                 reversed: Sequence[str] | None = None):
+        self.left_names, self.right_names = tuple(left), tuple(right)
+        # As the SDK samples: the left motors, mounted mirrored, reversed.
+        self.reversed_names = self.left_names if reversed is None else tuple(reversed)
 
     def _motors(self):
         left = [self.hardwareMap.get(DcMotorEx, n) for n in self.left_names]
@@ -100,7 +111,7 @@ class DriveByEncoder(_SideDrive):
     legs : sequence of (speed, left_inches, right_inches, timeout_s)
         The path (default :data:`ENCODER_LEGS`).
     left, right, reversed : sequences of str
-        Motor names (see the module docstring).
+        Motor names; ``reversed`` defaults to ``left`` (see the module docstring).
 
     After each leg, ``leg_ends`` holds ``(time s, targets, positions)``.
     """
@@ -163,7 +174,7 @@ class DriveByTime(_SideDrive):
     legs : sequence of (left_power, right_power, seconds)
         Default :data:`TIMED_LEGS`.
     left, right, reversed : sequences of str
-        Motor names.
+        Motor names; ``reversed`` defaults to ``left``.
     """
 
     def __init__(self, *, legs=TIMED_LEGS, **names):
@@ -205,7 +216,7 @@ class POVTeleOp(_SideDrive):
     Parameters
     ----------
     left, right, reversed : sequences of str
-        Motor names.
+        Motor names; ``reversed`` defaults to ``left``.
     imu : str, optional
         The IMU's name: each loop then also shows its yaw (``Heading``, degrees).
     """
@@ -244,15 +255,17 @@ class OmniTeleOp(LinearOpMode):
     ----------
     names : (front_left, front_right, rear_left, rear_right)
         Motor names.
-    reversed : sequence of str
-        Names to reverse (see the module docstring).
+    reversed : sequence of str, optional
+        Names to reverse; default the front and rear left (see the module docstring).
     imu : str, optional
         The IMU's name: each loop then also shows its yaw (``Heading``, degrees).
     """
 
     def __init__(self, names: Sequence[str] = ("front_left", "front_right", "rear_left", "rear_right"),
-                 reversed: Sequence[str] = (), imu: str | None = None):
-        self.names, self.reversed_names, self.imu_name = tuple(names), tuple(reversed), imu
+                 reversed: Sequence[str] | None = None, imu: str | None = None):
+        self.names, self.imu_name = tuple(names), imu
+        # As the SDK sample: the front and rear left motors, mounted mirrored, reversed.
+        self.reversed_names = (self.names[0], self.names[2]) if reversed is None else tuple(reversed)
 
     def runOpMode(self):
         imu = None if self.imu_name is None else self.hardwareMap.get(IMU, self.imu_name)
@@ -309,16 +322,25 @@ class GeneratorTiming:
         yield milliseconds / 1000.0
 
 
+def _reverse(left, reversed) -> None:
+    """``setDirection(REVERSE)`` on ``reversed`` (default: the left motors, mounted mirrored); nothing is sent."""
+    for m in (left if reversed is None else reversed):
+        m.setDirection(Direction.REVERSE)
+
+
 def drive_by_encoder(left: Sequence[DcMotorEx], right: Sequence[DcMotorEx], counts_per_inch: float, *,
-                     legs=ENCODER_LEGS, hubs=(), telemetry: Telemetry | None = None, leg_ends: list | None = None):
+                     legs=ENCODER_LEGS, hubs=(), telemetry: Telemetry | None = None, leg_ends: list | None = None,
+                     reversed: Sequence[DcMotorEx] | None = None):
     """:class:`DriveByEncoder` as a generator (start at PLAY = the first tick; run it at the round trip).
 
     ``hubs`` get the fail-safe when it ends, as the SDK sends it when an op mode
-    returns; ``leg_ends`` (a list) receives ``(time s, targets)`` per leg.
+    returns; ``leg_ends`` (a list) receives ``(time s, targets)`` per leg;
+    ``reversed`` (default ``left``) are the motors set to REVERSE first.
     """
     timing = GeneratorTiming()
     telemetry = telemetry if telemetry is not None else Telemetry()
     left, right = list(left), list(right)
+    _reverse(left, reversed)
     motors = left + right
     since_init, runtime = ElapsedTime(), ElapsedTime()
     for m in motors:
@@ -373,9 +395,11 @@ def drive_by_encoder(left: Sequence[DcMotorEx], right: Sequence[DcMotorEx], coun
 
 
 def drive_by_time(left: Sequence[DcMotorEx], right: Sequence[DcMotorEx], *, legs=TIMED_LEGS, hubs=(),
-                  telemetry: Telemetry | None = None):
-    """:class:`DriveByTime` as a generator (start at PLAY = the first tick; run it at the round trip)."""
+                  telemetry: Telemetry | None = None, reversed: Sequence[DcMotorEx] | None = None):
+    """:class:`DriveByTime` as a generator (start at PLAY = the first tick; run it at the round trip);
+    ``reversed`` (default ``left``) are the motors set to REVERSE first."""
     timing = GeneratorTiming()
+    _reverse(left, reversed)
     telemetry = telemetry if telemetry is not None else Telemetry()
     runtime = ElapsedTime()
     telemetry.addData("Status", "Ready to run")
