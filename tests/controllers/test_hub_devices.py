@@ -343,3 +343,22 @@ def test_a_configuration_entry_that_is_no_device_is_refused_naming_the_member():
         run_opmode(SensorTouch, hubs=[Hub()], configuration={"thing": NotADevice()})
     with pytest.raises(ConfigTypeError, match="instance"):
         run_opmode(SensorTouch, hubs=[Hub()], configuration={"thing": LaserTag})
+
+
+def test_the_claw_and_distance_example_reads_the_wall_and_holds_the_wrist_against_gravity():
+    import runpy
+    from pathlib import Path
+
+    example = runpy.run_path(str(Path(__file__).parents[2] / "examples" / "ftc_servo_and_sensors"
+                                 / "claw_and_distance.py"))
+    drive, wrist, controllers = example["build"]()
+    res = simcore.simulate([drive, wrist], 6.0, controllers=controllers, method="RK45")
+    last = res.records["DriveToWallAndLift"].frames[-1]
+    t_read = last.t - 0.004  # the range read issued one I2C read (two round trips) before the report
+    front = res.sample("mecanum.x", t_read) + 0.18
+    assert last.values["range cm"] == pytest.approx(round((HALF_FIELD - front) * 1000) / 10, abs=0.1 + 1e-9)
+    # the wrist holds the claw's gravity torque with the proportional droop band * T / T_stall(5 V)
+    st, t = GOBILDA_TORQUE_SERVO, last.t - 1e-4
+    load = example["CLAW_MASS"] * example["G"] * example["CLAW_ARM"] * math.cos(res.sample("wrist.angle", t))
+    droop = st.proportional_band * load / (st.stall_torque * 5.0 / st.nominal_voltage)
+    assert res.sample("wrist.angle", t) == pytest.approx(math.radians(67.5) - droop, abs=1e-6)
