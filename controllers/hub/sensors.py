@@ -631,7 +631,7 @@ def configure_i2c(hub, bus, device):
     return device
 
 
-def _refuse_after_the_run(cls) -> None:
+def refuse_after_the_run(cls) -> None:
     """Make ``cls``'s SDK methods raise OpModeEndedError once its hub's Java-style op mode run has ended (as a
     motor's do: a read would be stale, a write would go nowhere)."""
     import functools
@@ -659,5 +659,5 @@ _IDENTITY = {"getController", "getPortNumber", "getDeviceName", "getConnectionIn
              "observe", "hold_signals_weakly", "line_level", "millivolts", "millimetres", "range_to_wall",
              "read_signal", "resetDeviceConfigurationForOpMode"}
 for _cls in (DigitalChannel, TouchSensor, AnalogInput, VoltageSensor, Rev2mDistanceSensor,):
-    _refuse_after_the_run(_cls)
+    refuse_after_the_run(_cls)
 del _cls

@@ -45,6 +45,7 @@ from typing import Optional
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .sdk import DcMotorSimple, Direction, IllegalArgumentException
+from .sensors import refuse_after_the_run
 from .timing import spend_round_trips
 
 __all__ = ["Servo", "ServoImplEx", "CRServo", "CRServoImplEx", "PwmControl", "DEFAULT_PWM_RANGE",
@@ -349,33 +350,6 @@ def configure_servo(hub, port, mechanism, servo_type=None):
     return handle
 
 
-def _refuse_after_the_run(cls) -> None:
-    """Make ``cls``'s SDK methods raise OpModeEndedError once its hub's Java-style op mode run has ended (as a
-    motor's do: a read would be stale, a write would go nowhere)."""
-    import functools
-
-    from .motor import OpModeEndedError
-
-    def refuse(method):
-        @functools.wraps(method)
-        def checked(self, *args, **kwargs):
-            hub = self._hub
-            if hub is not None and hub.ended_run is not None:
-                raise OpModeEndedError(
-                    f"{type(self).__name__}.{method.__name__} on {hub.name!r} port {self._port}: {hub.ended_run}, "
-                    "so the hub no longer answers (a read would be stale, a write would go nowhere). Read the "
-                    "run's results from its Result, or run the op mode again.")
-            return method(self, *args, **kwargs)
-        return checked
-
-    for name in [n for n in vars(cls) if n[:1].islower() and callable(vars(cls)[n]) and n not in _IDENTITY]:
-        setattr(cls, name, refuse(vars(cls)[name]))
-
-
-#: What a device is (configuration, not the hub's state): still answered after the run.
-_IDENTITY = {"getController", "getPortNumber", "getDeviceName", "getConnectionInfo", "getVersion", "close",
-             "observe", "hold_signals_weakly", "line_level", "millivolts", "millimetres", "range_to_wall",
-             "read_signal", "resetDeviceConfigurationForOpMode"}
-for _cls in (Servo, CRServo, _ServoPort,):
-    _refuse_after_the_run(_cls)
+for _cls in (Servo, CRServo, _ServoPort):
+    refuse_after_the_run(_cls)
 del _cls

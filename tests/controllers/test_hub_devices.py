@@ -299,6 +299,10 @@ def test_concept_scan_servo_sweeps_between_the_ends_in_steps_of_one_hundredth():
     assert res["dropper.angle"][k] == pytest.approx(target, abs=math.radians(6.0))
     assert frames_of(res, "ConceptScanServo")[-1].lines == ("> : Done",)
     assert res["dropper.pwm_enabled"][-1] == 0.0  # the fail-safe at the end of the op mode
+    from simcore.controllers.hub import OpModeEndedError
+
+    with pytest.raises(OpModeEndedError, match="setPosition"):  # the run is over: the hub no longer answers
+        servo.setPosition(0.3)
 
 
 # -- devices teams write ----------------------------------------------------------------------------------------
