@@ -20,7 +20,9 @@ from .mecanum import MecanumDrive
 from .swerve import SwerveDrive
 from .tank import CharacterizedTankDrive, TankDrive, rectangle_moi
 from .motors import DCMotor
+from . import servo
+from .servo import ServoMechanism
 
 __all__ = ["motors", "DCMotor", "MotorDrive", "GearedMechanism", "Flywheel", "Arm", "Elevator", "Battery",
            "hub_motor", "HubMotor", "TankDrive", "CharacterizedTankDrive", "rectangle_moi", "SwerveDrive",
-           "MecanumDrive"]
+           "MecanumDrive", "servo", "ServoMechanism"]

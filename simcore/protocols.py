@@ -20,6 +20,7 @@ protocol                  who needs it                                checked
 :class:`HubMechanism`     an FTC hub channel (``Hub.motor``)           ``Hub.motor(...)``
 :class:`LoopController`   :func:`~simcore.controllers.control_loop`    ``control_loop(...)``
 :class:`Resettable`       ``control_loop`` (reset before each run)     ``control_loop(...)``
+:class:`HardwareDevice`   an FTC robot configuration (``hardwareMap``)  ``run_opmode(...)``
 ========================  ==========================================  =============================
 
 Members a part can do without (a drivetrain's ``outline()``, a controller's
@@ -49,7 +50,7 @@ from typing import Any, Callable, Protocol, Sequence, runtime_checkable
 from .errors import ProtocolError
 
 __all__ = ["SimulatedSystem", "BusLoad", "FieldDrawable", "SwerveFieldDrawable", "HubMechanism", "LoopController",
-           "Resettable", "BUS_LOAD_INPUTS", "HUB_INPUTS", "HUB_SIGNALS", "check", "check_simulation",
+           "Resettable", "HardwareDevice", "BUS_LOAD_INPUTS", "HUB_INPUTS", "HUB_SIGNALS", "check", "check_simulation",
            "check_hub_mechanism", "loop_controller", "reset_call", "check_callable"]
 
 #: Inputs a load the battery feeds must have (the battery writes the solved bus voltage there), V.
@@ -149,6 +150,24 @@ class Resettable(Protocol):
     the measurement (as ``ProfiledPIDController.reset(measured_position)``)."""
 
     def reset(self) -> None: ...
+
+
+@runtime_checkable
+class HardwareDevice(Protocol):
+    """A device a team writes for an FTC robot configuration: ``hardwareMap.get(TheirType, name)`` returns it.
+
+    ``getDeviceName()`` names it; the op mode's run hands it the simulation's live signals
+    (``"<system>.<signal>"`` -> value) at every tick through ``observe(signals)``, and asks it once to hold
+    them weakly (``hold_signals_weakly()``: keep a weak view, so a finished simulation is freed).
+    ``simcore.controllers.hub.SimulatedDevice`` has all three and charges its reads to the op mode as a
+    hub read; subclass it and add the SDK methods the robot code calls.
+    """
+
+    def getDeviceName(self) -> str: ...
+
+    def observe(self, signals: Any) -> None: ...
+
+    def hold_signals_weakly(self) -> None: ...
 
 
 #: Members a protocol can do without (checked for misspellings only).

@@ -1,4 +1,4 @@
-"""The FTC hub: the SDK's ``DcMotorEx`` (exact) on the hub firmware's PIDF loop (approximation).
+"""The FTC hub: the SDK's ``DcMotorEx`` (exact) on the hub firmware's PIDF loop (approximation), its servos and sensors.
 
 Robot code talks to :class:`DcMotorEx` objects with the SDK's method names; the
 :class:`Hub`'s firmware runs as one :class:`simcore.PeriodicController` and drives
@@ -7,7 +7,13 @@ drivetrain). What is exact and what is an approximation is stated in
 :mod:`simcore.controllers.hub.motor` (the SDK side),
 :mod:`simcore.controllers.hub.firmware` (the firmware, every constant in
 :class:`FirmwareConstants`) and :mod:`simcore.controllers.hub.timing` (what a
-read costs). Op modes come in three styles: :class:`LinearOpMode` written as the
+read costs). Servos (``hub.servo``: :class:`Servo`, :class:`CRServo`) are in
+:mod:`simcore.controllers.hub.servo`; sensors reading the simulated world
+(``hub.digital``, ``hub.analog``, ``hub.i2c``, ``hub.voltage_sensor()``:
+:class:`TouchSensor`, :class:`DigitalChannel`, :class:`AnalogInput`,
+:class:`Rev2mDistanceSensor`, :class:`VoltageSensor`) and the base of devices
+teams write themselves (:class:`SimulatedDevice`) in
+:mod:`simcore.controllers.hub.sensors`. Op modes come in three styles: :class:`LinearOpMode` written as the
 Java reads, run on its own thread by :func:`run_opmode`
 (:mod:`simcore.controllers.hub.linear`); the generator style
 :func:`linear_opmode` and the iterative :class:`OpMode`
@@ -70,6 +76,9 @@ from .linear import (MAX_LINES_WITHOUT_HANDOVER, LinearOpMode, OpModeController,
 from .motor import DEFAULT_TARGET_POSITION_TOLERANCE, NUMBER_OF_MOTORS, DcMotorEx, Hub, LynxModule, OpModeEndedError
 from .opmode import OpMode, iterative_opmode, linear_opmode
 from .range import Range
+from .sensors import (AnalogInput, DigitalChannel, DistanceSensor, DistanceUnit, LimitSwitch, Potentiometer,
+                      Rev2mDistanceSensor, SimulatedDevice, TouchSensor, VoltageSensor)
+from .servo import CRServo, CRServoImplEx, PwmControl, Servo, ServoImplEx
 from .sdk import (AngleUnit, CurrentUnit, DcMotor, DcMotorSimple, Direction, IllegalArgumentException,
                   MotorControlAlgorithm, PIDCoefficients, PIDFCoefficients, RunMode, TargetPositionNotSetException,
                   UnsupportedOperationException, ZeroPowerBehavior)
@@ -85,4 +94,6 @@ __all__ = ["Hub", "LynxModule", "DcMotorEx", "FirmwareConstants", "DEFAULT_FIRMW
            "MAX_LINES_WITHOUT_HANDOVER", "HardwareMap", "Telemetry", "TelemetryFrame", "TelemetryLog", "Gamepad",
            "ElapsedTime", "HubTiming", "DEFAULT_TIMING",
            "IMU", "YawPitchRollAngles", "AngularVelocity", "RevHubOrientationOnRobot", "BulkCachingMode",
-           "BulkData", "Range"]
+           "BulkData", "Range", "Servo", "ServoImplEx", "CRServo", "CRServoImplEx", "PwmControl", "TouchSensor",
+           "DigitalChannel", "DistanceSensor", "Rev2mDistanceSensor", "DistanceUnit", "VoltageSensor", "AnalogInput",
+           "LimitSwitch", "Potentiometer", "SimulatedDevice"]

@@ -1,7 +1,8 @@
 """The hub's bulk reads and the SDK's bulk-caching modes (exact: ``LynxModule``).
 
 A bulk read is one Lynx command that returns every motor's encoder count,
-velocity and at-target flag of one hub at once. ``LynxModule.BulkCachingMode``
+velocity and at-target flag of one hub at once, with its digital inputs and
+analog input voltages. ``LynxModule.BulkCachingMode``
 decides when a read is answered from the last bulk read instead of its own
 command:
 
@@ -51,7 +52,9 @@ class BulkData:
     """
 
     def __init__(self, counts: Mapping[int, int], velocities: Mapping[int, int], busy: Mapping[int, bool],
-                 fake: bool = False):
+                 fake: bool = False, digital: Mapping[int, bool] = None, analog: Mapping[int, float] = None):
+        self._digital = dict(digital or {})
+        self._analog = dict(analog or {})
         self._counts = dict(counts)
         self._velocities = dict(velocities)
         self._busy = dict(busy)
@@ -68,6 +71,14 @@ class BulkData:
     def isMotorBusy(self, motor: int) -> bool:
         """``not atTarget`` of port ``motor`` (False outside RUN_TO_POSITION, as the simulator's hub says)."""
         return self._busy.get(motor, False)
+
+    def getDigitalChannelState(self, pin: int) -> bool:
+        """Level of digital ``pin`` (True high; an unconfigured pin reads high, its pull-up)."""
+        return self._digital.get(pin, True)
+
+    def getAnalogInputVoltage(self, port: int) -> float:
+        """Voltage of analog ``port``, V (whole millivolts; 0 unconfigured)."""
+        return self._analog.get(port, 0.0)
 
     def isFake(self) -> bool:
         """True for the SDK's placeholder data (a read that could not be made)."""

@@ -112,7 +112,7 @@ _NS_PER_S = 1_000_000_000
 _JOIN_TIMEOUT = 5.0
 #: Frames of simcore's own code are not counted towards the bound (but the sample op modes are robot code).
 _SIMCORE_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (simcore, simcore.models, simcore.controllers))
-_SAMPLES_FILE = os.path.join(os.path.dirname(__file__), "samples.py")
+_SAMPLES_FILES = tuple(os.path.join(os.path.dirname(__file__), f) for f in ("samples.py", "device_samples.py"))
 
 
 class OpModeStuckError(SimError, RuntimeError):
@@ -378,7 +378,7 @@ class _Session(RobotClock):
     # -- the bound on a loop that never hands over ----------------------------------------------------
     def _trace_call(self, frame, event, arg):
         filename = frame.f_code.co_filename
-        if filename.startswith(_SIMCORE_DIRS) and filename != _SAMPLES_FILE:
+        if filename.startswith(_SIMCORE_DIRS) and filename not in _SAMPLES_FILES:
             return None
         if not _has_one_line_loop(frame.f_code):
             return self._trace_line

@@ -283,7 +283,8 @@ def held_signals(signals, weakly: bool, current=None):
 
 
 class Hub:
-    """A REV Control Hub / Expansion Hub: four motor channels and the firmware that runs them.
+    """A REV Control Hub / Expansion Hub: four motor channels and the firmware that runs them, six servo ports
+    (:meth:`servo`), eight digital and four analog inputs, four I2C buses and its voltage sensor.
 
     Parameters
     ----------
@@ -323,6 +324,12 @@ class Hub:
         self._weak_signals = False
         self.ended_run: Optional[str] = None  # what ended the last Java-style op mode run on this hub
         self._motors: dict[int, DcMotorEx] = {}
+        # The other ports (simcore.controllers.hub.servo, .sensors): port -> device.
+        self._servos: dict = {}
+        self._digital: dict = {}
+        self._analog: dict = {}
+        self._i2c: dict = {}
+        self._voltage_sensor = None
         self._bulk = BulkCache(self._bulk_snapshot)
         self._controller = PeriodicController(firmware.loop_period, self.firmware_step, name=f"{name}.firmware")
 
@@ -416,6 +423,45 @@ class Hub:
         """The DcMotorEx configured on ``port``."""
         return self._motors[port]
 
+    # -- the other ports: servos and sensors (simcore.controllers.hub.servo, .sensors) ----------------
+    def servo(self, port: int, mechanism, servo_type=None):
+        """Configure servo ``port`` (0..5) to drive ``mechanism`` (a :class:`~simcore.models.ServoMechanism`);
+        returns the robot code's ``ServoImplEx`` or, for ``servo_type=CRServo`` (the default for a servo set to
+        continuous rotation), ``CRServoImplEx``. See :mod:`simcore.controllers.hub.servo`."""
+        from .servo import configure_servo
+
+        return configure_servo(self, port, mechanism, servo_type)
+
+    def digital(self, port: int, source, device=None):
+        """Configure digital ``port`` (0..7) with a switch closed by ``source`` (a ``LimitSwitch`` or
+        ``f(signals) -> bool``) as ``device``: ``TouchSensor`` (default; odd ports) or ``DigitalChannel``.
+        See :mod:`simcore.controllers.hub.sensors`."""
+        from .sensors import TouchSensor, configure_digital
+
+        return configure_digital(self, port, source, TouchSensor if device is None else device)
+
+    def analog(self, port: int, source):
+        """Configure analog ``port`` (0..3) reading ``source`` (a ``Potentiometer`` or ``f(signals) -> volts``);
+        returns its ``AnalogInput``."""
+        from .sensors import configure_analog
+
+        return configure_analog(self, port, source)
+
+    def i2c(self, bus: int, device):
+        """Put the I2C ``device`` (a ``Rev2mDistanceSensor(...)``) on ``bus`` (0..3); returns it."""
+        from .sensors import configure_i2c
+
+        return configure_i2c(self, bus, device)
+
+    def voltage_sensor(self, source=None):
+        """The hub's ``VoltageSensor`` (one per hub): reads ``source`` (a battery system's ``voltage``), or by
+        default the bus voltage its motors see. Given a source, it replaces the one the hub had."""
+        from .sensors import VoltageSensor
+
+        if self._voltage_sensor is None or source is not None:
+            self._voltage_sensor = VoltageSensor(self, source)
+        return self._voltage_sensor
+
     def registers(self, port: int) -> dict:
         """What the hub's channel ``port`` holds (as last sent by the SDK): a snapshot dict.
 
@@ -467,6 +513,8 @@ class Hub:
         """
         for port in sorted(self._motors):
             self._motors[port]._channel.cmd_enable(False)
+        for port in sorted(self._servos):  # the servo controller's floatHardware: every PWM output off
+            self._servos[port]._channel.set_enabled(False)
 
     def end_run(self, what: str) -> None:
         """A Java-style op mode's run on this hub is over (``what`` says which and when): from now on its motors'
@@ -485,7 +533,10 @@ class Hub:
             counts[port] = ch.read_count()
             velocities[port] = ch.read_velocity()
             busy[port] = ch.mode is RunMode.RUN_TO_POSITION and not ch.at_target()
-        return BulkData(counts, velocities, busy)
+        live = self.signals is not None
+        digital = {port: d.line_level() for port, d in self._digital.items()} if live else {}
+        analog = {port: a.millivolts() * 0.001 for port, a in self._analog.items()} if live else {}
+        return BulkData(counts, velocities, busy, digital=digital, analog=analog)
 
     def _cached(self, key) -> Optional[BulkData]:
         """The bulk data answering read ``key`` in a caching mode, or None with caching OFF."""
@@ -516,6 +567,8 @@ class Hub:
         out = {}
         for port in sorted(self._motors):
             out.update(self._motors[port]._channel.step(signals))
+        for port in sorted(self._servos):
+            out.update(self._servos[port]._channel.outputs())
         return out
 
     def __repr__(self):

@@ -1,0 +1,329 @@
+"""An FTC hobby servo: a small gearmotor with its own position loop, driven by a PWM pulse.
+
+A servo is a DC motor, a gearbox and a potentiometer on the output shaft, with a
+controller inside the case that closes a position loop on it. Its output is
+physical: it has a finite no-load speed and a stall torque, so a claw closing on
+a game piece stalls against it (drawing its stall current) and a wrist lifting a
+load lags and droops. :class:`ServoMechanism` is that mechanism: a
+:class:`~simcore.models.mechanism.GearedMechanism` (one rotary coordinate ``angle``
+at the servo's output, rad) whose motor is the servo's own, derived as a
+:class:`~simcore.models.motors.DCMotor` from the datasheet (stall torque, no-load
+speed from the "seconds per 60 degrees" figure, stall and no-load current, at the
+datasheet voltage), and whose command comes from the servo's electronics.
+
+The servo's electronics (inside the right-hand side, :func:`servo_drive_command`)
+--------------------------------------------------------------------------------
+Inputs held by the hub: ``pulse_width`` (µs, the PWM pulse the hub sends),
+``pwm_enabled`` (1 while the hub sends pulses, 0 when its PWM output is off) and
+``rail_voltage`` (V, the hub's servo power rail). Per instant::
+
+    pulse   = clamp(pulse_width, pulse_min, pulse_max)           # the servo's accepted range
+    position mode:    target = (pulse - pulse_centre) * travel / (pulse_max - pulse_min)
+                      duty   = clamp((target - angle) / proportional_band, -1, 1)
+    continuous mode:  duty   = clamp((pulse - pulse_centre) / continuous_full_speed_pulse, -1, 1)
+    no pulses (pwm_enabled = 0): duty 0, bridge open (the servo goes limp)
+
+The duty is applied to the rail through :class:`~simcore.models.drive.MotorDrive`,
+so the saturation at the supply, the stall current and the back-EMF are the
+motor law every other mechanism uses. ``angle = 0`` is the centre of travel
+(pulse 1500 µs); a longer pulse turns it positive.
+
+APPROXIMATIONS (each a field of :class:`ServoType`)
+    The position loop is proportional with saturation (``proportional_band``: the
+    position error at which the servo applies its full supply); real servos add
+    derivative action and a dead band of a few µs, not modelled. The rotor
+    inertia follows from ``mechanical_time_constant``. Continuous rotation
+    reaches full speed at ``continuous_full_speed_pulse`` µs from the centre. The
+    servo rail is the hub's regulated 5 V (``DEFAULT_RAIL_VOLTAGE``), not
+    coupled to the battery; its current limit is not modelled.
+
+Datasheet values (public sources, each cited on its constant) are at the
+datasheet's voltage; the motor derived from them scales with the rail voltage as
+a DC motor does (no-load speed and stall torque proportional to it).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from simcore import checks
+from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
+
+from .drive import MotorDrive
+from .mechanism import GearedMechanism, split_mechanism_options
+from .motors import DCMotor
+
+__all__ = ["ServoType", "ServoMechanism", "servo_drive_command", "KG_CM", "DEFAULT_RAIL_VOLTAGE",
+           "GOBILDA_TORQUE_SERVO", "GOBILDA_SPEED_SERVO", "GOBILDA_SUPER_SPEED_SERVO", "REV_SMART_ROBOT_SERVO",
+           "SERVO_TYPES"]
+
+#: One kilogram-force centimetre (the servo datasheets' torque unit), N·m.
+KG_CM = 0.0980665
+#: APPROXIMATION: the REV Control Hub / Expansion Hub servo ports' supply, V (REV's hub documentation gives
+#: 5 V servo power; a REV Servo Power Module raises it to 6 V: pass ``rail_voltage=6.0``).
+DEFAULT_RAIL_VOLTAGE = 5.0
+
+_SIXTY_DEGREES = math.pi / 3.0
+
+
+@dataclass(frozen=True)
+class ServoType:
+    """A servo model: datasheet values (cited) and the approximations of its electronics (labelled).
+
+    Parameters
+    ----------
+    name : str
+    nominal_voltage : float
+        Voltage the datasheet values are given at, V.
+    seconds_per_60deg : float
+        Datasheet no-load speed: time to turn 60 degrees with no load, s. The model's
+        no-load slew rate is ``(pi/3) / seconds_per_60deg`` rad/s at ``nominal_voltage``.
+    stall_torque : float
+        Datasheet stall torque at the output, N·m (``KG_CM`` converts kg·cm).
+    stall_current : float
+        Current at stall, A.
+    free_current : float
+        Current turning with no load, A.
+    travel : float
+        Output rotation over the pulse range ``[pulse_min, pulse_max]``, rad.
+    pulse_min, pulse_max : float
+        The pulse range the servo accepts, µs (its centre is the centre of travel).
+    proportional_band : float
+        APPROXIMATION: position error at which the position loop applies the full supply, rad.
+    mechanical_time_constant : float
+        APPROXIMATION: the unloaded servo reaches its no-load speed from rest with this time
+        constant at stall torque, s (sets the rotor inertia reflected to the output).
+    continuous_full_speed_pulse : float
+        APPROXIMATION: in continuous-rotation mode, the pulse offset from the centre giving full
+        speed, µs (900: ``CRServo.setPower(+-1)`` with the SDK's default 600-2400 µs range).
+    source : str
+        Where the datasheet values come from.
+    approximate : tuple of str
+        The datasheet fields whose value is itself an approximation (not read from the source).
+    """
+
+    name: str
+    nominal_voltage: float
+    seconds_per_60deg: float
+    stall_torque: float
+    stall_current: float
+    free_current: float
+    travel: float
+    pulse_min: float = 500.0
+    pulse_max: float = 2500.0
+    proportional_band: float = math.radians(5.0)
+    mechanical_time_constant: float = 0.005
+    continuous_full_speed_pulse: float = 900.0
+    source: str = ""
+    approximate: tuple = field(default=())
+
+    def __post_init__(self):
+        for name, unit in (("nominal_voltage", "V"), ("seconds_per_60deg", "s"), ("stall_torque", "N*m"),
+                           ("stall_current", "A"), ("travel", "rad"), ("pulse_min", "microsecond"),
+                           ("pulse_max", "microsecond"), ("proportional_band", "rad"),
+                           ("mechanical_time_constant", "s"), ("continuous_full_speed_pulse", "microsecond")):
+            object.__setattr__(self, name, checks.positive(name, getattr(self, name), unit))
+        object.__setattr__(self, "free_current", checks.nonnegative("free_current", self.free_current, "A"))
+        if not self.pulse_min < self.pulse_max:
+            raise ConfigError("pulse_min", self.pulse_min, f"a pulse below pulse_max={self.pulse_max} µs")
+        if not self.free_current < self.stall_current:
+            raise ConfigError("free_current", self.free_current, f"a current below stall_current={self.stall_current} A")
+        if not isinstance(self.name, str):
+            raise ConfigTypeError("name", self.name, "a string")
+
+    @property
+    def free_speed(self) -> float:
+        """No-load speed at ``nominal_voltage``, rad/s: 60 degrees in ``seconds_per_60deg``."""
+        return _SIXTY_DEGREES / self.seconds_per_60deg
+
+    @property
+    def motor(self) -> DCMotor:
+        """The servo's motor and gearbox as one DCMotor at the output shaft (the datasheet's four values)."""
+        return DCMotor(self.nominal_voltage, self.stall_torque, self.stall_current, self.free_current,
+                       self.free_speed, self.name)
+
+    @property
+    def pulse_centre(self) -> float:
+        """The pulse at the centre of travel (angle 0), µs."""
+        return 0.5 * (self.pulse_min + self.pulse_max)
+
+    @property
+    def radians_per_microsecond(self) -> float:
+        """Output rotation per µs of pulse, rad/µs."""
+        return self.travel / (self.pulse_max - self.pulse_min)
+
+    def angle_of_pulse(self, pulse_width: float) -> float:
+        """The position-mode target of ``pulse_width`` µs, rad (clamped to the accepted pulse range)."""
+        p = min(max(pulse_width, self.pulse_min), self.pulse_max)
+        return (p - self.pulse_centre) * self.radians_per_microsecond
+
+
+# goBILDA 2000 Series Dual Mode Servos. Source: goBILDA's product pages (gobilda.com, "2000 Series Dual Mode
+# Servo", SKUs 2000-0025-0002 Torque, -0003 Speed, -0004 Super Speed): no-load speed and stall torque at 6 V,
+# 300 degrees of travel over 500-2500 µs. The stall and no-load currents are not read from a stored copy of those
+# pages: they are APPROXIMATIONS (listed in ``approximate``), as is the Super Speed's stall torque.
+GOBILDA_TORQUE_SERVO = ServoType(
+    "goBILDA 2000-0025-0002 Torque", nominal_voltage=6.0, seconds_per_60deg=0.20, stall_torque=25.2 * KG_CM,
+    stall_current=2.5, free_current=0.19, travel=math.radians(300.0),
+    source="goBILDA 2000 Series Dual Mode Servo (25-2, Torque) product page: 0.20 s/60 deg, 25.2 kg-cm at 6 V",
+    approximate=("stall_current", "free_current"))
+GOBILDA_SPEED_SERVO = ServoType(
+    "goBILDA 2000-0025-0003 Speed", nominal_voltage=6.0, seconds_per_60deg=0.09, stall_torque=9.3 * KG_CM,
+    stall_current=2.5, free_current=0.19, travel=math.radians(300.0),
+    source="goBILDA 2000 Series Dual Mode Servo (25-3, Speed) product page: 0.09 s/60 deg, 9.3 kg-cm at 6 V",
+    approximate=("stall_current", "free_current"))
+GOBILDA_SUPER_SPEED_SERVO = ServoType(
+    "goBILDA 2000-0025-0004 Super Speed", nominal_voltage=6.0, seconds_per_60deg=0.043, stall_torque=4.0 * KG_CM,
+    stall_current=2.5, free_current=0.19, travel=math.radians(300.0),
+    source="goBILDA 2000 Series Dual Mode Servo (25-4, Super Speed) product page: 0.043 s/60 deg at 6 V "
+           "(about 230 rpm)",
+    approximate=("stall_torque", "stall_current", "free_current"))
+# REV Smart Robot Servo (REV-41-1097). Source: REV Robotics' product page and documentation (docs.revrobotics.com,
+# "Servos": 270 degrees over the 500-2500 µs range by default). Speed and torque at 6 V from the product page;
+# the currents are APPROXIMATIONS.
+REV_SMART_ROBOT_SERVO = ServoType(
+    "REV Smart Robot Servo REV-41-1097", nominal_voltage=6.0, seconds_per_60deg=0.14, stall_torque=13.5 * KG_CM,
+    stall_current=2.0, free_current=0.15, travel=math.radians(270.0),
+    source="REV Robotics Smart Robot Servo (REV-41-1097) product page: 0.14 s/60 deg, 13.5 kg-cm at 6 V; "
+           "docs.revrobotics.com 'Servos': 270 deg over the input range",
+    approximate=("stall_current", "free_current"))
+
+#: Every catalogued servo type by its module-constant name.
+SERVO_TYPES = {n: globals()[n] for n in __all__ if isinstance(globals().get(n), ServoType)}
+
+
+def servo_drive_command(angle: float, pulse_width: float, pwm_enabled: float, pulse_min: float, pulse_max: float,
+                        radians_per_microsecond: float, proportional_band: float, continuous: bool,
+                        continuous_full_speed_pulse: float) -> tuple:
+    """The servo electronics' ``(duty, brake)`` for the motor at output ``angle`` (rad), as the module docstring
+    writes it: plain float arithmetic, the one implementation of the servo's loop."""
+    if pwm_enabled < 0.5:
+        return 0.0, 0.0  # no pulses: the servo's bridge is off, it goes limp
+    p = pulse_width if pulse_width > pulse_min else pulse_min
+    if p > pulse_max:
+        p = pulse_max
+    centre = 0.5 * (pulse_min + pulse_max)
+    if continuous:
+        duty = (p - centre) / continuous_full_speed_pulse
+    else:
+        duty = ((p - centre) * radians_per_microsecond - angle) / proportional_band
+    return (1.0 if duty > 1.0 else -1.0 if duty < -1.0 else duty), 1.0
+
+
+class ServoMechanism(GearedMechanism):
+    """A servo driving a load (see the module docstring).
+
+    Parameters
+    ----------
+    servo_type : ServoType
+        The servo (``GOBILDA_TORQUE_SERVO``, ``REV_SMART_ROBOT_SERVO``, ...).
+    load_inertia : float or Quantity
+        Inertia of the load at the output, kg·m² (default 0: the servo alone).
+    load_torque : callable ``f(angle) -> N·m``, optional
+        Torque of the load on the output at ``angle`` (rad), positive toward increasing
+        angle: gravity on a wrist is ``lambda a: -m * g * d * cos(a)``.
+    continuous : bool
+        True for a servo set to continuous rotation (a goBILDA dual-mode servo
+        programmed to CR): the pulse sets its speed, not its position.
+    min_angle, max_angle : float or Quantity, optional
+        Hard stops at the output, rad: a claw closing on a game piece meets it at
+        ``max_angle`` and stalls there.
+    start_angle : float or Quantity
+        Initial angle, rad.
+    rail_voltage : float or Quantity
+        The servo supply, V (default :data:`DEFAULT_RAIL_VOLTAGE`); the input
+        ``rail_voltage`` starts there.
+    name : str
+    **options
+        GearedMechanism options (``viscous_friction``, ``static_friction``, ``track_energy``, ...).
+
+    Notes
+    -----
+    Inputs ``pulse_width`` (µs), ``pwm_enabled`` (0/1), ``rail_voltage`` (V); at the start
+    the PWM is off (as the SDK leaves a servo port until its first ``setPosition``).
+    Extra outputs ``target_angle`` (rad, the position-mode target of the held pulse)
+    and ``loop_duty`` (what the servo's loop applies). No batched form yet.
+    """
+
+    def __init__(self, servo_type: ServoType, *, load_inertia=0.0, load_torque=None, continuous: bool = False,
+                 min_angle=None, max_angle=None, start_angle=0.0, rail_voltage=DEFAULT_RAIL_VOLTAGE,
+                 name: str = "servo", **options):
+        if not isinstance(servo_type, ServoType):
+            raise ConfigTypeError("servo_type", servo_type, "a simcore.models.servo.ServoType, e.g. "
+                                                            "GOBILDA_TORQUE_SERVO")
+        if load_torque is not None and not callable(load_torque):
+            raise ConfigTypeError("load_torque", load_torque, "None or a callable f(angle) -> torque in N*m")
+        self.servo_type = servo_type
+        self.continuous = checks.flag("continuous", continuous)
+        self.load_torque = load_torque
+        self.rail_voltage = checks.positive("rail_voltage", rail_voltage, "V", what="voltage")
+        load = checks.nonnegative("load_inertia", load_inertia, "kg*m**2", what="inertia")
+        motor = servo_type.motor
+        for key in ("command", "nominal_bus_voltage", "n_motors"):
+            if key in options:
+                raise ConfigTypeError(f"{type(self).__name__}() keyword", key, "a keyword other than command, "
+                                      "nominal_bus_voltage or n_motors (a servo is one motor on its own rail)")
+        options["command"] = "duty"
+        options["nominal_bus_voltage"] = self.rail_voltage
+        # The rotor (motor and gears) reflected to the output: stall torque accelerates it to free speed in tau.
+        rotor_inertia = motor.stall_torque * servo_type.mechanical_time_constant / motor.free_speed
+        drive_opts, mech_opts = split_mechanism_options(type(self), options, ("start_velocity",))
+        super().__init__(name, MotorDrive(motor, 1.0, **drive_opts), mass=load, linear=False, position_name="angle",
+                         min_position=min_angle, max_position=max_angle, start_position=start_angle,
+                         rotor_inertia=rotor_inertia,
+                         parameter_names={"mass": "load_inertia", "start_position": "start_angle",
+                                          "min_position": "min_angle", "max_position": "max_angle"},
+                         extra_outputs=("target_angle", "loop_duty"), **mech_opts)
+        # The servo's own inputs replace the drive's duty and brake (its electronics make those).
+        self.input_names = ("pulse_width", "pwm_enabled", "rail_voltage")
+        self.input_ranges = {"pulse_width": (0.0, 65535.0), "pwm_enabled": (0.0, 1.0),
+                             "rail_voltage": (0.0, math.inf)}
+        self.units.update({"pulse_width": "microsecond", "pwm_enabled": "", "rail_voltage": "V",
+                           "target_angle": "rad", "loop_duty": ""})
+        st = servo_type
+        self._loop = (st.pulse_min, st.pulse_max, st.radians_per_microsecond, st.proportional_band,
+                      self.continuous, st.continuous_full_speed_pulse)
+
+    # -- the servo's electronics ----------------------------------------------------------------------
+    def _drive_inputs(self, angle, u) -> list:
+        """The drive's inputs ``[duty, brake, bus voltage]`` the servo's loop makes of its own inputs ``u``."""
+        duty, brake = servo_drive_command(float(angle), float(u[0]), float(u[1]), *self._loop)
+        return [duty, brake, float(u[2])]
+
+    def target_angle(self, pulse_width: float) -> float:
+        """Position-mode target of ``pulse_width`` µs, rad."""
+        return self.servo_type.angle_of_pulse(pulse_width)
+
+    # -- System interface (the mechanism's physics on the drive inputs) -----------------------------------
+    def initial_inputs(self):
+        import numpy as np
+
+        return np.array([self.servo_type.pulse_centre, 0.0, self.rail_voltage])
+
+    def derivatives_of_floats(self, t, x, u) -> list:
+        return super().derivatives_of_floats(t, x, self._drive_inputs(x[0], u))
+
+    def outputs(self, t, x, u):
+        drive = self._drive_inputs(x[0], u)
+        return tuple(super().outputs(t, x, drive)) + (self.target_angle(float(u[0])), drive[0])
+
+    def applied_force(self, q, u, direction: float = 1.0) -> float:
+        return super().applied_force(q, self._drive_inputs(q, u), direction)
+
+    def supply_current_at(self, x, u, bus_voltage: float) -> float:
+        """Current drawn from the servo rail at ``bus_voltage`` V, A."""
+        return super().supply_current_at(x, self._drive_inputs(x[0], u), bus_voltage)
+
+    def load_force(self, q):
+        """The load torque at ``q`` (rad), N·m (NonFiniteError for a non-finite ``load_torque(q)``)."""
+        if self.load_torque is None:
+            return 0.0
+        f = float(self.load_torque(q))
+        if not math.isfinite(f):
+            raise NonFiniteError("load_torque of", self.name, f, math.nan)
+        return f
+
+    def batched(self, params, n, xp=None):
+        """Not available: a servo's loop has no batched form yet."""
+        raise ConfigError("system", self.name, "systems with a batched form: ServoMechanism has none yet (run "
+                                               "the variants one by one)")

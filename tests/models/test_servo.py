@@ -1,0 +1,141 @@
+"""The servo mechanism against its datasheet and the analytic DC-motor and proportional-loop relations."""
+import math
+
+import numpy as np
+import pytest
+
+import simcore
+from simcore.errors import ConfigError, ConfigTypeError
+from simcore.models.servo import (GOBILDA_SPEED_SERVO, GOBILDA_SUPER_SPEED_SERVO, GOBILDA_TORQUE_SERVO, KG_CM,
+                                  REV_SMART_ROBOT_SERVO, ServoMechanism, ServoType)
+
+SERVOS = [GOBILDA_TORQUE_SERVO, GOBILDA_SPEED_SERVO, GOBILDA_SUPER_SPEED_SERVO, REV_SMART_ROBOT_SERVO]
+# At 1e-9 a servo resting on its target makes RK45 report stiffness (its loop's fast mode); RK45 still steps
+# it cheaply, where the tight-tolerance Radau "auto" switches to is slow.
+pytestmark = pytest.mark.filterwarnings("ignore::simcore.solvers.StiffnessWarning")
+TIGHT = dict(rtol=1e-9, atol=1e-12, method="RK45")  # RK45: the servo is not stiff at its own rates
+
+
+def pulse_for(servo_type, degrees):
+    """The pulse, µs, whose position-mode target is ``degrees``: the type's pulse range spans its travel."""
+    us_per_rad = (servo_type.pulse_max - servo_type.pulse_min) / servo_type.travel
+    return 0.5 * (servo_type.pulse_min + servo_type.pulse_max) + math.radians(degrees) * us_per_rad
+
+
+def run(servo, t_end, pulse, enabled=1.0):
+    return simcore.simulate([servo], t_end, inputs={f"{servo.name}.pulse_width": pulse,
+                                                    f"{servo.name}.pwm_enabled": enabled}, **TIGHT)
+
+
+def crossing(res, key, value):
+    """First time ``res[key]`` reaches ``value`` (rising), by linear interpolation between samples."""
+    y, t = res[key], res.t
+    k = int(np.argmax(y >= value))
+    return t[k - 1] + (value - y[k - 1]) * (t[k] - t[k - 1]) / (y[k] - y[k - 1])
+
+
+@pytest.mark.parametrize("servo_type", SERVOS, ids=lambda s: s.name)
+def test_no_load_servo_turns_60_degrees_in_the_datasheet_time(servo_type):
+    # At the datasheet voltage with no load, the slew between -30 and +30 degrees of a move from -130 to +130
+    # degrees (the servo long past its spin-up, at full speed) takes the datasheet's seconds per 60 degrees.
+    servo = ServoMechanism(servo_type, rail_voltage=servo_type.nominal_voltage, start_angle=math.radians(-130.0),
+                           name="s")
+    res = run(servo, 3.0 * servo_type.seconds_per_60deg * 260 / 60, pulse_for(servo_type, 130.0))
+    t60 = crossing(res, "s.angle", math.radians(30.0)) - crossing(res, "s.angle", math.radians(-30.0))
+    assert t60 == pytest.approx(servo_type.seconds_per_60deg, rel=1e-4)
+    assert res["s.angle"][-1] == pytest.approx(math.radians(130.0), abs=1e-6)
+
+
+def test_the_60_degree_step_lags_the_slew_by_the_spin_up_and_the_approach():
+    # From rest the first 60 degrees take a little longer than the slew alone (rotor spin-up), never less.
+    st = GOBILDA_TORQUE_SERVO
+    servo = ServoMechanism(st, rail_voltage=st.nominal_voltage, name="s")
+    res = run(servo, 1.0, pulse_for(st, 150.0))
+    t = crossing(res, "s.angle", math.radians(60.0))
+    assert st.seconds_per_60deg < t < st.seconds_per_60deg + 3 * st.mechanical_time_constant
+
+
+def test_no_load_speed_is_proportional_to_the_rail_voltage():
+    # A DC motor whose friction is its free current at free speed turns at w_free * V / V_nominal with no load.
+    st = GOBILDA_SPEED_SERVO
+    servo = ServoMechanism(st, name="s", start_angle=math.radians(-130.0))  # the hub's 5 V rail
+    res = run(servo, 1.0, pulse_for(st, 130.0))
+    t60 = crossing(res, "s.angle", math.radians(30.0)) - crossing(res, "s.angle", math.radians(-30.0))
+    assert t60 == pytest.approx(st.seconds_per_60deg * st.nominal_voltage / 5.0, rel=1e-4)
+
+
+def test_claw_closing_on_a_game_piece_stalls_on_it_drawing_the_stall_current():
+    # The piece is a stop at 40 degrees; commanded to 60 degrees the loop saturates (20 degrees of error, far
+    # beyond its proportional band) and the motor stalls: V_rail / R = I_stall * V_rail / V_nominal.
+    st = GOBILDA_TORQUE_SERVO
+    claw = ServoMechanism(st, max_angle=math.radians(40.0), name="claw")
+    res = run(claw, 0.5, pulse_for(st, 60.0))
+    assert res["claw.angle"][-1] == math.radians(40.0)
+    assert res["claw.velocity"][-1] == 0.0
+    assert res["claw.stator_current"][-1] == pytest.approx(st.stall_current * 5.0 / st.nominal_voltage, rel=1e-9)
+    assert res["claw.torque"][-1] == pytest.approx(st.stall_torque * 5.0 / st.nominal_voltage, rel=1e-9)
+    assert any(e.name == "upper_stop" for e in res.events)
+
+
+def test_a_load_above_the_stall_torque_back_drives_the_servo():
+    st = REV_SMART_ROBOT_SERVO
+    stall = st.stall_torque  # at the datasheet voltage
+    servo = ServoMechanism(st, rail_voltage=st.nominal_voltage, load_torque=lambda a: -1.2 * stall, name="s")
+    res = run(servo, 0.3, pulse_for(st, 0.0))
+    assert res["s.angle"][-1] < -math.radians(5.0)  # it cannot hold: it turns the way the load pushes
+    assert res["s.velocity"][-1] < 0.0
+    # At the first instant (at rest, full duty against the error the load is about to make) it draws no
+    # more than the stall current, and while pushed back its current exceeds the stall current (back-EMF adds).
+    assert res["s.stator_current"][-1] > st.stall_current
+
+
+def test_a_load_below_the_stall_torque_droops_the_servo_by_its_proportional_band():
+    # A proportional loop holds a load T with duty T / T_stall(V), so the error is band * T / T_stall(V).
+    st = GOBILDA_TORQUE_SERVO
+    load = 0.5 * st.stall_torque
+    servo = ServoMechanism(st, rail_voltage=st.nominal_voltage, load_torque=lambda a: -load, name="wrist",
+                           load_inertia=1e-4)
+    res = run(servo, 1.0, pulse_for(st, 30.0))
+    droop = st.proportional_band * load / st.stall_torque
+    assert res["wrist.angle"][-1] == pytest.approx(math.radians(30.0) - droop, abs=1e-7)
+    assert res["wrist.stator_current"][-1] == pytest.approx(0.5 * st.stall_current, rel=1e-6)
+
+
+def test_continuous_rotation_speed_follows_the_pulse():
+    # Half of the full-speed offset from the centre: half duty, so half the no-load speed at the rail voltage.
+    st = GOBILDA_SPEED_SERVO
+    cr = ServoMechanism(st, continuous=True, rail_voltage=st.nominal_voltage, name="cr")
+    res = run(cr, 1.0, 1500.0 + 0.5 * st.continuous_full_speed_pulse)
+    assert res["cr.velocity"][-1] == pytest.approx(0.5 * st.free_speed, rel=1e-6)
+
+
+def test_without_pulses_the_servo_goes_limp():
+    st = GOBILDA_TORQUE_SERVO
+    servo = ServoMechanism(st, load_torque=lambda a: -0.1 * st.stall_torque, name="s", load_inertia=1e-3)
+    res = run(servo, 0.2, pulse_for(st, 0.0), enabled=0.0)
+    assert res["s.angle"][-1] < -0.1  # it falls with the load
+    # An open bridge carries no current while the back-EMF is below the rail (below the rail's no-load speed;
+    # beyond it the body diodes conduct, as the motor law says).
+    slow = np.abs(res["s.velocity"]) < 0.9 * st.free_speed * 5.0 / st.nominal_voltage
+    assert slow.sum() > 10 and np.all(res["s.stator_current"][slow] == 0.0)
+
+
+def test_datasheet_values_in_SI():
+    assert GOBILDA_TORQUE_SERVO.stall_torque == pytest.approx(25.2 * 0.0980665)
+    assert KG_CM == 0.0980665
+    assert GOBILDA_TORQUE_SERVO.free_speed == pytest.approx(math.pi / 3 / 0.20)
+
+
+def test_bad_servo_values_are_named():
+    with pytest.raises(ConfigError, match="seconds_per_60deg"):
+        ServoType("x", nominal_voltage=6.0, seconds_per_60deg=-0.1, stall_torque=1.0, stall_current=2.0,
+                  free_current=0.1, travel=1.0)
+    with pytest.raises(ConfigError, match="free_current"):
+        ServoType("x", nominal_voltage=6.0, seconds_per_60deg=0.1, stall_torque=1.0, stall_current=2.0,
+                  free_current=3.0, travel=1.0)
+    with pytest.raises(ConfigTypeError, match="servo_type"):
+        ServoMechanism("goBILDA torque")
+    with pytest.raises(ConfigTypeError, match="load_torque"):
+        ServoMechanism(GOBILDA_TORQUE_SERVO, load_torque=3.0)
+    with pytest.raises(ConfigError, match="rail_voltage"):
+        ServoMechanism(GOBILDA_TORQUE_SERVO, rail_voltage=float("nan"))
