@@ -117,6 +117,12 @@ def _wpilib():
     return require("wpilib", "robotpy", "simcore.robotpy")
 
 
+def _wpilib_simulation():
+    # ``import wpilib`` does not import its ``simulation`` submodule: pyfrc imports it, a plain
+    # script, a unit test of physics.py or a notebook does not, so it is imported here by name.
+    return require("wpilib.simulation", "robotpy", "simcore.robotpy")
+
+
 class _Binding:
     """One declared connection; ``read`` (motors) runs before the step, ``write`` (sensors) after."""
 
@@ -150,6 +156,7 @@ class Physics:
         from .engine import Simulator
 
         self._wpilib = _wpilib()
+        self._sims = _wpilib_simulation()
         self.physics_controller = physics_controller
         simulator_options.setdefault("record", DEFAULT_HISTORY)
         self.sim = Simulator(systems, controllers, **simulator_options)
@@ -262,7 +269,7 @@ class Physics:
             return self._bind(_TalonFX(self, controller, duty, sign, self._rotor(duty, rotor)))
         if kind == "rev":
             return self._bind(_Spark(self, controller, duty, sign, self._rotor(duty, rotor)))
-        sims = self._wpilib.simulation
+        sims = self._sims
         try:
             pwm = sims.PWMSim(controller)
         except TypeError:
@@ -289,7 +296,7 @@ class Physics:
         itself. ``rate`` defaults to the velocity beside ``distance`` (``arm.angle`` ->
         ``arm.velocity``, ``drive.left_position`` -> ``drive.left_velocity``).
         """
-        sims = self._wpilib.simulation
+        sims = self._sims
         if isinstance(encoder, sims.EncoderSim):
             sim = encoder
         elif isinstance(encoder, self._wpilib.Encoder):
@@ -308,7 +315,7 @@ class Physics:
         It reads ``((angle + offset) / 2 pi) * full_range`` wrapped into
         ``[0, full_range)``: give the ``fullRange`` the robot code constructed it with.
         """
-        sims = self._wpilib.simulation
+        sims = self._sims
         sim = encoder if isinstance(encoder, sims.DutyCycleEncoderSim) else sims.DutyCycleEncoderSim(encoder)
         self._signal("angle", angle)
         full_range = checks.positive("full_range", full_range, what="full range (the encoder's fullRange)")
@@ -329,7 +336,7 @@ class Physics:
                         None)
         if rate is not None:
             self._signal("rate", rate)
-        sims = self._wpilib.simulation
+        sims = self._sims
         if type(gyro).__module__.split(".")[0] == "navx":
             return self._bind(_NavX(self, gyro, heading, rate))
         for cls, sim_cls in (("AnalogGyro", "AnalogGyroSim"), ("ADXRS450_Gyro", "ADXRS450_GyroSim")):
@@ -354,7 +361,7 @@ class Physics:
         if not (isinstance(limit, float) and math.isfinite(limit)):
             raise ConfigError("system", system, f"a mechanism with a {stop} hard stop (its {stop}_stop mode)")
         pressed_value = checks.flag("pressed_value", pressed_value)
-        sims = self._wpilib.simulation
+        sims = self._sims
         sim = switch if isinstance(switch, sims.DIOSim) else sims.DIOSim(switch)
         return self._bind(_LimitSwitch(sim, target, f"{stop}_stop", pressed_value))
 
@@ -378,7 +385,7 @@ class Physics:
         system, _, signal = voltage.partition(".")
         if self._system(system).units.get(signal) != "V":
             raise ConfigError("voltage", voltage, "a bus voltage signal, in V")
-        roborio = self._wpilib.simulation.RoboRioSim
+        roborio = self._sims.RoboRioSim
         if threshold is not None:
             roborio.setBrownoutVoltage(threshold)
         self._battery = _Battery(roborio, voltage, roborio.getBrownoutVoltage())
@@ -407,7 +414,7 @@ class Physics:
         is simcore's ``supply_current`` (duty x stator current), not the stator
         current WPILib's examples feed it.
         """
-        sims = self._wpilib.simulation
+        sims = self._sims
         sim = pd if isinstance(pd, sims.PowerDistributionSim) else sims.PowerDistributionSim(pd)
         n = pd.getNumChannels() if isinstance(pd, self._wpilib.PowerDistribution) else _PDH_CHANNELS
         for ch, name in dict(channels).items():
@@ -542,7 +549,7 @@ class _NavX(_Binding):
     """navX AHRS through its SimDevice: ``Yaw`` in clockwise degrees within [-180, 180)."""
 
     def __init__(self, physics, ahrs, heading, rate):
-        sims = physics._wpilib.simulation
+        sims = physics._sims
         name = next((d for d in sims.SimDeviceSim.enumerateDevices() if d.startswith("navX-Sensor")), None)
         if name is None:
             raise ConfigError("gyro", ahrs, "a navX AHRS whose simulated device exists (navX-Sensor[...])")
