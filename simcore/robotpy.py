@@ -27,7 +27,9 @@ Each ``update_sim(now, tm_diff)`` does, in order:
 2. advance the simulation exactly ``tm_diff`` (resolved to whole nanoseconds);
 3. write every bound sensor from the signals at the new time: encoders, absolute
    encoders, gyros, limit switches, the CAN controllers' rotor sensors and supply
-   voltage, the roboRIO's input voltage, the robot pose on a ``Field2d``.
+   voltage, the roboRIO's input voltage, the robot pose on a ``Field2d``, and (with
+   :meth:`Physics.networktables`) the simulated truth on NetworkTables for
+   AdvantageScope (:mod:`simcore.live_view`).
 
 So the command the robot wrote in its loop is held over the next ``tm_diff`` and
 the sensors it reads in its next loop show the state at the end of it: the robot
@@ -407,6 +409,23 @@ class Physics:
         self.field2d = field2d
         return self._bind(_Field(field2d, drivetrain))
 
+    def networktables(self, prefix: str | None = None, instance=None):
+        """Publish the simulated truth to NetworkTables for AdvantageScope, each update.
+
+        Every signal as a ``double`` with its unit in the topic's properties, each
+        drivetrain's pose as ``struct:Pose2d`` and ``struct:Pose3d``, a swerve's
+        module states as ``struct:SwerveModuleState[]``, all under ``prefix``
+        (default ``"/simcore"``): see :mod:`simcore.live_view`. ``instance``
+        defaults to the robot program's own (``NetworkTableInstance.getDefault()``).
+        """
+        from .live_view import DEFAULT_PREFIX, LiveView
+
+        if instance is None:
+            instance = require("ntcore", "robotpy", "Physics.networktables").NetworkTableInstance.getDefault()
+        view = LiveView(self.sim.systems, instance, DEFAULT_PREFIX if prefix is None else prefix)
+        self.live_view = view
+        return self._bind(_LiveView(view))
+
     def power_distribution(self, pd, channels: dict):
         """Put supply currents on a ``wpilib.PowerDistribution``'s channels (``{channel: "arm.supply_current"}``).
 
@@ -603,3 +622,11 @@ class _PowerDistribution(_Binding):
         s = physics.signals
         for ch, name in self.channels.items():
             self.sim.setCurrent(ch, abs(s[name]))
+
+
+class _LiveView(_Binding):
+    def __init__(self, view):
+        self.view = view
+
+    def write(self, physics, dt):
+        self.view.publish(physics.t, physics.signals)

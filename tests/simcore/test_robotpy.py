@@ -288,3 +288,31 @@ def test_physics_binds_in_a_plain_python_process_without_pyfrc():
     assert proc.returncode == 0, proc.stderr[-3000:]
     t, rtol, atol = (float(v) for v in proc.stdout.split()[-3:])
     assert (t, rtol, atol) == (0.02, 1e-10, 1e-12)  # rtol and atol reach the Simulator
+
+
+def test_networktables_publishes_the_pose_each_update():
+    import struct
+
+    import ntcore
+
+    inst = ntcore.NetworkTableInstance.create()
+    try:
+        drive = models.TankDrive(NEO, 8.45, n_motors_per_side=2, wheel_radius=0.0762, track_width=0.6, mass=50.0,
+                                 moi=models.rectangle_moi(50.0, 0.8, 0.8), command="duty", name="nt_drive")
+        physics = Physics(None, [drive])
+        left = wpilib.PWMSparkMax(13)
+        physics.motor(left, "nt_drive.left_duty")
+        physics.networktables(prefix="/truth", instance=inst)
+        pose = inst.getRawTopic("/truth/nt_drive/pose").subscribe("struct:Pose2d", b"")
+        time_sub = inst.getDoubleTopic("/truth/time").subscribe(-1.0)
+        _enable()
+        left.set(0.6)
+        for _ in range(25):
+            physics.update_sim(0.0, 0.02)
+        s = physics.signals
+        assert time_sub.get() == physics.t == pytest.approx(0.5, abs=1e-12)
+        assert s["nt_drive.heading"] < -0.05  # only the left side drives: it turns clockwise
+        assert struct.unpack("<3d", bytes(pose.get())) == (s["nt_drive.x"], s["nt_drive.y"], s["nt_drive.heading"])
+    finally:
+        _enable(False)
+        ntcore.NetworkTableInstance.destroy(inst)
