@@ -143,6 +143,8 @@ class Physics:
     physics_controller : object
         What robotpy passes first to ``PhysicsEngine`` (pyfrc's ``PhysicsInterface``);
         only its ``field`` (a ``Field2d``) is used, by :meth:`field`, when present.
+        :mod:`simcore.halsim` passes its own, which carries the protocol's devices
+        in place of wpilib's simulated ones (its ``simcore_devices``).
     systems : System or sequence of System
         The simulated mechanisms (motor-driven ones with ``command="duty"``), a
         Battery among them for a sagging bus.
@@ -157,8 +159,13 @@ class Physics:
     def __init__(self, physics_controller, systems, controllers=(), **simulator_options):
         from .engine import Simulator
 
-        self._wpilib = _wpilib()
-        self._sims = _wpilib_simulation()
+        # The devices the bindings talk to: wpilib's simulated ones in the robot program's process, or
+        # those of a HALSim WebSocket link (simcore.halsim), which offers the same calls.
+        self._host = getattr(physics_controller, "simcore_devices", None)
+        if self._host is None:
+            self._wpilib, self._sims = _wpilib(), _wpilib_simulation()
+        else:
+            self._wpilib, self._sims = self._host.wpilib, self._host.simulation
         self.physics_controller = physics_controller
         simulator_options.setdefault("record", DEFAULT_HISTORY)
         self.sim = Simulator(systems, controllers, **simulator_options)
@@ -181,7 +188,7 @@ class Physics:
     # -- the physics.py contract -------------------------------------------------------------------
     def update_sim(self, now: float, tm_diff: float) -> None:
         """Motor outputs in, advance exactly ``tm_diff`` seconds, sensors out (see the module docstring)."""
-        enabled = self._wpilib.DriverStation.isEnabled()
+        enabled = self._wpilib.DriverStation.isEnabled()  # a roboRIO disables its outputs
         writes = {}
         for b in self._bindings:
             values = b.read(self)
@@ -288,8 +295,9 @@ class Physics:
         return rotor
 
     # -- sensors -----------------------------------------------------------------------------------
-    def encoder(self, encoder, distance: str, *, rate: str | None = None, scale: float = 1.0, zero_at=None):
-        """Set a quadrature ``wpilib.Encoder`` (or its ``EncoderSim``) from ``distance`` and ``rate``.
+    def encoder(self, encoder, distance: str, *, rate: str | None = None, scale: float = 1.0, zero_at=None,
+                distance_per_pulse=None):
+        """Set a quadrature ``wpilib.Encoder`` (its ``EncoderSim``, or its channel A) from ``distance`` and ``rate``.
 
         The encoder reads ``scale * (signal - zero_at)`` in its own distance units (its
         distance per pulse, set in robot code: counts are whole pulses). An incremental
@@ -297,14 +305,35 @@ class Physics:
         signal's value now; pass ``zero_at=0.0`` for an encoder that reads the signal
         itself. ``rate`` defaults to the velocity beside ``distance`` (``arm.angle`` ->
         ``arm.velocity``, ``drive.left_position`` -> ``drive.left_velocity``).
+
+        ``distance_per_pulse`` is the distance per pulse the robot code set on this
+        encoder. In a robotpy program it is checked against the robot's; through
+        :mod:`simcore.halsim`, which sends pulse counts and cannot read the robot's
+        setting, it is required. Give it (and address the encoder by its channel A)
+        and one physics description serves both.
         """
         sims = self._sims
         if isinstance(encoder, sims.EncoderSim):
             sim = encoder
+        elif isinstance(encoder, int) and not isinstance(encoder, bool):
+            try:
+                sim = sims.EncoderSim.createForChannel(encoder)
+            except IndexError:
+                raise ConfigError("encoder", encoder, "the channel A of an encoder the robot program created") \
+                    from None
         elif isinstance(encoder, self._wpilib.Encoder):
             sim = sims.EncoderSim(encoder)
         else:
-            raise ConfigTypeError("encoder", encoder, "a wpilib.Encoder or wpilib.simulation.EncoderSim")
+            raise ConfigTypeError("encoder", encoder, "a wpilib.Encoder, wpilib.simulation.EncoderSim or the "
+                                                      "encoder's channel A (int)")
+        if distance_per_pulse is not None:
+            dpp = checks.positive("distance_per_pulse", distance_per_pulse, what="distance per pulse")
+            robots = sim.getDistancePerPulse()
+            if robots == 0.0:  # not known on this side (a HALSim link): it is the physics description's
+                sim.setDistancePerPulse(dpp)
+            elif not math.isclose(robots, dpp, rel_tol=1e-12, abs_tol=0.0):
+                raise ConfigError("distance_per_pulse", distance_per_pulse,
+                                  f"the distance per pulse the robot code set on this encoder, {robots!r}")
         self._signal("distance", distance)
         rate = self._signal("rate", rate if rate is not None else _velocity_of(distance, self.sim.signals))
         scale = checks.finite("scale", scale)
@@ -323,11 +352,14 @@ class Physics:
         full_range = checks.positive("full_range", full_range, what="full range (the encoder's fullRange)")
         return self._bind(_DutyCycle(sim, angle, full_range, checks.finite("offset", offset, "rad")))
 
-    def gyro(self, gyro, heading: str, *, rate: str | None = None):
+    def gyro(self, gyro, heading: str, *, rate: str | None = None, axis: str = "x"):
         """Set a gyro from the heading signal ``heading`` (rad, counter-clockwise).
 
-        ``gyro``: a ``wpilib.AnalogGyro``, ``wpilib.ADXRS450_Gyro`` (or their sims) or a
-        navX ``AHRS``; each reads clockwise-positive degrees as WPILib's gyros do.
+        ``gyro``: a ``wpilib.AnalogGyro``, ``wpilib.ADXRS450_Gyro`` (or their sims), a
+        navX ``AHRS``, or the name of a gyro's simulated device without its ``Gyro:``
+        prefix (``"ADXRS450[0]"``, the name the HALSim protocol addresses it by; its
+        ``angle_<axis>`` and ``rate_<axis>`` values are set, ``axis`` ``"x"`` for a
+        single-axis gyro); each reads clockwise-positive degrees as WPILib's gyros do.
         ``rate`` (rad/s, default the ``yaw_rate`` or ``omega`` beside ``heading``)
         feeds the rate where the sim takes one.
         """
@@ -339,6 +371,10 @@ class Physics:
         if rate is not None:
             self._signal("rate", rate)
         sims = self._sims
+        if isinstance(gyro, str):
+            axis = checks.choice("axis", axis, ("x", "y", "z"))
+            named = getattr(sims, "named_gyro", None)
+            return self._bind(_Gyro(named(gyro, axis) if named else _SimDeviceGyro(sims, gyro, axis), heading, rate))
         if type(gyro).__module__.split(".")[0] == "navx":
             return self._bind(_NavX(self, gyro, heading, rate))
         for cls, sim_cls in (("AnalogGyro", "AnalogGyroSim"), ("ADXRS450_Gyro", "ADXRS450_GyroSim")):
@@ -346,7 +382,8 @@ class Physics:
                 return self._bind(_Gyro(gyro, heading, rate))
             if isinstance(gyro, getattr(self._wpilib, cls)):
                 return self._bind(_Gyro(getattr(sims, sim_cls)(gyro), heading, rate))
-        raise ConfigTypeError("gyro", gyro, "a wpilib AnalogGyro or ADXRS450_Gyro (or its sim), or a navX AHRS")
+        raise ConfigTypeError("gyro", gyro, "a wpilib AnalogGyro or ADXRS450_Gyro (or its sim), a navX AHRS, or a "
+                                            "gyro's simulated device name (\"ADXRS450[0]\")")
 
     def limit_switch(self, switch, system: str, stop: str, *, pressed_value: bool = False):
         """A ``DigitalInput`` (channel, object or ``DIOSim``) closed while ``system`` rests on a hard stop.
@@ -401,6 +438,8 @@ class Physics:
         """
         for s in ("x", "y", "heading"):
             self._signal("drivetrain", f"{drivetrain}.{s}")
+        if self._host is not None:  # no Field2d beside a robot program in another process: the live view has it
+            return self._host.field(self, drivetrain)
         if field2d is None:
             field2d = getattr(self.physics_controller, "field", None)
         if field2d is None:
@@ -420,6 +459,8 @@ class Physics:
         """
         from .live_view import DEFAULT_PREFIX, LiveView
 
+        if instance is None and self._host is not None:
+            instance = self._host.networktables_instance()
         if instance is None:
             instance = require("ntcore", "robotpy", "Physics.networktables").NetworkTableInstance.getDefault()
         view = LiveView(self.sim.systems, instance, DEFAULT_PREFIX if prefix is None else prefix)
@@ -562,6 +603,23 @@ class _Gyro(_Binding):
         self.sim.setAngle(-math.degrees(s[self.heading]))
         if self.rate is not None:
             self.sim.setRate(-math.degrees(s[self.rate]))
+
+
+class _SimDeviceGyro:
+    """A gyro's simulated device (``Gyro:<name>``) with the calls of WPILib's gyro sims, in degrees."""
+
+    def __init__(self, sims, name, axis):
+        device = sims.SimDeviceSim(f"Gyro:{name}")
+        self.angle, self.rate = device.getDouble(f"angle_{axis}"), device.getDouble(f"rate_{axis}")
+        if not self.angle:
+            raise ConfigError("gyro", name, f"the name of a gyro the robot program created, whose simulated device "
+                                            f"Gyro:{name} has an angle_{axis} value")
+
+    def setAngle(self, degrees):
+        self.angle.set(degrees)
+
+    def setRate(self, degrees_per_second):
+        self.rate.set(degrees_per_second)
 
 
 class _NavX(_Binding):

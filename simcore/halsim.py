@@ -1,0 +1,577 @@
+"""simcore as the physics of any WPILib robot program, through WPILib's HALSim WebSocket protocol.
+
+The contract
+------------
+A robot program in Java, C++ or Python started with WPILib's WebSocket server
+extension (Java/C++: ``wpi.sim.addWebsocketsServer()`` in ``build.gradle``;
+robotpy: ``python -m robotpy sim --ws-server``, package ``robotpy-halsim-ws``) sends
+the state of its hardware as JSON text frames ``{"type", "device", "data"}`` on
+``ws://<host>:<port>/wpilibws`` (port 3300 by default) and takes sensor values the
+same way. Keys of ``data`` beginning ``<`` are the robot's outputs, ``>`` its inputs,
+``<>`` both; each frame carries only what changed. (WPILib's specification of the
+protocol: ``simulation/halsim_ws_core/doc/hardware_ws_api.md`` in allwpilib.)
+
+:class:`HalSim` is the physics side, a client of that server. It builds the same
+``PhysicsEngine`` (a :class:`simcore.robotpy.Physics` subclass) robotpy loads from
+``physics.py``, with the protocol's devices in place of wpilib's simulated ones, so
+one physics description serves both when it addresses devices as the protocol
+does:
+
+=====================================  ===========================================================
+binding in ``physics.py``               protocol
+=====================================  ===========================================================
+``motor(channel, ...)``                 ``PWM`` device ``"<channel>"``: ``<speed`` in
+``encoder(channel_a, ...,               ``Encoder`` whose ``<channel_a`` is ``channel_a``: ``>count``
+distance_per_pulse=...)``               (whole pulses), ``>period`` (s, signed; the largest double at rest)
+``gyro("ADXRS450[0]", ...)``            ``Gyro`` device ``"ADXRS450[0]"``: ``>angle_x``, ``>rate_x`` (degrees)
+``duty_cycle_encoder(channel, ...)``    ``DutyCycle`` ``"DutyCycleEncoder[<channel>]"``: ``>Position``
+``limit_switch(channel, ...)``          ``DIO`` ``"<channel>"``: ``<>value``
+``battery()``                           ``RoboRIO``: ``>vin_voltage``
+``networktables()``                     NetworkTables 4 client of the robot program's server
+``field(...)``                          the drivetrain's pose on NetworkTables (no Field2d here)
+=====================================  ===========================================================
+
+WPILib's 2026 WebSocket extension carries no ``AnalogGyro`` and no power
+distribution: those bindings are refused naming the binding.
+
+**Time.** The protocol carries no simulation time: the robot program runs on the
+wall clock. The simulation advances by the wall clock (``time.monotonic_ns``) in
+ticks at a fixed rate (``rate``, 200 Hz by default) at which the sensors are sent;
+each robot output is a zero-order hold from the instant its frame arrives (the
+simulation is advanced to that instant with the previous outputs, then the new one
+applies). While the robot is disabled (its ``DriverStation`` ``>enabled`` false) or
+not connected, every motor output is neutral, as on a roboRIO. Results depend on
+when frames arrive: **determinism is not promised** here (a robotpy program under
+``robotpy test`` is deterministic; this is not). :attr:`HalSim.lag` measures how
+late the simulation runs: for each robot output, the wall time from its arrival to
+the first sensor frame sent after it, and for each tick, how late it ran.
+
+**Faults.** A frame that is not JSON, not an object of the three keys, of a type
+the protocol does not define, or whose values have the wrong JSON type for a key
+simcore reads (a ``<speed`` that is not a finite number, a ``<>value`` that is not
+a boolean) is skipped whole, with a message naming the frame (logged on the
+``simcore.halsim`` logger and kept in :attr:`HalSim.faults`): nothing of it applies.
+A robot program that stops (or is killed) leaves its outputs neutral; the physics
+keeps running and reconnects every ``reconnect`` seconds; the restarted program
+sends its whole state again and its frames apply.
+
+Start it from a command line::
+
+    python -m simcore.halsim physics.py --host localhost --port 3300
+
+It prints what it bound and, every few seconds, the lag. ``--enable auto`` (or
+``teleop``) also sends the DriverStation frames that enable the robot, for a robot
+without a Driver Station.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib.util
+import json
+import logging
+import math
+import pathlib
+import statistics
+import sys
+import time
+import types
+
+from . import checks
+from .errors import ConfigError, ConfigTypeError
+from .extras import require
+
+__all__ = ["HalSim", "load_physics", "DEFAULT_PORT", "PROTOCOL_TYPES", "main"]
+
+log = logging.getLogger("simcore.halsim")
+
+#: The protocol's standard port.
+DEFAULT_PORT = 3300
+#: Every message type of WPILib's protocol (2026): frames of other types are faults.
+PROTOCOL_TYPES = frozenset({
+    "Accel", "AddressableLED", "AI", "AO", "CTREPCM", "DIO", "dPWM", "DriverStation", "DutyCycle", "Encoder",
+    "Gyro", "HAL", "Joystick", "PWM", "Relay", "Solenoid", "RoboRIO", "REVPH", "PowerDistribution", "SimDevice",
+    "CANMotor", "CANEncoder", "CANGyro", "CANAccel", "CANAIn", "CANDIO", "CANDutyCycle"})
+#: A period WPILib's encoders read as "not moving" (the robot program itself sends the largest double).
+_AT_REST = sys.float_info.max
+
+
+def _finite_number(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+#: The JSON type of each key simcore reads, by message type: a frame with another type is a fault.
+_READ_KEYS = {
+    ("PWM", "<speed"): (_finite_number, "a finite number"),
+    ("DriverStation", ">enabled"): (lambda v: isinstance(v, bool), "a boolean"),
+    ("Encoder", "<channel_a"): (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
+    ("DIO", "<>value"): (lambda v: isinstance(v, bool), "a boolean"),
+}
+
+
+class _Link:
+    """What the robot program last said (its outputs, as held) and what is to be sent to it."""
+
+    def __init__(self):
+        self.outputs: dict[tuple[str, str], dict] = {}
+        self.pending: dict[tuple[str, str], dict] = {}
+        self.enabled = False
+        self.encoders: dict[int, str] = {}  # channel A -> the protocol's encoder device
+        # the outputs a binding reads: a change of one of them is a step of a held input
+        self.watched: set[tuple[str, str, str]] = {("DriverStation", "", ">enabled")}
+
+    def value(self, type_, device, key, default):
+        return self.outputs.get((type_, device), {}).get(key, default)
+
+    def send(self, type_, device, key, value):
+        self.pending.setdefault((type_, device), {})[key] = value
+
+    def apply(self, type_, device, data):
+        self.outputs.setdefault((type_, device), {}).update(data)
+        if type_ == "DriverStation" and ">enabled" in data:
+            self.enabled = data[">enabled"]
+        if type_ == "Encoder" and "<channel_a" in data:
+            for channel, dev in list(self.encoders.items()):
+                if dev == device:
+                    del self.encoders[channel]
+            self.encoders[data["<channel_a"]] = device
+
+    def forget_robot(self):
+        """The robot program went away: its outputs are no longer held, its encoders to be announced again."""
+        self.outputs.clear()
+        self.enabled = False
+        self.encoders.clear()
+
+
+# -- the protocol's devices, with the calls simcore.robotpy's bindings make of wpilib's sims -------
+class _PWMSim:
+    def __init__(self, link, channel):
+        if isinstance(channel, bool) or not isinstance(channel, int):
+            raise ConfigTypeError("controller", channel, "a PWM channel (int): through the HALSim protocol a motor "
+                                                         "controller is addressed by its channel")
+        self.link, self.device = link, str(channel)
+        self.address = f"PWM {channel} <speed"
+        link.watched.add(("PWM", self.device, "<speed"))
+
+    def getSpeed(self):
+        return self.link.value("PWM", self.device, "<speed", 0.0)
+
+
+class _EncoderSim:
+    def __init__(self, link, channel_a):
+        self.link, self.channel_a, self.dpp = link, channel_a, 0.0
+        self.address = f"Encoder of channel A {channel_a} >count >period"
+        self.count, self.period = 0, _AT_REST
+
+    def getDistancePerPulse(self):
+        return self.dpp
+
+    def setDistancePerPulse(self, dpp):
+        self.dpp = dpp
+
+    def _need_dpp(self):
+        if self.dpp == 0.0:
+            raise ConfigError("distance_per_pulse", None, f"the distance per pulse robot code sets on the encoder "
+                                                          f"of channel {self.channel_a} (the HALSim protocol carries "
+                                                          f"pulse counts only)")
+
+    def setDistance(self, distance):
+        self._need_dpp()
+        self.count = int(distance / self.dpp)  # whole pulses, truncated as WPILib's EncoderSim.setDistance does
+        self._send()
+
+    def setRate(self, rate):
+        self._need_dpp()
+        self.period = self.dpp / rate if rate != 0.0 else _AT_REST  # signed, as EncoderSim.setRate
+        self._send()
+
+    def _send(self):
+        device = self.link.encoders.get(self.channel_a)
+        if device is not None:  # before the robot announces the encoder, there is no one to tell
+            self.link.send("Encoder", device, ">count", self.count)
+            self.link.send("Encoder", device, ">period", self.period)
+
+
+class _DutyCycleEncoderSim:
+    def __init__(self, link, channel):
+        if isinstance(channel, bool) or not isinstance(channel, int):
+            raise ConfigTypeError("encoder", channel, "a duty-cycle encoder's DIO channel (int)")
+        self.link, self.device = link, f"DutyCycleEncoder[{channel}]"
+        self.address = f"DutyCycle {self.device} >Position"
+
+    def set(self, value):
+        self.link.send("DutyCycle", self.device, ">Position", value)
+
+
+class _DIOSim:
+    def __init__(self, link, channel):
+        if isinstance(channel, bool) or not isinstance(channel, int):
+            raise ConfigTypeError("switch", channel, "a DIO channel (int)")
+        self.link, self.device = link, str(channel)
+        self.address = f"DIO {channel} <>value"
+
+    def setValue(self, value):
+        self.link.send("DIO", self.device, "<>value", bool(value))
+
+
+class _GyroSim:
+    def __init__(self, link, name, axis):
+        self.link, self.device, self.axis = link, name, axis
+        self.address = f"Gyro {name} >angle_{axis} >rate_{axis}"
+
+    def setAngle(self, degrees):
+        self.link.send("Gyro", self.device, f">angle_{self.axis}", degrees)
+
+    def setRate(self, degrees_per_second):
+        self.link.send("Gyro", self.device, f">rate_{self.axis}", degrees_per_second)
+
+
+class _RoboRioSim:
+    def __init__(self, link):
+        self.link, self.brownout = link, 6.75  # V, the roboRIO's default brownout threshold
+        self.address = "RoboRIO >vin_voltage"
+
+    def setBrownoutVoltage(self, volts):
+        self.brownout = volts
+
+    def getBrownoutVoltage(self):
+        return self.brownout
+
+    def setVInVoltage(self, volts):
+        self.link.send("RoboRIO", "", ">vin_voltage", volts)
+
+
+def _not_carried(name, binding, what):
+    def refuse(self, *args, **kwargs):
+        raise ConfigError(binding, args[0] if args else None, f"a device the HALSim WebSocket protocol carries ({what})")
+    return type(name, (), {"__init__": refuse})
+
+
+def _on(link, cls, name):
+    """``cls`` with its first argument, the link, given: constructed as wpilib's sim is, from its address."""
+    return type(name, (cls,), {"__init__": lambda self, *args: cls.__init__(self, link, *args)})
+
+
+class _Absent:
+    """A wpilib class no robot object here can be an instance of (the robot runs in another process)."""
+
+
+class _Devices:
+    """``simcore_devices`` of the physics controller HalSim hands to ``PhysicsEngine``."""
+
+    def __init__(self, halsim):
+        link = halsim.link
+        self._halsim = halsim
+        encoder_sim = type("EncoderSim", (_EncoderSim,), {
+            "createForChannel": staticmethod(lambda channel: _EncoderSim(link, channel))})
+        self.simulation = types.SimpleNamespace(
+            PWMSim=_on(link, _PWMSim, "PWMSim"),
+            EncoderSim=encoder_sim,
+            DutyCycleEncoderSim=_on(link, _DutyCycleEncoderSim, "DutyCycleEncoderSim"),
+            DIOSim=_on(link, _DIOSim, "DIOSim"),
+            RoboRioSim=_RoboRioSim(link),
+            named_gyro=lambda name, axis: _GyroSim(link, name, axis),
+            AnalogGyroSim=_not_carried("AnalogGyroSim", "gyro", "WPILib 2026's extension sends no AnalogGyro: use "
+                                                                "an ADXRS450_Gyro, bound by its name \"ADXRS450[0]\""),
+            ADXRS450_GyroSim=_Absent,
+            PowerDistributionSim=_not_carried("PowerDistributionSim", "pd", "WPILib 2026's extension sends no "
+                                                                            "power distribution"),
+        )
+        self.wpilib = types.SimpleNamespace(
+            DriverStation=types.SimpleNamespace(isEnabled=lambda: link.enabled),
+            Encoder=_Absent, AnalogGyro=_Absent, ADXRS450_Gyro=_Absent, PowerDistribution=_Absent)
+
+    def networktables_instance(self):
+        return self._halsim.networktables_instance()
+
+    def field(self, physics, drivetrain):
+        log.info("field(%r): the pose is published on NetworkTables as %s/%s/pose (struct:Pose2d)",
+                 drivetrain, self._halsim.nt_prefix, drivetrain)
+        return None
+
+
+class _Controller:
+    """What HalSim passes to ``PhysicsEngine`` as robotpy's ``physics_controller``."""
+
+    def __init__(self, halsim):
+        self.simcore_devices = _Devices(halsim)
+        self.field = None
+
+
+def load_physics(path):
+    """The ``PhysicsEngine`` class of the physics file at ``path`` (its folder importable, as robotpy makes it)."""
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise ConfigError("physics", str(path), "a physics.py file")
+    folder = str(path.resolve().parent)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)  # physics.py may import its robot's constants, as under robotpy
+    spec = importlib.util.spec_from_file_location(f"_simcore_halsim_physics_{abs(hash(str(path)))}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    engine = getattr(module, "PhysicsEngine", None)
+    if not isinstance(engine, type):
+        raise ConfigError("physics", str(path), "a file defining a PhysicsEngine class (a simcore.robotpy.Physics)")
+    return engine
+
+
+class HalSim:
+    """The physics side of WPILib's HALSim WebSocket protocol (see the module docstring).
+
+    Parameters
+    ----------
+    physics : str, path or class
+        A physics file defining ``PhysicsEngine``, or the class itself (a
+        :class:`simcore.robotpy.Physics` subclass taking ``(physics_controller, robot)``).
+    host, port : str, int
+        The robot program's WebSocket server (``ws://host:port/wpilibws``).
+    rate : float
+        Physics ticks per second of wall time, at which the sensors are sent, Hz.
+    enable : {None, "auto", "teleop", "test"}
+        Send the DriverStation frames that enable the robot in this mode on each
+        connection (None: leave it to a Driver Station).
+    networktables : bool
+        Publish the simulated truth (:mod:`simcore.live_view`) through an NT4
+        client of the robot program's server at ``host``:``nt_port``.
+    reconnect : float
+        Seconds between connection attempts while the robot program is away.
+    """
+
+    def __init__(self, physics, host: str = "localhost", port: int = DEFAULT_PORT, *, rate: float = 200.0,
+                 enable: str | None = None, networktables: bool = True, nt_port: int = 5810,
+                 nt_prefix: str = "/simcore", reconnect: float = 0.5):
+        self._connect = require("websockets.asyncio.client", "halsim", "simcore.halsim").connect
+        self._closed = require("websockets.exceptions", "halsim", "simcore.halsim").ConnectionClosed
+        if not isinstance(host, str) or not host:
+            raise ConfigTypeError("host", host, "a host name or address")
+        self.host = host
+        self.port = checks.integer("port", port, minimum=1, what="a TCP port")
+        self.rate = checks.positive("rate", rate, "Hz", what="rate")
+        if enable is not None:
+            checks.choice("enable", enable, ("auto", "teleop", "test"))
+        self.enable = enable
+        self.reconnect = checks.positive("reconnect", reconnect, "s", what="time")
+        self.nt_port, self.nt_prefix, self._want_nt = nt_port, nt_prefix, bool(networktables)
+        self._nt = None
+        self.link = _Link()
+        self.faults: list[str] = []
+        self.lag = {"message_to_update": [], "tick_late": []}  # s
+        self.connections = 0
+        self._awaiting_update: list[int] = []  # arrival times (ns) of outputs not yet followed by a sensor frame
+        engine = load_physics(physics) if isinstance(physics, (str, pathlib.Path)) else physics
+        self.physics = engine(_Controller(self), None)
+        if self._want_nt and not any(type(b).__name__ == "_LiveView" for b in self.physics._bindings):
+            self.physics.networktables(prefix=nt_prefix)
+        self._wall_ns = None  # the wall-clock instant (ns) the simulation's present corresponds to
+
+    # -- NetworkTables -------------------------------------------------------------------------------
+    def networktables_instance(self):
+        if not self._want_nt:
+            ntcore = require("ntcore", "halsim", "simcore.halsim")
+            return ntcore.NetworkTableInstance.create()  # published nowhere: networktables=False
+        if self._nt is None:
+            ntcore = require("ntcore", "halsim", "simcore.halsim")
+            self._nt = ntcore.NetworkTableInstance.create()
+            self._nt.startClient4("simcore.halsim")
+            self._nt.setServer(self.host, self.nt_port)
+        return self._nt
+
+    # -- bindings ------------------------------------------------------------------------------------
+    def describe(self) -> str:
+        """What the physics binds, one line each."""
+        lines = [f"simcore.halsim: ws://{self.host}:{self.port}/wpilibws, physics at {self.rate:g} Hz of wall time"]
+        for b in self.physics._bindings:
+            device = getattr(b, "sim", None) or getattr(b, "roborio", None)
+            signal = next((getattr(b, a) for a in ("duty", "distance", "heading", "angle", "signal")
+                           if isinstance(getattr(b, a, None), str)), "")
+            if hasattr(b, "view"):
+                device, signal = None, f"NetworkTables {b.view.prefix}/... ({len(b.view.topics)} topics)"
+            lines.append(f"  {type(b).__name__.strip('_')}: {signal}"
+                         + (f" <-> {device.address}" if hasattr(device, "address") else ""))
+        return "\n".join(lines)
+
+    # -- frames --------------------------------------------------------------------------------------
+    def _fault(self, frame, why):
+        text = frame if isinstance(frame, str) else repr(frame)
+        message = f"skipped frame {text[:200]!s}: {why}"
+        self.faults.append(message)
+        log.warning(message)
+
+    def handle_frame(self, frame, now_ns: int | None = None) -> bool:
+        """Check one text frame and apply it whole, or skip it with a fault naming it. True when applied."""
+        if isinstance(frame, bytes):
+            self._fault(frame, "a binary frame (the protocol sends JSON text)")
+            return False
+        try:
+            message = json.loads(frame)
+        except ValueError as exc:
+            self._fault(frame, f"not JSON ({exc})")
+            return False
+        if not isinstance(message, dict) or not {"type", "device", "data"} <= set(message):
+            self._fault(frame, "not an object with \"type\", \"device\" and \"data\"")
+            return False
+        type_, device, data = message["type"], message["device"], message["data"]
+        if not isinstance(type_, str) or not isinstance(device, str) or not isinstance(data, dict):
+            self._fault(frame, "\"type\" and \"device\" must be strings and \"data\" an object")
+            return False
+        if type_ not in PROTOCOL_TYPES:
+            self._fault(frame, f"unknown device type {type_!r} (not one of the protocol's)")
+            return False
+        for key, value in data.items():
+            check = _READ_KEYS.get((type_, key))
+            if check is not None and not check[0](value):
+                self._fault(frame, f"{type_} {key} is {value!r}: expected {check[1]}")
+                return False
+        outputs = {k: v for k, v in data.items() if k.startswith("<") or k == ">enabled" and type_ == "DriverStation"}
+        if not outputs:
+            return True  # the robot's echo of inputs: nothing the physics holds
+        held = self.link.outputs.get((type_, device), {})
+        steps = [k for k in outputs if (type_, device, k) in self.link.watched and held.get(k) != outputs[k]]
+        if steps:
+            now_ns = time.monotonic_ns() if now_ns is None else now_ns
+            self._advance_to(now_ns)  # the previous outputs held up to this frame's arrival
+            self._awaiting_update.append(now_ns)
+        self.link.apply(type_, device, outputs)
+        return True
+
+    # -- time ----------------------------------------------------------------------------------------
+    def _advance_to(self, now_ns: int):
+        if self._wall_ns is None:
+            self._wall_ns = now_ns
+        if now_ns > self._wall_ns:
+            self.physics.update_sim(None, (now_ns - self._wall_ns) * 1e-9)
+            self._wall_ns = now_ns
+
+    def _tick(self, now_ns: int):
+        """Advance to ``now_ns`` and collect the sensor frames to send."""
+        self._advance_to(now_ns)
+        frames = [json.dumps({"type": t, "device": d, "data": data}) for (t, d), data in self.link.pending.items()]
+        self.link.pending.clear()
+        return frames
+
+    def _record_update(self, sent_ns: int):
+        self.lag["message_to_update"].extend((sent_ns - a) * 1e-9 for a in self._awaiting_update)
+        self._awaiting_update.clear()
+
+    def lag_summary(self) -> dict:
+        """Median and worst of each lag (s) measured so far."""
+        out = {}
+        for name, values in self.lag.items():
+            out[name] = (statistics.median(values), max(values)) if values else (math.nan, math.nan)
+        return out
+
+    # -- the connection ------------------------------------------------------------------------------
+    def _enable_frames(self):
+        if self.enable is None:
+            return []
+        data = {">enabled": True, ">autonomous": self.enable == "auto", ">test": self.enable == "test",
+                ">ds": True, ">new_data": True}
+        return [json.dumps({"type": "DriverStation", "device": "", "data": data})]
+
+    async def _session(self, ws, stop_at):
+        period_ns = int(round(1e9 / self.rate))
+        start = time.monotonic_ns()
+        k = 0
+
+        async def receive():
+            async for frame in ws:
+                self.handle_frame(frame)
+
+        receiver = asyncio.create_task(receive())
+        try:
+            for frame in self._enable_frames():
+                await ws.send(frame)
+            while not receiver.done():
+                k += 1
+                due = start + k * period_ns  # ticks at fixed instants of the wall clock, not accumulated
+                delay = (due - time.monotonic_ns()) * 1e-9
+                if delay > 0:
+                    await asyncio.wait({receiver}, timeout=delay)
+                now = time.monotonic_ns()
+                if stop_at is not None and now >= stop_at:
+                    return True
+                self.lag["tick_late"].append(max(0.0, (now - due) * 1e-9))
+                frames = self._tick(now)
+                for frame in frames:
+                    await ws.send(frame)
+                if frames:
+                    self._record_update(time.monotonic_ns())
+            receiver.result()  # the connection ended: raise what ended it
+            return False
+        finally:
+            receiver.cancel()
+
+    async def run(self, duration: float | None = None) -> None:
+        """Serve the robot program for ``duration`` seconds of wall time (None: until cancelled)."""
+        stop_at = None if duration is None else time.monotonic_ns() + int(duration * 1e9)
+        uri = f"ws://{self.host}:{self.port}/wpilibws"
+        closed = (self._closed, OSError, asyncio.TimeoutError)
+        while stop_at is None or time.monotonic_ns() < stop_at:
+            try:
+                async with self._connect(uri, open_timeout=2.0, max_size=None) as ws:
+                    self.connections += 1
+                    log.info("connected to the robot program at %s", uri)
+                    if await self._session(ws, stop_at):
+                        return
+            except closed as exc:
+                if self.connections:
+                    log.info("robot program away (%s); reconnecting", exc.__class__.__name__)
+            # away: its outputs are no longer held; the physics keeps running on the wall clock
+            self.link.forget_robot()
+            self._tick(time.monotonic_ns())
+            self.link.pending.clear()
+            wait = self.reconnect if stop_at is None else min(self.reconnect, max(0.0, (stop_at - time.monotonic_ns()) * 1e-9))
+            await asyncio.sleep(wait)
+
+    def close(self):
+        """Stop publishing on NetworkTables."""
+        if self._nt is not None:
+            require("ntcore", "halsim", "simcore.halsim").NetworkTableInstance.destroy(self._nt)
+            self._nt = None
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m simcore.halsim", description=(
+        "Run a simcore physics.py as the physics of a WPILib robot program started with the HALSim WebSocket "
+        "server extension. Real time: results are not deterministic."))
+    parser.add_argument("physics", help="the physics file defining PhysicsEngine (a simcore.robotpy.Physics)")
+    parser.add_argument("--host", default="localhost")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT)
+    parser.add_argument("--rate", type=float, default=200.0, help="physics ticks per second (Hz)")
+    parser.add_argument("--enable", choices=("auto", "teleop", "test"), default=None,
+                        help="enable the robot in this mode through the protocol's DriverStation frames")
+    parser.add_argument("--duration", type=float, default=None, help="seconds of wall time to run (default: ever)")
+    parser.add_argument("--no-nt", action="store_true", help="do not publish the simulated truth on NetworkTables")
+    parser.add_argument("--nt-port", type=int, default=5810, help="the robot program's NetworkTables 4 port")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(message)s")
+    sim = HalSim(args.physics, args.host, args.port, rate=args.rate, enable=args.enable,
+                 networktables=not args.no_nt, nt_port=args.nt_port)
+    print(sim.describe(), flush=True)
+
+    async def report():
+        while True:
+            await asyncio.sleep(5.0)
+            s = sim.lag_summary()
+            m, w = s["message_to_update"]
+            print(f"t = {sim.physics.t:.1f} s; lag output -> sensors: median {m * 1e3:.2f} ms, worst "
+                  f"{w * 1e3:.2f} ms; faults {len(sim.faults)}", flush=True)
+
+    async def both():
+        reporter = asyncio.create_task(report())
+        try:
+            await sim.run(args.duration)
+        finally:
+            reporter.cancel()
+
+    try:
+        asyncio.run(both())
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,245 @@
+"""simcore.halsim: the physics side of WPILib's HALSim WebSocket protocol.
+
+The frames and their faults are checked against a stand-in robot program (a WebSocket server on
+loopback, or frames handed in directly at chosen instants); the whole path against a real robot
+program, the drivetrain example run by `python -m robotpy sim --ws-server` in a subprocess.
+"""
+import asyncio
+import json
+import math
+import os
+import pathlib
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("websockets", reason="the halsim extra (websockets) is not installed")
+pytest.importorskip("wpilib", reason="the robotpy extra (wpilib) is not installed")
+from websockets.asyncio.server import serve  # noqa: E402
+
+import simcore.models as models  # noqa: E402
+from simcore.errors import ConfigError  # noqa: E402
+from simcore.halsim import HalSim  # noqa: E402
+from simcore.models.motors import NEO  # noqa: E402
+from simcore.robotpy import Physics  # noqa: E402
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+MS = 1_000_000  # ns
+
+
+class FlywheelPhysics(Physics):
+    def __init__(self, physics_controller, robot):
+        super().__init__(physics_controller, [models.Flywheel(NEO, 1.0, 0.002, command="duty"), models.Battery()])
+        self.motor(0, "flywheel.duty")
+        self.encoder(4, "flywheel.angle", rate="flywheel.velocity", distance_per_pulse=2 * math.pi / 2048)
+        self.gyro("ADXRS450[0]", "flywheel.angle")
+        self.battery()
+
+
+def _frame(type_, device, **data):
+    return json.dumps({"type": type_, "device": device, "data": {k.replace("_LT_", "<").replace("_GT_", ">"): v
+                                                                   for k, v in data.items()}})
+
+
+def _halsim(**kw):
+    return HalSim(FlywheelPhysics, "127.0.0.1", 1, networktables=False, **kw)
+
+
+ENABLE = json.dumps({"type": "DriverStation", "device": "", "data": {">enabled": True}})
+
+
+def _speed(value):
+    return json.dumps({"type": "PWM", "device": "0", "data": {"<speed": value}})
+
+
+def test_each_robot_output_is_held_from_the_instant_its_frame_arrives():
+    sim = _halsim()
+    sim._tick(0)
+    sim.handle_frame(ENABLE, now_ns=0)
+    sim.handle_frame(_speed(0.5), now_ns=7 * MS)
+    sim._tick(10 * MS)
+    sim.handle_frame(_speed(-0.25), now_ns=13 * MS)
+    sim._tick(20 * MS)
+    r = sim.physics.result()
+    duty = r["flywheel.duty"]
+    assert sim.physics.t == pytest.approx(0.020, abs=1e-12)
+    # the duty is 0 up to 7 ms, 0.5 from 7 ms to 13 ms, -0.25 after: steps at the arrival instants
+    for t, expected in [(0.003, 0.0), (0.0069, 0.0), (0.0071, 0.5), (0.0129, 0.5), (0.0131, -0.25), (0.02, -0.25)]:
+        i = np.searchsorted(r.t, t, side="right") - 1
+        assert duty[i] == expected, (t, r.t[i], duty[i])
+    assert r["flywheel.velocity"][-1] != 0.0
+
+
+def test_a_disabled_or_absent_robot_has_neutral_outputs():
+    sim = _halsim()
+    sim._tick(0)
+    sim.handle_frame(_speed(0.5), now_ns=1 * MS)  # not enabled yet
+    sim._tick(5 * MS)
+    assert sim.physics.signals["flywheel.duty"] == 0.0
+    sim.handle_frame(ENABLE, now_ns=5 * MS)
+    sim._tick(10 * MS)
+    assert sim.physics.signals["flywheel.duty"] == 0.5
+    sim.link.forget_robot()  # what a lost connection does
+    sim._tick(15 * MS)
+    assert sim.physics.signals["flywheel.duty"] == 0.0
+
+
+def test_sensors_go_out_as_protocol_frames_once_the_robot_announces_its_encoder():
+    sim = _halsim()
+    sim._tick(0)
+    for frame in (ENABLE, _speed(1.0), _frame("Encoder", "3", _LT_channel_a=4, _LT_channel_b=5, _LT_init=True)):
+        sim.handle_frame(frame, now_ns=0)
+    frames = [json.loads(f) for f in sim._tick(50 * MS)]
+    by = {(f["type"], f["device"]): f["data"] for f in frames}
+    s = sim.physics.signals
+    dpp = 2 * math.pi / 2048
+    assert by[("Encoder", "3")][">count"] == int(s["flywheel.angle"] / dpp) > 100  # whole pulses, from its zero
+    assert by[("Encoder", "3")][">period"] == pytest.approx(dpp / s["flywheel.velocity"], rel=1e-12)
+    assert by[("Gyro", "ADXRS450[0]")][">angle_x"] == -math.degrees(s["flywheel.angle"])  # clockwise degrees
+    assert by[("RoboRIO", "")][">vin_voltage"] == s["battery.voltage"] < 12.6
+    assert sim._tick(50 * MS) == []  # nothing new to say at the same instant
+
+
+@pytest.mark.parametrize("frame, named", [
+    ("{not json", "not JSON"),
+    (b"\x00\x01", "binary"),
+    ("[1, 2]", "not an object"),
+    (json.dumps({"type": "PWM", "data": {}}), "not an object"),
+    (json.dumps({"type": "PWM", "device": 0, "data": {}}), "must be strings"),
+    (_frame("WarpDrive", "0", _LT_speed=1.0), "unknown device type 'WarpDrive'"),
+    (_frame("PWM", "0", _LT_speed="fast", _LT_position=0.3), "PWM <speed is 'fast'"),
+    ('{"type": "PWM", "device": "0", "data": {"<speed": NaN}}', "PWM <speed is nan"),
+    (_frame("DriverStation", "", _GT_enabled="yes"), "DriverStation >enabled is 'yes'"),
+])
+def test_a_bad_frame_is_skipped_whole_with_a_message_naming_it_and_the_next_applies(frame, named, caplog):
+    sim = _halsim()
+    sim._tick(0)
+    sim.handle_frame(ENABLE, now_ns=0)
+    assert sim.handle_frame(frame, now_ns=1 * MS) is False
+    assert len(sim.faults) == 1 and named in sim.faults[0]
+    shown = frame.decode("latin-1") if isinstance(frame, bytes) else frame
+    assert shown[:20] in sim.faults[0] or repr(frame)[:20] in sim.faults[0]  # the frame is named
+    assert named in caplog.text
+    assert sim.link.value("PWM", "0", "<position", None) is None  # nothing of it applied
+    sim._tick(2 * MS)
+    assert sim.physics.signals["flywheel.duty"] == 0.0
+    assert sim.handle_frame(_speed(0.5), now_ns=2 * MS) is True
+    sim._tick(4 * MS)
+    assert sim.physics.signals["flywheel.duty"] == 0.5
+
+
+def test_an_encoder_without_its_distance_per_pulse_and_an_analog_gyro_are_refused_naming_the_binding():
+    class NoDpp(Physics):
+        def __init__(self, controller, robot):
+            super().__init__(controller, [models.Flywheel(NEO, 1.0, 0.002, command="duty")])
+            self.encoder(0, "flywheel.angle", rate="flywheel.velocity")
+
+    class Analog(Physics):
+        def __init__(self, controller, robot):
+            super().__init__(controller, [models.Flywheel(NEO, 1.0, 0.002, command="duty")])
+            self.gyro(0, "flywheel.angle")
+
+    with pytest.raises(ConfigError, match="distance_per_pulse"):
+        HalSim(NoDpp, "127.0.0.1", 1, networktables=False)
+    with pytest.raises(ConfigError, match="gyro.*AnalogGyro"):
+        HalSim(Analog, "127.0.0.1", 1, networktables=False)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_a_robot_program_killed_and_restarted_is_reconnected_and_its_frames_apply():
+    port = _free_port()
+    sim = HalSim(FlywheelPhysics, "127.0.0.1", port, networktables=False, reconnect=0.05, rate=200.0)
+    seen = {"first": [], "second": []}
+
+    async def robot(name, frames, hold):
+        async def handler(ws):
+            for frame in frames:
+                await ws.send(frame)
+            async for frame in ws:  # until the program goes away (the server closes below)
+                seen[name].append(json.loads(frame))
+
+        async with serve(handler, "127.0.0.1", port):
+            await asyncio.sleep(hold)
+
+    duties = []
+
+    async def watch():
+        while True:
+            duties.append((sim.connections, sim.physics.signals["flywheel.duty"]))
+            await asyncio.sleep(0.01)
+
+    async def scenario():
+        watcher = asyncio.create_task(watch())
+        runner = asyncio.create_task(sim.run(2.5))
+        await robot("first", [ENABLE, "garbage", _speed(0.5)], 0.6)  # then it is killed
+        await asyncio.sleep(0.3)  # away: nothing listens on the port
+        await robot("second", [ENABLE, _speed(-0.75)], 0.6)  # restarted
+        await runner
+        watcher.cancel()
+
+    asyncio.run(asyncio.wait_for(scenario(), 20.0))
+    assert sim.connections == 2
+    assert any("garbage" in f for f in sim.faults)
+    during_first = [d for c, d in duties if c == 1]
+    assert 0.5 in during_first  # the frame after the bad one applied
+    assert (2, -0.75) in duties  # the restarted program's frames apply
+    assert any(c == 1 and d == 0.0 for c, d in duties[duties.index((1, 0.5)):])  # neutral while it was away
+    assert sim.physics.t > 1.5  # the physics kept running throughout
+    assert any(f["type"] == "RoboRIO" for f in seen["second"])  # sensors flow to the new program
+
+
+def test_the_drivetrain_robot_program_under_robotpy_sim_follows_the_simulation(tmp_path):
+    """The example drivetrain robot, run by `robotpy sim --ws-server` in a subprocess, driven through the protocol."""
+    robot_dir = tmp_path / "robot"
+    robot_dir.mkdir()
+    example = ROOT / "examples" / "drivetrain_robot"
+    shutil.copy(example / "robot.py", robot_dir / "drivetrain.py")  # its physics.py stays behind: simcore.halsim
+    shutil.copy(example / "pyproject.toml", robot_dir / "pyproject.toml")  # is the physics now
+    (robot_dir / "robot.py").write_text(
+        "import drivetrain\n\n\n"
+        "class ReportingRobot(drivetrain.DrivetrainRobot):\n"
+        "    def robotPeriodic(self):\n"
+        "        super().robotPeriodic()\n"
+        "        pose = self.odometry.getPose()\n"
+        "        print('READING', self.isEnabled(), self.left_encoder.getDistance(), self.right_encoder.getDistance(),\n"
+        "              self.gyro.getAngle(), pose.X(), pose.Y(), pose.rotation().radians(), flush=True)\n")
+    port = _free_port()
+    env = dict(os.environ, HALSIMWS_PORT=str(port), HALSIMWS_HOST="127.0.0.1")
+    proc = subprocess.Popen([sys.executable, "-m", "robotpy", "sim", "--ws-server", "--nogui"], cwd=robot_dir,
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        sim = HalSim(example / "physics.py", "127.0.0.1", port, enable="auto", networktables=False, reconnect=0.1)
+        asyncio.run(asyncio.wait_for(sim.run(7.0), 30.0))
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the group this test started, whatever happened
+        output, _ = proc.communicate(timeout=10)
+    readings = [line.split()[1:] for line in output.splitlines() if line.startswith("READING")]
+    assert sim.connections == 1 and not sim.faults, (sim.faults, output[-3000:])
+    assert readings and readings[-1][0] == "True", output[-3000:]  # enabled through the DriverStation frames
+    left, right, gyro, x, y, heading = (float(v) for v in readings[-1][1:])
+
+    s = sim.physics.signals
+    r = sim.physics.result()
+    driven = r.t[np.abs(r["drive.left_duty"]) > 0]
+    assert 0.9 < driven[-1] - driven[0] < 1.1  # its one second of autonomous driving, held as it arrived
+    assert s["drive.x"] > 1.0 and s["drive.heading"] > 0.3  # the robot's outputs drove an arc, turning left
+    assert abs(s["drive.velocity"]) < 0.05  # and it stopped
+    # the robot's encoders read the simulated wheel travel (from where it started), its gyro the heading
+    for reading, travel in ((left, s["drive.left_position"]), (right, s["drive.right_position"])):
+        assert abs(reading - travel) <= 0.02 * abs(travel)
+    assert abs(gyro + math.degrees(s["drive.heading"])) <= 0.02 * math.degrees(abs(s["drive.heading"]))
+    # and the robot's odometry, built from those readings, follows the simulated pose
+    assert math.hypot(x - s["drive.x"], y - s["drive.y"]) <= 0.02 * math.hypot(s["drive.x"], s["drive.y"])
+    assert abs(heading - s["drive.heading"]) <= 0.02 * abs(s["drive.heading"])
