@@ -448,14 +448,16 @@ class Physics:
         self.field2d = field2d
         return self._bind(_Field(field2d, drivetrain))
 
-    def networktables(self, prefix: str | None = None, instance=None):
+    def networktables(self, prefix: str | None = None, instance=None, components=None):
         """Publish the simulated truth to NetworkTables for AdvantageScope, each update.
 
         Every signal as a ``double`` with its unit in the topic's properties, each
         drivetrain's pose as ``struct:Pose2d`` and ``struct:Pose3d``, a swerve's
-        module states as ``struct:SwerveModuleState[]``, all under ``prefix``
-        (default ``"/simcore"``): see :mod:`simcore.live_view`. ``instance``
-        defaults to the robot program's own (``NetworkTableInstance.getDefault()``).
+        module states as ``struct:SwerveModuleState[]``, the arms' and elevators'
+        joint poses as robot-relative ``struct:Pose3d[]`` components (placed by
+        ``components``), all under ``prefix`` (default ``"/simcore"``): see
+        :mod:`simcore.live_view`. ``instance`` defaults to the robot program's own
+        (``NetworkTableInstance.getDefault()``).
         """
         from .live_view import DEFAULT_PREFIX, LiveView
 
@@ -463,7 +465,7 @@ class Physics:
             instance = self._host.networktables_instance()
         if instance is None:
             instance = require("ntcore", "robotpy", "Physics.networktables").NetworkTableInstance.getDefault()
-        view = LiveView(self.sim.systems, instance, DEFAULT_PREFIX if prefix is None else prefix)
+        view = LiveView(self.sim.systems, instance, DEFAULT_PREFIX if prefix is None else prefix, components)
         self.live_view = view
         return self._bind(_LiveView(view))
 

@@ -147,3 +147,76 @@ def test_a_bad_prefix_or_instance_is_refused_naming_it():
             LiveView([drive], "localhost")
     finally:
         ntcore.NetworkTableInstance.destroy(inst)
+
+
+def _rotate(v, axis, angle):
+    """Rodrigues' rotation of v about the unit vector axis by angle (rad), in plain floats."""
+    c, s = math.cos(angle), math.sin(angle)
+    dot = sum(a * b for a, b in zip(axis, v))
+    cross = (axis[1] * v[2] - axis[2] * v[1], axis[2] * v[0] - axis[0] * v[2], axis[0] * v[1] - axis[1] * v[0])
+    return tuple(v[i] * c + cross[i] * s + axis[i] * dot * (1 - c) for i in range(3))
+
+
+def _quaternion_rotate(q, v):
+    """v rotated by the unit quaternion q = (w, x, y, z): q v q*, expanded."""
+    w, x, y, z = q
+    t = (2 * (y * v[2] - z * v[1]), 2 * (z * v[0] - x * v[2]), 2 * (x * v[1] - y * v[0]))
+    return (v[0] + w * t[0] + (y * t[2] - z * t[1]), v[1] + w * t[1] + (z * t[0] - x * t[2]),
+            v[2] + w * t[2] + (x * t[1] - y * t[0]))
+
+
+def test_arm_and_elevator_joints_reach_a_client_as_robot_relative_pose3d_components(server_and_client):
+    server, client = server_and_client
+    arm = models.Arm(NEO, 100, mass=2.0, com_distance=0.4, min_angle=-1.0, max_angle=2.5, start_angle=0.3,
+                     command="duty")
+    lift = models.Elevator(NEO, 10, carriage_mass=5.0, drum_radius=0.02, min_height=0.0, max_height=1.5,
+                           start_height=0.2, command="duty", name="lift")
+    sim = Simulator([lift, arm, models.Battery()], inputs={"arm.duty": 0.6, "lift.duty": 0.8})
+    pivot, axis = (0.1, 0.05, 0.5), (0.0, -1.0, 0.0)
+    view = LiveView(sim.systems, server, components={"arm": {"pivot": pivot}})
+    sim.advance(0.3)
+    s = sim.signals
+    assert s["arm.angle"] > 0.4 and s["lift.position"] > 0.3  # both moved: the poses are not the start's
+    view.publish(sim.t, s)
+    server.flush()
+    _wait_for_time(client, sim.t)
+    raw, type_string = _raw(client, "/simcore/components", "struct:Pose3d[]")
+    assert type_string == "struct:Pose3d[]" and len(raw) == 2 * 56  # one per joint, in the order of systems
+    lift_pose, arm_pose = struct.unpack("<7d", raw[:56]), struct.unpack("<7d", raw[56:])
+
+    # the elevator: translated by its height along the robot's z, unrotated
+    assert lift_pose[:2] == (0.0, 0.0) and abs(lift_pose[2] - s["lift.position"]) <= 1e-9
+    assert lift_pose[3:] == (1.0, 0.0, 0.0, 0.0)
+
+    # the arm: rotated by its angle about -y through the pivot, so the pivot stays and a point on the arm turns
+    theta = s["arm.angle"]
+    q = arm_pose[3:]
+    assert abs(q[0] - math.cos(theta / 2)) <= 1e-9 and abs(q[2] + math.sin(theta / 2)) <= 1e-9
+    assert q[1] == 0.0 and q[3] == 0.0
+    t = arm_pose[:3]
+
+    def placed(p):  # a model point of the component, where the pose puts it
+        r = _quaternion_rotate(q, p)
+        return tuple(r[i] + t[i] for i in range(3))
+
+    assert all(abs(a - b) <= 1e-9 for a, b in zip(placed(pivot), pivot))
+    tip = (pivot[0] + 0.8, pivot[1], pivot[2])  # the arm's tip, pointing forward at angle 0
+    expected = tuple(pivot[i] + d for i, d in enumerate(_rotate((0.8, 0.0, 0.0), axis, theta)))
+    assert all(abs(a - b) <= 1e-9 for a, b in zip(placed(tip), expected))
+    assert expected[2] > pivot[2] and expected[0] < tip[0]  # a positive angle raised it
+    topics = {tp.getName(): tp.getTypeString() for tp in client.getTopics()}
+    assert topics.get("/.schema/struct:Pose3d") == "structschema"
+
+
+def test_components_naming_no_arm_or_a_bad_axis_are_refused_naming_them():
+    arm = models.Arm(NEO, 100, mass=2.0, com_distance=0.4, min_angle=-1.0, max_angle=2.5, command="duty")
+    inst = ntcore.NetworkTableInstance.create()
+    try:
+        with pytest.raises(ConfigError, match="components.*'wrist'"):
+            LiveView([arm], inst, components={"wrist": {"pivot": (0, 0, 0)}})
+        with pytest.raises(ConfigError, match=r"components\['arm'\]\['axis'\]"):
+            LiveView([arm], inst, components={"arm": {"axis": (0, 0, 0)}})
+        with pytest.raises(TypeError, match=r"components\['arm'\]\['pivot'\]"):
+            LiveView([arm], inst, components={"arm": {"pivot": 0.5}})
+    finally:
+        ntcore.NetworkTableInstance.destroy(inst)
