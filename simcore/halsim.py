@@ -46,6 +46,20 @@ when frames arrive: **determinism is not promised** here (a robotpy program unde
 late the simulation runs: for each robot output, the wall time from its arrival to
 the first sensor frame sent after it, and for each tick, how late it ran.
 
+**The robot's loop as the clock (XRP mode).** A robot program whose WebSocket
+extension runs in XRP mode sends a ``HAL`` frame with ``>sim_periodic_before`` true
+each time it is about to run its simulation periodic code (once per robot loop,
+after the loop's own code wrote its outputs), and one with ``>sim_periodic_after``
+after it. From the first ``>sim_periodic_before`` on, the physics advances on those
+frames instead of the wall clock: each one advances it exactly ``loop_period``
+(``--loop-period``, 0.02 s, a ``TimedRobot``'s default period) with the outputs the
+loop wrote held, as ``robotpy sim`` does, and the sensors are sent at once, for the
+robot's next loop; the fixed-rate ticks then only send. ``>sim_periodic_after``
+carries nothing the physics needs. The simulated time then counts robot loops, not
+wall time, so it stays in step with the robot however late the loops run (still no
+determinism: which loop a frame falls in depends on the wall clock). When the robot
+program goes away the wall clock takes over again.
+
 **Faults.** A frame that is not JSON, not an object of the three keys, of a type
 the protocol does not define, or whose values have the wrong JSON type for a key
 simcore reads (a ``<speed`` that is not a finite number, a ``<>value`` that is not
@@ -106,6 +120,8 @@ _READ_KEYS = {
     ("DriverStation", ">enabled"): (lambda v: isinstance(v, bool), "a boolean"),
     ("Encoder", "<channel_a"): (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
     ("DIO", "<>value"): (lambda v: isinstance(v, bool), "a boolean"),
+    ("HAL", ">sim_periodic_before"): (lambda v: isinstance(v, bool), "a boolean"),
+    ("HAL", ">sim_periodic_after"): (lambda v: isinstance(v, bool), "a boolean"),
 }
 
 
@@ -335,11 +351,14 @@ class HalSim:
         client of the robot program's server at ``host``:``nt_port``.
     reconnect : float
         Seconds between connection attempts while the robot program is away.
+    loop_period : float
+        The robot program's loop period, s: how far each ``HAL``
+        ``>sim_periodic_before`` frame advances the physics (XRP mode).
     """
 
     def __init__(self, physics, host: str = "localhost", port: int = DEFAULT_PORT, *, rate: float = 200.0,
                  enable: str | None = None, networktables: bool = True, nt_port: int = 5810,
-                 nt_prefix: str = "/simcore", reconnect: float = 0.5):
+                 nt_prefix: str = "/simcore", reconnect: float = 0.5, loop_period: float = 0.02):
         self._connect = require("websockets.asyncio.client", "halsim", "simcore.halsim").connect
         self._closed = require("websockets.exceptions", "halsim", "simcore.halsim").ConnectionClosed
         if not isinstance(host, str) or not host:
@@ -351,6 +370,10 @@ class HalSim:
             checks.choice("enable", enable, ("auto", "teleop", "test"))
         self.enable = enable
         self.reconnect = checks.positive("reconnect", reconnect, "s", what="time")
+        self.loop_period = checks.positive("loop_period", loop_period, "s", what="time")
+        #: True while the robot's HAL sim_periodic_before frames are the clock (XRP mode), not the wall
+        self.robot_clock = False
+        self._robot_steps = 0  # robot loops the physics advanced on, this connection
         self.nt_port, self.nt_prefix, self._want_nt = nt_port, nt_prefix, bool(networktables)
         self._nt = None
         self.link = _Link()
@@ -422,6 +445,9 @@ class HalSim:
             if check is not None and not check[0](value):
                 self._fault(frame, f"{type_} {key} is {value!r}: expected {check[1]}")
                 return False
+        if type_ == "HAL" and data.get(">sim_periodic_before") is True:
+            self._robot_loop(time.monotonic_ns() if now_ns is None else now_ns)
+            return True
         outputs = {k: v for k, v in data.items() if k.startswith("<") or k == ">enabled" and type_ == "DriverStation"}
         if not outputs:
             return True  # the robot's echo of inputs: nothing the physics holds
@@ -435,9 +461,20 @@ class HalSim:
         return True
 
     # -- time ----------------------------------------------------------------------------------------
+    def _robot_loop(self, now_ns: int):
+        """The robot is about to run its simulation periodic code: its loop's outputs held over one loop period."""
+        if not self.robot_clock:
+            self._advance_to(now_ns)  # the wall clock's share up to the first robot loop
+            self.robot_clock = True
+            log.info("the robot program sends HAL sim_periodic_before: the physics now advances %g s per robot loop",
+                     self.loop_period)
+        self.physics.update_sim(None, self.loop_period)
+        self._robot_steps += 1
+        self._wall_ns = now_ns
+
     def _advance_to(self, now_ns: int):
-        if self._wall_ns is None:
-            self._wall_ns = now_ns
+        if self._wall_ns is None or self.robot_clock:
+            self._wall_ns = now_ns  # (the robot's loops are the clock: the wall only keeps the instant)
         if now_ns > self._wall_ns:
             self.physics.update_sim(None, (now_ns - self._wall_ns) * 1e-9)
             self._wall_ns = now_ns
@@ -445,6 +482,10 @@ class HalSim:
     def _tick(self, now_ns: int):
         """Advance to ``now_ns`` and collect the sensor frames to send."""
         self._advance_to(now_ns)
+        return self._collect()
+
+    def _collect(self):
+        """The sensor frames to send (each device's changes in one frame), taken from the link."""
         frames = [json.dumps({"type": t, "device": d, "data": data}) for (t, d), data in self.link.pending.items()]
         self.link.pending.clear()
         return frames
@@ -476,6 +517,10 @@ class HalSim:
         async def receive():
             async for frame in ws:
                 self.handle_frame(frame)
+                if self.robot_clock and self.link.pending:  # the robot's next loop is to read them
+                    for out in self._collect():
+                        await ws.send(out)
+                    self._record_update(time.monotonic_ns())
 
         receiver = asyncio.create_task(receive())
         try:
@@ -517,11 +562,17 @@ class HalSim:
                 if self.connections:
                     log.info("robot program away (%s); reconnecting", exc.__class__.__name__)
             # away: its outputs are no longer held; the physics keeps running on the wall clock
-            self.link.forget_robot()
+            self._robot_gone()
             self._tick(time.monotonic_ns())
             self.link.pending.clear()
             wait = self.reconnect if stop_at is None else min(self.reconnect, max(0.0, (stop_at - time.monotonic_ns()) * 1e-9))
             await asyncio.sleep(wait)
+
+    def _robot_gone(self):
+        self.link.forget_robot()
+        if self.robot_clock:
+            self._wall_ns = None  # the wall clock takes over from the next instant, not from the last loop
+        self.robot_clock, self._robot_steps = False, 0
 
     def close(self):
         """Stop publishing on NetworkTables."""
@@ -543,10 +594,12 @@ def main(argv=None) -> int:
     parser.add_argument("--duration", type=float, default=None, help="seconds of wall time to run (default: ever)")
     parser.add_argument("--no-nt", action="store_true", help="do not publish the simulated truth on NetworkTables")
     parser.add_argument("--nt-port", type=int, default=5810, help="the robot program's NetworkTables 4 port")
+    parser.add_argument("--loop-period", type=float, default=0.02,
+                        help="the robot's loop period (s): how far each HAL sim_periodic_before advances (XRP mode)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     sim = HalSim(args.physics, args.host, args.port, rate=args.rate, enable=args.enable,
-                 networktables=not args.no_nt, nt_port=args.nt_port)
+                 networktables=not args.no_nt, nt_port=args.nt_port, loop_period=args.loop_period)
     print(sim.describe(), flush=True)
 
     async def report():

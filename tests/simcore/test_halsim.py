@@ -243,3 +243,82 @@ def test_the_drivetrain_robot_program_under_robotpy_sim_follows_the_simulation(t
     # and the robot's odometry, built from those readings, follows the simulated pose
     assert math.hypot(x - s["drive.x"], y - s["drive.y"]) <= 0.02 * math.hypot(s["drive.x"], s["drive.y"])
     assert abs(heading - s["drive.heading"]) <= 0.02 * abs(s["drive.heading"])
+
+
+HAL_BEFORE = json.dumps({"type": "HAL", "device": "HAL", "data": {">sim_periodic_before": True}})
+HAL_AFTER = json.dumps({"type": "HAL", "device": "HAL", "data": {">sim_periodic_after": True}})
+
+
+def _same_flywheel_run(duty, seconds):
+    """The flywheel of FlywheelPhysics, run by a plain Simulator with the duty held: what the robot's loops should see."""
+    from simcore import Simulator
+
+    sim = Simulator([models.Flywheel(NEO, 1.0, 0.002, command="duty"), models.Battery()],
+                    inputs={"flywheel.duty": duty})
+    sim.advance(seconds)
+    return sim.signals
+
+
+def test_hal_sim_periodic_frames_advance_the_physics_one_loop_period_each_whatever_the_wall_clock():
+    sim = _halsim(loop_period=0.02)
+    sim._tick(0)
+    for frame in (ENABLE, _speed(0.5), HAL_BEFORE):
+        sim.handle_frame(frame, now_ns=0)
+    assert sim.robot_clock and sim.physics.t == pytest.approx(0.02, abs=1e-15)
+    assert sim._collect()  # the sensors after the loop go out at once, for the robot's next loop
+    sim.handle_frame(HAL_AFTER, now_ns=1 * MS)  # carries nothing the physics needs
+    sim._tick(45 * MS)  # wall-clock ticks no longer advance it: 45 ms of wall time, nothing simulated
+    assert sim.physics.t == pytest.approx(0.02, abs=1e-15)
+    sim.handle_frame(HAL_BEFORE, now_ns=46 * MS)  # a late loop
+    sim.handle_frame(HAL_BEFORE, now_ns=47 * MS)  # and an early one: each is one loop period all the same
+    sim._tick(500 * MS)
+    assert sim.physics.t == pytest.approx(0.06, abs=1e-15)
+    expected = _same_flywheel_run(0.5, 0.06)
+    assert sim.physics.signals["flywheel.velocity"] == pytest.approx(expected["flywheel.velocity"], rel=1e-6)
+    assert sim.physics.signals["flywheel.duty"] == 0.5
+    sim.handle_frame(json.dumps({"type": "HAL", "device": "HAL", "data": {">sim_periodic_before": 1}}), now_ns=0)
+    assert "HAL >sim_periodic_before is 1: expected a boolean" in sim.faults[-1]
+    assert sim.physics.t == pytest.approx(0.06, abs=1e-15)  # a bad frame is no loop
+    sim._robot_gone()  # the robot went away: the wall clock again
+    sim._tick(600 * MS)
+    sim._tick(610 * MS)
+    assert sim.physics.t == pytest.approx(0.07, abs=1e-12)
+
+
+def test_a_robot_sending_hal_notifications_is_stepped_per_loop_and_sees_the_sensors_before_its_next_loop():
+    port = _free_port()
+    sim = HalSim(FlywheelPhysics, "127.0.0.1", port, networktables=False, reconnect=0.05, rate=200.0,
+                 loop_period=0.02)
+    loops, gyro, calls = 8, [], []
+
+    async def handler(ws):
+        calls.append(ws)
+        await ws.send(ENABLE)
+        await ws.send(_speed(0.5))
+        for _ in range(loops):
+            await ws.send(HAL_BEFORE)
+            while True:  # the robot's next loop waits for the sensors of this one
+                frame = json.loads(await asyncio.wait_for(ws.recv(), 5.0))
+                if frame["type"] == "Gyro":
+                    gyro.append(frame["data"][">angle_x"])
+                    break
+            await ws.send(HAL_AFTER)
+            await asyncio.sleep(0.03)  # each robot loop takes 30 ms of wall time, simulated as 20 ms
+        async for _ in ws:  # then it idles, connected, until the physics leaves
+            pass
+
+    async def scenario():
+        async with serve(handler, "127.0.0.1", port):
+            await sim.run(1.0)
+
+    asyncio.run(asyncio.wait_for(scenario(), 20.0))
+    assert len(calls) == 1 and sim.connections == 1 and not sim.faults
+    assert len(gyro) == loops and sim.robot_clock
+    # 8 loops of 20 ms whatever the wall clock did (0.24 s of robot loops, then idle to 1.0 s): only the few ms
+    # of wall time between the outputs' arrival and the first loop are simulated besides
+    t = sim.physics.t
+    assert 0.16 <= t < 0.17, t
+    angle = sim.physics.signals["flywheel.angle"]
+    assert -math.radians(gyro[-1]) == pytest.approx(angle, rel=1e-12)  # the robot saw the state after its last loop
+    assert _same_flywheel_run(0.5, 0.16)["flywheel.angle"] <= angle <= _same_flywheel_run(0.5, t)["flywheel.angle"]
+    assert all(a > b for a, b in zip(gyro, gyro[1:]))  # clockwise degrees of a counter-clockwise spin
