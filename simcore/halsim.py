@@ -11,7 +11,7 @@ same way. Keys of ``data`` beginning ``<`` are the robot's outputs, ``>`` its in
 ``<>`` both; each frame carries only what changed. (WPILib's specification of the
 protocol: ``simulation/halsim_ws_core/doc/hardware_ws_api.md`` in allwpilib.)
 
-:class:`HalSim` is the physics side, a client of that server. It builds the same
+:class:`HalSim` is the physics side, a client of that server (or a server: below). It builds the same
 ``PhysicsEngine`` (a :class:`simcore.robotpy.Physics` subclass) robotpy loads from
 ``physics.py``, with the protocol's devices in place of wpilib's simulated ones, so
 one physics description serves both when it addresses devices as the protocol
@@ -69,9 +69,20 @@ A robot program that stops (or is killed) leaves its outputs neutral; the physic
 keeps running and reconnects every ``reconnect`` seconds; the restarted program
 sends its whole state again and its frames apply.
 
+**Server mode.** WPILib also ships the protocol's client extension
+(``halsim_ws_client``: Java/C++ ``wpi.sim.addWebsocketsClient()``), with which the robot
+program connects to ``ws://HALSIMWS_HOST:HALSIMWS_PORT/wpilibws`` (environment
+variables; localhost:3300 by default). ``server=True`` (``--server``) makes
+:class:`HalSim` that server: it listens on ``host``:``port`` at ``/wpilibws``, takes
+one robot program at a time (a second connection is closed with code 1013, as the
+protocol asks, and another resource with 1008) and otherwise behaves as the client
+does: the physics runs while no robot is connected, a robot that leaves has its
+outputs neutral, and the next one's frames apply.
+
 Start it from a command line::
 
     python -m simcore.halsim physics.py --host localhost --port 3300
+    python -m simcore.halsim physics.py --server --port 3300   # for the client extension
 
 It prints what it bound and, every few seconds, the lag. ``--enable auto`` (or
 ``teleop``) also sends the DriverStation frames that enable the robot, for a robot
@@ -340,7 +351,12 @@ class HalSim:
         A physics file defining ``PhysicsEngine``, or the class itself (a
         :class:`simcore.robotpy.Physics` subclass taking ``(physics_controller, robot)``).
     host, port : str, int
-        The robot program's WebSocket server (``ws://host:port/wpilibws``).
+        The robot program's WebSocket server (``ws://host:port/wpilibws``); in
+        server mode, the address this one listens on.
+    server : bool
+        Be the WebSocket server, for a robot program running WPILib's client
+        extension (``halsim_ws_client``, which connects to ``HALSIMWS_HOST``:
+        ``HALSIMWS_PORT``), instead of a client of its server.
     rate : float
         Physics ticks per second of wall time, at which the sensors are sent, Hz.
     enable : {None, "auto", "teleop", "test"}
@@ -358,7 +374,8 @@ class HalSim:
 
     def __init__(self, physics, host: str = "localhost", port: int = DEFAULT_PORT, *, rate: float = 200.0,
                  enable: str | None = None, networktables: bool = True, nt_port: int = 5810,
-                 nt_prefix: str = "/simcore", reconnect: float = 0.5, loop_period: float = 0.02):
+                 nt_prefix: str = "/simcore", reconnect: float = 0.5, loop_period: float = 0.02,
+                 server: bool = False):
         self._connect = require("websockets.asyncio.client", "halsim", "simcore.halsim").connect
         self._closed = require("websockets.exceptions", "halsim", "simcore.halsim").ConnectionClosed
         if not isinstance(host, str) or not host:
@@ -371,6 +388,7 @@ class HalSim:
         self.enable = enable
         self.reconnect = checks.positive("reconnect", reconnect, "s", what="time")
         self.loop_period = checks.positive("loop_period", loop_period, "s", what="time")
+        self.server = checks.flag("server", server)
         #: True while the robot's HAL sim_periodic_before frames are the clock (XRP mode), not the wall
         self.robot_clock = False
         self._robot_steps = 0  # robot loops the physics advanced on, this connection
@@ -402,7 +420,9 @@ class HalSim:
     # -- bindings ------------------------------------------------------------------------------------
     def describe(self) -> str:
         """What the physics binds, one line each."""
-        lines = [f"simcore.halsim: ws://{self.host}:{self.port}/wpilibws, physics at {self.rate:g} Hz of wall time"]
+        role = "serving" if self.server else "client of"
+        lines = [f"simcore.halsim: {role} ws://{self.host}:{self.port}/wpilibws, physics at {self.rate:g} Hz of wall "
+                 f"time"]
         for b in self.physics._bindings:
             device = getattr(b, "sim", None) or getattr(b, "roborio", None)
             signal = next((getattr(b, a) for a in ("duty", "distance", "heading", "angle", "signal")
@@ -549,6 +569,8 @@ class HalSim:
     async def run(self, duration: float | None = None) -> None:
         """Serve the robot program for ``duration`` seconds of wall time (None: until cancelled)."""
         stop_at = None if duration is None else time.monotonic_ns() + int(duration * 1e9)
+        if self.server:
+            return await self._serve(stop_at)
         uri = f"ws://{self.host}:{self.port}/wpilibws"
         closed = (self._closed, OSError, asyncio.TimeoutError)
         while stop_at is None or time.monotonic_ns() < stop_at:
@@ -565,8 +587,51 @@ class HalSim:
             self._robot_gone()
             self._tick(time.monotonic_ns())
             self.link.pending.clear()
-            wait = self.reconnect if stop_at is None else min(self.reconnect, max(0.0, (stop_at - time.monotonic_ns()) * 1e-9))
-            await asyncio.sleep(wait)
+            await asyncio.sleep(self._away_wait(stop_at))
+
+    def _away_wait(self, stop_at):
+        if stop_at is None:
+            return self.reconnect
+        return min(self.reconnect, max(0.0, (stop_at - time.monotonic_ns()) * 1e-9))
+
+    def _away_tick(self):
+        """No robot program: the physics keeps running on the wall clock, its outputs neutral, nothing sent."""
+        self._tick(time.monotonic_ns())
+        self.link.pending.clear()
+
+    async def _serve(self, stop_at):
+        """Server mode: wait for a robot program running the client extension; one at a time, as the protocol says."""
+        serve = require("websockets.asyncio.server", "halsim", "simcore.halsim (server mode)").serve
+        state = {"robot": None, "done": False}
+
+        async def robot(ws):
+            path = ws.request.path if ws.request is not None else ""
+            if path.split("?")[0] != "/wpilibws":
+                await ws.close(1008, "the resource is /wpilibws")
+                return
+            if state["robot"] is not None:  # the protocol: a second connection to the resource is rejected
+                log.warning("refused a second robot program from %s: one is connected", ws.remote_address)
+                await ws.close(1013, "a robot program is already connected")
+                return
+            state["robot"] = ws
+            self.connections += 1
+            log.info("robot program connected from %s", ws.remote_address)
+            try:
+                state["done"] = await self._session(ws, stop_at)
+            except (self._closed, OSError) as exc:
+                log.info("robot program away (%s); waiting for it", exc.__class__.__name__)
+            finally:
+                state["robot"] = None
+                self._robot_gone()
+                if not state["done"]:
+                    self._away_tick()
+
+        async with serve(robot, self.host, self.port, max_size=None):
+            log.info("waiting for a robot program at ws://%s:%d/wpilibws", self.host, self.port)
+            while not state["done"] and (stop_at is None or time.monotonic_ns() < stop_at):
+                if state["robot"] is None:
+                    self._away_tick()
+                await asyncio.sleep(self._away_wait(stop_at) if state["robot"] is None else 0.05)
 
     def _robot_gone(self):
         self.link.forget_robot()
@@ -586,7 +651,11 @@ def main(argv=None) -> int:
         "Run a simcore physics.py as the physics of a WPILib robot program started with the HALSim WebSocket "
         "server extension. Real time: results are not deterministic."))
     parser.add_argument("physics", help="the physics file defining PhysicsEngine (a simcore.robotpy.Physics)")
-    parser.add_argument("--host", default="localhost")
+    parser.add_argument("--host", default="localhost",
+                        help="the robot program's host (with --server: the address to listen on)")
+    parser.add_argument("--server", action="store_true",
+                        help="be the WebSocket server, for a robot program running the client extension "
+                             "(halsim_ws_client; it connects to HALSIMWS_HOST:HALSIMWS_PORT)")
     parser.add_argument("--port", type=int, default=DEFAULT_PORT)
     parser.add_argument("--rate", type=float, default=200.0, help="physics ticks per second (Hz)")
     parser.add_argument("--enable", choices=("auto", "teleop", "test"), default=None,
@@ -599,7 +668,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     sim = HalSim(args.physics, args.host, args.port, rate=args.rate, enable=args.enable,
-                 networktables=not args.no_nt, nt_port=args.nt_port, loop_period=args.loop_period)
+                 networktables=not args.no_nt, nt_port=args.nt_port, loop_period=args.loop_period,
+                 server=args.server)
     print(sim.describe(), flush=True)
 
     async def report():

@@ -322,3 +322,74 @@ def test_a_robot_sending_hal_notifications_is_stepped_per_loop_and_sees_the_sens
     assert -math.radians(gyro[-1]) == pytest.approx(angle, rel=1e-12)  # the robot saw the state after its last loop
     assert _same_flywheel_run(0.5, 0.16)["flywheel.angle"] <= angle <= _same_flywheel_run(0.5, t)["flywheel.angle"]
     assert all(a > b for a, b in zip(gyro, gyro[1:]))  # clockwise degrees of a counter-clockwise spin
+
+
+def test_in_server_mode_a_robot_program_running_the_client_extension_connects_and_gets_its_sensors():
+    from websockets.asyncio.client import connect
+    from websockets.exceptions import ConnectionClosed
+
+    port = _free_port()
+    sim = HalSim(FlywheelPhysics, "127.0.0.1", port, networktables=False, reconnect=0.05, rate=200.0, server=True)
+    uri = f"ws://127.0.0.1:{port}/wpilibws"
+    got, seen = {}, {}
+
+    async def robot(frames, seconds, name):
+        async with connect(uri, open_timeout=2.0) as ws:
+            for frame in frames:
+                await ws.send(frame)
+            end = time.monotonic() + seconds
+            frames_in = []
+            while time.monotonic() < end:
+                try:
+                    frames_in.append(json.loads(await asyncio.wait_for(ws.recv(), end - time.monotonic())))
+                except asyncio.TimeoutError:
+                    break
+            seen[name] = sim.physics.signals["flywheel.duty"]
+            got[name] = frames_in
+
+    async def refused(path):
+        async with connect(f"ws://127.0.0.1:{port}{path}", open_timeout=2.0) as ws:
+            try:
+                await asyncio.wait_for(ws.recv(), 2.0)
+            except ConnectionClosed as exc:
+                return exc.rcvd.code
+        return None
+
+    async def scenario():
+        runner = asyncio.create_task(sim.run(3.0))
+        end = time.monotonic() + 5.0
+        while True:  # until the server listens
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                    break
+            except OSError:
+                assert time.monotonic() < end, "simcore.halsim never listened"
+                await asyncio.sleep(0.02)
+        encoder = _frame("Encoder", "0", _LT_init=True, _LT_channel_a=4, _LT_channel_b=5)
+        first = asyncio.create_task(robot([ENABLE, encoder, _speed(0.5)], 0.6, "first"))
+        await asyncio.sleep(0.3)
+        second_code = await refused("/wpilibws")  # one robot program at a time
+        other_code = await refused("/elsewhere")
+        await first
+        await asyncio.sleep(0.2)
+        away = sim.physics.signals["flywheel.duty"]
+        await robot([ENABLE, _speed(-0.75)], 0.3, "again")  # a robot program started again
+        await runner
+        return second_code, other_code, away
+
+    second_code, other_code, away = asyncio.run(asyncio.wait_for(scenario(), 20.0))
+    assert (second_code, other_code) == (1013, 1008)
+    assert sim.connections == 2 and not sim.faults
+    assert seen == {"first": 0.5, "again": -0.75} and away == 0.0  # its outputs applied, neutral while away
+    frames = got["first"]
+    counts = [f["data"][">count"] for f in frames if f["type"] == "Encoder" and f["device"] == "0"]
+    gyro = [f["data"][">angle_x"] for f in frames if f["type"] == "Gyro"]
+    volts = [f["data"][">vin_voltage"] for f in frames if f["type"] == "RoboRIO"]
+    assert len(counts) > 10 and counts == sorted(counts) and counts[-1] > 0  # a spinning wheel's pulses
+    assert gyro == sorted(gyro, reverse=True) and gyro[-1] < 0  # clockwise degrees of a counter-clockwise spin
+    assert min(volts) < 12.6  # the battery sags under the motor's current
+    # every count is whole pulses of the angle the gyro shows beside it (both from the same update)
+    dpp = 2 * math.pi / 2048
+    pairs = [(f["data"][">count"], g["data"][">angle_x"]) for f, g in zip(frames, frames[1:])
+             if f["type"] == "Encoder" and g["type"] == "Gyro"]
+    assert pairs and all(0.0 <= -math.radians(a) / dpp - c < 1.0 + 1e-9 for c, a in pairs)  # truncated pulses
