@@ -26,6 +26,19 @@ distance_per_pulse=...)``               (whole pulses), ``>period`` (s, signed; 
 ``gyro("ADXRS450[0]", ...)``            ``Gyro`` device ``"ADXRS450[0]"``: ``>angle_x``, ``>rate_x`` (degrees)
 ``duty_cycle_encoder(channel, ...)``    ``DutyCycle`` ``"DutyCycleEncoder[<channel>]"``: ``>Position``
 ``limit_switch(channel, ...)``          ``DIO`` ``"<channel>"``: ``<>value``
+``motor("CANMotor[3]", ...)``           ``CANMotor`` device ``"<type>[3]"`` (any type; or
+                                        ``"CANMotor:<type>[3]"``, that one): ``<percentOutput``
+                                        (neutral within ``<neutralDeadband``), ``<brakeMode`` (the
+                                        mechanism's ``brake`` input); ``>supplyCurrent``,
+                                        ``>motorCurrent`` (A, one motor's: the mechanism's totals over
+                                        its ``n_motors``), ``>busVoltage``
+``can_encoder("CANEncoder[3]", ...)``   ``CANEncoder``: ``>position`` (rotations), ``>velocity`` (rotations/s)
+``motor("SPARK MAX [3]", ...)``         ``SimDevice`` ``"SPARK MAX [3]"`` (REVLib's; ``"SPARK Flex [3]"``
+                                        too): ``Applied Output`` in (or ``value=``, e.g. ``"Setpoint"``);
+                                        ``Bus Voltage``, ``Motor Current``, rotor ``Position`` and
+                                        ``Velocity`` (rotations, rpm, times the conversion factors the
+                                        robot announced on ``"SPARK MAX [3] RELATIVE ENCODER"``, which
+                                        is written too) out
 ``battery()``                           ``RoboRIO``: ``>vin_voltage``
 ``networktables()``                     NetworkTables 4 client of the robot program's server
 ``field(...)``                          the drivetrain's pose on NetworkTables (no Field2d here)
@@ -33,6 +46,18 @@ distance_per_pulse=...)``               (whole pulses), ``>period`` (s, signed; 
 
 WPILib's 2026 WebSocket extension carries no ``AnalogGyro`` and no power
 distribution: those bindings are refused naming the binding.
+
+A simulated device's inputs go out once the robot has announced the device, under
+the key it announced them with (``>name``, or ``<>name`` for a value both ways). The
+protocol says hardware should send only one of ``>supplyCurrent`` and
+``>motorCurrent``; simcore knows both and sends both. Vendor libraries name their
+own simulated devices: a CTRE phoenix6 TalonFX registers ``"CANMotor:Talon FX (v6)[n]"``
+with ``dutyCycle``/``supplyVoltage`` rather than the protocol's keys, so it is not a
+``CANMotor`` here; its rotor sensor ``"CANEncoder:Talon FX (v6)[n]/Rotor Sensor"`` is a
+``can_encoder``. The REV SPARK computes ``Applied Output`` in REVLib's ``SparkSim``: a
+robot program that does not run one leaves it at 0, and ``value="Setpoint"`` reads
+the duty of a SPARK in duty-cycle control instead. Under robotpy, the same string
+addresses bind the robot program's own simulated devices (``SimDeviceSim``).
 
 **Time.** The protocol carries no simulation time: the robot program runs on the
 wall clock. The simulation advances by the wall clock (``time.monotonic_ns``) in
@@ -105,6 +130,7 @@ import types
 from . import checks
 from .errors import ConfigError, ConfigTypeError
 from .extras import require
+from .robotpy import matches
 
 __all__ = ["HalSim", "load_physics", "DEFAULT_PORT", "PROTOCOL_TYPES", "main"]
 
@@ -131,6 +157,11 @@ _READ_KEYS = {
     ("DriverStation", ">enabled"): (lambda v: isinstance(v, bool), "a boolean"),
     ("Encoder", "<channel_a"): (lambda v: isinstance(v, int) and not isinstance(v, bool), "an integer"),
     ("DIO", "<>value"): (lambda v: isinstance(v, bool), "a boolean"),
+    ("CANMotor", "<percentOutput"): (_finite_number, "a finite number"),
+    ("CANMotor", "<neutralDeadband"): (_finite_number, "a finite number"),
+    ("CANMotor", "<brakeMode"): (lambda v: isinstance(v, bool), "a boolean"),
+    ("SimDevice", "<Applied Output"): (_finite_number, "a finite number"),
+    ("SimDevice", "<>Applied Output"): (_finite_number, "a finite number"),
     ("HAL", ">sim_periodic_before"): (lambda v: isinstance(v, bool), "a boolean"),
     ("HAL", ">sim_periodic_after"): (lambda v: isinstance(v, bool), "a boolean"),
 }
@@ -146,6 +177,25 @@ class _Link:
         self.encoders: dict[int, str] = {}  # channel A -> the protocol's encoder device
         # the outputs a binding reads: a change of one of them is a step of a held input
         self.watched: set[tuple[str, str, str]] = {("DriverStation", "", ">enabled")}
+        self.watched_devices: list[tuple[str, object]] = []  # (type, device address): any of its outputs
+        self.keys: dict[tuple[str, str], set[str]] = {}  # every key each device has announced
+        self._ambiguous: set[tuple[str, object]] = set()
+        self.told: set[tuple[str, str]] = set()  # devices already warned of a missing value
+
+    def watches(self, type_, device, key):
+        return (type_, device, key) in self.watched or any(
+            t == type_ and matches(d, device) for t, d in self.watched_devices)
+
+    def resolve(self, type_, device):
+        """The announced device ``device`` (a name, or ``("[n]",)``: by CAN id) means, or None (not yet, or two)."""
+        if not isinstance(device, tuple):
+            return device if (type_, device) in self.keys else None
+        found = [d for t, d in self.keys if t == type_ and matches(device, d)]
+        if len(found) > 1 and (type_, device) not in self._ambiguous:
+            self._ambiguous.add((type_, device))
+            log.warning("%s%s matches several devices the robot announced (%s): give the full name, "
+                        "\"%s:<type>%s\"", type_, device[0], ", ".join(sorted(found)), type_, device[0])
+        return found[0] if len(found) == 1 else None
 
     def value(self, type_, device, key, default):
         return self.outputs.get((type_, device), {}).get(key, default)
@@ -166,6 +216,9 @@ class _Link:
     def forget_robot(self):
         """The robot program went away: its outputs are no longer held, its encoders to be announced again."""
         self.outputs.clear()
+        self.keys.clear()
+        self._ambiguous.clear()
+        self.told.clear()
         self.enabled = False
         self.encoders.clear()
 
@@ -253,6 +306,46 @@ class _GyroSim:
         self.link.send("Gyro", self.device, f">rate_{self.axis}", degrees_per_second)
 
 
+class _LinkDevice:
+    """A simulated device of the protocol (``CANMotor``, ``CANEncoder``, a vendor's ``SimDevice``), by value name.
+
+    Reads are the robot's outputs (``<name`` or ``<>name``) as held; writes go out
+    with the prefix the robot announced the value with (``<>name`` if so, else
+    ``>name``), once the robot has announced the device.
+    """
+
+    def __init__(self, link, kind, device, watch=True):
+        self.link, self.kind, self.device = link, kind, device
+        self.address = f"{kind} " + (f"of CAN id {device[0][1:-1]}" if isinstance(device, tuple) else repr(device))
+        if watch:
+            link.watched_devices.append((kind, device))
+
+    def expect(self, parameter, name):
+        self.expected = name  # checked once the robot announces the device (it sends its whole state then)
+
+    def get(self, name, default):
+        device = self.link.resolve(self.kind, self.device)
+        held = self.link.outputs.get((self.kind, device), {}) if device is not None else {}
+        for key in ("<" + name, "<>" + name):
+            if key in held:
+                return held[key]
+        if device is not None and name == getattr(self, "expected", None) and (self.kind, device) not in self.link.told:
+            self.link.told.add((self.kind, device))
+            log.warning("%s %r announced no %r value (its keys: %s): its output reads as 0", self.kind, device, name,
+                        ", ".join(sorted(self.link.keys[(self.kind, device)])))
+        return default
+
+    def set(self, name, value):
+        device = self.link.resolve(self.kind, self.device)
+        if device is not None:  # before the robot announces the device, there is no one to tell
+            key = "<>" + name if "<>" + name in self.link.keys[(self.kind, device)] else ">" + name
+            self.link.send(self.kind, device, key, value)
+
+    def related(self, suffix):
+        """The device named this one's name plus ``suffix`` (a SPARK's ``" RELATIVE ENCODER"``)."""
+        return _LinkDevice(self.link, self.kind, self.device + suffix, watch=False)
+
+
 class _RoboRioSim:
     def __init__(self, link):
         self.link, self.brownout = link, 6.75  # V, the roboRIO's default brownout threshold
@@ -310,6 +403,9 @@ class _Devices:
 
     def networktables_instance(self):
         return self._halsim.networktables_instance()
+
+    def device(self, kind, device):
+        return _LinkDevice(self._halsim.link, kind, device)
 
     def field(self, physics, drivetrain):
         log.info("field(%r): the pose is published on NetworkTables as %s/%s/pose (struct:Pose2d)",
@@ -424,7 +520,7 @@ class HalSim:
         lines = [f"simcore.halsim: {role} ws://{self.host}:{self.port}/wpilibws, physics at {self.rate:g} Hz of wall "
                  f"time"]
         for b in self.physics._bindings:
-            device = getattr(b, "sim", None) or getattr(b, "roborio", None)
+            device = getattr(b, "sim", None) or getattr(b, "roborio", None) or getattr(b, "device", None)
             signal = next((getattr(b, a) for a in ("duty", "distance", "heading", "angle", "signal")
                            if isinstance(getattr(b, a, None), str)), "")
             if hasattr(b, "view"):
@@ -468,11 +564,12 @@ class HalSim:
         if type_ == "HAL" and data.get(">sim_periodic_before") is True:
             self._robot_loop(time.monotonic_ns() if now_ns is None else now_ns)
             return True
+        self.link.keys.setdefault((type_, device), set()).update(data)
         outputs = {k: v for k, v in data.items() if k.startswith("<") or k == ">enabled" and type_ == "DriverStation"}
         if not outputs:
             return True  # the robot's echo of inputs: nothing the physics holds
         held = self.link.outputs.get((type_, device), {})
-        steps = [k for k in outputs if (type_, device, k) in self.link.watched and held.get(k) != outputs[k]]
+        steps = [k for k in outputs if self.link.watches(type_, device, k) and held.get(k) != outputs[k]]
         if steps:
             now_ns = time.monotonic_ns() if now_ns is None else now_ns
             self._advance_to(now_ns)  # the previous outputs held up to this frame's arrival

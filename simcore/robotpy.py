@@ -88,13 +88,14 @@ the window. Pass ``record=`` (anything :class:`~simcore.Simulator` accepts: ``"a
 from __future__ import annotations
 
 import math
+import re
 import weakref
 
 from . import checks
 from .errors import ConfigError, ConfigTypeError, NonFiniteError
 from .extras import require
 
-__all__ = ["Physics", "wpilib_current", "DEFAULT_HISTORY"]
+__all__ = ["Physics", "wpilib_current", "DEFAULT_HISTORY", "DEVICE_MOTORS", "parse_address"]
 
 _TWO_PI = 2.0 * math.pi
 
@@ -192,7 +193,8 @@ class Physics:
         writes = {}
         for b in self._bindings:
             values = b.read(self)
-            writes.update(values if enabled else {k: 0.0 for k in values})
+            # disabled: every duty neutral; a brake input keeps the controller's neutral mode
+            writes.update(values if enabled else {k: 0.0 if k in self._driven else v for k, v in values.items()})
         if writes:
             self.sim.set_inputs(writes)
         self.sim.advance(tm_diff)
@@ -239,12 +241,20 @@ class Physics:
         return binding
 
     # -- motor controllers -------------------------------------------------------------------------
-    def motor(self, controller, duty: str, *, inverted: bool = False, rotor: str | None = None):
+    def motor(self, controller, duty: str, *, inverted: bool = False, rotor: str | None = None,
+              value: str | None = None):
         """Drive the duty input ``duty`` (``"arm.duty"``) from a motor controller.
 
         Parameters
         ----------
-        controller : PWM motor controller, PWM channel (int), phoenix6 TalonFX, or REV SparkMax/SparkFlex
+        controller : PWM motor controller, PWM channel (int), phoenix6 TalonFX, REV SparkMax/SparkFlex, or a
+                     simulated device's address (str)
+            Addresses name the device as WPILib's HALSim protocol does, so one
+            physics description serves robotpy and :mod:`simcore.halsim`:
+            ``"CANMotor[3]"`` (the ``CANMotor`` simulated device of CAN id 3,
+            whatever its type), ``"CANMotor:<type>[3]"`` (that one), or a vendor
+            device's name, ``"SPARK MAX [3]"`` / ``"SPARK Flex [3]"`` (REVLib's);
+            see :data:`DEVICE_MOTORS` for the values read and written.
         duty : str
             A ``duty`` input of a mechanism built with ``command="duty"``.
         inverted : bool
@@ -255,11 +265,19 @@ class Physics:
             ``"<prefix>_acceleration"`` (rad, rad/s, rad/s²). Default from ``duty``:
             ``"arm.duty"`` -> ``"arm.rotor"``, ``"drive.left_duty"`` ->
             ``"drive.left_rotor"``; give it for other layouts.
+        value : str, optional
+            For a vendor device, the value read as the duty instead of its
+            default (a SPARK's ``"Applied Output"``, which REVLib computes only
+            where the robot program runs its ``SparkSim``: ``"Setpoint"`` reads
+            the duty a SPARK in duty-cycle control was given).
         """
         self._signal("duty", duty)
         if not (duty.endswith("duty") or "_duty_" in duty):
             raise ConfigError("duty", duty, "a duty input (build the mechanism with command=\"duty\": a motor "
                                             "controller outputs a fraction of the bus voltage)")
+        if value is not None and not isinstance(controller, str):
+            raise ConfigError("value", value, "None: value= picks the duty value of a vendor device given by its "
+                                              "name (\"SPARK MAX [3]\")")
         if duty in self._driven:
             raise ConfigError("duty", duty, f"an input no other motor controller drives (already bound to "
                                             f"{self._driven[duty]!r}; bind one controller per input, the leader: "
@@ -267,6 +285,8 @@ class Physics:
         sign = -1.0 if checks.flag("inverted", inverted) else 1.0
         self._driven[duty] = controller
         try:
+            if isinstance(controller, str):
+                return self._bind(_DeviceMotor(self, controller, duty, sign, self._rotor(duty, rotor), value))
             return self._motor(controller, duty, sign, rotor)
         except BaseException:
             del self._driven[duty]
@@ -339,6 +359,31 @@ class Physics:
         scale = checks.finite("scale", scale)
         zero = self.signals[distance] if zero_at is None else checks.finite("zero_at", zero_at)
         return self._bind(_Encoder(sim, distance, rate, scale, zero))
+
+    def can_encoder(self, encoder: str, angle: str, *, rate: str | None = None, ratio: float = 1.0, zero_at=None):
+        """Set a CAN encoder's simulated device (``CANEncoder``: ``position`` in rotations, ``velocity`` in rotations/s).
+
+        ``encoder`` is its address: ``"CANEncoder[3]"`` (the one of CAN id 3) or
+        ``"CANEncoder:<type>[3]"``, or a sensor of another device by its full name
+        (``"CANEncoder:Talon FX (v6)[3]/Rotor Sensor"``). It reads
+        ``ratio * (angle - zero_at) / 2 pi`` rotations (``ratio``: encoder turns per
+        turn of ``angle``; ``zero_at`` defaults to the angle now: it counts from where
+        the robot started) and ``ratio * rate / 2 pi`` rotations per second, ``rate``
+        defaulting to the velocity beside ``angle``.
+        """
+        self._signal("angle", angle)
+        rate = self._signal("rate", rate if rate is not None else _velocity_of(angle, self.sim.signals))
+        ratio = checks.finite("ratio", ratio)
+        zero = self.signals[angle] if zero_at is None else checks.finite("zero_at", zero_at, "rad")
+        device = self._device("encoder", encoder, ("CANEncoder",))
+        return self._bind(_CANEncoder(device, angle, rate, ratio, zero))
+
+    def _device(self, parameter: str, address, kinds):
+        """The simulated device at ``address`` (see :func:`parse_address`), in the robot program or over HALSim."""
+        kind, device = parse_address(parameter, address, kinds)
+        if self._host is not None:
+            return self._host.device(kind, device)
+        return _SimDeviceSim.find(self._sims, parameter, kind, device)
 
     def duty_cycle_encoder(self, encoder, angle: str, *, full_range: float = 1.0, offset: float = 0.0):
         """Set an absolute ``wpilib.DutyCycleEncoder`` from the angle signal ``angle`` (rad).
@@ -489,6 +534,57 @@ class Physics:
 #: Channels of a REV Power Distribution Hub (a CTRE PDP has 16), for a PowerDistributionSim given directly.
 _PDH_CHANNELS = 24
 
+#: The motor controllers a string address names, by the HALSim message type of their simulated device:
+#: the value read as the duty, the brake-mode and deadband values (robot outputs), and what is written back.
+#: ``CANMotor``: WPILib's protocol (``percentOutput``, ``brakeMode``, ``neutralDeadband``; ``supplyCurrent``,
+#: ``motorCurrent`` (A, one motor's), ``busVoltage`` (V)). ``SimDevice`` (a vendor device by its name): REVLib's
+#: SPARK MAX / SPARK Flex, ``"SPARK MAX [n]"``, which reports ``Applied Output`` and takes ``Bus Voltage``,
+#: ``Motor Current``, ``Position`` (rotor rotations) and ``Velocity`` (rotor rpm), the last two times the conversion
+#: factors the robot set on its ``"SPARK MAX [n] RELATIVE ENCODER"`` (whose ``Position`` and ``Velocity`` are set too).
+DEVICE_MOTORS = {
+    "CANMotor": {"duty": "percentOutput", "brake": "brakeMode", "deadband": "neutralDeadband"},
+    "SimDevice": {"duty": "Applied Output", "brake": None, "deadband": None},
+}
+
+_SPARK = re.compile(r"SPARK (MAX|Flex) \[\d+\]")
+_BY_ID = re.compile(r"(CANMotor|CANEncoder)\[(\d+)\]")
+_ADDRESSES = ('"CANMotor[<CAN id>]", "CANMotor:<type>[<CAN id>]", "CANEncoder[<CAN id>]", '
+              '"CANEncoder:<device name>", or a vendor device\'s name ("SPARK MAX [<CAN id>]", "SPARK Flex [<CAN id>]")')
+
+
+def parse_address(parameter: str, address, kinds=("CANMotor", "SimDevice")):
+    """``(message type, device)`` of a simulated device's address; ``device`` a name, or ``("[n]",)`` for "any type, id n".
+
+    The HALSim protocol's ``type`` is the part of a simulated device's name before
+    ``":"`` (``"CANMotor:Talon FX[3]"`` -> ``CANMotor``, ``Talon FX[3]``), or
+    ``SimDevice`` for a name without one (a vendor's, ``"SPARK MAX [3]"``).
+    """
+    if not isinstance(address, str):
+        raise ConfigTypeError(parameter, address, f"a simulated device's address: {_ADDRESSES}")
+    by_id = _BY_ID.fullmatch(address)
+    if by_id:
+        kind, device = by_id.group(1), (f"[{int(by_id.group(2))}]",)
+    elif ":" in address:
+        kind, _, device = address.partition(":")
+    else:
+        kind, device = "SimDevice", address
+    if kind not in kinds or not device or (kind == "SimDevice" and not _SPARK.fullmatch(address)):
+        wanted = " or ".join(k for k in kinds)
+        raise ConfigError(parameter, address, f"a {wanted} device's address: {_ADDRESSES}")
+    return kind, device
+
+
+def matches(device, name: str) -> bool:
+    """Whether the protocol's device ``name`` is the one ``device`` (a name, or ``("[n]",)``: any ending so) means."""
+    return name.endswith(device[0]) if isinstance(device, tuple) else name == device
+
+
+def _one_motor(physics, duty: str):
+    """How many motors the mechanism behind ``duty`` drives (its signals are the group's totals)."""
+    system = physics._system(duty.partition(".")[0])
+    drive = getattr(system, "drive", None)
+    return getattr(drive, "n_motors", 1)
+
 
 def _velocity_of(position: str, signals) -> str:
     system, _, name = position.partition(".")
@@ -573,6 +669,115 @@ class _Spark(_Binding):
         self.encoder.setPosition(position)  # what the SPARK's relative encoder reports (single precision)
         self.encoder.setVelocity(velocity)
         self.sim.setBusVoltage(physics.signals[self.bus])
+
+
+class _SimDeviceSim:
+    """A simulated device in the robot program's process (``SimDeviceSim``), read and written by value name."""
+
+    def __init__(self, sims, name):
+        self._sims, self.name, self.address = sims, name, name
+        self._device = sims.SimDeviceSim(name)
+
+    @classmethod
+    def find(cls, sims, parameter, kind, device):
+        prefix = f"{kind}:" if kind != "SimDevice" else ""
+        names = list(sims.SimDeviceSim.enumerateDevices(prefix))
+        found = [n for n in names if matches(device, n[len(prefix):])]
+        if len(found) != 1:
+            what = "none" if not found else "several: " + ", ".join(found)
+            raise ConfigError(parameter, prefix + (device[0] if isinstance(device, tuple) else device),
+                              f"the address of one simulated device the robot program created ({what}; "
+                              f"it has {', '.join(names) or 'none'})")
+        return cls(sims, found[0])
+
+    def related(self, suffix):
+        """The device named this one's name plus ``suffix`` (a SPARK's ``" RELATIVE ENCODER"``), or None."""
+        name = self.name + suffix
+        return _SimDeviceSim(self._sims, name) if name in self._sims.SimDeviceSim.enumerateDevices(name) else None
+
+    def expect(self, parameter, name):
+        """Refuse a device without the value ``name`` (another vendor's keys under the same type)."""
+        values = [v for v, _ in self._device.enumerateValues()]
+        if name not in values:
+            raise ConfigError(parameter, self.name, f"a simulated device with a {name!r} value (it has "
+                                                    f"{', '.join(values) or 'none'})")
+
+    def get(self, name, default):
+        for getter in (self._device.getDouble, self._device.getBoolean):
+            value = getter(name)
+            if value:
+                return value.get()
+        return default
+
+    def set(self, name, value):
+        handle = self._device.getDouble(name)
+        if handle:
+            handle.set(value)
+
+
+class _DeviceMotor(_Binding):
+    """A motor controller by its simulated device: ``CANMotor`` (WPILib's keys) or a REV SPARK (REVLib's)."""
+
+    def __init__(self, physics, address, duty, sign, rotor, value):
+        self.device = physics._device("controller", address, tuple(DEVICE_MOTORS))
+        self.kind = parse_address("controller", address, tuple(DEVICE_MOTORS))[0]
+        keys = DEVICE_MOTORS[self.kind]
+        self.duty_value = keys["duty"] if value is None else value
+        if not isinstance(self.duty_value, str) or not self.duty_value:
+            raise ConfigTypeError("value", value, "the name of the device's value to read as the duty")
+        self.brake_value, self.deadband_value = keys["brake"], keys["deadband"]
+        self.device.expect("controller", self.duty_value)
+        self.duty, self.sign, self.rotor = duty, sign, rotor
+        system, _, name = duty.partition(".")
+        side = name[:-len("duty")]  # "" or "left_" ...
+        self.brake = f"{system}.{side}brake" if f"{system}.{side}brake" in physics.signals else None
+        self.stator, self.supply = f"{system}.{side}stator_current", f"{system}.{side}supply_current"
+        self.bus = f"{system}.bus_voltage"
+        self.n = _one_motor(physics, duty)
+        self.encoder = self.device.related(" RELATIVE ENCODER") if self.kind == "SimDevice" else None
+
+    def read(self, physics):
+        duty = self.device.get(self.duty_value, 0.0)
+        if isinstance(duty, bool) or not isinstance(duty, (int, float)):
+            raise ConfigTypeError(self.duty_value, duty, "a number (the controller's output, -1 to 1)")
+        if self.deadband_value is not None and abs(duty) < self.device.get(self.deadband_value, 0.0):
+            duty = 0.0  # within the controller's neutral deadband: its neutral mode applies
+        out = {self.duty: _finite(self.duty, self.sign * float(duty), physics.t)}
+        if self.brake is not None and self.brake_value is not None:
+            brake = self.device.get(self.brake_value, None)
+            if brake is not None:
+                out[self.brake] = 1.0 if brake else 0.0
+        return out
+
+    def write(self, physics, dt):
+        s = physics.signals
+        stator, supply = self.sign * s[self.stator] / self.n, self.sign * s[self.supply] / self.n
+        if self.kind == "CANMotor":
+            self.device.set("supplyCurrent", supply)
+            self.device.set("motorCurrent", stator)
+            self.device.set("busVoltage", s[self.bus])
+            return
+        rotations = self.sign * s[f"{self.rotor}_position"] / _TWO_PI
+        rpm = self.sign * s[f"{self.rotor}_velocity"] / _TWO_PI * 60.0
+        self.device.set("Bus Voltage", s[self.bus])
+        self.device.set("Motor Current", stator)
+        factors = self.encoder if self.encoder is not None else self.device
+        position = rotations * factors.get("Position Conversion Factor", 1.0)
+        velocity = rpm * factors.get("Velocity Conversion Factor", 1.0)
+        for device in (self.device, self.encoder):
+            if device is not None:
+                device.set("Position", position)
+                device.set("Velocity", velocity)
+
+
+class _CANEncoder(_Binding):
+    def __init__(self, device, angle, rate, ratio, zero):
+        self.device, self.angle, self.rate, self.ratio, self.zero = device, angle, rate, ratio, zero
+
+    def write(self, physics, dt):
+        s = physics.signals
+        self.device.set("position", self.ratio * (s[self.angle] - self.zero) / _TWO_PI)
+        self.device.set("velocity", self.ratio * s[self.rate] / _TWO_PI)
 
 
 class _Encoder(_Binding):

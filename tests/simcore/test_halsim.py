@@ -393,3 +393,208 @@ def test_in_server_mode_a_robot_program_running_the_client_extension_connects_an
     pairs = [(f["data"][">count"], g["data"][">angle_x"]) for f, g in zip(frames, frames[1:])
              if f["type"] == "Encoder" and g["type"] == "Gyro"]
     assert pairs and all(0.0 <= -math.radians(a) / dpp - c < 1.0 + 1e-9 for c, a in pairs)  # truncated pulses
+
+
+# -- CAN and vendor motor controllers, by their simulated devices ------------------------------------------------
+class CANPhysics(Physics):
+    """One description for both: a 2-motor flywheel on a CANMotor of id 3 and its CANEncoder, addressed by CAN id."""
+
+    def __init__(self, physics_controller, robot):
+        super().__init__(physics_controller, [models.Flywheel(NEO, 1.0, 0.002, command="duty", n_motors=2),
+                                              models.Battery()])
+        self.motor("CANMotor[3]", "flywheel.duty")
+        self.can_encoder("CANEncoder[3]", "flywheel.angle", ratio=2.0)  # the encoder turns twice per wheel turn
+
+
+def _neo_current(duty, bus, rotor_speed):
+    """One NEO's winding current from its datasheet (12 V, 105 A stall, 1.8 A and 5676 rpm free): (V - w/Kv) / R."""
+    r = 12.0 / 105.0
+    kv = (5676.0 * 2 * math.pi / 60) / (12.0 - r * 1.8)
+    return (duty * bus - rotor_speed / kv) / r
+
+
+def _by_device(frames):
+    out = {}
+    for f in frames:
+        out.setdefault((f["type"], f["device"]), {}).update(f["data"])
+    return out
+
+
+def _check_can_sensors(data, s):
+    motor, encoder = data[("CANMotor", "Talon FX[3]")], data[("CANEncoder", "Talon FX[3]")]
+    current = _neo_current(s["flywheel.duty"], s["flywheel.bus_voltage"], s["flywheel.rotor_velocity"])
+    assert current > 5.0  # accelerating: a real current, one motor's of the two
+    assert motor[">motorCurrent"] == pytest.approx(current, rel=1e-9)
+    assert motor[">supplyCurrent"] == pytest.approx(s["flywheel.duty"] * current, rel=1e-9)  # an ideal bridge
+    assert motor[">busVoltage"] == s["battery.voltage"] < 12.6
+    assert encoder[">position"] == pytest.approx(2.0 * s["flywheel.angle"] / (2 * math.pi), rel=1e-12)  # rotations
+    assert encoder[">velocity"] == pytest.approx(2.0 * s["flywheel.velocity"] / (2 * math.pi), rel=1e-12)
+
+
+CAN_ANNOUNCE = [
+    _frame("CANMotor", "Talon FX[3]", _LT_init=True, _LT_percentOutput=0.0, _LT_brakeMode=True,
+           _LT_neutralDeadband=0.04, _GT_supplyCurrent=0.0, _GT_motorCurrent=0.0, _GT_busVoltage=0.0),
+    _frame("CANEncoder", "Talon FX[3]", _LT_init=True, _GT_position=0.0, _GT_velocity=0.0),
+    _frame("CANMotor", "Talon FX[4]", _LT_init=True, _LT_percentOutput=0.9),  # another id: not bound
+]
+
+
+def _percent(value, device="Talon FX[3]", **more):
+    return _frame("CANMotor", device, _LT_percentOutput=value, **more)
+
+
+def test_a_can_motor_by_can_id_drives_its_duty_and_reads_back_its_current_bus_and_encoder():
+    sim = HalSim(CANPhysics, "127.0.0.1", 1, networktables=False)
+    sim._tick(0)
+    assert sim._tick(1 * MS) == []  # nothing announced: no one to tell
+    for frame in [ENABLE] + CAN_ANNOUNCE + [_percent(0.5)]:
+        assert sim.handle_frame(frame, now_ns=2 * MS)
+    data = _by_device(json.loads(f) for f in sim._tick(80 * MS))
+    s = sim.physics.signals
+    assert s["flywheel.duty"] == 0.5 and s["flywheel.brake"] == 1.0
+    _check_can_sensors(data, s)
+    assert ("CANMotor", "Talon FX[4]") not in data
+
+    # within the neutral deadband the controller is in neutral, coasting or braking as it says
+    sim.handle_frame(_percent(0.03, _LT_brakeMode=False), now_ns=90 * MS)
+    sim._tick(100 * MS)
+    assert (sim.physics.signals["flywheel.duty"], sim.physics.signals["flywheel.brake"]) == (0.0, 0.0)
+    sim.handle_frame(_percent(0.03, _LT_brakeMode=True), now_ns=100 * MS)
+    sim._tick(110 * MS)
+    assert (sim.physics.signals["flywheel.duty"], sim.physics.signals["flywheel.brake"]) == (0.0, 1.0)
+    # disabled, a controller goes to neutral in its own neutral mode (a roboRIO disables outputs, not brake mode)
+    sim.handle_frame(_percent(0.5, _LT_brakeMode=False), now_ns=110 * MS)
+    sim.handle_frame(json.dumps({"type": "DriverStation", "device": "", "data": {">enabled": False}}), now_ns=110 * MS)
+    sim._tick(120 * MS)
+    assert (sim.physics.signals["flywheel.duty"], sim.physics.signals["flywheel.brake"]) == (0.0, 0.0)
+    # a wrongly typed value of a key simcore reads is a fault, skipped whole
+    assert not sim.handle_frame(_percent("full"), now_ns=110 * MS)
+    assert not sim.handle_frame(_frame("CANMotor", "Talon FX[3]", _LT_brakeMode="on"), now_ns=110 * MS)
+    assert "CANMotor <percentOutput is 'full'" in sim.faults[0] and "CANMotor <brakeMode is 'on'" in sim.faults[1]
+
+
+def test_a_can_id_two_devices_share_is_not_guessed():
+    sim = HalSim(CANPhysics, "127.0.0.1", 1, networktables=False)
+    sim._tick(0)
+    for frame in [ENABLE] + CAN_ANNOUNCE + [_percent(0.5), _percent(0.7, device="SPARK MAX[3]")]:
+        sim.handle_frame(frame, now_ns=0)
+    frames = _by_device(json.loads(f) for f in sim._tick(20 * MS))
+    assert sim.physics.signals["flywheel.duty"] == 0.0 and ("CANMotor", "Talon FX[3]") not in frames
+
+
+def test_a_rev_spark_by_its_device_name_drives_from_applied_output_in_its_conversion_factors():
+    class SparkPhysics(Physics):
+        def __init__(self, physics_controller, robot):
+            super().__init__(physics_controller, [models.Flywheel(NEO, 4.0, 0.002, command="duty"), models.Battery()])
+            self.motor("SPARK MAX [5]", "flywheel.duty", inverted=True)
+
+    sim = HalSim(SparkPhysics, "127.0.0.1", 1, networktables=False)
+    sim._tick(0)
+    spark = _frame("SimDevice", "SPARK MAX [5]", _LT_Setpoint=-0.6, **{"_LT_Applied Output": -0.6, "_GT_Position": 0.0,
+                   "_GT_Velocity": 0.0, "_LT__GT_Motor Current": 0.0, "_LT__GT_Bus Voltage": 12.0})
+    encoder = _frame("SimDevice", "SPARK MAX [5] RELATIVE ENCODER", **{
+        "_GT_Position": 0.0, "_GT_Velocity": 0.0, "_LT_Position Conversion Factor": 0.25,
+        "_LT_Velocity Conversion Factor": 0.5})
+    for frame in (ENABLE, spark, encoder):
+        assert sim.handle_frame(frame, now_ns=0)
+    data = _by_device(json.loads(f) for f in sim._tick(60 * MS))
+    s = sim.physics.signals
+    assert s["flywheel.duty"] == 0.6  # mounted inverted: the SPARK's -0.6 turns the wheel forward
+    out, enc = data[("SimDevice", "SPARK MAX [5]")], data[("SimDevice", "SPARK MAX [5] RELATIVE ENCODER")]
+    rotor_turns = 4.0 * s["flywheel.angle"] / (2 * math.pi)  # the motor turns 4 times per wheel turn
+    rotor_rpm = 4.0 * s["flywheel.velocity"] * 60 / (2 * math.pi)
+    for device in (out, enc):  # in the SPARK's frame (inverted) and units (its conversion factors)
+        assert device[">Position"] == pytest.approx(-0.25 * rotor_turns, rel=1e-12) and rotor_turns > 0.1
+        assert device[">Velocity"] == pytest.approx(-0.5 * rotor_rpm, rel=1e-12)
+    # values the robot announced as both ways go back under their own key
+    assert "<>Bus Voltage" in out and out["<>Bus Voltage"] == s["battery.voltage"] < 12.6
+    current = _neo_current(s["flywheel.duty"], s["flywheel.bus_voltage"], s["flywheel.rotor_velocity"])
+    assert out["<>Motor Current"] == pytest.approx(-current, rel=1e-9) and current > 5.0
+    assert not sim.handle_frame(_frame("SimDevice", "SPARK MAX [5]", **{"_LT_Applied Output": None}), now_ns=0)
+    assert "SimDevice <Applied Output is None" in sim.faults[-1]
+
+
+def test_device_addresses_that_name_nothing_simulated_are_refused_naming_them():
+    for address, parameter in (("Talon FX[3]", "controller"), ("CANMotor", "controller"), (3.5, "controller")):
+        class Bad(Physics):
+            def __init__(self, controller, robot, address=address):
+                super().__init__(controller, [models.Flywheel(NEO, 1.0, 0.002, command="duty")])
+                self.motor(address, "flywheel.duty")
+
+        with pytest.raises((ConfigError, TypeError), match=parameter):
+            HalSim(Bad, "127.0.0.1", 1, networktables=False)
+
+    class NotAnEncoder(Physics):
+        def __init__(self, controller, robot):
+            super().__init__(controller, [models.Flywheel(NEO, 1.0, 0.002, command="duty")])
+            self.can_encoder("CANMotor[3]", "flywheel.angle")
+
+    with pytest.raises(ConfigError, match="encoder.*CANEncoder"):
+        HalSim(NotAnEncoder, "127.0.0.1", 1, networktables=False)
+
+
+def test_can_devices_over_a_loopback_stand_in_robot_program():
+    port = _free_port()
+    sim = HalSim(CANPhysics, "127.0.0.1", port, networktables=False, reconnect=0.05, rate=200.0)
+    received = []
+
+    async def handler(ws):
+        for frame in [ENABLE] + CAN_ANNOUNCE + [_percent(0.5)]:
+            await ws.send(frame)
+        async for frame in ws:
+            received.append(json.loads(frame))
+
+    async def scenario():
+        async with serve(handler, "127.0.0.1", port):
+            await sim.run(0.5)
+
+    asyncio.run(asyncio.wait_for(scenario(), 20.0))
+    assert sim.connections == 1 and not sim.faults
+    data = _by_device(received)  # the last value of each key: the state at the last tick sent
+    s = sim.physics.signals
+    assert data[("CANEncoder", "Talon FX[3]")][">position"] == pytest.approx(2.0 * s["flywheel.angle"] / (2 * math.pi),
+                                                                              rel=0.05)
+    assert data[("CANMotor", "Talon FX[3]")][">busVoltage"] < 12.6
+
+
+def test_the_same_can_description_binds_the_robot_programs_own_simulated_devices_under_robotpy():
+    hal = pytest.importorskip("hal")
+    import wpilib.simulation as wsim
+
+    out, inputs = hal.SimDevice.Direction.kOutput, hal.SimDevice.Direction.kInput
+    motor = hal.SimDevice("CANMotor:Talon FX", 3)
+    percent = motor.createDouble("percentOutput", out, 0.0)
+    motor.createBoolean("brakeMode", out, True)
+    motor.createDouble("neutralDeadband", out, 0.04)
+    values = {k: motor.createDouble(k, inputs, 0.0) for k in ("supplyCurrent", "motorCurrent", "busVoltage")}
+    encoder = hal.SimDevice("CANEncoder:Talon FX", 3)
+    values.update({k: encoder.createDouble(k, inputs, 0.0) for k in ("position", "velocity")})
+    wsim.DriverStationSim.setDsAttached(True)
+    wsim.DriverStationSim.setEnabled(True)
+    wsim.DriverStationSim.notifyNewData()
+    try:
+        physics = CANPhysics(None, None)
+        percent.set(0.5)
+        physics.update_sim(0.0, 0.08)
+        s = physics.signals
+        data = {("CANMotor", "Talon FX[3]"): {f">{k}": values[k].get() for k in ("supplyCurrent", "motorCurrent",
+                                                                                  "busVoltage")},
+                ("CANEncoder", "Talon FX[3]"): {f">{k}": values[k].get() for k in ("position", "velocity")}}
+        assert s["flywheel.duty"] == 0.5
+        _check_can_sensors(data, s)
+    finally:
+        wsim.DriverStationSim.setEnabled(False)
+        wsim.DriverStationSim.notifyNewData()
+
+
+def test_a_can_motor_with_another_vendors_keys_is_named_not_read_as_zero_silently(caplog):
+    hal = pytest.importorskip("hal")
+    phoenix_like = hal.SimDevice("CANMotor:Vendor Motor", 3)  # a vendor's own keys under the protocol's type
+    phoenix_like.createDouble("dutyCycle", hal.SimDevice.Direction.kOutput, 0.0)
+    with pytest.raises(ConfigError, match="controller.*percentOutput.*dutyCycle"):
+        CANPhysics(None, None)  # under robotpy: refused at binding, naming the values it has
+    sim = HalSim(CANPhysics, "127.0.0.1", 1, networktables=False)
+    sim._tick(0)
+    sim.handle_frame(_frame("CANMotor", "Talon FX (v6)[3]", _LT_init=True, _LT_dutyCycle=0.5), now_ns=0)
+    sim._tick(10 * MS)
+    assert "announced no 'percentOutput' value" in caplog.text and "<dutyCycle" in caplog.text
