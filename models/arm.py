@@ -22,6 +22,7 @@ from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .drive import MotorDrive
+from .motors import as_dcmotor
 from .mechanism import GearedMechanism, named_as, split_mechanism_options
 
 __all__ = ["Arm", "STANDARD_GRAVITY", "WPILIB_GRAVITY"]
@@ -124,7 +125,7 @@ class Arm(GearedMechanism):
         options.setdefault("viscous_friction", 0.0)  # WPILib's plant: motors without friction
         with named_as({"start_angle": "starting_angle", "com_distance": "arm_length", "mass": "moi",
                        "motor": "gearbox"}):
-            return cls(gearbox, gearing, mass=mass, com_distance=L / 2.0, moi=J, min_angle=min_angle,
+            return cls(as_dcmotor("gearbox", gearbox), gearing, mass=mass, com_distance=L / 2.0, moi=J, min_angle=min_angle,
                        max_angle=max_angle, gravity=checks.flag("simulate_gravity", simulate_gravity),
                        start_angle=starting_angle, name=name, g=WPILIB_GRAVITY, **options)
 

@@ -16,6 +16,7 @@ from simcore.errors import ConfigError
 
 from .arm import WPILIB_GRAVITY, _gravity
 from .drive import MotorDrive
+from .motors import as_dcmotor
 from .mechanism import GearedMechanism, named_as, split_mechanism_options
 
 __all__ = ["Elevator"]
@@ -75,7 +76,7 @@ class Elevator(GearedMechanism):
         minHeightMeters, maxHeightMeters, simulateGravity, startingHeightMeters)`` simulates."""
         options.setdefault("viscous_friction", 0.0)  # WPILib's plant: motors without friction
         with named_as({"start_height": "starting_height", "motor": "gearbox"}):
-            return cls(gearbox, gearing, carriage_mass=carriage_mass, drum_radius=drum_radius,
+            return cls(as_dcmotor("gearbox", gearbox), gearing, carriage_mass=carriage_mass, drum_radius=drum_radius,
                        min_height=min_height, max_height=max_height,
                        gravity=checks.flag("simulate_gravity", simulate_gravity), start_height=starting_height,
                        name=name, g=WPILIB_GRAVITY, **options)

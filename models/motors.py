@@ -18,6 +18,13 @@ unchanged), as WPILib does.
 The catalogue values are those of :mod:`simcore.reference`, "Motors" (WPILib's
 ``DCMotor`` factory methods for FRC motors; gm0's motor table for the bare FTC
 motors), at 12 V.
+
+WPILib's own ``DCMotor`` (robotpy's ``wpimath.system.plant.DCMotor``, e.g.
+``DCMotor.vex775Pro(4)``: four motors on one gearbox) converts with
+:meth:`DCMotor.from_wpimath`, which keeps its five datasheet numbers exactly, so
+the derived ``R``, ``Kt`` and ``Kv`` are WPILib's to the bit; :func:`as_dcmotor`
+accepts either kind where a WPILib-style constructor (``from_wpilib``) takes a
+``gearbox``.
 """
 from __future__ import annotations
 
@@ -27,7 +34,7 @@ from dataclasses import dataclass
 from simcore import checks
 from simcore.errors import ConfigError, ConfigTypeError
 
-__all__ = ["DCMotor", "rpm_to_rad_per_s",
+__all__ = ["DCMotor", "as_dcmotor", "rpm_to_rad_per_s",
            "CIM", "MINI_CIM", "BAG", "VEX_775PRO", "ANDYMARK_9015", "BANEBOTS_RS550", "BANEBOTS_RS775",
            "RS775_125", "NEO", "NEO_550", "NEO_VORTEX", "FALCON_500", "FALCON_500_FOC", "KRAKEN_X60",
            "KRAKEN_X60_FOC", "KRAKEN_X44", "KRAKEN_X44_FOC", "MINION", "GOBILDA_BARE", "REV_HD_HEX_BARE",
@@ -141,10 +148,43 @@ class DCMotor:
         return DCMotor(self.nominal_voltage, self.stall_current / self.Kv, self.stall_current, self.free_current,
                        self.free_speed, f"{self.name} (Kt = 1/Kv)" if self.name else "")
 
+    @classmethod
+    def from_wpimath(cls, motor, name: str = "") -> "DCMotor":
+        """The motor of WPILib's ``DCMotor`` ``motor`` (robotpy's ``wpimath.system.plant.DCMotor``).
+
+        WPILib's object already combines its motors (``DCMotor.NEO(2)`` has twice a
+        NEO's stall torque, stall and free current), as :meth:`gearbox` does; its
+        nominal voltage (V), stall torque (N·m), stall current (A), free current (A)
+        and free speed (rad/s) are taken as they are.
+        """
+        if not _is_wpimath_motor(motor):
+            raise ConfigTypeError("motor", motor, "a wpimath.system.plant.DCMotor (WPILib's DCMotor)")
+        return cls(motor.nominalVoltage, motor.stallTorque, motor.stallCurrent, motor.freeCurrent, motor.freeSpeed,
+                   name or "WPILib DCMotor")
+
     def __repr__(self):
         return (f"DCMotor({self.name!r}: {self.stall_torque} N·m, {self.stall_current} A stall, "
                 f"{self.free_current} A free, {self.free_speed / (2 * math.pi) * 60:.6g} rpm at "
                 f"{self.nominal_voltage} V)")
+
+
+def _is_wpimath_motor(motor) -> bool:
+    # Recognized by its type (no import of wpimath here: it is an optional extra).
+    t = type(motor)
+    return t.__name__ == "DCMotor" and t.__module__.split(".")[0] == "wpimath"
+
+
+def as_dcmotor(parameter: str, motor) -> DCMotor:
+    """``motor`` as a :class:`DCMotor`: simcore's as is, WPILib's (wpimath) through :meth:`DCMotor.from_wpimath`.
+
+    Anything else is refused naming ``parameter``.
+    """
+    if isinstance(motor, DCMotor):
+        return motor
+    if _is_wpimath_motor(motor):
+        return DCMotor.from_wpimath(motor)
+    raise ConfigTypeError(parameter, motor, "a simcore.models.motors.DCMotor or WPILib's "
+                                            "wpimath.system.plant.DCMotor")
 
 
 def _motor(name, stall_torque, stall_current, free_current, free_rpm):

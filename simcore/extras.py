@@ -20,6 +20,7 @@ EXTRAS = {
     "wpilog": "robotpy-wpiutil (WPILib's DataLog writer and reader)",
     "robotpy": "wpilib, pyfrc and robotpy-wpiutil (robotpy 2026: physics.py, `python -m robotpy test`)",
     "vendors": "phoenix6, robotpy-rev and robotpy-navx (the vendors' simulated devices)",
+    "halsim": "websockets, robotpy-halsim-ws and pyntcore (simcore.halsim: WPILib's HALSim WebSocket protocol)",
 }
 
 

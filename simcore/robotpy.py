@@ -27,7 +27,9 @@ Each ``update_sim(now, tm_diff)`` does, in order:
 2. advance the simulation exactly ``tm_diff`` (resolved to whole nanoseconds);
 3. write every bound sensor from the signals at the new time: encoders, absolute
    encoders, gyros, limit switches, the CAN controllers' rotor sensors and supply
-   voltage, the roboRIO's input voltage, the robot pose on a ``Field2d``.
+   voltage, the roboRIO's input voltage, the robot pose on a ``Field2d``, and (with
+   :meth:`Physics.networktables`) the simulated truth on NetworkTables for
+   AdvantageScope (:mod:`simcore.live_view`).
 
 So the command the robot wrote in its loop is held over the next ``tm_diff`` and
 the sensors it reads in its next loop show the state at the end of it: the robot
@@ -86,13 +88,14 @@ the window. Pass ``record=`` (anything :class:`~simcore.Simulator` accepts: ``"a
 from __future__ import annotations
 
 import math
+import re
 import weakref
 
 from . import checks
 from .errors import ConfigError, ConfigTypeError, NonFiniteError
 from .extras import require
 
-__all__ = ["Physics", "wpilib_current", "DEFAULT_HISTORY"]
+__all__ = ["Physics", "wpilib_current", "DEFAULT_HISTORY", "DEVICE_MOTORS", "parse_address"]
 
 _TWO_PI = 2.0 * math.pi
 
@@ -117,6 +120,12 @@ def _wpilib():
     return require("wpilib", "robotpy", "simcore.robotpy")
 
 
+def _wpilib_simulation():
+    # ``import wpilib`` does not import its ``simulation`` submodule: pyfrc imports it, a plain
+    # script, a unit test of physics.py or a notebook does not, so it is imported here by name.
+    return require("wpilib.simulation", "robotpy", "simcore.robotpy")
+
+
 class _Binding:
     """One declared connection; ``read`` (motors) runs before the step, ``write`` (sensors) after."""
 
@@ -135,6 +144,8 @@ class Physics:
     physics_controller : object
         What robotpy passes first to ``PhysicsEngine`` (pyfrc's ``PhysicsInterface``);
         only its ``field`` (a ``Field2d``) is used, by :meth:`field`, when present.
+        :mod:`simcore.halsim` passes its own, which carries the protocol's devices
+        in place of wpilib's simulated ones (its ``simcore_devices``).
     systems : System or sequence of System
         The simulated mechanisms (motor-driven ones with ``command="duty"``), a
         Battery among them for a sagging bus.
@@ -149,7 +160,13 @@ class Physics:
     def __init__(self, physics_controller, systems, controllers=(), **simulator_options):
         from .engine import Simulator
 
-        self._wpilib = _wpilib()
+        # The devices the bindings talk to: wpilib's simulated ones in the robot program's process, or
+        # those of a HALSim WebSocket link (simcore.halsim), which offers the same calls.
+        self._host = getattr(physics_controller, "simcore_devices", None)
+        if self._host is None:
+            self._wpilib, self._sims = _wpilib(), _wpilib_simulation()
+        else:
+            self._wpilib, self._sims = self._host.wpilib, self._host.simulation
         self.physics_controller = physics_controller
         simulator_options.setdefault("record", DEFAULT_HISTORY)
         self.sim = Simulator(systems, controllers, **simulator_options)
@@ -172,11 +189,12 @@ class Physics:
     # -- the physics.py contract -------------------------------------------------------------------
     def update_sim(self, now: float, tm_diff: float) -> None:
         """Motor outputs in, advance exactly ``tm_diff`` seconds, sensors out (see the module docstring)."""
-        enabled = self._wpilib.DriverStation.isEnabled()
+        enabled = self._wpilib.DriverStation.isEnabled()  # a roboRIO disables its outputs
         writes = {}
         for b in self._bindings:
             values = b.read(self)
-            writes.update(values if enabled else {k: 0.0 for k in values})
+            # disabled: every duty neutral; a brake input keeps the controller's neutral mode
+            writes.update(values if enabled else {k: 0.0 if k in self._driven else v for k, v in values.items()})
         if writes:
             self.sim.set_inputs(writes)
         self.sim.advance(tm_diff)
@@ -223,12 +241,20 @@ class Physics:
         return binding
 
     # -- motor controllers -------------------------------------------------------------------------
-    def motor(self, controller, duty: str, *, inverted: bool = False, rotor: str | None = None):
+    def motor(self, controller, duty: str, *, inverted: bool = False, rotor: str | None = None,
+              value: str | None = None):
         """Drive the duty input ``duty`` (``"arm.duty"``) from a motor controller.
 
         Parameters
         ----------
-        controller : PWM motor controller, PWM channel (int), phoenix6 TalonFX, or REV SparkMax/SparkFlex
+        controller : PWM motor controller, PWM channel (int), phoenix6 TalonFX, REV SparkMax/SparkFlex, or a
+                     simulated device's address (str)
+            Addresses name the device as WPILib's HALSim protocol does, so one
+            physics description serves robotpy and :mod:`simcore.halsim`:
+            ``"CANMotor[3]"`` (the ``CANMotor`` simulated device of CAN id 3,
+            whatever its type), ``"CANMotor:<type>[3]"`` (that one), or a vendor
+            device's name, ``"SPARK MAX [3]"`` / ``"SPARK Flex [3]"`` (REVLib's);
+            see :data:`DEVICE_MOTORS` for the values read and written.
         duty : str
             A ``duty`` input of a mechanism built with ``command="duty"``.
         inverted : bool
@@ -239,11 +265,19 @@ class Physics:
             ``"<prefix>_acceleration"`` (rad, rad/s, rad/s²). Default from ``duty``:
             ``"arm.duty"`` -> ``"arm.rotor"``, ``"drive.left_duty"`` ->
             ``"drive.left_rotor"``; give it for other layouts.
+        value : str, optional
+            For a vendor device, the value read as the duty instead of its
+            default (a SPARK's ``"Applied Output"``, which REVLib computes only
+            where the robot program runs its ``SparkSim``: ``"Setpoint"`` reads
+            the duty a SPARK in duty-cycle control was given).
         """
         self._signal("duty", duty)
         if not (duty.endswith("duty") or "_duty_" in duty):
             raise ConfigError("duty", duty, "a duty input (build the mechanism with command=\"duty\": a motor "
                                             "controller outputs a fraction of the bus voltage)")
+        if value is not None and not isinstance(controller, str):
+            raise ConfigError("value", value, "None: value= picks the duty value of a vendor device given by its "
+                                              "name (\"SPARK MAX [3]\")")
         if duty in self._driven:
             raise ConfigError("duty", duty, f"an input no other motor controller drives (already bound to "
                                             f"{self._driven[duty]!r}; bind one controller per input, the leader: "
@@ -251,6 +285,8 @@ class Physics:
         sign = -1.0 if checks.flag("inverted", inverted) else 1.0
         self._driven[duty] = controller
         try:
+            if isinstance(controller, str):
+                return self._bind(_DeviceMotor(self, controller, duty, sign, self._rotor(duty, rotor), value))
             return self._motor(controller, duty, sign, rotor)
         except BaseException:
             del self._driven[duty]
@@ -262,7 +298,7 @@ class Physics:
             return self._bind(_TalonFX(self, controller, duty, sign, self._rotor(duty, rotor)))
         if kind == "rev":
             return self._bind(_Spark(self, controller, duty, sign, self._rotor(duty, rotor)))
-        sims = self._wpilib.simulation
+        sims = self._sims
         try:
             pwm = sims.PWMSim(controller)
         except TypeError:
@@ -279,8 +315,9 @@ class Physics:
         return rotor
 
     # -- sensors -----------------------------------------------------------------------------------
-    def encoder(self, encoder, distance: str, *, rate: str | None = None, scale: float = 1.0, zero_at=None):
-        """Set a quadrature ``wpilib.Encoder`` (or its ``EncoderSim``) from ``distance`` and ``rate``.
+    def encoder(self, encoder, distance: str, *, rate: str | None = None, scale: float = 1.0, zero_at=None,
+                distance_per_pulse=None):
+        """Set a quadrature ``wpilib.Encoder`` (its ``EncoderSim``, or its channel A) from ``distance`` and ``rate``.
 
         The encoder reads ``scale * (signal - zero_at)`` in its own distance units (its
         distance per pulse, set in robot code: counts are whole pulses). An incremental
@@ -288,19 +325,65 @@ class Physics:
         signal's value now; pass ``zero_at=0.0`` for an encoder that reads the signal
         itself. ``rate`` defaults to the velocity beside ``distance`` (``arm.angle`` ->
         ``arm.velocity``, ``drive.left_position`` -> ``drive.left_velocity``).
+
+        ``distance_per_pulse`` is the distance per pulse the robot code set on this
+        encoder. In a robotpy program it is checked against the robot's; through
+        :mod:`simcore.halsim`, which sends pulse counts and cannot read the robot's
+        setting, it is required. Give it (and address the encoder by its channel A)
+        and one physics description serves both.
         """
-        sims = self._wpilib.simulation
+        sims = self._sims
         if isinstance(encoder, sims.EncoderSim):
             sim = encoder
+        elif isinstance(encoder, int) and not isinstance(encoder, bool):
+            try:
+                sim = sims.EncoderSim.createForChannel(encoder)
+            except IndexError:
+                raise ConfigError("encoder", encoder, "the channel A of an encoder the robot program created") \
+                    from None
         elif isinstance(encoder, self._wpilib.Encoder):
             sim = sims.EncoderSim(encoder)
         else:
-            raise ConfigTypeError("encoder", encoder, "a wpilib.Encoder or wpilib.simulation.EncoderSim")
+            raise ConfigTypeError("encoder", encoder, "a wpilib.Encoder, wpilib.simulation.EncoderSim or the "
+                                                      "encoder's channel A (int)")
+        if distance_per_pulse is not None:
+            dpp = checks.positive("distance_per_pulse", distance_per_pulse, what="distance per pulse")
+            robots = sim.getDistancePerPulse()
+            if robots == 0.0:  # not known on this side (a HALSim link): it is the physics description's
+                sim.setDistancePerPulse(dpp)
+            elif not math.isclose(robots, dpp, rel_tol=1e-12, abs_tol=0.0):
+                raise ConfigError("distance_per_pulse", distance_per_pulse,
+                                  f"the distance per pulse the robot code set on this encoder, {robots!r}")
         self._signal("distance", distance)
         rate = self._signal("rate", rate if rate is not None else _velocity_of(distance, self.sim.signals))
         scale = checks.finite("scale", scale)
         zero = self.signals[distance] if zero_at is None else checks.finite("zero_at", zero_at)
         return self._bind(_Encoder(sim, distance, rate, scale, zero))
+
+    def can_encoder(self, encoder: str, angle: str, *, rate: str | None = None, ratio: float = 1.0, zero_at=None):
+        """Set a CAN encoder's simulated device (``CANEncoder``: ``position`` in rotations, ``velocity`` in rotations/s).
+
+        ``encoder`` is its address: ``"CANEncoder[3]"`` (the one of CAN id 3) or
+        ``"CANEncoder:<type>[3]"``, or a sensor of another device by its full name
+        (``"CANEncoder:Talon FX (v6)[3]/Rotor Sensor"``). It reads
+        ``ratio * (angle - zero_at) / 2 pi`` rotations (``ratio``: encoder turns per
+        turn of ``angle``; ``zero_at`` defaults to the angle now: it counts from where
+        the robot started) and ``ratio * rate / 2 pi`` rotations per second, ``rate``
+        defaulting to the velocity beside ``angle``.
+        """
+        self._signal("angle", angle)
+        rate = self._signal("rate", rate if rate is not None else _velocity_of(angle, self.sim.signals))
+        ratio = checks.finite("ratio", ratio)
+        zero = self.signals[angle] if zero_at is None else checks.finite("zero_at", zero_at, "rad")
+        device = self._device("encoder", encoder, ("CANEncoder",))
+        return self._bind(_CANEncoder(device, angle, rate, ratio, zero))
+
+    def _device(self, parameter: str, address, kinds):
+        """The simulated device at ``address`` (see :func:`parse_address`), in the robot program or over HALSim."""
+        kind, device = parse_address(parameter, address, kinds)
+        if self._host is not None:
+            return self._host.device(kind, device)
+        return _SimDeviceSim.find(self._sims, parameter, kind, device)
 
     def duty_cycle_encoder(self, encoder, angle: str, *, full_range: float = 1.0, offset: float = 0.0):
         """Set an absolute ``wpilib.DutyCycleEncoder`` from the angle signal ``angle`` (rad).
@@ -308,17 +391,20 @@ class Physics:
         It reads ``((angle + offset) / 2 pi) * full_range`` wrapped into
         ``[0, full_range)``: give the ``fullRange`` the robot code constructed it with.
         """
-        sims = self._wpilib.simulation
+        sims = self._sims
         sim = encoder if isinstance(encoder, sims.DutyCycleEncoderSim) else sims.DutyCycleEncoderSim(encoder)
         self._signal("angle", angle)
         full_range = checks.positive("full_range", full_range, what="full range (the encoder's fullRange)")
         return self._bind(_DutyCycle(sim, angle, full_range, checks.finite("offset", offset, "rad")))
 
-    def gyro(self, gyro, heading: str, *, rate: str | None = None):
+    def gyro(self, gyro, heading: str, *, rate: str | None = None, axis: str = "x"):
         """Set a gyro from the heading signal ``heading`` (rad, counter-clockwise).
 
-        ``gyro``: a ``wpilib.AnalogGyro``, ``wpilib.ADXRS450_Gyro`` (or their sims) or a
-        navX ``AHRS``; each reads clockwise-positive degrees as WPILib's gyros do.
+        ``gyro``: a ``wpilib.AnalogGyro``, ``wpilib.ADXRS450_Gyro`` (or their sims), a
+        navX ``AHRS``, or the name of a gyro's simulated device without its ``Gyro:``
+        prefix (``"ADXRS450[0]"``, the name the HALSim protocol addresses it by; its
+        ``angle_<axis>`` and ``rate_<axis>`` values are set, ``axis`` ``"x"`` for a
+        single-axis gyro); each reads clockwise-positive degrees as WPILib's gyros do.
         ``rate`` (rad/s, default the ``yaw_rate`` or ``omega`` beside ``heading``)
         feeds the rate where the sim takes one.
         """
@@ -329,7 +415,11 @@ class Physics:
                         None)
         if rate is not None:
             self._signal("rate", rate)
-        sims = self._wpilib.simulation
+        sims = self._sims
+        if isinstance(gyro, str):
+            axis = checks.choice("axis", axis, ("x", "y", "z"))
+            named = getattr(sims, "named_gyro", None)
+            return self._bind(_Gyro(named(gyro, axis) if named else _SimDeviceGyro(sims, gyro, axis), heading, rate))
         if type(gyro).__module__.split(".")[0] == "navx":
             return self._bind(_NavX(self, gyro, heading, rate))
         for cls, sim_cls in (("AnalogGyro", "AnalogGyroSim"), ("ADXRS450_Gyro", "ADXRS450_GyroSim")):
@@ -337,7 +427,8 @@ class Physics:
                 return self._bind(_Gyro(gyro, heading, rate))
             if isinstance(gyro, getattr(self._wpilib, cls)):
                 return self._bind(_Gyro(getattr(sims, sim_cls)(gyro), heading, rate))
-        raise ConfigTypeError("gyro", gyro, "a wpilib AnalogGyro or ADXRS450_Gyro (or its sim), or a navX AHRS")
+        raise ConfigTypeError("gyro", gyro, "a wpilib AnalogGyro or ADXRS450_Gyro (or its sim), a navX AHRS, or a "
+                                            "gyro's simulated device name (\"ADXRS450[0]\")")
 
     def limit_switch(self, switch, system: str, stop: str, *, pressed_value: bool = False):
         """A ``DigitalInput`` (channel, object or ``DIOSim``) closed while ``system`` rests on a hard stop.
@@ -354,7 +445,7 @@ class Physics:
         if not (isinstance(limit, float) and math.isfinite(limit)):
             raise ConfigError("system", system, f"a mechanism with a {stop} hard stop (its {stop}_stop mode)")
         pressed_value = checks.flag("pressed_value", pressed_value)
-        sims = self._wpilib.simulation
+        sims = self._sims
         sim = switch if isinstance(switch, sims.DIOSim) else sims.DIOSim(switch)
         return self._bind(_LimitSwitch(sim, target, f"{stop}_stop", pressed_value))
 
@@ -378,7 +469,7 @@ class Physics:
         system, _, signal = voltage.partition(".")
         if self._system(system).units.get(signal) != "V":
             raise ConfigError("voltage", voltage, "a bus voltage signal, in V")
-        roborio = self._wpilib.simulation.RoboRioSim
+        roborio = self._sims.RoboRioSim
         if threshold is not None:
             roborio.setBrownoutVoltage(threshold)
         self._battery = _Battery(roborio, voltage, roborio.getBrownoutVoltage())
@@ -392,6 +483,8 @@ class Physics:
         """
         for s in ("x", "y", "heading"):
             self._signal("drivetrain", f"{drivetrain}.{s}")
+        if self._host is not None:  # no Field2d beside a robot program in another process: the live view has it
+            return self._host.field(self, drivetrain)
         if field2d is None:
             field2d = getattr(self.physics_controller, "field", None)
         if field2d is None:
@@ -400,6 +493,27 @@ class Physics:
         self.field2d = field2d
         return self._bind(_Field(field2d, drivetrain))
 
+    def networktables(self, prefix: str | None = None, instance=None, components=None):
+        """Publish the simulated truth to NetworkTables for AdvantageScope, each update.
+
+        Every signal as a ``double`` with its unit in the topic's properties, each
+        drivetrain's pose as ``struct:Pose2d`` and ``struct:Pose3d``, a swerve's
+        module states as ``struct:SwerveModuleState[]``, the arms' and elevators'
+        joint poses as robot-relative ``struct:Pose3d[]`` components (placed by
+        ``components``), all under ``prefix`` (default ``"/simcore"``): see
+        :mod:`simcore.live_view`. ``instance`` defaults to the robot program's own
+        (``NetworkTableInstance.getDefault()``).
+        """
+        from .live_view import DEFAULT_PREFIX, LiveView
+
+        if instance is None and self._host is not None:
+            instance = self._host.networktables_instance()
+        if instance is None:
+            instance = require("ntcore", "robotpy", "Physics.networktables").NetworkTableInstance.getDefault()
+        view = LiveView(self.sim.systems, instance, DEFAULT_PREFIX if prefix is None else prefix, components)
+        self.live_view = view
+        return self._bind(_LiveView(view))
+
     def power_distribution(self, pd, channels: dict):
         """Put supply currents on a ``wpilib.PowerDistribution``'s channels (``{channel: "arm.supply_current"}``).
 
@@ -407,7 +521,7 @@ class Physics:
         is simcore's ``supply_current`` (duty x stator current), not the stator
         current WPILib's examples feed it.
         """
-        sims = self._wpilib.simulation
+        sims = self._sims
         sim = pd if isinstance(pd, sims.PowerDistributionSim) else sims.PowerDistributionSim(pd)
         n = pd.getNumChannels() if isinstance(pd, self._wpilib.PowerDistribution) else _PDH_CHANNELS
         for ch, name in dict(channels).items():
@@ -419,6 +533,57 @@ class Physics:
 
 #: Channels of a REV Power Distribution Hub (a CTRE PDP has 16), for a PowerDistributionSim given directly.
 _PDH_CHANNELS = 24
+
+#: The motor controllers a string address names, by the HALSim message type of their simulated device:
+#: the value read as the duty, the brake-mode and deadband values (robot outputs), and what is written back.
+#: ``CANMotor``: WPILib's protocol (``percentOutput``, ``brakeMode``, ``neutralDeadband``; ``supplyCurrent``,
+#: ``motorCurrent`` (A, one motor's), ``busVoltage`` (V)). ``SimDevice`` (a vendor device by its name): REVLib's
+#: SPARK MAX / SPARK Flex, ``"SPARK MAX [n]"``, which reports ``Applied Output`` and takes ``Bus Voltage``,
+#: ``Motor Current``, ``Position`` (rotor rotations) and ``Velocity`` (rotor rpm), the last two times the conversion
+#: factors the robot set on its ``"SPARK MAX [n] RELATIVE ENCODER"`` (whose ``Position`` and ``Velocity`` are set too).
+DEVICE_MOTORS = {
+    "CANMotor": {"duty": "percentOutput", "brake": "brakeMode", "deadband": "neutralDeadband"},
+    "SimDevice": {"duty": "Applied Output", "brake": None, "deadband": None},
+}
+
+_SPARK = re.compile(r"SPARK (MAX|Flex) \[\d+\]")
+_BY_ID = re.compile(r"(CANMotor|CANEncoder)\[(\d+)\]")
+_ADDRESSES = ('"CANMotor[<CAN id>]", "CANMotor:<type>[<CAN id>]", "CANEncoder[<CAN id>]", '
+              '"CANEncoder:<device name>", or a vendor device\'s name ("SPARK MAX [<CAN id>]", "SPARK Flex [<CAN id>]")')
+
+
+def parse_address(parameter: str, address, kinds=("CANMotor", "SimDevice")):
+    """``(message type, device)`` of a simulated device's address; ``device`` a name, or ``("[n]",)`` for "any type, id n".
+
+    The HALSim protocol's ``type`` is the part of a simulated device's name before
+    ``":"`` (``"CANMotor:Talon FX[3]"`` -> ``CANMotor``, ``Talon FX[3]``), or
+    ``SimDevice`` for a name without one (a vendor's, ``"SPARK MAX [3]"``).
+    """
+    if not isinstance(address, str):
+        raise ConfigTypeError(parameter, address, f"a simulated device's address: {_ADDRESSES}")
+    by_id = _BY_ID.fullmatch(address)
+    if by_id:
+        kind, device = by_id.group(1), (f"[{int(by_id.group(2))}]",)
+    elif ":" in address:
+        kind, _, device = address.partition(":")
+    else:
+        kind, device = "SimDevice", address
+    if kind not in kinds or not device or (kind == "SimDevice" and not _SPARK.fullmatch(address)):
+        wanted = " or ".join(k for k in kinds)
+        raise ConfigError(parameter, address, f"a {wanted} device's address: {_ADDRESSES}")
+    return kind, device
+
+
+def matches(device, name: str) -> bool:
+    """Whether the protocol's device ``name`` is the one ``device`` (a name, or ``("[n]",)``: any ending so) means."""
+    return name.endswith(device[0]) if isinstance(device, tuple) else name == device
+
+
+def _one_motor(physics, duty: str):
+    """How many motors the mechanism behind ``duty`` drives (its signals are the group's totals)."""
+    system = physics._system(duty.partition(".")[0])
+    drive = getattr(system, "drive", None)
+    return getattr(drive, "n_motors", 1)
 
 
 def _velocity_of(position: str, signals) -> str:
@@ -506,6 +671,115 @@ class _Spark(_Binding):
         self.sim.setBusVoltage(physics.signals[self.bus])
 
 
+class _SimDeviceSim:
+    """A simulated device in the robot program's process (``SimDeviceSim``), read and written by value name."""
+
+    def __init__(self, sims, name):
+        self._sims, self.name, self.address = sims, name, name
+        self._device = sims.SimDeviceSim(name)
+
+    @classmethod
+    def find(cls, sims, parameter, kind, device):
+        prefix = f"{kind}:" if kind != "SimDevice" else ""
+        names = list(sims.SimDeviceSim.enumerateDevices(prefix))
+        found = [n for n in names if matches(device, n[len(prefix):])]
+        if len(found) != 1:
+            what = "none" if not found else "several: " + ", ".join(found)
+            raise ConfigError(parameter, prefix + (device[0] if isinstance(device, tuple) else device),
+                              f"the address of one simulated device the robot program created ({what}; "
+                              f"it has {', '.join(names) or 'none'})")
+        return cls(sims, found[0])
+
+    def related(self, suffix):
+        """The device named this one's name plus ``suffix`` (a SPARK's ``" RELATIVE ENCODER"``), or None."""
+        name = self.name + suffix
+        return _SimDeviceSim(self._sims, name) if name in self._sims.SimDeviceSim.enumerateDevices(name) else None
+
+    def expect(self, parameter, name):
+        """Refuse a device without the value ``name`` (another vendor's keys under the same type)."""
+        values = [v for v, _ in self._device.enumerateValues()]
+        if name not in values:
+            raise ConfigError(parameter, self.name, f"a simulated device with a {name!r} value (it has "
+                                                    f"{', '.join(values) or 'none'})")
+
+    def get(self, name, default):
+        for getter in (self._device.getDouble, self._device.getBoolean):
+            value = getter(name)
+            if value:
+                return value.get()
+        return default
+
+    def set(self, name, value):
+        handle = self._device.getDouble(name)
+        if handle:
+            handle.set(value)
+
+
+class _DeviceMotor(_Binding):
+    """A motor controller by its simulated device: ``CANMotor`` (WPILib's keys) or a REV SPARK (REVLib's)."""
+
+    def __init__(self, physics, address, duty, sign, rotor, value):
+        self.device = physics._device("controller", address, tuple(DEVICE_MOTORS))
+        self.kind = parse_address("controller", address, tuple(DEVICE_MOTORS))[0]
+        keys = DEVICE_MOTORS[self.kind]
+        self.duty_value = keys["duty"] if value is None else value
+        if not isinstance(self.duty_value, str) or not self.duty_value:
+            raise ConfigTypeError("value", value, "the name of the device's value to read as the duty")
+        self.brake_value, self.deadband_value = keys["brake"], keys["deadband"]
+        self.device.expect("controller", self.duty_value)
+        self.duty, self.sign, self.rotor = duty, sign, rotor
+        system, _, name = duty.partition(".")
+        side = name[:-len("duty")]  # "" or "left_" ...
+        self.brake = f"{system}.{side}brake" if f"{system}.{side}brake" in physics.signals else None
+        self.stator, self.supply = f"{system}.{side}stator_current", f"{system}.{side}supply_current"
+        self.bus = f"{system}.bus_voltage"
+        self.n = _one_motor(physics, duty)
+        self.encoder = self.device.related(" RELATIVE ENCODER") if self.kind == "SimDevice" else None
+
+    def read(self, physics):
+        duty = self.device.get(self.duty_value, 0.0)
+        if isinstance(duty, bool) or not isinstance(duty, (int, float)):
+            raise ConfigTypeError(self.duty_value, duty, "a number (the controller's output, -1 to 1)")
+        if self.deadband_value is not None and abs(duty) < self.device.get(self.deadband_value, 0.0):
+            duty = 0.0  # within the controller's neutral deadband: its neutral mode applies
+        out = {self.duty: _finite(self.duty, self.sign * float(duty), physics.t)}
+        if self.brake is not None and self.brake_value is not None:
+            brake = self.device.get(self.brake_value, None)
+            if brake is not None:
+                out[self.brake] = 1.0 if brake else 0.0
+        return out
+
+    def write(self, physics, dt):
+        s = physics.signals
+        stator, supply = self.sign * s[self.stator] / self.n, self.sign * s[self.supply] / self.n
+        if self.kind == "CANMotor":
+            self.device.set("supplyCurrent", supply)
+            self.device.set("motorCurrent", stator)
+            self.device.set("busVoltage", s[self.bus])
+            return
+        rotations = self.sign * s[f"{self.rotor}_position"] / _TWO_PI
+        rpm = self.sign * s[f"{self.rotor}_velocity"] / _TWO_PI * 60.0
+        self.device.set("Bus Voltage", s[self.bus])
+        self.device.set("Motor Current", stator)
+        factors = self.encoder if self.encoder is not None else self.device
+        position = rotations * factors.get("Position Conversion Factor", 1.0)
+        velocity = rpm * factors.get("Velocity Conversion Factor", 1.0)
+        for device in (self.device, self.encoder):
+            if device is not None:
+                device.set("Position", position)
+                device.set("Velocity", velocity)
+
+
+class _CANEncoder(_Binding):
+    def __init__(self, device, angle, rate, ratio, zero):
+        self.device, self.angle, self.rate, self.ratio, self.zero = device, angle, rate, ratio, zero
+
+    def write(self, physics, dt):
+        s = physics.signals
+        self.device.set("position", self.ratio * (s[self.angle] - self.zero) / _TWO_PI)
+        self.device.set("velocity", self.ratio * s[self.rate] / _TWO_PI)
+
+
 class _Encoder(_Binding):
     def __init__(self, sim, distance, rate, scale, zero):
         self.sim, self.distance, self.rate, self.scale, self.zero = sim, distance, rate, scale, zero
@@ -538,11 +812,28 @@ class _Gyro(_Binding):
             self.sim.setRate(-math.degrees(s[self.rate]))
 
 
+class _SimDeviceGyro:
+    """A gyro's simulated device (``Gyro:<name>``) with the calls of WPILib's gyro sims, in degrees."""
+
+    def __init__(self, sims, name, axis):
+        device = sims.SimDeviceSim(f"Gyro:{name}")
+        self.angle, self.rate = device.getDouble(f"angle_{axis}"), device.getDouble(f"rate_{axis}")
+        if not self.angle:
+            raise ConfigError("gyro", name, f"the name of a gyro the robot program created, whose simulated device "
+                                            f"Gyro:{name} has an angle_{axis} value")
+
+    def setAngle(self, degrees):
+        self.angle.set(degrees)
+
+    def setRate(self, degrees_per_second):
+        self.rate.set(degrees_per_second)
+
+
 class _NavX(_Binding):
     """navX AHRS through its SimDevice: ``Yaw`` in clockwise degrees within [-180, 180)."""
 
     def __init__(self, physics, ahrs, heading, rate):
-        sims = physics._wpilib.simulation
+        sims = physics._sims
         name = next((d for d in sims.SimDeviceSim.enumerateDevices() if d.startswith("navX-Sensor")), None)
         if name is None:
             raise ConfigError("gyro", ahrs, "a navX AHRS whose simulated device exists (navX-Sensor[...])")
@@ -596,3 +887,11 @@ class _PowerDistribution(_Binding):
         s = physics.signals
         for ch, name in self.channels.items():
             self.sim.setCurrent(ch, abs(s[name]))
+
+
+class _LiveView(_Binding):
+    def __init__(self, view):
+        self.view = view
+
+    def write(self, physics, dt):
+        self.view.publish(physics.t, physics.signals)

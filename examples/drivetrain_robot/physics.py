@@ -1,21 +1,31 @@
-"""simcore as the drivetrain robot's physics: a tank drive on a battery, its motors, encoders and gyro bound."""
+"""simcore as the drivetrain robot's physics: a tank drive on a battery, its motors, encoders and gyro bound.
+
+The devices are addressed as the robot program wires them (PWM channels, encoder channels A, the gyro's
+simulated-device name), so the same file serves `python -m robotpy sim` / `robotpy test` (robotpy loads it
+beside robot.py) and a robot program in any language through WPILib's HALSim WebSocket protocol
+(`python -m simcore.halsim physics.py`).
+"""
+import math
+
 import simcore.models as models
 from simcore.models.motors import NEO
 from simcore.robotpy import Physics
 
-import robot as drivetrain_robot
+WHEEL_RADIUS = 0.0762  # m, as robot.py
+COUNTS_PER_REV = 2048  # encoder pulses per wheel turn, as robot.py
+DISTANCE_PER_PULSE = 2 * math.pi * WHEEL_RADIUS / COUNTS_PER_REV  # m of wheel rim per pulse, as robot.py sets it
 
 
 class PhysicsEngine(Physics):
     def __init__(self, physics_controller, robot):
-        drive = models.TankDrive(NEO, 8.45, n_motors_per_side=2, wheel_radius=drivetrain_robot.WHEEL_RADIUS,
-                                 track_width=0.6, mass=50.0, moi=models.rectangle_moi(50.0, 0.8, 0.8),
-                                 command="duty")
+        drive = models.TankDrive(NEO, 8.45, n_motors_per_side=2, wheel_radius=WHEEL_RADIUS, track_width=0.6,
+                                 mass=50.0, moi=models.rectangle_moi(50.0, 0.8, 0.8), command="duty")
         super().__init__(physics_controller, [drive, models.Battery()])
-        self.motor(robot.left, "drive.left_duty")
-        self.motor(robot.right, "drive.right_duty", inverted=True)  # mounted mirrored
-        self.encoder(robot.left_encoder, "drive.left_position")
-        self.encoder(robot.right_encoder, "drive.right_position")
-        self.gyro(robot.gyro, "drive.heading")
+        self.motor(0, "drive.left_duty")  # PWM 0
+        self.motor(1, "drive.right_duty", inverted=True)  # PWM 1; mounted mirrored
+        self.encoder(0, "drive.left_position", distance_per_pulse=DISTANCE_PER_PULSE)  # channels 0, 1
+        self.encoder(2, "drive.right_position", distance_per_pulse=DISTANCE_PER_PULSE)  # channels 2, 3
+        self.gyro("ADXRS450[0]", "drive.heading")
         self.battery()
         self.field("drive")
+        self.networktables()  # the simulated truth under /simcore for AdvantageScope

@@ -1,4 +1,4 @@
-"""A drivetrain robot: two NEOs a side on a differential drive, encoders on both sides, an analog gyro.
+"""A drivetrain robot: two NEOs a side on a differential drive, encoders on both sides, an ADXRS450 gyro.
 
 In autonomous it drives an arc for one second (arcade drive, 50 % forward and
 10 % turning) and stops; every loop it updates a DifferentialDriveOdometry from
@@ -26,7 +26,7 @@ class DrivetrainRobot(wpilib.TimedRobot):
         self.right_encoder = wpilib.Encoder(2, 3)
         for encoder in (self.left_encoder, self.right_encoder):
             encoder.setDistancePerPulse(2 * math.pi * WHEEL_RADIUS / COUNTS_PER_REV)  # m of wheel rim per count
-        self.gyro = wpilib.AnalogGyro(0)
+        self.gyro = wpilib.ADXRS450_Gyro()  # on the SPI port; simulated as the device "Gyro:ADXRS450[0]"
         self.odometry = wpimath.kinematics.DifferentialDriveOdometry(self.gyro.getRotation2d(), 0.0, 0.0)
         self.timer = wpilib.Timer()
 

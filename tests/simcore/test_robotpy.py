@@ -260,3 +260,59 @@ def test_bindings_refuse_bad_input_naming_the_parameter():
     for channel in (24, -1, "3", 2.0):
         with pytest.raises(ConfigError, match="channels"):
             physics.power_distribution(pdp, {channel: "arm.supply_current"})
+
+
+PLAIN_SCRIPT = """
+import sys
+import wpilib
+assert "wpilib.simulation" not in sys.modules  # what a plain script has: pyfrc is what imports it
+import simcore.models as models
+from simcore.models.motors import NEO
+from simcore.robotpy import Physics
+
+motor, encoder = wpilib.PWMSparkMax(0), wpilib.Encoder(0, 1)
+encoder.setDistancePerPulse(1e-3)
+physics = Physics(None, [models.Flywheel(NEO, 1.0, 0.002, command="duty"), models.Battery()], rtol=1e-10, atol=1e-12)
+physics.motor(motor, "flywheel.duty")
+physics.encoder(encoder, "flywheel.angle", rate="flywheel.velocity", zero_at=0.0)
+physics.battery()
+physics.update_sim(0.0, 0.02)
+assert "pyfrc" not in sys.modules
+print(physics.t, physics.sim.rtol, physics.sim.atol)
+"""
+
+
+def test_physics_binds_in_a_plain_python_process_without_pyfrc():
+    # A unit test of physics.py, a script or a notebook: wpilib imported, wpilib.simulation not, no pyfrc.
+    proc = subprocess.run([sys.executable, "-c", PLAIN_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    t, rtol, atol = (float(v) for v in proc.stdout.split()[-3:])
+    assert (t, rtol, atol) == (0.02, 1e-10, 1e-12)  # rtol and atol reach the Simulator
+
+
+def test_networktables_publishes_the_pose_each_update():
+    import struct
+
+    import ntcore
+
+    inst = ntcore.NetworkTableInstance.create()
+    try:
+        drive = models.TankDrive(NEO, 8.45, n_motors_per_side=2, wheel_radius=0.0762, track_width=0.6, mass=50.0,
+                                 moi=models.rectangle_moi(50.0, 0.8, 0.8), command="duty", name="nt_drive")
+        physics = Physics(None, [drive])
+        left = wpilib.PWMSparkMax(13)
+        physics.motor(left, "nt_drive.left_duty")
+        physics.networktables(prefix="/truth", instance=inst)
+        pose = inst.getRawTopic("/truth/nt_drive/pose").subscribe("struct:Pose2d", b"")
+        time_sub = inst.getDoubleTopic("/truth/time").subscribe(-1.0)
+        _enable()
+        left.set(0.6)
+        for _ in range(25):
+            physics.update_sim(0.0, 0.02)
+        s = physics.signals
+        assert time_sub.get() == physics.t == pytest.approx(0.5, abs=1e-12)
+        assert s["nt_drive.heading"] < -0.05  # only the left side drives: it turns clockwise
+        assert struct.unpack("<3d", bytes(pose.get())) == (s["nt_drive.x"], s["nt_drive.y"], s["nt_drive.heading"])
+    finally:
+        _enable(False)
+        ntcore.NetworkTableInstance.destroy(inst)
