@@ -1,23 +1,19 @@
-"""A run of built-in parts in the compiled kernel: its state for N >= 1 variants, and what it hands back.
+"""A run of built-in parts in the compiled kernel: its state, and what it hands back.
 
-:class:`CompiledRun` holds, for each variant, what the kernel needs to advance it
-(:mod:`simcore.kernel.advance`): state, held inputs, parameters, modes, the carried step size and
-stiffness count, the event search's state (restart values, search delays, last firings, the Zeno
-run), and buffers for the rows and event records it produces. :meth:`CompiledRun.advance` runs the
-kernel to the next tick (over chunks of variants on threads when there are many: variants share
-nothing, so the result does not depend on the chunks), emptying the buffers into ``sink`` whenever
-one fills; :meth:`CompiledRun.input_jumps` fires the events a tick's writes trigger.
+:class:`CompiledRun` holds, for each variant (its arrays have a variant axis, as the kernel's
+functions do: :mod:`simcore.kernel.advance`), what the kernel needs to advance it: state, held
+inputs, parameters, modes, the carried step size and stiffness count, the event search's state
+(restart values, search delays, last firings, the Zeno run), and buffers for the rows and event
+records it produces. :meth:`CompiledRun.advance_single` runs the kernel to the next tick, handing
+the buffers over whenever one fills; :meth:`CompiledRun.input_jumps_single` fires the events a
+tick's writes trigger.
 
-:class:`simcore.engine.Simulator` uses it with N = 1 for a simulation made only of built-in parts,
-and :func:`simcore.simulate_batch` with N variants: one engine, so a variant's result is its own
-``simulate``'s by construction.
+:class:`simcore.engine.Simulator` uses it (one variant) for a simulation made only of built-in parts.
+(``simulate_batch`` still runs its own numpy engine: :mod:`simcore.batch`.)
 
 numba is imported here: this module is imported only when a simulation can use it.
 """
 from __future__ import annotations
-
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -34,9 +30,6 @@ __all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "EVENT_BUFFER"]
 ROW_BUFFER = 1024
 #: Event records of each variant likewise.
 EVENT_BUFFER = 64
-#: Variants per chunk when a batch is spread over threads.
-CHUNK = 256
-
 FRACTIONS = np.array(_SAMPLE_FRACTIONS, dtype=float)
 WEIGHTS = interior_weights(_SAMPLE_FRACTIONS)
 STIFF_RULE = np.array([STABILITY_BOUNDARY["RK45"], STIFF_STEPS, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS,
@@ -124,7 +117,6 @@ class CompiledRun:
         self.flags[kl.F_AUTO] = method == "auto"
         self.flags[kl.F_KEEP] = keep_steps
         self.rtol, self.atol, self.max_step = rtol, atol, max_step
-        self._pool = None
 
     # -- state in and out ------------------------------------------------------------------------------
     def set_modes(self, v, names):
@@ -144,21 +136,6 @@ class CompiledRun:
         self._ints[...] = snap[1]
 
     # -- the kernel ------------------------------------------------------------------------------------
-    def _run(self, fn, args, variants):
-        """``fn(v0, v1, *args)`` over contiguous runs of ``variants`` (threads for several chunks)."""
-        spans = _spans(variants)
-        if len(variants) <= CHUNK or (os.cpu_count() or 1) == 1:
-            for v0, v1 in spans:
-                fn(v0, v1, *args)
-            return
-        pieces = []
-        for v0, v1 in spans:
-            pieces.extend((a, min(a + CHUNK, v1)) for a in range(v0, v1, CHUNK))
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
-        for f in [self._pool.submit(fn, a, b, *args) for a, b in pieces]:
-            f.result()
-
     def advance_single(self, t_end: float, sink) -> int:
         """:meth:`advance` of a run of one variant (a simulation's): the same kernel, less bookkeeping."""
         RS, args = self.RS, self._advance_args
@@ -180,7 +157,7 @@ class CompiledRun:
         RS = self.RS
         ka.input_jumps_chunk(0, 1, self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
                              self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.ROWS_K, self.EVR_F, self.EVR_X,
-                             self.BAD_X, self.STATUS)
+                             self.BAD_X, self.STATUS, True)
         n_rows, n_ev = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS])
         if n_rows or n_ev:
             sink(0, n_rows, n_ev)
@@ -195,44 +172,6 @@ class CompiledRun:
                 STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.ROWS_K, self.EVR_F,
                 self.EVR_X, self.BAD_X, self.STATUS)
 
-    def advance(self, t_end: float, sink, variants=None) -> np.ndarray:
-        """Advance ``variants`` (default all) to ``t_end``; ``sink(v, n_rows, n_events)`` takes each variant's
-        buffered rows and events whenever the kernel pauses and at the end. Returns the statuses."""
-        variants = np.arange(self.N) if variants is None else np.asarray(variants)
-        self.RS[variants, kl.S_T_END] = t_end
-        todo = variants
-        while True:
-            self.STATUS[todo] = kl.DONE
-            self._run(ka.advance_chunk, self._advance_args, todo)
-            self._drain(todo, sink)
-            paused = todo[self.STATUS[todo] == kl.PAUSE]
-            if not len(paused):
-                return self.STATUS
-            todo = paused
-
-    def input_jumps(self, t: float, U_before: np.ndarray, sink, variants=None) -> np.ndarray:
-        """Fire the events the writes at tick ``t`` trigger (``U_before``: the inputs before them)."""
-        variants = np.arange(self.N) if variants is None else np.asarray(variants)
-        self._run(ka.input_jumps_chunk, (self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
-                                         self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.ROWS_K, self.EVR_F,
-                                         self.EVR_X, self.BAD_X, self.STATUS), variants)
-        self._drain(variants, sink)
-        return self.STATUS
-
-    def _drain(self, variants, sink) -> None:
-        RS = self.RS
-        for v in variants:
-            n_rows, n_ev = int(RS[v, kl.S_NROWS]), int(RS[v, kl.RS_N_EV_RECORDS])
-            if n_rows or n_ev:
-                sink(int(v), n_rows, n_ev)
-                RS[v, kl.S_NROWS] = 0
-                RS[v, kl.RS_N_EV_RECORDS] = 0
-
-    def close(self):
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
-            self._pool = None
-
 
 def _block(owner, shapes: dict, N: int, dtype) -> np.ndarray:
     """One (N, total) array holding every per-variant array of ``shapes``; each set on ``owner`` as a
@@ -245,13 +184,3 @@ def _block(owner, shapes: dict, N: int, dtype) -> np.ndarray:
         setattr(owner, name, view)
         off += sizes[name]
     return block
-
-
-def _spans(variants):
-    """Contiguous runs ``(v0, v1)`` of the sorted indices ``variants``."""
-    if not len(variants):
-        return []
-    breaks = np.flatnonzero(np.diff(variants) != 1) + 1
-    starts = np.concatenate([[0], breaks])
-    ends = np.concatenate([breaks, [len(variants)]])
-    return [(int(variants[a]), int(variants[b - 1]) + 1) for a, b in zip(starts, ends)]

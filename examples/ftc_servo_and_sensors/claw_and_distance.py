@@ -27,6 +27,9 @@ class DriveToWallAndLift(LinearOpMode):
         wrist = self.hardwareMap.get(Servo, "wrist")
         for w in wheels:
             w.setZeroPowerBehavior(DcMotor.ZeroPowerBehavior.BRAKE)
+        # The left motors are mounted mirrored, as on every FTC chassis kit: reversed to drive forward.
+        self.hardwareMap.get(DcMotor, "front_left").setDirection(DcMotor.Direction.REVERSE)
+        self.hardwareMap.get(DcMotor, "rear_left").setDirection(DcMotor.Direction.REVERSE)
         wrist.setPosition(0.5)  # level
         self.waitForStart()
         for w in wheels:

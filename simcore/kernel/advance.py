@@ -41,13 +41,12 @@ MAX_EVENTS_AT_ONE_INSTANT = 100
 TWICE_TOLERANCE = 2e-13
 
 @jit
-def _load_active(table, P, modes, active):
-    """The events armed in the current modes, in the engine's order (by part, then the mode's list)."""
-    ids = np.empty(geared.MAX_ACTIVE, dtype=np.int64)
+def _load_active(table, P, modes, active, ids):
+    """The events armed in the current modes, in the engine's order (by part, then the mode's list);
+    ``ids`` scratch of MAX_ACTIVE integers."""
     n = 0
     for k in range(table.shape[0]):
-        p = P[table[k, T_P]:table[k, T_P] + geared.N_PARAMETERS]
-        m = geared.active_events(p, modes[k], ids)
+        m = geared.active_events(P, table[k, T_P], modes[k], ids)
         for i in range(m):
             active[n, A_PART] = k
             active[n, A_ID] = ids[i]
@@ -137,8 +136,6 @@ def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, ro
     record_row(rows_t, rows_y, rows_m, rows_k, rs, t, X, modes, ROW_BEFORE_EVENT)
     x0 = table[part, T_X]
     nx = table[part, T_NX]
-    p = P[table[part, T_P]:table[part, T_P] + geared.N_PARAMETERS]
-    u = U[table[part, T_U]:table[part, T_U] + 3]
     e = int(rs[RS_N_EV_RECORDS])
     evr_f[e, E_T] = t
     evr_f[e, E_PART] = part
@@ -147,7 +144,7 @@ def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, ro
     evr_f[e, E_AT_TICK] = 1.0 if at_tick else 0.0
     for i in range(nx):
         evr_x[e, 0, i] = X[x0 + i]
-    new_mode = geared.fire(p, ev_id, X[x0:x0 + nx], u)
+    new_mode = geared.fire(P, table[part, T_P], ev_id, X, x0, U, table[part, T_U])
     modes[part] = new_mode
     evr_f[e, E_MODE_AFTER] = new_mode
     for i in range(nx):
@@ -167,25 +164,27 @@ def _room(rs, rows_t, evr_f, n_active):
 @jit
 def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
                 rtol, atol, max_step, flags, stiff_rule, fractions, weights,
-                rows_t, rows_y, rows_m, rows_k, evr_f, evr_x, bad_x):
+                rows_t, rows_y, rows_m, rows_k, evr_f, evr_x, bad_x, fs, ints, K, Q, seg_flags):
     """Advance one variant from ``rs[S_T]`` to ``rs[S_T_END]`` (see the module docstring). Returns a status:
     DONE; SWITCH ("auto" found it stiff: the engine integrates on from ``rs[S_T]`` with its implicit
     method); PAUSE (a buffer is full: flush it and call again); ZENO; or a failure of
     :mod:`simcore.kernel.segment` (``rs[S_BAD_T]`` and ``bad_x`` say where)."""
     n = X.shape[0]
     A = active.shape[0]
-    part_a = np.empty(A, dtype=np.int64)
-    code_a = np.empty(A, dtype=np.int64)
-    dir_a = np.empty(A, dtype=np.int64)
-    sf_a = np.empty(A)
-    g_a = np.empty(A)
-    roots_t = np.empty(max(A, 1))
-    roots_j = np.empty(max(A, 1), dtype=np.int64)
-    roots_ga = np.empty(max(A, 1))
-    x_e = np.empty(n)
-    K = np.empty((7, n))
-    Q = np.empty((4, n))
-    seg_flags = flags.copy()
+    # Scratch from the caller (``fs`` floats, ``ints`` integers: scratch_sizes): nothing allocated per call.
+    part_a = ints[0:A]
+    code_a = ints[A:2 * A]
+    dir_a = ints[2 * A:3 * A]
+    roots_j = ints[3 * A:4 * A + 1]
+    ids = ints[4 * A + 1:4 * A + 1 + geared.MAX_ACTIVE]
+    sf_a = fs[0:A]
+    g_a = fs[A:2 * A]
+    roots_t = fs[2 * A:3 * A + 1]
+    roots_ga = fs[3 * A + 1:4 * A + 2]
+    x_e = fs[4 * A + 2:4 * A + 2 + n]
+    ws = fs[4 * A + 2 + n:]
+    for i in range(flags.shape[0]):
+        seg_flags[i] = flags[i]
     t_end = rs[S_T_END]
     keep = flags[F_KEEP]
     while True:
@@ -202,7 +201,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
             rs[S_SWITCH_DUE] = 0.0
             if rs[S_H] > 0.0:
                 rs[S_H] = min(rs[S_H], t_end - t, max_step)
-            n_active = _load_active(table, P, modes, active)
+            n_active = _load_active(table, P, modes, active, ids)
             rs[RS_N_ACTIVE] = n_active
             for j in range(n_active):
                 g_prev[j] = guard(table, P, U, active[j, A_PART], active[j, A_CODE], t, X)
@@ -231,7 +230,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
         status = integrate_segment(table, P, U, modes, X, F0, rtol, atol, max_step, seg_flags, stiff_rule, rs,
                                    part_a[:n_active], code_a[:n_active], dir_a[:n_active], g_a[:n_active],
                                    sf_a[:n_active], fractions, weights, rows_t, rows_y, roots_t, roots_j,
-                                   roots_ga, x_e, bad_x, K, Q, rows_m, rows_k)
+                                   roots_ga, x_e, bad_x, K, Q, rows_m, rows_k, ws)
         for j in range(n_active):
             g_prev[j] = g_a[j]
         if rs[S_WARN_DUE] != 0.0:  # a forced RK45 found stiff: the engine warns once
@@ -282,7 +281,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
             ev_id = active[j, A_ID]
             if n_fired > 0:
                 # An earlier event at this instant changed the mode (no longer armed), or it has not crossed.
-                if not _armed_in_mode(table, P, modes, part, ev_id):
+                if not _armed_in_mode(table, P, modes, part, ev_id, ids):
                     continue
                 if not _crosses(ga, guard(table, P, U, part, active[j, A_CODE], te, X), active[j, A_DIR]):
                     continue
@@ -313,10 +312,8 @@ def _crosses(g_a, g_b, direction):
 
 
 @jit
-def _armed_in_mode(table, P, modes, part, ev_id):
-    ids = np.empty(geared.MAX_ACTIVE, dtype=np.int64)
-    p = P[table[part, T_P]:table[part, T_P] + geared.N_PARAMETERS]
-    m = geared.active_events(p, modes[part], ids)
+def _armed_in_mode(table, P, modes, part, ev_id, ids):
+    m = geared.active_events(P, table[part, T_P], modes[part], ids)
     for i in range(m):
         if ids[i] == ev_id:
             return True
@@ -357,17 +354,14 @@ def _before(t1, j1, g1, t2, j2, g2):
 
 @jit
 def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, rows_m, rows_k, evr_f, evr_x,
-                bad_x):
+                bad_x, quiet_row, active, ids, g_before, g_after, done):
     """EventHandler.fire_input_jumps at a tick: fire the events whose guards the writes moved across zero,
     at most one per part (its mode may change, and with it its events), on the guards before and after the
-    writes; then the row after the writes when none fired. Returns DONE, or NONFINITE_GUARD."""
-    A = geared.MAX_ACTIVE * table.shape[0]
-    active = np.empty((A, 4), dtype=np.int64)
-    n_active = _load_active(table, P, modes, active)
+    writes; then (with ``quiet_row``) the row after the writes when none fired. Returns DONE, or
+    NONFINITE_GUARD."""
+    n_active = _load_active(table, P, modes, active, ids)
     fired = False
     if n_active > 0:
-        g_before = np.empty(n_active)
-        g_after = np.empty(n_active)
         for j in range(n_active):
             g_before[j] = guard(table, P, U_before, active[j, A_PART], active[j, A_CODE], t, X)
             g_after[j] = guard(table, P, U_after, active[j, A_PART], active[j, A_CODE], t, X)
@@ -377,7 +371,8 @@ def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, ro
                 for i in range(X.shape[0]):
                     bad_x[i] = X[i]
                 return NONFINITE_GUARD
-        done = np.zeros(table.shape[0], dtype=np.bool_)
+        for k in range(table.shape[0]):
+            done[k] = False
         for j in range(n_active):
             k = active[j, A_PART]
             if not done[k] and _crosses(g_before[j], g_after[j], active[j, A_DIR]):
@@ -385,7 +380,7 @@ def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, ro
                           rs, evr_f, evr_x)
                 done[k] = True
                 fired = True
-    if not fired:
+    if quiet_row and not fired:
         record_row(rows_t, rows_y, rows_m, rows_k, rs, t, X, modes, ROW_STEP)
     return DONE
 
@@ -396,21 +391,36 @@ def advance_chunk(v0, v1, table, P, U, modes, X, F0, RS, ACTIVE, G_PREV, SEARCH,
                   ROWS_T, ROWS_Y, ROWS_M, ROWS_K, EVR_F, EVR_X, BAD_X, STATUS):
     """:func:`advance_one` for variants ``v0 <= v < v1`` (each its own row of every array), statuses into
     ``STATUS``. Variants share nothing: several chunks run on several threads at once (the GIL released)."""
+    n = X.shape[1]
+    A = ACTIVE.shape[1]
+    n_frac = fractions.shape[0]
+    fs = np.empty(6 * A + 2 * n + 3 + 3 * n + A * n_frac + 3 * n_frac + 4)  # scratch_sizes: once per chunk
+    ints = np.empty(4 * A + 1 + geared.MAX_ACTIVE, dtype=np.int64)
+    K = np.empty((7, n))
+    Q = np.empty((4, n))
+    seg_flags = np.empty(flags.shape[0], dtype=np.bool_)
     for v in range(v0, v1):
         if STATUS[v] == DONE_ALREADY:
             continue
         STATUS[v] = advance_one(table, P[v], U[v], modes[v], X[v], F0[v], RS[v], ACTIVE[v], G_PREV[v], SEARCH[v],
                                 LAST_T[v], FIRED[v], X_BEFORE[v], rtol, atol, max_step, flags, stiff_rule,
                                 fractions, weights, ROWS_T[v], ROWS_Y[v], ROWS_M[v], ROWS_K[v], EVR_F[v], EVR_X[v],
-                                BAD_X[v])
+                                BAD_X[v], fs, ints, K, Q, seg_flags)
 
 
 @jit
 def input_jumps_chunk(v0, v1, table, P, U_before, U_after, modes, t, X, RS, ROWS_T, ROWS_Y, ROWS_M, ROWS_K, EVR_F,
-                      EVR_X, BAD_X, STATUS):
+                      EVR_X, BAD_X, STATUS, quiet_row):
     """:func:`input_jumps` for variants ``v0 <= v < v1``."""
+    A = geared.MAX_ACTIVE * max(table.shape[0], 1)
+    active = np.empty((A, 4), dtype=np.int64)
+    ids = np.empty(geared.MAX_ACTIVE, dtype=np.int64)
+    g_before = np.empty(A)
+    g_after = np.empty(A)
+    done = np.empty(max(table.shape[0], 1), dtype=np.bool_)
     for v in range(v0, v1):
         STATUS[v] = input_jumps(table, P[v], U_before[v], U_after[v], modes[v], t, X[v], RS[v], ROWS_T[v],
-                                ROWS_Y[v], ROWS_M[v], ROWS_K[v], EVR_F[v], EVR_X[v], BAD_X[v])
+                                ROWS_Y[v], ROWS_M[v], ROWS_K[v], EVR_F[v], EVR_X[v], BAD_X[v], quiet_row, active, ids,
+                                g_before, g_after, done)
 
 

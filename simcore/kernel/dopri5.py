@@ -80,8 +80,9 @@ def rms(z):
 
 
 @jit
-def initial_step(table, P, U, modes, t0, y0, f0, t_bound, max_step, rtol, atol, work):
-    """scipy's ``select_initial_step`` for an order-4 error estimator (one evaluation, into ``work``)."""
+def initial_step(table, P, U, modes, t0, y0, f0, t_bound, max_step, rtol, atol, work, y1):
+    """scipy's ``select_initial_step`` for an order-4 error estimator (one evaluation, into ``work``; ``y1``
+    scratch of the state's length)."""
     n = y0.shape[0]
     if n == 0:
         return math.inf
@@ -103,7 +104,6 @@ def initial_step(table, P, U, modes, t0, y0, f0, t_bound, max_step, rtol, atol, 
     else:
         h0 = 0.01 * d0 / d1
     h0 = min(h0, interval)
-    y1 = np.empty(n)
     for i in range(n):
         y1[i] = y0[i] + h0 * f0[i]
     derivatives(table, P, U, modes, t0 + h0, y1, work)
@@ -121,14 +121,13 @@ def initial_step(table, P, U, modes, t0, y0, f0, t_bound, max_step, rtol, atol, 
 
 
 @jit
-def attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol):
+def attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol, tmp):
     """One Dormand-Prince attempt of step ``h`` from ``(t, y)``, ``K[0]`` holding f(t, y).
 
-    Writes the stages into ``K`` (7, n) and the candidate state into ``y_new``; returns the
-    error norm (6 evaluations).
+    Writes the stages into ``K`` (7, n) and the candidate state into ``y_new`` (``tmp``: scratch of the
+    state's length); returns the error norm (6 evaluations).
     """
     n = y.shape[0]
-    tmp = np.empty(n)
     for i in range(n):
         tmp[i] = (A10 * K[0, i]) * h + y[i]
     derivatives(table, P, U, modes, t + C1 * h, tmp, K[1])

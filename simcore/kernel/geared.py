@@ -38,34 +38,34 @@ GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_FORWARD_PUSH, GUARD_BA
 
 
 @jit
-def load_force(p, q):
+def load_force(p, po, q):
     """Position-dependent load at ``q``, N·m or N."""
-    kind = p[P_LOAD_KIND]
+    kind = p[po + P_LOAD_KIND]
     if kind == LOAD_ARM_GRAVITY:
-        return p[P_LOAD_A] * math.sin(p[P_LOAD_B] - q)
+        return p[po + P_LOAD_A] * math.sin(p[po + P_LOAD_B] - q)
     if kind == LOAD_CONSTANT:
-        return p[P_LOAD_A]
+        return p[po + P_LOAD_A]
     return 0.0
 
 
 @jit
-def _electrical(p, v, u0, u1, u2):
-    return electrical(p[P_K] * v, u0, u1, u2, p[P_R], p[P_KV], p[P_STATOR_LIMIT], p[P_SUPPLY_LIMIT],
-                      p[P_DUTY_COMMAND] != 0.0)
+def _electrical(p, po, v, u0, u1, u2):
+    return electrical(p[po + P_K] * v, u0, u1, u2, p[po + P_R], p[po + P_KV], p[po + P_STATOR_LIMIT], p[po + P_SUPPLY_LIMIT],
+                      p[po + P_DUTY_COMMAND] != 0.0)
 
 
 @jit
-def drive_force(p, v, u0, u1, u2, direction):
+def drive_force(p, po, v, u0, u1, u2, direction):
     """The drive force at the mechanism coordinate at velocity ``v``, N·m or N."""
-    i = _electrical(p, v, u0, u1, u2)[1]
-    return output_torque_directed(p[P_KT] * i - p[P_SHAFT_FRICTION] * v, direction, p[P_GEARING],
-                                  p[P_EFFICIENCY]) * p[P_K_PER_GEARING]
+    i = _electrical(p, po, v, u0, u1, u2)[1]
+    return output_torque_directed(p[po + P_KT] * i - p[po + P_SHAFT_FRICTION] * v, direction, p[po + P_GEARING],
+                                  p[po + P_EFFICIENCY]) * p[po + P_K_PER_GEARING]
 
 
 @jit
-def applied_force(p, q, u0, u1, u2, direction):
+def applied_force(p, po, q, u0, u1, u2, direction):
     """Drive plus load force at rest at ``q`` for motion starting in ``direction``."""
-    return drive_force(p, 0.0, u0, u1, u2, direction) + load_force(p, q)
+    return drive_force(p, po, 0.0, u0, u1, u2, direction) + load_force(p, po, q)
 
 
 @jit
@@ -78,11 +78,11 @@ def direction_of(mode):
 
 
 @jit
-def coulomb(p, mode):
+def coulomb(p, po, mode):
     if mode == MODE_FORWARD:
-        return p[P_KINETIC]
+        return p[po + P_KINETIC]
     if mode == MODE_REVERSE:
-        return -p[P_KINETIC]
+        return -p[po + P_KINETIC]
     return 0.0
 
 
@@ -92,57 +92,57 @@ def resting(mode):
 
 
 @jit
-def derivatives(p, mode, x, u, out):
+def derivatives(p, po, mode, x, xo, u, uo, out):
     """Write dx/dt into ``out`` (the same length as ``x``)."""
-    q = x[0]
-    v = x[1]
-    u0, u1, u2 = u[0], u[1], u[2]
-    track = p[P_TRACK_ENERGY] != 0.0
+    q = x[xo + 0]
+    v = x[xo + 1]
+    u0, u1, u2 = u[uo + 0], u[uo + 1], u[uo + 2]
+    track = p[po + P_TRACK_ENERGY] != 0.0
     if resting(mode):
-        out[0] = 0.0
-        out[1] = 0.0
+        out[xo + 0] = 0.0
+        out[xo + 1] = 0.0
         if track:
-            e = _electrical(p, 0.0, u0, u1, u2)
+            e = _electrical(p, po, 0.0, u0, u1, u2)
             i = e[1]
-            out[2] = u2 * e[2]
-            out[3] = i * i * p[P_R]
+            out[xo + 2] = u2 * e[2]
+            out[xo + 3] = i * i * p[po + P_R]
             for j in range(4, 8):
-                out[j] = 0.0
+                out[xo + j] = 0.0
         return
-    fric = p[P_LOAD_VISCOUS] * v + coulomb(p, mode)
+    fric = p[po + P_LOAD_VISCOUS] * v + coulomb(p, po, mode)
     direction = direction_of(mode)
     if not track:
-        out[0] = v
-        out[1] = (drive_force(p, v, u0, u1, u2, direction) + load_force(p, q) - fric) / p[P_M]
+        out[xo + 0] = v
+        out[xo + 1] = (drive_force(p, po, v, u0, u1, u2, direction) + load_force(p, po, q) - fric) / p[po + P_M]
         return
-    e = _electrical(p, v, u0, u1, u2)
+    e = _electrical(p, po, v, u0, u1, u2)
     i = e[1]
-    tm = p[P_KT] * i
-    tf = p[P_SHAFT_FRICTION] * v  # the rotors' own friction torque
-    f = output_torque_directed(tm - tf, direction, p[P_GEARING], p[P_EFFICIENCY]) * p[P_K_PER_GEARING]
-    w = p[P_K] * v
-    out[0] = v
-    out[1] = (f + load_force(p, q) - fric) / p[P_M]
-    out[2] = u2 * e[2]
-    out[3] = i * i * p[P_R]
-    out[4] = (tm - tf) * w - f * v
-    out[5] = fric * v + tf * w
-    out[6] = 0.0
-    out[7] = i * w * (1.0 / p[P_KV] - p[P_KT])
+    tm = p[po + P_KT] * i
+    tf = p[po + P_SHAFT_FRICTION] * v  # the rotors' own friction torque
+    f = output_torque_directed(tm - tf, direction, p[po + P_GEARING], p[po + P_EFFICIENCY]) * p[po + P_K_PER_GEARING]
+    w = p[po + P_K] * v
+    out[xo + 0] = v
+    out[xo + 1] = (f + load_force(p, po, q) - fric) / p[po + P_M]
+    out[xo + 2] = u2 * e[2]
+    out[xo + 3] = i * i * p[po + P_R]
+    out[xo + 4] = (tm - tf) * w - f * v
+    out[xo + 5] = fric * v + tf * w
+    out[xo + 6] = 0.0
+    out[xo + 7] = i * w * (1.0 / p[po + P_KV] - p[po + P_KT])
 
 
 @jit
-def guard(p, code, x, u):
+def guard(p, po, code, x, xo, u, uo):
     """The value of guard ``code`` (``GUARD_*``) at state ``x`` and inputs ``u``."""
     if code == GUARD_LOWER_STOP:
-        return x[0] - p[P_MIN]
+        return x[xo + 0] - p[po + P_MIN]
     if code == GUARD_UPPER_STOP:
-        return x[0] - p[P_MAX]
+        return x[xo + 0] - p[po + P_MAX]
     if code == GUARD_VELOCITY:
-        return x[1]
+        return x[xo + 1]
     if code == GUARD_FORWARD_PUSH:
-        return applied_force(p, x[0], u[0], u[1], u[2], 1.0) - p[P_BREAKAWAY]
-    return -applied_force(p, x[0], u[0], u[1], u[2], -1.0) - p[P_BREAKAWAY]
+        return applied_force(p, po, x[xo + 0], u[uo + 0], u[uo + 1], u[uo + 2], 1.0) - p[po + P_BREAKAWAY]
+    return -applied_force(p, po, x[xo + 0], u[uo + 0], u[uo + 1], u[uo + 2], -1.0) - p[po + P_BREAKAWAY]
 
 
 # -- events -----------------------------------------------------------------------------------------------
@@ -159,14 +159,14 @@ EVENT_NAMES = ("lower_stop", "upper_stop", "velocity_zero", "velocity_zero", "br
 
 
 @jit
-def active_events(p, mode, ids):
+def active_events(p, po, mode, ids):
     """The events armed in ``mode`` (ids into ``ids``, in the order of the mode's list); returns their number."""
     n = 0
     if mode == MODE_MOVING or mode == MODE_FORWARD or mode == MODE_REVERSE:
-        if p[P_MIN] > -math.inf:
+        if p[po + P_MIN] > -math.inf:
             ids[n] = EV_LOWER_STOP
             n += 1
-        if p[P_MAX] < math.inf:
+        if p[po + P_MAX] < math.inf:
             ids[n] = EV_UPPER_STOP
             n += 1
         if mode == MODE_FORWARD:
@@ -189,16 +189,16 @@ def active_events(p, mode, ids):
 
 
 @jit
-def rest_mode(p, q, u):
+def rest_mode(p, po, q, u, uo):
     """The mode of the body at rest at ``q`` under inputs ``u`` (GearedMechanism._rest_mode)."""
-    fb = p[P_BREAKAWAY]
-    f_fwd = applied_force(p, q, u[0], u[1], u[2], 1.0)
-    f_rev = applied_force(p, q, u[0], u[1], u[2], -1.0) if p[P_EFFICIENCY] < 1.0 else f_fwd
-    if q <= p[P_MIN] and f_fwd <= fb:
+    fb = p[po + P_BREAKAWAY]
+    f_fwd = applied_force(p, po, q, u[uo + 0], u[uo + 1], u[uo + 2], 1.0)
+    f_rev = applied_force(p, po, q, u[uo + 0], u[uo + 1], u[uo + 2], -1.0) if p[po + P_EFFICIENCY] < 1.0 else f_fwd
+    if q <= p[po + P_MIN] and f_fwd <= fb:
         return MODE_LOWER_STOP
-    if q >= p[P_MAX] and f_rev >= -fb:
+    if q >= p[po + P_MAX] and f_rev >= -fb:
         return MODE_UPPER_STOP
-    if p[P_DIRECTIONAL] == 0.0:
+    if p[po + P_DIRECTIONAL] == 0.0:
         return MODE_MOVING
     if f_fwd > fb:
         return MODE_FORWARD
@@ -208,24 +208,24 @@ def rest_mode(p, q, u):
 
 
 @jit
-def fire(p, ev_id, x, u):
+def fire(p, po, ev_id, x, xo, u, uo):
     """Apply event ``ev_id``'s reset to ``x`` (in place); return the mode after it."""
     if ev_id == EV_LOWER_STOP or ev_id == EV_UPPER_STOP:
-        if p[P_TRACK_ENERGY] != 0.0:
-            x[6] += 0.5 * p[P_M] * (x[1] * x[1])
-        x[0] = p[P_MIN] if ev_id == EV_LOWER_STOP else p[P_MAX]
-        x[1] = 0.0
-        return rest_mode(p, x[0], u)
+        if p[po + P_TRACK_ENERGY] != 0.0:
+            x[xo + 6] += 0.5 * p[po + P_M] * (x[xo + 1] * x[xo + 1])
+        x[xo + 0] = p[po + P_MIN] if ev_id == EV_LOWER_STOP else p[po + P_MAX]
+        x[xo + 1] = 0.0
+        return rest_mode(p, po, x[xo], u, uo)
     if ev_id == EV_VELOCITY_ZERO_FORWARD or ev_id == EV_VELOCITY_ZERO_REVERSE:
-        x[1] = 0.0
-        return rest_mode(p, x[0], u)
+        x[xo + 1] = 0.0
+        return rest_mode(p, po, x[xo], u, uo)
     if ev_id == EV_BREAKAWAY_FORWARD:
         return MODE_FORWARD
     if ev_id == EV_BREAKAWAY_REVERSE:
         return MODE_REVERSE
     if ev_id == EV_LEAVE_LOWER_STOP:
-        return MODE_FORWARD if p[P_DIRECTIONAL] != 0.0 else MODE_MOVING
-    return MODE_REVERSE if p[P_DIRECTIONAL] != 0.0 else MODE_MOVING
+        return MODE_FORWARD if p[po + P_DIRECTIONAL] != 0.0 else MODE_MOVING
+    return MODE_REVERSE if p[po + P_DIRECTIONAL] != 0.0 else MODE_MOVING
 
 
 #: The outputs :func:`outputs` writes, in order (``GearedMechanism.output_names`` before its extras).
@@ -236,22 +236,22 @@ N_OUTPUTS = 12
 
 
 @jit
-def outputs(p, mode, x, u, drum_radius, out):
+def outputs(p, po, mode, x, u, drum_radius, out):
     """Write the outputs (:data:`OUTPUT_NAMES`) at one instant into ``out``; ``drum_radius`` m (1 for a
     rotary mechanism) turns the drive force into the torque output."""
     q = x[0]
     rest = resting(mode)
     v = 0.0 if rest else x[1]
     direction = direction_of(mode)
-    e = _electrical(p, v, u[0], u[1], u[2])
-    tm = p[P_KT] * e[1]
-    f = output_torque_directed(tm - p[P_SHAFT_FRICTION] * v, direction, p[P_GEARING],
-                               p[P_EFFICIENCY]) * p[P_K_PER_GEARING]
+    e = _electrical(p, po, v, u[0], u[1], u[2])
+    tm = p[po + P_KT] * e[1]
+    f = output_torque_directed(tm - p[po + P_SHAFT_FRICTION] * v, direction, p[po + P_GEARING],
+                               p[po + P_EFFICIENCY]) * p[po + P_K_PER_GEARING]
     if rest:
         a = 0.0
     else:
-        a = (f + load_force(p, q) - (p[P_LOAD_VISCOUS] * x[1] + coulomb(p, mode))) / p[P_M]
-    k = p[P_K]
+        a = (f + load_force(p, po, q) - (p[po + P_LOAD_VISCOUS] * x[1] + coulomb(p, po, mode))) / p[po + P_M]
+    k = p[po + P_K]
     out[0] = a
     out[1] = k * q
     out[2] = k * x[1]
@@ -272,5 +272,5 @@ def outputs_over_rows(p, modes, X, U, drum_radius):
     m = X.shape[0]
     out = np.empty((m, N_OUTPUTS))
     for r in range(m):
-        outputs(p, modes[r], X[r], U[r], drum_radius, out[r])
+        outputs(p, 0, modes[r], X[r], U[r], drum_radius, out[r])
     return out

@@ -4,7 +4,8 @@ A run made of built-in parts is described by a ``table`` (one row per part: :dat
 :data:`T_X` the part's first state in the stacked state, :data:`T_NX` its number of states,
 :data:`T_U` its first input in the stacked inputs, :data:`T_P` its first parameter), the stacked
 parameters ``P``, inputs ``U`` and the parts' integer ``modes``. Parts are composed by an integer
-kind, not by functions passed around, so that numba's disk cache serves every process.
+kind, not by functions passed around, so that numba's disk cache serves every process; each part's
+functions take the stacked arrays with its offsets (views cost more than the arithmetic here).
 """
 from __future__ import annotations
 
@@ -19,19 +20,11 @@ T_KIND, T_X, T_NX, T_U, T_P = range(5)
 def derivatives(table, P, U, modes, t, X, out):
     """Write the stacked dX/dt at time ``t`` into ``out``."""
     for k in range(table.shape[0]):
-        x0 = table[k, T_X]
-        x1 = x0 + table[k, T_NX]
-        u0 = table[k, T_U]
-        p0 = table[k, T_P]
         if table[k, T_KIND] == KIND_GEARED:
-            geared.derivatives(P[p0:p0 + geared.N_PARAMETERS], modes[k], X[x0:x1], U[u0:u0 + 3], out[x0:x1])
+            geared.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
 
 
 @jit
 def guard(table, P, U, part, code, t, X):
     """Guard ``code`` of part ``part`` at (t, X)."""
-    x0 = table[part, T_X]
-    x1 = x0 + table[part, T_NX]
-    u0 = table[part, T_U]
-    p0 = table[part, T_P]
-    return geared.guard(P[p0:p0 + geared.N_PARAMETERS], code, X[x0:x1], U[u0:u0 + 3])
+    return geared.guard(P, table[part, T_P], code, X, table[part, T_X], U, table[part, T_U])

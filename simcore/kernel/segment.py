@@ -54,11 +54,17 @@ def evaluate_start(table, P, U, modes, t, y, f0, state):
 
 
 @jit
-def choose_first_step(table, P, U, modes, y, f0, rtol, atol, max_step, state, work):
+def choose_first_step(table, P, U, modes, y, f0, rtol, atol, max_step, state, work, y1):
     """scipy's initial step from (t, y) towards the segment's end (one evaluation)."""
-    h = initial_step(table, P, U, modes, state[S_T], y, f0, state[S_T_END], max_step, rtol, atol, work)
+    h = initial_step(table, P, U, modes, state[S_T], y, f0, state[S_T_END], max_step, rtol, atol, work, y1)
     state[S_NFEV] += 1
     state[S_H] = h
+
+
+def workspace_size(n: int, m_ev: int, n_frac: int) -> int:
+    """Floats of scratch :func:`integrate_segment` needs for ``n`` states, ``m_ev`` armed events and
+    ``n_frac`` sample fractions."""
+    return 3 * n + m_ev * n_frac + 3 * n_frac + 4
 
 
 @jit
@@ -77,7 +83,7 @@ def record_row(rows_t, rows_y, rows_m, rows_k, state, t, X, modes, kind):
 @jit
 def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, stiff_rule, state,
                       ev_part, ev_code, ev_dir, g_prev, search_from, fractions, weights,
-                      rows_t, rows_y, roots_t, roots_j, roots_ga, x_e, bad_x, K, Q, rows_m, rows_k):
+                      rows_t, rows_y, roots_t, roots_j, roots_ga, x_e, bad_x, K, Q, rows_m, rows_k, ws):
     """Integrate from ``state[S_T]`` towards ``state[S_T_END]`` with the inputs held.
 
     ``y`` (n,) is the state at ``state[S_T]`` and ``f0`` the derivative there (evaluated by
@@ -94,12 +100,18 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
     n = y.shape[0]
     m_ev = ev_part.shape[0]
     n_frac = fractions.shape[0]
-    y_new = np.empty(n)
-    work = np.empty(n)
-    samples = np.empty((m_ev, n_frac))
-    ts = np.empty(n_frac)
-    tj = np.empty(n_frac + 2)
-    vals = np.empty(n_frac + 2)
+    # Scratch, all in ``ws`` (at least workspace_size(n, m_ev, n_frac) long): nothing allocated per call.
+    y_new = ws[0:n]
+    work = ws[n:2 * n]
+    tmp = ws[2 * n:3 * n]
+    o = 3 * n
+    samples = ws[o:o + m_ev * n_frac].reshape((m_ev, n_frac))
+    o += m_ev * n_frac
+    ts = ws[o:o + n_frac]
+    o += n_frac
+    tj = ws[o:o + n_frac + 2]
+    o += n_frac + 2
+    vals = ws[o:o + n_frac + 2]
     t_bound = state[S_T_END]
     cap = rows_t.shape[0]
     if flags[F_START]:
@@ -109,7 +121,7 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
                 bad_x[i] = y[i]
             return NONFINITE_DERIVATIVE
         if state[S_H] == 0.0:
-            choose_first_step(table, P, U, modes, y, f0, rtol, atol, max_step, state, work)
+            choose_first_step(table, P, U, modes, y, f0, rtol, atol, max_step, state, work, tmp)
     while True:
         t = state[S_T]
         if t >= t_bound:
@@ -136,9 +148,11 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
             if t_new > t_bound:
                 t_new = t_bound
             h = t_new - t
-            err = attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol)
+            err = attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol, tmp)
             state[S_NFEV] += 6
-            for s in range(1, 7):
+            # A non-finite stage makes the error norm non-finite (every stage reaches it through the next
+            # stages' states): only then are the stages searched.
+            for s in range(1, 7 if not math.isfinite(err) else 1):
                 if not _all_finite(K[s]):
                     # The failing evaluation, for the engine to evaluate again in Python (which names it).
                     state[S_BAD_T] = stage_state(s, t, h, y, K, y_new, bad_x)
