@@ -60,11 +60,11 @@ from .kernel import layout as _kl
 from .system import System, check_system
 
 __all__ = ["Simulator", "simulate", "METHODS", "METHOD_NAMES", "EVENT_INTERIOR_POINTS",
-           "MAX_EVENTS_AT_ONE_INSTANT", "USE_COMPILED_SEGMENTS"]
+           "MAX_EVENTS_AT_ONE_INSTANT", "USE_KERNEL"]
 
 #: Whether runs made only of built-in parts integrate in the compiled kernel (False: every run takes
 #: the Python path; the results are the same, the tests compare the two).
-USE_COMPILED_SEGMENTS = True
+USE_KERNEL = True
 
 
 def _compiled_run(simulator):
@@ -185,7 +185,7 @@ class Simulator:
         self._signals = Signals(self)
         self._stats = {"n_steps": 0, "n_segments": 0, "n_ticks": 0, "n_events": 0}
         # Built-in parts only: the RK45 stretches, events included, run in the compiled kernel.
-        self._compiled = _compiled_run(self) if USE_COMPILED_SEGMENTS else None
+        self._compiled = _compiled_run(self) if USE_KERNEL else None
 
     @staticmethod
     def _check_systems(systems) -> None:
@@ -477,6 +477,10 @@ class Simulator:
     def _compiled_input_jumps(self, u_before, t) -> None:
         """:meth:`_after_writes` in the kernel: the events a write triggers, the row after it."""
         cr, rec = self._compiled, self._rec
+        if not self._events.active_events():  # nothing armed in these modes: only the row after the write
+            rec.row(t, self._X, self._layout.held(t, self._X))
+            rec.commit(t)
+            return
         X, modes = self._X, self._modes()
         snap, counted = cr.snapshot(), self._kernel_counted
         self._compiled_load()

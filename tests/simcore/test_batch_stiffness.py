@@ -160,7 +160,7 @@ def test_the_count_of_stiff_steps_is_the_serial_engines_step_for_step(stiction, 
 
     # The serial runs on the Python path, whose Dormand-Prince's estimate is patched here (the compiled
     # kernel's count is held to the Python path's, warning for warning, by tests/kernel).
-    monkeypatch.setattr(simcore.engine, "USE_COMPILED_SEGMENTS", False)
+    monkeypatch.setattr(simcore.engine, "USE_KERNEL", False)
     monkeypatch.setattr(DormandPrince, "stiffness_ratio", lambda self: float(script(*self.K[-1])))
     monkeypatch.setattr(batch_rk, "stiffness_ratio", lambda K, s, w, xp=np: script(*K[-1]))
     frictions = [0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0]

@@ -1,6 +1,6 @@
-"""The compiled segments give the Python path's run to the bit: rows, events, modes, statistics.
+"""A run of built-in parts in the compiled kernel is the Python path's run to the bit: rows, events, modes, statistics.
 
-The Python path (``simcore.engine.USE_COMPILED_SEGMENTS = False``) is the reference, independently
+The Python path (``simcore.engine.USE_KERNEL = False``) is the reference, independently
 written: its steps are simcore.dopri5's, its guards the models' Python lambdas, its root finder
 scipy's brentq. Random mechanisms, commands and settings; each pair of runs must agree exactly.
 """
@@ -24,8 +24,8 @@ from simcore.models.motors import NEO, VEX_775PRO
 def _both(make, t_end, **kw):
     runs = []
     for flag in (True, False):
-        old = engine.USE_COMPILED_SEGMENTS
-        engine.USE_COMPILED_SEGMENTS = flag
+        old = engine.USE_KERNEL
+        engine.USE_KERNEL = flag
         try:
             systems, controllers = make()
             with warnings.catch_warnings(record=True) as caught:
@@ -35,7 +35,7 @@ def _both(make, t_end, **kw):
                 sim.run_until(t_end)
             runs.append((sim.result(), [str(w.message) for w in caught]))
         finally:
-            engine.USE_COMPILED_SEGMENTS = old
+            engine.USE_KERNEL = old
     return runs
 
 
@@ -165,8 +165,8 @@ def test_a_nonfinite_derivative_raises_the_python_paths_named_error():
 
     errors = []
     for flag in (True, False):
-        old = engine.USE_COMPILED_SEGMENTS
-        engine.USE_COMPILED_SEGMENTS = flag
+        old = engine.USE_KERNEL
+        engine.USE_KERNEL = flag
         try:
             systems, controllers = make()
             sim = simcore.Simulator(systems, controllers, x0={"flywheel.velocity": 1e308})
@@ -174,7 +174,7 @@ def test_a_nonfinite_derivative_raises_the_python_paths_named_error():
                 sim.run_until(0.1)
             errors.append((type(info.value), str(info.value)))
         finally:
-            engine.USE_COMPILED_SEGMENTS = old
+            engine.USE_KERNEL = old
     assert errors[0] == errors[1]
 
 
