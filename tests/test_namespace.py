@@ -45,6 +45,16 @@ def test_only_simcore_is_installed_at_top_level(installed):
     assert (installed / "simcore" / "controllers" / "hub" / "motor.py").is_file()
 
 
+def test_every_package_of_the_checkout_is_installed(installed):
+    # A package missing from pyproject's list installs nothing, and an editable install hides that.
+    roots = {"simcore": "simcore", "models": "simcore/models", "controllers": "simcore/controllers"}
+    for folder, target in roots.items():
+        for init in (REPO / folder).rglob("__init__.py"):
+            package = init.parent.relative_to(REPO / folder)
+            for module in init.parent.glob("*.py"):
+                assert (installed / target / package / module.name).is_file(), f"{folder}/{package}/{module.name}"
+
+
 def test_a_teams_own_models_and_controllers_import_beside_simcore(installed, tmp_path):
     team = tmp_path / "team"
     (team / "controllers").mkdir(parents=True)
@@ -60,13 +70,14 @@ print(json.dumps({"models": models.WHO, "controllers": controllers.WHO, "simcore
                   "simcore.models": simcore.models.__file__, "simcore.controllers": simcore.controllers.__file__,
                   "arm": type(simcore.models.Arm(NEO, 100, mass=1.0, com_distance=0.2, min_angle=-1,
                                                  max_angle=1)).__module__,
-                  "pid": PIDController(1.0, 0.0, 0.0).calculate(0.0, 2.0)}))
+                  "pid": PIDController(1.0, 0.0, 0.0).calculate(0.0, 2.0),
+                  "kernel": __import__("simcore.kernel.segment").kernel.segment.__file__}))
 """
     run = run_python(code, team, installed)
     assert run.returncode == 0, run.stderr
     got = json.loads(run.stdout)
     assert got["models"] == "the team models" and got["controllers"] == "the team controllers"
-    for name in ("simcore", "simcore.models", "simcore.controllers"):
+    for name in ("simcore", "simcore.models", "simcore.controllers", "kernel"):
         assert Path(got[name]).resolve().is_relative_to(installed.resolve()), (name, got[name])
     assert got["arm"] == "simcore.models.arm" and got["pid"] == 2.0
 
