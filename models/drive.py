@@ -290,9 +290,10 @@ class MotorDrive:
             ``applied_voltage`` V, ``stator_current`` A, ``supply_current`` A,
             ``saturated`` 0/1, ``current_limited`` 0/1.
         """
+        # floats: one compiled signature whatever number types the caller holds
         return _electrical(Electrical, _kernel().electrical(
-            rotor_speed, command, brake, bus_voltage, self.R, self.Kv, self.stator_current_limit,
-            self.supply_current_limit, self._duty_command))
+            float(rotor_speed), float(command), float(brake), float(bus_voltage), self.R, self.Kv,
+            self.stator_current_limit, self.supply_current_limit, self._duty_command))
 
     def output_torque_directed(self, motor_torque: float, direction: float) -> float:
         """Torque at the gearbox output, N·m, for motion in ``direction`` (+1, -1; 0 at rest).
@@ -304,7 +305,7 @@ class MotorDrive:
         direction of motion is a mode, so the torque is continuous within a mode.
         (:func:`simcore.kernel.motor_drive.output_torque_directed`.)
         """
-        return _kernel().output_torque_directed(motor_torque, direction, self.gearing, self.efficiency)
+        return _kernel().output_torque_directed(float(motor_torque), float(direction), self.gearing, self.efficiency)
 
     def output_torque(self, motor_torque: float, rotor_speed: float) -> float:
         """Torque at the gearbox output, N·m, at rotor speed ``rotor_speed`` (rad/s).
@@ -319,7 +320,7 @@ class MotorDrive:
         direction modes use :meth:`output_torque_directed` and keep it).
         (:func:`simcore.kernel.motor_drive.output_torque`.)
         """
-        return _kernel().output_torque(motor_torque, rotor_speed, self.gearing, self.efficiency)
+        return _kernel().output_torque(float(motor_torque), float(rotor_speed), self.gearing, self.efficiency)
 
     def __repr__(self):
         return (f"MotorDrive({self.n_motors}x {self.motor.name!r}, gearing={self.gearing}, "

@@ -11,13 +11,15 @@ Start-up:
 
 * ``import simcore`` imports nothing from here: numba is loaded when a simulation first uses the
   kernel, and each function is compiled at its first call (:func:`jit` is lazy).
-* Compiled code is cached on disk. The cache folder is keyed by a hash of this package's sources,
-  so a change to a callee (which numba's own per-function cache does not notice in its callers)
-  gets a fresh folder. It is ``$NUMBA_CACHE_DIR/simcore-<hash>`` when that variable is set, else a
-  ``simcore`` folder in the user's cache directory (``$XDG_CACHE_HOME`` or ``~/.cache``;
-  ``%LOCALAPPDATA%`` on Windows), so a read-only install never fails at import. Where no folder can
-  be written, caching is off (each process compiles afresh) and a warning says how to set
-  ``NUMBA_CACHE_DIR``.
+* Compiled code is cached on disk (:mod:`simcore.kernel.jit`). The cache folder is keyed by a hash
+  of this package's sources, so a change to a callee (which numba's own per-function cache does not
+  notice in its callers) gets a fresh folder: ``$NUMBA_CACHE_DIR/simcore/kernel-<hash>`` when that
+  variable is set, else ``simcore/kernel-<hash>`` in the user's cache directory (``$XDG_CACHE_HOME``
+  or ``~/.cache``; ``~/Library/Caches`` on macOS; ``%LOCALAPPDATA%`` on Windows), else a folder of
+  this user's own in the temporary directory, so a read-only install never fails at import. Where no
+  folder can be written, caching is off (each process compiles afresh) and a warning says how to set
+  ``NUMBA_CACHE_DIR``. The setting applies to the kernel's functions alone: a team's own numba code
+  keeps numba's.
 * ``NUMBA_DISABLE_JIT=1`` runs the same functions as Python (slow, for debugging and for CI's
   interpreted subset).
 """

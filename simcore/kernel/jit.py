@@ -43,24 +43,41 @@ def _writable(folder: Path) -> bool:
         return False
 
 
+def _private_temp_root() -> Path | None:
+    """``<tmp>/simcore-<uid>``, made for this user alone (mode 0700), or None when a folder of that name
+    belongs to someone else or others may write into it: numba's cache files are pickles, and a folder
+    another user prepared could hand this process code to run."""
+    if not hasattr(os, "getuid"):  # Windows: the temporary folder is the user's own
+        return Path(tempfile.gettempdir()) / "simcore"
+    root = Path(tempfile.gettempdir()) / f"simcore-{os.getuid()}"
+    try:
+        root.mkdir(mode=0o700, exist_ok=True)
+        st = os.lstat(root)
+    except OSError:
+        return None
+    if st.st_uid != os.getuid() or st.st_mode & 0o022 or not root.is_dir() or root.is_symlink():
+        return None
+    return root
+
+
 def _choose_cache_dir() -> Path | None:
     tag = f"kernel-{_source_hash()}"
     given = os.environ.get("NUMBA_CACHE_DIR")
     candidates = [Path(given) / "simcore" / tag] if given else [_user_cache_root() / tag]
-    candidates.append(Path(tempfile.gettempdir()) / f"simcore-{os.getuid() if hasattr(os, 'getuid') else 0}" / tag)
     for folder in candidates:
         if _writable(folder):
             return folder
+    temp = _private_temp_root()
+    if temp is not None and _writable(temp / tag):
+        return temp / tag
     return None
 
 
 _CACHE_DIR = _choose_cache_dir()
 
-import numba  # noqa: E402  (after the cache folder is chosen: the decorators below read it)
+import numba  # noqa: E402
 
-if _CACHE_DIR is not None:
-    numba.config.CACHE_DIR = str(_CACHE_DIR)
-else:
+if _CACHE_DIR is None:
     warnings.warn("simcore: no writable folder for numba's compiled-code cache; every process compiles the "
                   "kernel afresh. Set the environment variable NUMBA_CACHE_DIR to a writable folder.",
                   RuntimeWarning, stacklevel=2)
@@ -79,5 +96,18 @@ def jit(fn=None, **options):
     options.setdefault("nogil", True)
     options.setdefault("error_model", "numpy")  # a division by zero gives inf/nan (checked), not an exception
     if fn is None:
-        return lambda f: numba.njit(**options)(f)
-    return numba.njit(**options)(fn)
+        return lambda f: _compiled(f, options)
+    return _compiled(f=fn, options=options)
+
+
+def _compiled(f, options):
+    """``numba.njit(**options)(f)`` with the kernel's cache folder: numba reads its (process-wide) setting
+    when a function is decorated, so it is set for this decoration alone and put back, and a team's own
+    numba functions keep theirs."""
+    saved = numba.config.CACHE_DIR
+    if _CACHE_DIR is not None:
+        numba.config.CACHE_DIR = str(_CACHE_DIR)
+    try:
+        return numba.njit(**options)(f)
+    finally:
+        numba.config.CACHE_DIR = saved
