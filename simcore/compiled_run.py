@@ -110,7 +110,6 @@ class CompiledRun:
         self.ROWS_T = np.empty((N, ROW_BUFFER))
         self.ROWS_Y = np.empty((N, ROW_BUFFER, n))
         self.ROWS_M = np.empty((N, ROW_BUFFER, n_parts), dtype=np.int64)
-        self.ROWS_K = np.empty((N, ROW_BUFFER), dtype=np.int64)
         self.EVR_F = np.empty((N, EVENT_BUFFER, kl.N_EVENT_FIELDS))
         self.EVR_X = np.empty((N, EVENT_BUFFER, 2, nx_max))
         self.flags = np.zeros(kl.N_FLAGS, dtype=np.bool_)
@@ -137,7 +136,8 @@ class CompiledRun:
 
     # -- the kernel ------------------------------------------------------------------------------------
     def advance_single(self, t_end: float, sink) -> int:
-        """:meth:`advance` of a run of one variant (a simulation's): the same kernel, less bookkeeping."""
+        """Advance variant 0 to ``t_end``; ``sink(0, n_rows, n_events)`` takes its buffered rows and events
+        whenever the buffer fills, and at the end. Returns the kernel's status."""
         RS, args = self.RS, self._advance_args
         RS[0, kl.S_T_END] = t_end
         status = self.STATUS
@@ -153,10 +153,11 @@ class CompiledRun:
                 return int(status[0])
 
     def input_jumps_single(self, t: float, U_before: np.ndarray, sink) -> int:
-        """:meth:`input_jumps` of a run of one variant."""
+        """Fire variant 0's events that the writes at tick ``t`` trigger (``U_before``: the inputs before
+        them), and record the row after the writes; ``sink`` as :meth:`advance_single`'s."""
         RS = self.RS
         ka.input_jumps_chunk(0, 1, self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
-                             self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.ROWS_K, self.EVR_F, self.EVR_X,
+                             self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F, self.EVR_X,
                              self.BAD_X, self.STATUS, True)
         n_rows, n_ev = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS])
         if n_rows or n_ev:
@@ -169,7 +170,7 @@ class CompiledRun:
     def _advance_args(self):
         return (self.table, self.P, self.U, self.modes, self.X, self.F0, self.RS, self.ACTIVE, self.G_PREV,
                 self.SEARCH, self.LAST_T, self.FIRED, self.X_BEFORE, self.rtol, self.atol, self.max_step, self.flags,
-                STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.ROWS_K, self.EVR_F,
+                STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F,
                 self.EVR_X, self.BAD_X, self.STATUS)
 
 

@@ -461,11 +461,8 @@ class Simulator:
                 cr.RS[0, _kl.RS_WARN_T] = math.nan
             if status not in (_kl.DONE, _kl.SWITCH):
                 self._compiled_failure(status)
-            self._compiled_store()
-            self.t = float(cr.RS[0, _kl.S_T])
-            if status == _kl.SWITCH:  # "auto" found the run stiff: its implicit method takes over, in Python
-                self._hand_over_to_python()
-            rec.commit(self.t)
+            t_reached = float(cr.RS[0, _kl.S_T])
+            rec.commit(t_reached)
         except BaseException:
             rec.rollback()
             cr.restore(snap)
@@ -473,6 +470,11 @@ class Simulator:
             self._restore_modes(modes)
             self._X, self.t, self._terminated = X, t, False
             raise
+        # Kept: only now the statistics and the integrator's carried step (nothing below can fail).
+        self._compiled_store()
+        self.t = t_reached
+        if status == _kl.SWITCH:  # "auto" found the run stiff: its implicit method takes over, in Python
+            self._hand_over_to_python()
 
     def _compiled_input_jumps(self, u_before, t) -> None:
         """:meth:`_after_writes` in the kernel: the events a write triggers, the row after it."""
@@ -488,7 +490,7 @@ class Simulator:
             status = cr.input_jumps_single(t, u_before[None, :], self._compiled_sink())
             if status != _kl.DONE:
                 self._compiled_failure(status)
-            self._compiled_store()
+            rec.commit(t)
         except BaseException:
             rec.rollback()
             cr.restore(snap)
@@ -496,7 +498,7 @@ class Simulator:
             self._restore_modes(modes)
             self._X = X
             raise
-        rec.commit(t)
+        self._compiled_store()
 
     def _compiled_failure(self, status: int) -> None:
         """Raise the error the Python path raises where the kernel stopped (it evaluates the failing

@@ -1,16 +1,16 @@
 """The compiled kernel: the built-in parts' physics, Dormand-Prince and the event search, in numba.
 
-Two tiers, one semantics (see the project's design notes): Python is where a team's code runs
+Two tiers, one semantics: Python is where a team's code runs
 (robot programs, controllers and systems they write, the API, units and errors); this package is
 where the built-in parts run, compiled by numba. Every function here works on floats and numpy
-arrays only, allocates nothing per step, and is the one implementation of its law: the Python
-classes call it (:class:`simcore.models.drive.MotorDrive`'s electrical law, say), and so does the
+arrays only, allocates nothing per step, and is written to be the one implementation of its law:
+the Python classes call it (:class:`simcore.models.drive.MotorDrive`'s electrical law, say), and so does the
 engine's compiled segment (:mod:`simcore.kernel.segment`).
 
 Start-up:
 
 * ``import simcore`` imports nothing from here: numba is loaded when a simulation first uses the
-  kernel, and each function is compiled at its first call (:func:`jit` is lazy).
+  kernel, and each function is compiled at its first call (:func:`simcore.kernel.jit.jit` is lazy).
 * Compiled code is cached on disk (:mod:`simcore.kernel.jit`). The cache folder is keyed by a hash
   of this package's sources, so a change to a callee (which numba's own per-function cache does not
   notice in its callers) gets a fresh folder: ``$NUMBA_CACHE_DIR/simcore/kernel-<hash>`` when that

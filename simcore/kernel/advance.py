@@ -1,10 +1,11 @@
-"""The advance of every variant of a run of built-in parts from its time to the next tick, compiled.
+"""The advance of the variants of a run of built-in parts from their time to the next tick, compiled.
 
-One engine for one run and a batch alike: :func:`advance_all` advances each variant ``v`` (its own
-state ``X[v]``, inputs ``U[v]``, parameters ``P[v]``, modes, step size, stiffness count and event
-search state) from its time to ``t_end``, in parallel over variants (no reduction across them, so a
-variant's result does not depend on the others, the batch size or the thread count). Per variant it
-does what :class:`simcore.engine.Simulator` does between two ticks: segments of Dormand-Prince steps
+:func:`advance_chunk` advances each variant ``v`` of a range (its own state ``X[v]``, inputs ``U[v]``,
+parameters ``P[v]``, modes, step size, stiffness count and event search state) from its time to
+``t_end``; variants share nothing (no reduction across them), so a variant's result does not depend
+on the others. Today :class:`simcore.engine.Simulator` runs one variant with it; ``simulate_batch``
+still has its numpy engine. Per variant it does what the Python path of the engine does between two
+ticks: segments of Dormand-Prince steps
 (:func:`simcore.kernel.segment.integrate_segment`), and at each located event the firing with the
 semantics of :mod:`simcore.event_handler` (simultaneous events, resets and mode switches of the
 built-in parts, the Zeno bound, the restart sides of a just-fired guard: the Heun probe, the search
@@ -25,7 +26,7 @@ from . import geared
 from .jit import jit
 from .layout import (A_CODE, A_DIR, A_ID, A_PART, DONE, DONE_ALREADY, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE,
                      E_PART, E_T, EVENT, F_ARMED, F_DETECT, F_KEEP, F_START, FD_ID, FD_PART, FD_PRE_SIDE,
-                     FD_PREV_T, NONFINITE_GUARD, PAUSE, ROW_AFTER_EVENT, ROW_BEFORE_EVENT, ROW_STEP, RS_DETECT,
+                     FD_PREV_T, NONFINITE_GUARD, PAUSE, RS_DETECT,
                      RS_IN_SEGMENT, RS_LAST_EVENT_T, RS_N_ACTIVE, RS_N_EV_RECORDS, RS_N_EVENTS, RS_N_FIRED,
                      RS_N_SEGMENTS, RS_WARN_T, RS_ZENO_EVENT, RS_ZENO_RUN, S_BAD_INDEX, S_BAD_T, S_H, S_NFEV, S_NROOTS,
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
@@ -131,9 +132,9 @@ def _restart_sides(table, P, U, modes, t, X, active, n_active, g_prev, fired, n_
 
 
 @jit
-def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, rows_m, rows_k, rs, evr_f, evr_x):
+def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, rows_m, rs, evr_f, evr_x):
     """Apply event ``ev_id`` of ``part`` at ``t``: rows before and after, its record, its reset and mode."""
-    record_row(rows_t, rows_y, rows_m, rows_k, rs, t, X, modes, ROW_BEFORE_EVENT)
+    record_row(rows_t, rows_y, rows_m, rs, t, X, modes)
     x0 = table[part, T_X]
     nx = table[part, T_NX]
     e = int(rs[RS_N_EV_RECORDS])
@@ -151,7 +152,7 @@ def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, ro
         evr_x[e, 1, i] = X[x0 + i]
     rs[RS_N_EV_RECORDS] = e + 1
     rs[RS_N_EVENTS] += 1
-    record_row(rows_t, rows_y, rows_m, rows_k, rs, t, X, modes, ROW_AFTER_EVENT)
+    record_row(rows_t, rows_y, rows_m, rs, t, X, modes)
 
 
 @jit
@@ -164,14 +165,14 @@ def _room(rs, rows_t, evr_f, n_active):
 @jit
 def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
                 rtol, atol, max_step, flags, stiff_rule, fractions, weights,
-                rows_t, rows_y, rows_m, rows_k, evr_f, evr_x, bad_x, fs, ints, K, Q, seg_flags):
+                rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, fs, ints, K, Q, seg_flags):
     """Advance one variant from ``rs[S_T]`` to ``rs[S_T_END]`` (see the module docstring). Returns a status:
     DONE; SWITCH ("auto" found it stiff: the engine integrates on from ``rs[S_T]`` with its implicit
     method); PAUSE (a buffer is full: flush it and call again); ZENO; or a failure of
     :mod:`simcore.kernel.segment` (``rs[S_BAD_T]`` and ``bad_x`` say where)."""
     n = X.shape[0]
     A = active.shape[0]
-    # Scratch from the caller (``fs`` floats, ``ints`` integers: scratch_sizes): nothing allocated per call.
+    # Scratch from the caller (``fs`` floats, ``ints`` integers, sized by advance_chunk): nothing allocated here.
     part_a = ints[0:A]
     code_a = ints[A:2 * A]
     dir_a = ints[2 * A:3 * A]
@@ -230,7 +231,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
         status = integrate_segment(table, P, U, modes, X, F0, rtol, atol, max_step, seg_flags, stiff_rule, rs,
                                    part_a[:n_active], code_a[:n_active], dir_a[:n_active], g_a[:n_active],
                                    sf_a[:n_active], fractions, weights, rows_t, rows_y, roots_t, roots_j,
-                                   roots_ga, x_e, bad_x, K, Q, rows_m, rows_k, ws)
+                                   roots_ga, x_e, bad_x, K, Q, rows_m, ws)
         for j in range(n_active):
             g_prev[j] = g_a[j]
         if rs[S_WARN_DUE] != 0.0:  # a forced RK45 found stiff: the engine warns once
@@ -245,7 +246,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
             rs[RS_N_FIRED] = 0.0
             _drop_searches_before(search, rs[S_T])
             if not keep:
-                record_row(rows_t, rows_y, rows_m, rows_k, rs, rs[S_T], X, modes, ROW_STEP)  # the interval's end
+                record_row(rows_t, rows_y, rows_m, rs, rs[S_T], X, modes)  # the interval's end
             if status == SWITCH or rs[S_SWITCH_DUE] != 0.0:
                 return SWITCH
             continue
@@ -285,8 +286,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
                     continue
                 if not _crosses(ga, guard(table, P, U, part, active[j, A_CODE], te, X), active[j, A_DIR]):
                     continue
-            _fire_one(table, P, U, modes, part, ev_id, te, X, False, rows_t, rows_y, rows_m, rows_k, rs, evr_f,
-                      evr_x)
+            _fire_one(table, P, U, modes, part, ev_id, te, X, False, rows_t, rows_y, rows_m, rs, evr_f, evr_x)
             fired[n_fired, FD_PART] = part
             fired[n_fired, FD_ID] = ev_id
             fired[n_fired, FD_PRE_SIDE] = 1.0 if ga > 0 else -1.0
@@ -353,7 +353,7 @@ def _before(t1, j1, g1, t2, j2, g2):
 
 
 @jit
-def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, rows_m, rows_k, evr_f, evr_x,
+def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, rows_m, evr_f, evr_x,
                 bad_x, quiet_row, active, ids, g_before, g_after, done):
     """EventHandler.fire_input_jumps at a tick: fire the events whose guards the writes moved across zero,
     at most one per part (its mode may change, and with it its events), on the guards before and after the
@@ -376,25 +376,25 @@ def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, ro
         for j in range(n_active):
             k = active[j, A_PART]
             if not done[k] and _crosses(g_before[j], g_after[j], active[j, A_DIR]):
-                _fire_one(table, P, U_after, modes, k, active[j, A_ID], t, X, True, rows_t, rows_y, rows_m, rows_k,
-                          rs, evr_f, evr_x)
+                _fire_one(table, P, U_after, modes, k, active[j, A_ID], t, X, True, rows_t, rows_y, rows_m, rs,
+                          evr_f, evr_x)
                 done[k] = True
                 fired = True
     if quiet_row and not fired:
-        record_row(rows_t, rows_y, rows_m, rows_k, rs, t, X, modes, ROW_STEP)
+        record_row(rows_t, rows_y, rows_m, rs, t, X, modes)
     return DONE
 
 
 @jit
 def advance_chunk(v0, v1, table, P, U, modes, X, F0, RS, ACTIVE, G_PREV, SEARCH, LAST_T, FIRED, X_BEFORE,
                   rtol, atol, max_step, flags, stiff_rule, fractions, weights,
-                  ROWS_T, ROWS_Y, ROWS_M, ROWS_K, EVR_F, EVR_X, BAD_X, STATUS):
+                  ROWS_T, ROWS_Y, ROWS_M, EVR_F, EVR_X, BAD_X, STATUS):
     """:func:`advance_one` for variants ``v0 <= v < v1`` (each its own row of every array), statuses into
     ``STATUS``. Variants share nothing: several chunks run on several threads at once (the GIL released)."""
     n = X.shape[1]
     A = ACTIVE.shape[1]
     n_frac = fractions.shape[0]
-    fs = np.empty(6 * A + 2 * n + 3 + 3 * n + A * n_frac + 3 * n_frac + 4)  # scratch_sizes: once per chunk
+    fs = np.empty(6 * A + 2 * n + 3 + 3 * n + A * n_frac + 3 * n_frac + 4)  # advance_one's scratch, once per chunk
     ints = np.empty(4 * A + 1 + geared.MAX_ACTIVE, dtype=np.int64)
     K = np.empty((7, n))
     Q = np.empty((4, n))
@@ -404,12 +404,12 @@ def advance_chunk(v0, v1, table, P, U, modes, X, F0, RS, ACTIVE, G_PREV, SEARCH,
             continue
         STATUS[v] = advance_one(table, P[v], U[v], modes[v], X[v], F0[v], RS[v], ACTIVE[v], G_PREV[v], SEARCH[v],
                                 LAST_T[v], FIRED[v], X_BEFORE[v], rtol, atol, max_step, flags, stiff_rule,
-                                fractions, weights, ROWS_T[v], ROWS_Y[v], ROWS_M[v], ROWS_K[v], EVR_F[v], EVR_X[v],
+                                fractions, weights, ROWS_T[v], ROWS_Y[v], ROWS_M[v], EVR_F[v], EVR_X[v],
                                 BAD_X[v], fs, ints, K, Q, seg_flags)
 
 
 @jit
-def input_jumps_chunk(v0, v1, table, P, U_before, U_after, modes, t, X, RS, ROWS_T, ROWS_Y, ROWS_M, ROWS_K, EVR_F,
+def input_jumps_chunk(v0, v1, table, P, U_before, U_after, modes, t, X, RS, ROWS_T, ROWS_Y, ROWS_M, EVR_F,
                       EVR_X, BAD_X, STATUS, quiet_row):
     """:func:`input_jumps` for variants ``v0 <= v < v1``."""
     A = geared.MAX_ACTIVE * max(table.shape[0], 1)
@@ -420,7 +420,7 @@ def input_jumps_chunk(v0, v1, table, P, U_before, U_after, modes, t, X, RS, ROWS
     done = np.empty(max(table.shape[0], 1), dtype=np.bool_)
     for v in range(v0, v1):
         STATUS[v] = input_jumps(table, P[v], U_before[v], U_after[v], modes[v], t, X[v], RS[v], ROWS_T[v],
-                                ROWS_Y[v], ROWS_M[v], ROWS_K[v], EVR_F[v], EVR_X[v], BAD_X[v], quiet_row, active, ids,
+                                ROWS_Y[v], ROWS_M[v], EVR_F[v], EVR_X[v], BAD_X[v], quiet_row, active, ids,
                                 g_before, g_after, done)
 
 

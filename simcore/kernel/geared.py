@@ -2,8 +2,10 @@
 
 The physics is documented in :mod:`simcore.models.mechanism` (:class:`GearedMechanism`), whose
 constructor derives the parameter vector ``p`` laid out by the ``P_*`` indices below
-(:meth:`GearedMechanism.kernel_parameters`); this module is its one implementation of the
-equations of motion, the guards of its events and its outputs. States ``x``: position, velocity
+(:meth:`GearedMechanism.kernel_form`); this module is the kernel form of its equations of motion, the
+guards of its events, their resets and mode switches. (The Python form in :mod:`simcore.models.mechanism`
+still serves the Python path and the outputs, and :mod:`simcore.models.batched` the numpy batch: the
+tests hold the kernel to the Python form bit for bit.) States ``x``: position, velocity
 (and, with energy tracking, the six ledger states); inputs ``u``: command (V or duty), brake,
 bus voltage; ``mode`` an integer (``MODE_*``).
 """
@@ -226,51 +228,3 @@ def fire(p, po, ev_id, x, xo, u, uo):
     if ev_id == EV_LEAVE_LOWER_STOP:
         return MODE_FORWARD if p[po + P_DIRECTIONAL] != 0.0 else MODE_MOVING
     return MODE_REVERSE if p[po + P_DIRECTIONAL] != 0.0 else MODE_MOVING
-
-
-#: The outputs :func:`outputs` writes, in order (``GearedMechanism.output_names`` before its extras).
-OUTPUT_NAMES = ("acceleration", "rotor_position", "rotor_velocity", "rotor_acceleration", "stator_current",
-                "supply_current", "applied_voltage", "supply_voltage", "torque", "motor_torque", "saturated",
-                "current_limited")
-N_OUTPUTS = 12
-
-
-@jit
-def outputs(p, po, mode, x, u, drum_radius, out):
-    """Write the outputs (:data:`OUTPUT_NAMES`) at one instant into ``out``; ``drum_radius`` m (1 for a
-    rotary mechanism) turns the drive force into the torque output."""
-    q = x[0]
-    rest = resting(mode)
-    v = 0.0 if rest else x[1]
-    direction = direction_of(mode)
-    e = _electrical(p, po, v, u[0], u[1], u[2])
-    tm = p[po + P_KT] * e[1]
-    f = output_torque_directed(tm - p[po + P_SHAFT_FRICTION] * v, direction, p[po + P_GEARING],
-                               p[po + P_EFFICIENCY]) * p[po + P_K_PER_GEARING]
-    if rest:
-        a = 0.0
-    else:
-        a = (f + load_force(p, po, q) - (p[po + P_LOAD_VISCOUS] * x[1] + coulomb(p, po, mode))) / p[po + P_M]
-    k = p[po + P_K]
-    out[0] = a
-    out[1] = k * q
-    out[2] = k * x[1]
-    out[3] = k * a
-    out[4] = e[1]
-    out[5] = e[2]
-    out[6] = e[0]
-    out[7] = u[2]
-    out[8] = f * drum_radius
-    out[9] = tm
-    out[10] = e[3]
-    out[11] = e[4]
-
-
-@jit
-def outputs_over_rows(p, modes, X, U, drum_radius):
-    """:func:`outputs` at each recorded row: ``X`` (m, n) states, ``U`` (m, 3) inputs, ``modes`` (m,)."""
-    m = X.shape[0]
-    out = np.empty((m, N_OUTPUTS))
-    for r in range(m):
-        outputs(p, 0, modes[r], X[r], U[r], drum_radius, out[r])
-    return out

@@ -28,9 +28,6 @@ N_FLAGS = 5
 # -- the stiffness rule's numbers, in this order (simcore.solvers') --------------------------------------
 R_BOUNDARY, R_STIFF_STEPS, R_CLEAR_AFTER, R_SKIP_STEPS, R_MIN_EXPLICIT = range(5)
 
-# -- recorded rows: an accepted step (or a tick's row); before an event's reset; after it -------------------
-ROW_STEP, ROW_BEFORE_EVENT, ROW_AFTER_EVENT = 0, 1, 2
-
 # -- an armed event (ACTIVE[v, j]) and a just-fired one (FIRED[v, j]) ---------------------------------------
 A_PART, A_CODE, A_DIR, A_ID = range(4)
 FD_PART, FD_ID, FD_PRE_SIDE, FD_PREV_T = range(4)

@@ -29,7 +29,7 @@ EVENT_TIME_TOLERANCE = 1e-13
 
 from .layout import (DONE, EVENT, F_ARMED, F_AUTO, F_DETECT, F_KEEP, F_START, NONFINITE_DERIVATIVE,  # noqa: E402
                      NONFINITE_GUARD, NONFINITE_STATE, PAUSE, R_BOUNDARY, R_CLEAR_AFTER, R_MIN_EXPLICIT,
-                     R_SKIP_STEPS, R_STIFF_STEPS, ROW_STEP, S_BAD_INDEX, S_BAD_T, S_CALM, S_DROPPED, S_H, S_NFEV,
+                     R_SKIP_STEPS, R_STIFF_STEPS, S_BAD_INDEX, S_BAD_T, S_CALM, S_DROPPED, S_H, S_NFEV,
                      S_NROOTS, S_NROWS, S_NSTEPS, S_SPAN, S_STEPS_HERE, S_STIFF, S_SWITCH_DUE, S_T, S_T_END,
                      S_T_NEW, S_TE, S_WARN_DUE, STEP_TOO_SMALL, SWITCH, WARN_STIFF)
 
@@ -68,22 +68,21 @@ def workspace_size(n: int, m_ev: int, n_frac: int) -> int:
 
 
 @jit
-def record_row(rows_t, rows_y, rows_m, rows_k, state, t, X, modes, kind):
-    """Append the row ``(t, X, modes)`` of ``kind`` (``ROW_*``) to the buffers."""
+def record_row(rows_t, rows_y, rows_m, state, t, X, modes):
+    """Append the row ``(t, X, modes)`` to the buffers."""
     r = int(state[S_NROWS])
     rows_t[r] = t
     for i in range(X.shape[0]):
         rows_y[r, i] = X[i]
     for k in range(modes.shape[0]):
         rows_m[r, k] = modes[k]
-    rows_k[r] = kind
     state[S_NROWS] = r + 1
 
 
 @jit
 def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, stiff_rule, state,
                       ev_part, ev_code, ev_dir, g_prev, search_from, fractions, weights,
-                      rows_t, rows_y, roots_t, roots_j, roots_ga, x_e, bad_x, K, Q, rows_m, rows_k, ws):
+                      rows_t, rows_y, roots_t, roots_j, roots_ga, x_e, bad_x, K, Q, rows_m, ws):
     """Integrate from ``state[S_T]`` towards ``state[S_T_END]`` with the inputs held.
 
     ``y`` (n,) is the state at ``state[S_T]`` and ``f0`` the derivative there (evaluated by
@@ -294,7 +293,7 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
             f0[i] = K[6, i]
         state[S_T] = t_new
         if flags[F_KEEP]:
-            record_row(rows_t, rows_y, rows_m, rows_k, state, t_new, y_new, modes, ROW_STEP)
+            record_row(rows_t, rows_y, rows_m, state, t_new, y_new, modes)
         elif t_new < t_bound:
             state[S_DROPPED] += 1
         if t_new < t_bound:
