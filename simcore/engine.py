@@ -62,6 +62,9 @@ from .system import System, check_system
 __all__ = ["Simulator", "simulate", "METHODS", "METHOD_NAMES", "EVENT_INTERIOR_POINTS",
            "MAX_EVENTS_AT_ONE_INSTANT", "USE_KERNEL"]
 
+#: The kernel's guards that read the held inputs (a write can move only these across zero).
+_READS_INPUTS = (_kl.GUARD_FORWARD_PUSH, _kl.GUARD_BACKWARD_PUSH)
+
 #: Whether runs made only of built-in parts integrate in the compiled kernel (False: every run takes
 #: the Python path; the results are the same, the tests compare the two).
 USE_KERNEL = True
@@ -479,7 +482,9 @@ class Simulator:
     def _compiled_input_jumps(self, u_before, t) -> None:
         """:meth:`_after_writes` in the kernel: the events a write triggers, the row after it."""
         cr, rec = self._compiled, self._rec
-        if not self._events.active_events():  # nothing armed in these modes: only the row after the write
+        if not any(e.kernel_guard in _READS_INPUTS for _, e in self._events.active_events()):
+            # No armed guard reads the inputs (a stop's, a velocity's read the state alone): the write
+            # cannot move one across zero. Only the row after the write.
             rec.row(t, self._X, self._layout.held(t, self._X))
             rec.commit(t)
             return

@@ -16,6 +16,8 @@ import math
 import numpy as np
 
 from .jit import jit
+from .layout import (GUARD_BACKWARD_PUSH, GUARD_FORWARD_PUSH, GUARD_LOWER_STOP, GUARD_UPPER_STOP,  # noqa: F401
+                     GUARD_VELOCITY)
 from .layout import (EV_BREAKAWAY_FORWARD, EV_BREAKAWAY_REVERSE, EV_LEAVE_LOWER_STOP, EV_LEAVE_UPPER_STOP,  # noqa: F401
                      EV_LOWER_STOP,
                      EV_UPPER_STOP, EV_VELOCITY_ZERO_FORWARD, EV_VELOCITY_ZERO_REVERSE, MAX_ACTIVE, MODE_FORWARD,
@@ -32,11 +34,8 @@ N_PARAMETERS = 22
 #: a constant force ``a`` (an elevator's weight and constant force).
 LOAD_NONE, LOAD_ARM_GRAVITY, LOAD_CONSTANT = 0, 1, 2
 
-# -- modes (MODE_NAMES: GearedMechanism's mode names, indexed by MODE_*) and events: simcore.kernel.layout ---
-
-# -- guards ---------------------------------------------------------------------------------------------
-#: ``x[0] - min``; ``x[0] - max``; ``x[1]``; the forward push over breakaway; the backward push over it.
-GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH = range(5)
+# Modes (MODE_NAMES: GearedMechanism's mode names, indexed by MODE_*), events (EV_*) and guards (GUARD_*):
+# simcore.kernel.layout.
 
 
 @jit

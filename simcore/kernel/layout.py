@@ -44,3 +44,6 @@ MODE_NAMES = ("moving", "forward", "reverse", "stuck", "lower_stop", "upper_stop
 N_EVENTS = 8
 #: The most events armed at once in one part (moving forward between two stops).
 MAX_ACTIVE = 3
+#: The geared mechanism's guards: ``x[0] - min``; ``x[0] - max``; ``x[1]``; the forward push over
+#: breakaway; the backward push over it. The last two read the held inputs, the others the state alone.
+GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH = range(5)
