@@ -57,6 +57,12 @@ a channel to one wheel of a drivetrain whose wheels carry their own signals
 (``<wheel>_duty``, ``<wheel>_brake``, ``<wheel>_rotor_position``, ...; the bus
 ``supply_voltage`` is shared): :data:`PER_WHEEL_SIGNALS`.
 
+Dead wheels: ``hub.encoder(port, drive, pod)`` plugs the encoder of one of the
+drivetrain's :class:`~simcore.models.OdometryPod` into encoder port ``port`` (the
+motor ports' encoders): the ``DcMotorEx`` on that port (its motor's, or an encoder
+alone) then counts the pod's wheel, through the SDK's direction handling as any
+encoder read.
+
 Mounting (physics of the robot, not of the SDK): a channel's motor is mounted
 *mirrored* or not. A drivetrain's signals are in the wheel's frame (positive:
 the wheel rolls the robot forward). On a real chassis the motors on the two
