@@ -22,7 +22,8 @@ from .tank import CharacterizedTankDrive, TankDrive, rectangle_moi
 from .motors import DCMotor
 from . import servo
 from .servo import ServoMechanism
+from .odometry import OdometryPod
 
 __all__ = ["motors", "DCMotor", "MotorDrive", "GearedMechanism", "Flywheel", "Arm", "Elevator", "Battery",
            "hub_motor", "HubMotor", "TankDrive", "CharacterizedTankDrive", "rectangle_moi", "SwerveDrive",
-           "MecanumDrive", "servo", "ServoMechanism"]
+           "MecanumDrive", "servo", "ServoMechanism", "OdometryPod"]

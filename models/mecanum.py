@@ -69,6 +69,7 @@ from .chassis import (DEFAULT_FIELD, DRIVE_ENERGY_STATES as ENERGY_STATES, EXTER
                       ChassisDrive, square_safe, walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .motor_channels import MotorChannels, motor_friction
+from .odometry import odometry_pods_of
 from .swerve import module_layout
 from .tank import motor_and_gearing
 
@@ -159,6 +160,10 @@ class MecanumDrive(ChassisDrive, System):
     viscous_friction : float or Quantity, optional
         The motors' own viscous friction at the wheel rim, per wheel, N·s/m. Default:
         the friction the datasheet free current implies; 0 the ideal motor.
+    odometry_pods : sequence of OdometryPod, optional
+        Dead wheels rolling with the chassis (:mod:`simcore.models.odometry`): each adds the
+        state ``<pod>_distance`` (m) and the outputs ``<pod>_rotor_position`` (rad) and
+        ``<pod>_rotor_velocity`` (rad/s) a hub encoder port reads (``hub.encoder(port, drive, pod)``).
 
     Notes
     -----
@@ -171,7 +176,7 @@ class MecanumDrive(ChassisDrive, System):
     ``<wheel>_supply_current``, ``<wheel>_applied_voltage``,
     ``<wheel>_rotor_position``, ``<wheel>_rotor_velocity``,
     ``<wheel>_roller_speed``; ``supply_voltage``; ``normal_force_<i>`` (wheel order);
-    ``wall_force`` with walls.
+    ``wall_force`` with walls; the odometry pods' signals last.
     """
 
     #: The wheels whose hub motors are mounted mirrored unless a channel says otherwise: the left ones, facing
@@ -184,8 +189,10 @@ class MecanumDrive(ChassisDrive, System):
                  stator_current_limit=None, supply_current_limit=None, command=None,
                  nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0),
                  wheel_positions=None, roller_friction=DEFAULT_ROLLER_FRICTION, cog_height=0.0, bumper=None,
-                 field=DEFAULT_FIELD, viscous_friction=None):
+                 field=DEFAULT_FIELD, viscous_friction=None, odometry_pods=()):
         motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
+        #: Dead-wheel pods rolling with the chassis (:mod:`simcore.models.odometry`).
+        self.odometry_pods = odometry_pods_of("odometry_pods", odometry_pods)
         field, bumper = walls_of(field, bumper, self.motor_type)
         if command is None:
             command = "duty" if self.motor_type is not None else "voltage"
@@ -267,6 +274,8 @@ class MecanumDrive(ChassisDrive, System):
             self._ie = len(states)
             states += list(ENERGY_STATES)
             self.energy_index = self._ie + ENERGY_STATES.index("impact_loss")
+        self._ipod = len(states)  # the pods' distances come last
+        states += [f"{p.name}_distance" for p in self.odometry_pods]
         inputs = [f"{w}_{cmd}" for w in WHEELS]
         inputs += ["brake"] if cmd == "voltage" else [f"{w}_brake" for w in WHEELS]
         inputs += list(EXTERNAL_INPUTS) + ["bus_voltage"]
@@ -280,6 +289,7 @@ class MecanumDrive(ChassisDrive, System):
         outputs += ["supply_voltage"] + [f"normal_force_{i}" for i in range(4)]
         if self.chassis.walls:
             outputs.append("wall_force")
+        outputs += [f"{p.name}_{o}" for p in self.odometry_pods for o in ("rotor_position", "rotor_velocity")]
         units = {"x": "m", "y": "m", "heading": "rad", "vx": "m/s", "vy": "m/s", "omega": "rad/s",
                  "robot_vx": "m/s", "robot_vy": "m/s", "supply_current": "A", "kinetic_energy": "J",
                  "bus_voltage": "V", "brake": "", "supply_voltage": "V", "wall_force": "N",
@@ -291,6 +301,9 @@ class MecanumDrive(ChassisDrive, System):
                           f"{w}_brake": "", f"{w}_{cmd}": "V" if cmd == "voltage" else ""})
         units.update({f"normal_force_{i}": "N" for i in range(4)})
         units.update({s: "J" for s in ENERGY_STATES})
+        for p in self.odometry_pods:
+            units.update({f"{p.name}_distance": "m", f"{p.name}_rotor_position": "rad",
+                          f"{p.name}_rotor_velocity": "rad/s"})
         System.__init__(self, name, states, inputs, outputs, units)
         self.input_ranges = drive_input_ranges(self.input_names)
         self.input_ranges.update({f"{w}_brake": (0.0, 1.0) for w in WHEELS if f"{w}_brake" in self.input_names})
@@ -422,6 +435,9 @@ class MecanumDrive(ChassisDrive, System):
                     sum((chs.motor_torque[k] - chs.friction_torque[k]) * rotor[k] - chs.output_torque[k] * w[k] / r
                         for k in range(4)),
                     smp.friction_power, 0.0, smp.external_power]
+        if self.odometry_pods:
+            vx, vy, om = smp.velocity
+            row += [p.rolling_speed(vx, vy, om) for p in self.odometry_pods]
         return np.array(row)
 
     def kinetic_energy(self, x) -> float:
@@ -443,6 +459,9 @@ class MecanumDrive(ChassisDrive, System):
         out += sol.normal
         if self.chassis.walls:
             out.append(sum(sol.wall_force))
+        vx, vy, om = smp.velocity
+        for i, p in enumerate(self.odometry_pods):
+            out += [x[self._ipod + i] / p.wheel_radius, p.rolling_speed(vx, vy, om) / p.wheel_radius]
         return out
 
     def _speeds_and_commands(self, x, u):

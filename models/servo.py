@@ -158,35 +158,51 @@ class ServoType:
         return (p - self.pulse_centre) * self.radians_per_microsecond
 
 
-# goBILDA 2000 Series Dual Mode Servos. Source: goBILDA's product pages (gobilda.com, "2000 Series Dual Mode
-# Servo", SKUs 2000-0025-0002 Torque, -0003 Speed, -0004 Super Speed): no-load speed and stall torque at 6 V,
-# 300 degrees of travel over 500-2500 µs. The stall and no-load currents are not read from a stored copy of those
-# pages: they are APPROXIMATIONS (listed in ``approximate``), as is the Super Speed's stall torque.
+# goBILDA 2000 Series Dual Mode Servos. goBILDA publishes, per SKU, a table at 4.8 / 6.0 / 7.4 V (the servo's
+# operating range): stall torque, no-load speed and stall current, 300 degrees over 500-2500 µs (0.15 deg/µs)
+# in the default position mode, 900-2100 µs in continuous mode. No no-load current is published: ``free_current``
+# is an APPROXIMATION for all three. The values below are at 6 V (the hub's servo rail is 5 V: the motor derived
+# from them scales with the rail voltage). Read from teams' transcriptions of those product pages and of the 5-turn
+# variants' pages (the same motors and gears); each value below is one that independent transcriptions agree on.
+#   https://www.gobilda.com/2000-series-dual-mode-servo-25-2-torque/  (2000-0025-0002)
+#       stall torque 17.2 / 21.6 / 25.2 kg-cm (21.6 kg-cm = 300 oz-in at 6 V; 25.2 is the 7.4 V figure),
+#       no-load speed 50 rpm at 6 V (0.20 s/60 deg), stall current 2.0 / 2.5 / 3.0 A
+#   https://www.gobilda.com/2000-series-dual-mode-servo-25-3-speed/  (2000-0025-0003)
+#       stall torque 7.9 / 9.3 / 10.8 kg-cm, no-load speed 90 / 115 / 145 rpm (0.09 s/60 deg at 6 V),
+#       stall current 2.0 / 2.5 / 3.0 A
+#   https://www.gobilda.com/2000-series-dual-mode-servo-25-4-super-speed/  (2000-0025-0004)
+#       no-load speed 230 rpm at 6 V (0.043 s/60 deg); its stall torque and stall current were not found in any
+#       transcription that names its source: APPROXIMATIONS (4.7 kg-cm, consistent with the Speed variant's
+#       torque times speed at the same motor power, 9.3 * 0.043 / 0.09 = 4.4; the family's 2.5 A).
 GOBILDA_TORQUE_SERVO = ServoType(
-    "goBILDA 2000-0025-0002 Torque", nominal_voltage=6.0, seconds_per_60deg=0.20, stall_torque=25.2 * KG_CM,
+    "goBILDA 2000-0025-0002 Torque", nominal_voltage=6.0, seconds_per_60deg=0.20, stall_torque=21.6 * KG_CM,
     stall_current=2.5, free_current=0.19, travel=math.radians(300.0),
-    source="goBILDA 2000 Series Dual Mode Servo (25-2, Torque) product page: 0.20 s/60 deg, 25.2 kg-cm at 6 V",
-    approximate=("stall_current", "free_current"))
+    source="https://www.gobilda.com/2000-series-dual-mode-servo-25-2-torque/ : at 6 V 0.20 s/60 deg (50 rpm), "
+           "21.6 kg-cm (300 oz-in), 2.5 A stall; 300 deg over 500-2500 us",
+    approximate=("free_current",))
 GOBILDA_SPEED_SERVO = ServoType(
     "goBILDA 2000-0025-0003 Speed", nominal_voltage=6.0, seconds_per_60deg=0.09, stall_torque=9.3 * KG_CM,
     stall_current=2.5, free_current=0.19, travel=math.radians(300.0),
-    source="goBILDA 2000 Series Dual Mode Servo (25-3, Speed) product page: 0.09 s/60 deg, 9.3 kg-cm at 6 V",
-    approximate=("stall_current", "free_current"))
+    source="https://www.gobilda.com/2000-series-dual-mode-servo-25-3-speed/ : at 6 V 0.09 s/60 deg (115 rpm), "
+           "9.3 kg-cm, 2.5 A stall; 300 deg over 500-2500 us",
+    approximate=("free_current",))
 GOBILDA_SUPER_SPEED_SERVO = ServoType(
-    "goBILDA 2000-0025-0004 Super Speed", nominal_voltage=6.0, seconds_per_60deg=0.043, stall_torque=4.0 * KG_CM,
+    "goBILDA 2000-0025-0004 Super Speed", nominal_voltage=6.0, seconds_per_60deg=0.043, stall_torque=4.7 * KG_CM,
     stall_current=2.5, free_current=0.19, travel=math.radians(300.0),
-    source="goBILDA 2000 Series Dual Mode Servo (25-4, Super Speed) product page: 0.043 s/60 deg at 6 V "
-           "(about 230 rpm)",
+    source="https://www.gobilda.com/2000-series-dual-mode-servo-25-4-super-speed/ : at 6 V 0.043 s/60 deg "
+           "(230 rpm); 300 deg over 500-2500 us",
     approximate=("stall_torque", "stall_current", "free_current"))
-# REV Smart Robot Servo (REV-41-1097). Source: REV Robotics' product page and documentation (docs.revrobotics.com,
-# "Servos": 270 degrees over the 500-2500 µs range by default). Speed and torque at 6 V from the product page;
-# the currents are APPROXIMATIONS.
+# REV Smart Robot Servo (REV-41-1097). Source: REV Robotics' documentation,
+# https://docs.revrobotics.com/rev-crossover-products/servo/srs : at 6 V (nominal; rated 4.8-7.4 V) stall torque
+# 13.5 kg-cm, speed 0.13 s/60 deg, stall current 2.0 A (maximum); 270 degrees over the 500-2500 µs input range
+# (centre 1500 µs). (Teams quoting the product page, https://www.revrobotics.com/rev-41-1097/ , give 0.14 s/60 deg;
+# the documentation's figure is used.) No no-load current is published: ``free_current`` is an APPROXIMATION.
 REV_SMART_ROBOT_SERVO = ServoType(
-    "REV Smart Robot Servo REV-41-1097", nominal_voltage=6.0, seconds_per_60deg=0.14, stall_torque=13.5 * KG_CM,
+    "REV Smart Robot Servo REV-41-1097", nominal_voltage=6.0, seconds_per_60deg=0.13, stall_torque=13.5 * KG_CM,
     stall_current=2.0, free_current=0.15, travel=math.radians(270.0),
-    source="REV Robotics Smart Robot Servo (REV-41-1097) product page: 0.14 s/60 deg, 13.5 kg-cm at 6 V; "
-           "docs.revrobotics.com 'Servos': 270 deg over the input range",
-    approximate=("stall_current", "free_current"))
+    source="https://docs.revrobotics.com/rev-crossover-products/servo/srs : at 6 V 0.13 s/60 deg, 13.5 kg-cm, "
+           "2.0 A stall; 270 deg over 500-2500 us",
+    approximate=("free_current",))
 
 #: Every catalogued servo type by its module-constant name.
 SERVO_TYPES = {n: globals()[n] for n in __all__ if isinstance(globals().get(n), ServoType)}

@@ -271,11 +271,12 @@ class Channel:
         self.port = port
         self.counts_per_rad = counts_per_motor_rev / (2 * math.pi)
         self.raw_sign = raw_sign
+        self.encoder_sign = raw_sign  # the encoder's own, when another one is plugged in (plug_encoder)
         self.fw = firmware
         self.hub = hub
         self.keys = dict(signals)  # REQUIRED_SIGNALS -> "<system>.<signal>" (the mechanism's or its wheel's)
-        self.duty_key = self.keys["duty"]
-        self.brake_key = self.keys["brake"]
+        self.duty_key = self.keys.get("duty")  # None: an encoder port with no motor on it
+        self.brake_key = self.keys.get("brake")
         # registers
         self.mode = RunMode.RUN_WITHOUT_ENCODER
         self.enabled = True
@@ -299,7 +300,17 @@ class Channel:
 
     # -- encoder --------------------------------------------------------------------------------
     def _abs_count(self, signals) -> int:
-        return round_half_away(self.raw_sign * float(signals[self.keys["rotor_position"]]) * self.counts_per_rad)
+        return round_half_away(self.encoder_sign * float(signals[self.keys["rotor_position"]]) * self.counts_per_rad)
+
+    def plug_encoder(self, position_key: str, velocity_key: str, counts_per_rev: float, sign: int) -> None:
+        """Read another encoder on this port (a dead wheel's: its angle ``position_key``, rad, its rate
+        ``velocity_key``, rad/s), counting ``counts_per_rev`` per turn in direction ``sign``; counts from 0."""
+        self.keys["rotor_position"], self.keys["rotor_velocity"] = position_key, velocity_key
+        self.counts_per_rad = counts_per_rev / (2 * math.pi)
+        self.encoder_sign = sign
+        self.offset = None
+        self.count_history.clear()
+        self.measured = 0.0
 
     def _sync_offset(self, signals) -> None:
         if signals is not None and self.offset is None:
@@ -318,7 +329,7 @@ class Channel:
         signals = self.hub.signals
         if signals is None:
             return 0.0
-        return self.raw_sign * float(signals[self.keys["rotor_velocity"]]) * self.counts_per_rad
+        return self.encoder_sign * float(signals[self.keys["rotor_velocity"]]) * self.counts_per_rad
 
     def measured_velocity(self) -> float:
         """The velocity the hub measures, raw counts/s: what the loop, getVelocity and the at-target
@@ -351,9 +362,10 @@ class Channel:
     def read_current(self) -> float:
         """Motor current the hub senses, A (absolute value of ``firmware.current_signal``)."""
         signals = self.hub.signals
-        if signals is None:
+        key = self.keys.get(self.fw.current_signal)
+        if signals is None or key is None:  # no motor on the port: no current
             return 0.0
-        return abs(float(signals[self.keys[self.fw.current_signal]]))
+        return abs(float(signals[key]))
 
     def at_target(self) -> bool:
         """The hub's at-target answer for the target and tolerance it was sent (and, with a finite
@@ -433,6 +445,8 @@ class Channel:
         self._sync_offset(signals)
         if self.window_passes:  # every pass, enabled or not: the encoder counts regardless
             self._measure(self._abs_count(signals) - self.offset)
+        if self.duty_key is None:  # an encoder alone: nothing to drive
+            return {}
         if not self.enabled:
             self.output = 0.0
             self.applied = 0.0

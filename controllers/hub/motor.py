@@ -57,6 +57,12 @@ a channel to one wheel of a drivetrain whose wheels carry their own signals
 (``<wheel>_duty``, ``<wheel>_brake``, ``<wheel>_rotor_position``, ...; the bus
 ``supply_voltage`` is shared): :data:`PER_WHEEL_SIGNALS`.
 
+Dead wheels: ``hub.encoder(port, drive, pod)`` plugs the encoder of one of the
+drivetrain's :class:`~simcore.models.OdometryPod` into encoder port ``port`` (the
+motor ports' encoders): the ``DcMotorEx`` on that port (its motor's, or an encoder
+alone) then counts the pod's wheel, through the SDK's direction handling as any
+encoder read.
+
 Mounting (physics of the robot, not of the SDK): a channel's motor is mounted
 *mirrored* or not. A drivetrain's signals are in the wheel's frame (positive:
 the wheel rolls the robot forward). On a real chassis the motors on the two
@@ -419,6 +425,64 @@ class Hub:
         self._motors[port] = m
         return m
 
+    def encoder(self, port: int, mechanism, pod: str, *, motor_type: Optional[MotorType] = None,
+                reversed: bool = False) -> "DcMotorEx":
+        """Plug dead wheel ``pod`` of ``mechanism`` into the encoder port ``port``; returns the ``DcMotorEx``
+        whose ``getCurrentPosition()`` and ``getVelocity()`` read it.
+
+        A hub's encoder ports are its motor ports' (0..3). If ``port`` already drives a motor
+        (:meth:`motor`), that motor's handle reads the pod from now on, as on a robot whose pods are plugged
+        into the drive motors' encoder ports (its direction, ``setDirection``, applies to the reading, as
+        the SDK does); otherwise the port has an encoder alone, configured as ``motor_type`` (what the robot
+        configuration names it; default the mechanism's ``motor_type``). The count is
+        ``distance / (2 pi r) * counts_per_revolution`` of the pod, negated with ``reversed`` (an encoder
+        mounted the other way), and starts at 0 here.
+
+        Parameters
+        ----------
+        port : int
+            0..3.
+        mechanism : simcore.System
+            A drivetrain with ``odometry_pods`` (:class:`~simcore.models.OdometryPod`).
+        pod : str
+            The pod's name.
+        motor_type : MotorType, optional
+            Only for a port with no motor on it.
+        reversed : bool
+
+        Raises
+        ------
+        ConfigError
+            Bad port, a pod the mechanism does not have, ``motor_type`` for a port that drives a motor, or
+            no motor type for a port alone.
+        """
+        if isinstance(port, bool) or not isinstance(port, numbers.Integral) or not 0 <= port < NUMBER_OF_MOTORS:
+            raise ConfigError("port", port, f"an encoder port 0..{NUMBER_OF_MOTORS - 1}")
+        port = int(port)
+        mech_name = getattr(mechanism, "name", None)
+        pods = {p.name: p for p in getattr(mechanism, "odometry_pods", ())}
+        if pod not in pods:
+            raise ConfigError("pod", pod, f"one of {sorted(pods)} (the odometry_pods of {mech_name!r})"
+                              if pods else f"a pod of a drivetrain built with odometry_pods ({mech_name!r} has none)")
+        if not isinstance(reversed, (bool, np.bool_)):
+            raise ConfigTypeError("reversed", reversed, "True or False")
+        if port in self._motors:
+            if motor_type is not None:
+                raise ConfigError("motor_type", motor_type, f"None: port {port} drives a motor, whose type it has")
+            m = self._motors[port]
+        else:
+            if motor_type is None:
+                motor_type = getattr(mechanism, "motor_type", None)
+            if not isinstance(motor_type, MotorType):
+                raise ConfigError("motor_type", motor_type, "the MotorType the robot configuration gives the port")
+            m = DcMotorEx(self, port, mech_name, motor_type, motor_type, signals={})
+            self._motors[port] = m
+        p = pods[pod]
+        m._channel.plug_encoder(f"{mech_name}.{pod}_rotor_position", f"{mech_name}.{pod}_rotor_velocity",
+                                p.counts_per_revolution, -1 if reversed else 1)
+        m.pod = pod
+        return m
+
     def getMotor(self, port: int) -> "DcMotorEx":
         """The DcMotorEx configured on ``port``."""
         return self._motors[port]
@@ -598,6 +662,8 @@ class DcMotorEx(DcMotor):
         self._port = port
         self.mechanism_name = mechanism_name
         self.wheel = wheel
+        #: The dead wheel whose encoder this port reads (:meth:`Hub.encoder`), or None.
+        self.pod = None
         #: Whether the motor is mounted mirrored (its rotation negated against the mechanism's or wheel's frame).
         self.mirrored = mirrored
         # DcMotorImpl: the handle's own direction and (construction-time) motor type

@@ -120,10 +120,35 @@ def test_without_pulses_the_servo_goes_limp():
     assert slow.sum() > 10 and np.all(res["s.stator_current"][slow] == 0.0)
 
 
-def test_datasheet_values_in_SI():
-    assert GOBILDA_TORQUE_SERVO.stall_torque == pytest.approx(25.2 * 0.0980665)
+# The datasheets' figures at 6 V, written here from the sources (goBILDA's product pages for 2000-0025-0002 and
+# -0003: 300 oz-in and 50 rpm, 130 oz-in and 115 rpm, 2.5 A; REV's Smart Robot Servo documentation: 13.5 kg-cm,
+# 0.13 s/60 deg, 2.0 A, 270 degrees), in their own units.
+OZ_IN = 0.0070615518  # N*m
+DATASHEET_AT_6V = {  # (stall torque N*m, no-load speed rad/s, stall current A, travel deg)
+    "torque": (GOBILDA_TORQUE_SERVO, 300.0 * OZ_IN, 50.0 * 2 * math.pi / 60, 2.5, 300.0),
+    "speed": (GOBILDA_SPEED_SERVO, 130.0 * OZ_IN, 115.0 * 2 * math.pi / 60, 2.5, 300.0),
+    "rev": (REV_SMART_ROBOT_SERVO, 13.5 * 0.0980665, math.radians(60.0) / 0.13, 2.0, 270.0),
+}
+
+
+@pytest.mark.parametrize("key", sorted(DATASHEET_AT_6V))
+def test_datasheet_values_in_SI(key):
+    servo_type, torque, speed, current, travel = DATASHEET_AT_6V[key]
+    assert servo_type.nominal_voltage == 6.0
+    # The datasheets round: 130 oz-in is 9.3 kg-cm to 0.7 %, 115 rpm is 0.09 s/60 deg to 3.5 %.
+    assert servo_type.stall_torque == pytest.approx(torque, rel=1e-2)
+    assert servo_type.free_speed == pytest.approx(speed, rel=0.04)
+    assert servo_type.stall_current == current
+    assert servo_type.travel == pytest.approx(math.radians(travel))
+    assert "free_current" in servo_type.approximate  # no datasheet gives it
     assert KG_CM == 0.0980665
+    assert GOBILDA_TORQUE_SERVO.stall_torque == pytest.approx(21.6 * 0.0980665)
     assert GOBILDA_TORQUE_SERVO.free_speed == pytest.approx(math.pi / 3 / 0.20)
+
+
+def test_super_speed_servo_speed_is_its_230_rpm():
+    assert GOBILDA_SUPER_SPEED_SERVO.free_speed == pytest.approx(230.0 * 2 * math.pi / 60, rel=0.02)  # 0.043 s is 233 rpm
+    assert {"stall_torque", "stall_current"} <= set(GOBILDA_SUPER_SPEED_SERVO.approximate)
 
 
 def test_bad_servo_values_are_named():
