@@ -454,8 +454,7 @@ class Simulator:
     def _compiled_advance(self, t_end: float) -> None:
         """Integrate to ``t_end`` in the kernel, events included (what :meth:`_segment` does, many times)."""
         cr, rec = self._compiled, self._rec
-        t, X, modes = self.t, self._X, self._modes()
-        snap, counted = cr.snapshot(), self._kernel_counted
+        X, modes, snap = self._X, self._modes(), cr.snapshot()
         self._compiled_load()
         try:
             status = cr.advance_single(t_end, self._compiled_sink())
@@ -467,11 +466,7 @@ class Simulator:
             t_reached = float(cr.RS[0, _kl.S_T])
             rec.commit(t_reached)
         except BaseException:
-            rec.rollback()
-            cr.restore(snap)
-            self._kernel_counted = counted
-            self._restore_modes(modes)
-            self._X, self.t, self._terminated = X, t, False
+            self._compiled_rollback(snap, modes, X)
             raise
         # Kept: only now the statistics and the integrator's carried step (nothing below can fail).
         self._compiled_store()
@@ -488,8 +483,7 @@ class Simulator:
             rec.row(t, self._X, self._layout.held(t, self._X))
             rec.commit(t)
             return
-        X, modes = self._X, self._modes()
-        snap, counted = cr.snapshot(), self._kernel_counted
+        X, modes, snap = self._X, self._modes(), cr.snapshot()
         self._compiled_load()
         try:
             status = cr.input_jumps_single(t, u_before[None, :], self._compiled_sink())
@@ -497,13 +491,16 @@ class Simulator:
                 self._compiled_failure(status)
             rec.commit(t)
         except BaseException:
-            rec.rollback()
-            cr.restore(snap)
-            self._kernel_counted = counted
-            self._restore_modes(modes)
-            self._X = X
+            self._compiled_rollback(snap, modes, X)
             raise
         self._compiled_store()
+
+    def _compiled_rollback(self, snap, modes, X) -> None:
+        """Put the simulation and the kernel's run back as they were before a kernel call that raised."""
+        self._rec.rollback()
+        self._compiled.restore(snap)
+        self._restore_modes(modes)
+        self._X, self._terminated = X, False
 
     def _compiled_failure(self, status: int) -> None:
         """Raise the error the Python path raises where the kernel stopped (it evaluates the failing

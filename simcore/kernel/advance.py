@@ -31,6 +31,7 @@ from .layout import (A_CODE, A_DIR, A_ID, A_PART, DONE, DONE_ALREADY, E_AT_TICK,
                      RS_N_SEGMENTS, RS_WARN_T, RS_ZENO_EVENT, RS_ZENO_RUN, S_BAD_INDEX, S_BAD_T, S_H, S_NFEV, S_NROOTS,
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
                      WARN_STIFF, ZENO)
+from .events import crosses
 from .parts import T_NX, T_P, T_U, T_X, derivatives, guard
 from .segment import integrate_segment, record_row
 
@@ -284,7 +285,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
                 # An earlier event at this instant changed the mode (no longer armed), or it has not crossed.
                 if not _armed_in_mode(table, P, modes, part, ev_id, ids):
                     continue
-                if not _crosses(ga, guard(table, P, U, part, active[j, A_CODE], te, X), active[j, A_DIR]):
+                if not crosses(ga, guard(table, P, U, part, active[j, A_CODE], te, X), active[j, A_DIR]):
                     continue
             _fire_one(table, P, U, modes, part, ev_id, te, X, False, rows_t, rows_y, rows_m, rs, evr_f, evr_x)
             fired[n_fired, FD_PART] = part
@@ -300,15 +301,6 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
         rs[S_T] = te
         if rs[S_SWITCH_DUE] != 0.0:
             return SWITCH
-
-
-@jit
-def _crosses(g_a, g_b, direction):
-    if g_a < 0.0 and g_b >= 0.0:
-        return direction >= 0
-    if g_a > 0.0 and g_b <= 0.0:
-        return direction <= 0
-    return False
 
 
 @jit
@@ -375,7 +367,7 @@ def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, ro
             done[k] = False
         for j in range(n_active):
             k = active[j, A_PART]
-            if not done[k] and _crosses(g_before[j], g_after[j], active[j, A_DIR]):
+            if not done[k] and crosses(g_before[j], g_after[j], active[j, A_DIR]):
                 _fire_one(table, P, U_after, modes, k, active[j, A_ID], t, X, True, rows_t, rows_y, rows_m, rs,
                           evr_f, evr_x)
                 done[k] = True

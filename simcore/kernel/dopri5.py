@@ -23,6 +23,7 @@ import math
 import numpy as np
 from scipy.integrate import RK45
 
+from ..dopri5 import check_tableau  # noqa: F401  (the one check of the tableau's shape, shared)
 from .jit import jit
 from .parts import derivatives
 
@@ -42,19 +43,6 @@ E0, E2, E3, E4, E5, E6 = (float(_E[j]) for j in (0, 2, 3, 4, 5, 6))
 P00 = float(_P[0, 0])
 #: Dense-output weights of stages 0, 2..6 for the powers x^2, x^3, x^4 (row j-1 for power j+1).
 P_REST = np.array([[float(_P[s, j]) for s in (0, 2, 3, 4, 5, 6)] for j in range(1, 4)])
-
-
-def check_tableau() -> str | None:
-    """Whether scipy's ``RK45`` tableau still has the shape the unrolled step relies on (None if so)."""
-    try:
-        if RK45.n_stages != 6 or _A.shape != (6, 5) or _P.shape != (7, 4) or _E.shape != (7,):
-            return f"{RK45.n_stages} stages, A {_A.shape}, P {_P.shape}, E {_E.shape}"
-        if not (_A[2, 1] != 0 and _B[1] == 0 and _E[1] == 0 and not _P[1].any() and _C[5] == 1.0
-                and _P[0, 0] == 1.0 and not _P[1:, 0].any() and not np.triu(_A).any()):
-            return "its zero weights or its last stage's time differ"
-    except (AttributeError, IndexError, TypeError) as exc:
-        return f"{type(exc).__name__}: {exc}"
-    return None
 
 
 def interior_weights(fractions) -> np.ndarray:
