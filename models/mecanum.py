@@ -69,7 +69,7 @@ from .chassis import (DEFAULT_FIELD, DRIVE_ENERGY_STATES as ENERGY_STATES, EXTER
                       ChassisDrive, square_safe, walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .motor_channels import MotorChannels, motor_friction
-from .odometry import odometry_pods_of
+from .odometry import odometry_pods_of, pod_rates, pod_readings, pod_signals
 from .swerve import module_layout
 from .tank import motor_and_gearing
 
@@ -275,7 +275,8 @@ class MecanumDrive(ChassisDrive, System):
             states += list(ENERGY_STATES)
             self.energy_index = self._ie + ENERGY_STATES.index("impact_loss")
         self._ipod = len(states)  # the pods' distances come last
-        states += [f"{p.name}_distance" for p in self.odometry_pods]
+        pod_states, pod_outputs, pod_units = pod_signals(self.odometry_pods)
+        states += pod_states
         inputs = [f"{w}_{cmd}" for w in WHEELS]
         inputs += ["brake"] if cmd == "voltage" else [f"{w}_brake" for w in WHEELS]
         inputs += list(EXTERNAL_INPUTS) + ["bus_voltage"]
@@ -289,7 +290,7 @@ class MecanumDrive(ChassisDrive, System):
         outputs += ["supply_voltage"] + [f"normal_force_{i}" for i in range(4)]
         if self.chassis.walls:
             outputs.append("wall_force")
-        outputs += [f"{p.name}_{o}" for p in self.odometry_pods for o in ("rotor_position", "rotor_velocity")]
+        outputs += pod_outputs
         units = {"x": "m", "y": "m", "heading": "rad", "vx": "m/s", "vy": "m/s", "omega": "rad/s",
                  "robot_vx": "m/s", "robot_vy": "m/s", "supply_current": "A", "kinetic_energy": "J",
                  "bus_voltage": "V", "brake": "", "supply_voltage": "V", "wall_force": "N",
@@ -301,9 +302,7 @@ class MecanumDrive(ChassisDrive, System):
                           f"{w}_brake": "", f"{w}_{cmd}": "V" if cmd == "voltage" else ""})
         units.update({f"normal_force_{i}": "N" for i in range(4)})
         units.update({s: "J" for s in ENERGY_STATES})
-        for p in self.odometry_pods:
-            units.update({f"{p.name}_distance": "m", f"{p.name}_rotor_position": "rad",
-                          f"{p.name}_rotor_velocity": "rad/s"})
+        units.update(pod_units)
         System.__init__(self, name, states, inputs, outputs, units)
         self.input_ranges = drive_input_ranges(self.input_names)
         self.input_ranges.update({f"{w}_brake": (0.0, 1.0) for w in WHEELS if f"{w}_brake" in self.input_names})
@@ -436,8 +435,7 @@ class MecanumDrive(ChassisDrive, System):
                         for k in range(4)),
                     smp.friction_power, 0.0, smp.external_power]
         if self.odometry_pods:
-            vx, vy, om = smp.velocity
-            row += [p.rolling_speed(vx, vy, om) for p in self.odometry_pods]
+            row += pod_rates(self.odometry_pods, *smp.velocity)
         return np.array(row)
 
     def kinetic_energy(self, x) -> float:
@@ -459,9 +457,8 @@ class MecanumDrive(ChassisDrive, System):
         out += sol.normal
         if self.chassis.walls:
             out.append(sum(sol.wall_force))
-        vx, vy, om = smp.velocity
-        for i, p in enumerate(self.odometry_pods):
-            out += [x[self._ipod + i] / p.wheel_radius, p.rolling_speed(vx, vy, om) / p.wheel_radius]
+        if self.odometry_pods:
+            out += pod_readings(self.odometry_pods, x[self._ipod:], *smp.velocity)
         return out
 
     def _speeds_and_commands(self, x, u):

@@ -10,7 +10,10 @@ component along ``d = (cos phi, sin phi)`` at its contact point::
     rolling speed  s = (v_x - omega y) cos phi + (v_y + omega x) sin phi        (m/s)
 
 with ``(v_x, v_y)`` the robot-frame velocity of the centre and ``omega`` the yaw
-rate. The distance it has rolled, ``D = integral of s dt``, is a state of the
+rate (:meth:`OdometryPod.rolling_speed`, the one law every drivetrain's pods use:
+:class:`~simcore.models.MecanumDrive` and :class:`~simcore.models.TankDrive` give it
+their chassis velocity; a tank that never moves sideways gives ``v_y = 0``). The
+distance it has rolled, ``D = integral of s dt``, is a state of the
 drivetrain the pod is mounted on (``<pod>_distance``, m: integrated by the engine
 with the rest of the motion, to its tolerance); its wheel has turned ``D / r``
 radians (``<pod>_rotor_position``, rad; ``<pod>_rotor_velocity``, rad/s), which its
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 from simcore import checks
 from simcore.errors import ConfigError, ConfigTypeError
 
-__all__ = ["OdometryPod", "odometry_pods_of"]
+__all__ = ["OdometryPod", "odometry_pods_of", "pod_signals", "pod_rates", "pod_readings"]
 
 
 @dataclass(frozen=True)
@@ -93,3 +96,31 @@ def odometry_pods_of(parameter: str, pods) -> tuple:
     if len(set(names)) != len(names):
         raise ConfigError(parameter, names, "pods with distinct names")
     return pods
+
+
+def pod_signals(pods) -> tuple:
+    """``(states, outputs, units)`` of ``pods`` on a drivetrain: the states ``<pod>_distance`` (m), the outputs
+    ``<pod>_rotor_position`` (rad) and ``<pod>_rotor_velocity`` (rad/s), pod by pod, and their units."""
+    states = [f"{p.name}_distance" for p in pods]
+    outputs = [f"{p.name}_{o}" for p in pods for o in ("rotor_position", "rotor_velocity")]
+    units = {}
+    for p in pods:
+        units.update({f"{p.name}_distance": "m", f"{p.name}_rotor_position": "rad",
+                      f"{p.name}_rotor_velocity": "rad/s"})
+    return states, outputs, units
+
+
+def pod_rates(pods, vx: float, vy: float, omega: float) -> list:
+    """The derivatives of the pods' ``<pod>_distance`` states, m/s: each pod's rolling speed at robot-frame
+    chassis velocity ``vx``, ``vy`` (m/s) and yaw rate ``omega`` (rad/s)."""
+    return [p.rolling_speed(vx, vy, omega) for p in pods]
+
+
+def pod_readings(pods, distances, vx: float, vy: float, omega: float) -> list:
+    """The pods' outputs, in :func:`pod_signals`' order: per pod its wheel's angle ``D / r`` (rad) from its
+    rolled ``distances`` (m) and its wheel's speed ``s / r`` (rad/s) at the chassis velocity ``vx``, ``vy`` (m/s,
+    robot frame) and ``omega`` (rad/s)."""
+    out = []
+    for p, d in zip(pods, distances):
+        out += [d / p.wheel_radius, p.rolling_speed(vx, vy, omega) / p.wheel_radius]
+    return out

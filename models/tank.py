@@ -82,6 +82,14 @@ mirrored by default (``mirrored_wheels``; :mod:`simcore.controllers.hub.motor`,
 "Mounting"). With a ``friction_coefficient`` such a drive stands in the FTC
 field's walls by default (``field``).
 
+**Dead-wheel odometry pods** (``odometry_pods``, :mod:`simcore.models.odometry`) roll
+with the chassis as on a mecanum: each integrates the velocity of its contact point
+along its rolling direction from the chassis' forward speed, its sideways speed
+(``lateral_velocity`` with scrub; 0 without, where the chassis cannot move sideways)
+and its yaw rate; with a traction limit that is the ground motion, not the wheels'
+rims, so a pod sees through wheel slip. A hub encoder port reads it
+(``hub.encoder(port, drive, pod)``).
+
 **Characterized model** (:meth:`TankDrive.characterized`): WPILib's
 ``LinearSystemId.identifyDrivetrainSystem(kVlinear, kAlinear, kVangular, kAangular,
 trackwidth)``; the angular gains are in V/(rad/s) and V/(rad/s^2) and are
@@ -115,6 +123,7 @@ from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .ftc_motor_types import MotorType
 from .motor_channels import MotorChannels, motor_friction
 from .motors import DCMotor
+from .odometry import odometry_pods_of, pod_rates, pod_readings, pod_signals
 
 __all__ = ["TankDrive", "CharacterizedTankDrive", "rectangle_moi", "STANDARD_GRAVITY",
            "TANK_ENERGY_STATES", "SIDE_OUTPUTS", "SIDES", "EXTERNAL_INPUTS"]
@@ -258,9 +267,14 @@ class TankDrive(ChassisDrive, System):
         the friction the datasheet free current implies (a motor at free speed draws
         its free current; :func:`~simcore.models.motor_channels.free_current_friction`);
         0 gives WPILib's ideal plant.
+    odometry_pods : sequence of OdometryPod, optional
+        Dead wheels rolling with the chassis (:mod:`simcore.models.odometry`): each adds the
+        state ``<pod>_distance`` (m) and the outputs ``<pod>_rotor_position`` (rad) and
+        ``<pod>_rotor_velocity`` (rad/s) a hub encoder port reads (``hub.encoder(port, drive, pod)``).
 
     Notes
     -----
+    The odometry pods' states and outputs come after all the others.
     Inputs: ``left_voltage``, ``right_voltage`` and ``brake`` (1 brake, 0 coast;
     both sides), or with ``command="duty"`` ``left_duty``, ``right_duty``,
     ``left_brake``, ``right_brake``; one ``bus_voltage`` shared by both sides, which a
@@ -278,8 +292,10 @@ class TankDrive(ChassisDrive, System):
                  stator_current_limit=None, supply_current_limit=None, command=None,
                  nominal_bus_voltage=None, track_energy: bool = False, start_pose=(0.0, 0.0, 0.0),
                  wheelbase=None, axle_positions=None, lateral_friction_coefficient=None, axle_load_fractions=None,
-                 cog_height=0.0, bumper=None, field=DEFAULT_FIELD, viscous_friction=None):
+                 cog_height=0.0, bumper=None, field=DEFAULT_FIELD, viscous_friction=None, odometry_pods=()):
         motor, G, self.motor_type = motor_and_gearing("motor", motor, gearing)
+        #: Dead-wheel pods rolling with the chassis (:mod:`simcore.models.odometry`).
+        self.odometry_pods = odometry_pods_of("odometry_pods", odometry_pods)
         if command is None:
             command = "duty" if self.motor_type is not None else "voltage"
         drive_kw, _ = split_drive_options(type(self), dict(
@@ -427,6 +443,9 @@ class TankDrive(ChassisDrive, System):
             self._ie = len(states)
             states += list(TANK_ENERGY_STATES)
             self.energy_index = self._ie + TANK_ENERGY_STATES.index("impact_loss")
+        self._ipod = len(states)  # the pods' distances come last
+        pod_states, pod_outputs, pod_units = pod_signals(self.odometry_pods)
+        states += pod_states
         outputs += ["acceleration", "yaw_acceleration", "supply_current", "kinetic_energy"]
         outputs += [f"{side}_{o}" for side in SIDES for o in SIDE_OUTPUTS]
         outputs += ["supply_voltage"] + [f"normal_force_{j}" for j in range(len(contacts))]
@@ -434,6 +453,7 @@ class TankDrive(ChassisDrive, System):
             outputs.append("lateral_acceleration")
         if self.chassis.walls:
             outputs.append("wall_force")
+        outputs += pod_outputs
         inputs = [f"left_{cmd}", f"right_{cmd}"]
         inputs += ["brake"] if cmd == "voltage" else ["left_brake", "right_brake"]
         inputs += list(EXTERNAL_INPUTS) + ["bus_voltage"]
@@ -452,6 +472,7 @@ class TankDrive(ChassisDrive, System):
         units.update({f"normal_force_{j}": "N" for j in range(len(contacts))})
         for side in SIDES:
             units.update({f"{side}_{o}": u for o, u in _SIDE_UNITS.items()})
+        units.update(pod_units)
         System.__init__(self, name, states, inputs, outputs, units)
         self.input_ranges = drive_input_ranges(self.input_names)
         #: Names of the inputs that command the motors (for the battery's brownout "disable").
@@ -675,6 +696,8 @@ class TankDrive(ChassisDrive, System):
             out[e + 4] = smp.friction_power
             out[e + 5] = 0.0
             out[e + 6] = smp.external_power
+        if self.odometry_pods:  # the chassis velocity, robot frame: no sideways velocity without scrub
+            out[self._ipod:] = pod_rates(self.odometry_pods, v, vlat, om)
         return out
 
     def kinetic_energy(self, x) -> float:
@@ -704,6 +727,8 @@ class TankDrive(ChassisDrive, System):
             out.append(sol.ay - om * v)
         if self.chassis.walls:
             out.append(sum(sol.wall_force))
+        if self.odometry_pods:
+            out += pod_readings(self.odometry_pods, x[self._ipod:], v, vlat, om)
         return out
 
     def _commands(self, ul):
