@@ -20,6 +20,7 @@ import math
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
+from simcore.kernel.layout import LOAD_ARM_GRAVITY
 
 from .drive import MotorDrive
 from .motors import as_dcmotor
@@ -133,7 +134,7 @@ class Arm(GearedMechanism):
         return self._mgd * math.sin(self.gravity_direction - q)
 
     def kernel_load(self):
-        return (1, self._mgd, self.gravity_direction)  # simcore.kernel.geared.LOAD_ARM_GRAVITY
+        return (LOAD_ARM_GRAVITY, self._mgd, self.gravity_direction)
 
     def potential_energy(self, q):
         return self._mgd * (math.cos(self.gravity_direction) - math.cos(self.gravity_direction - q))

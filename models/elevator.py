@@ -13,6 +13,7 @@ import math
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError
+from simcore.kernel.layout import LOAD_CONSTANT
 
 from .arm import WPILIB_GRAVITY, _gravity
 from .drive import MotorDrive
@@ -85,7 +86,7 @@ class Elevator(GearedMechanism):
         return self.constant_force - self._weight
 
     def kernel_load(self):
-        return (2, self.constant_force - self._weight, 0.0)  # simcore.kernel.geared.LOAD_CONSTANT
+        return (LOAD_CONSTANT, self.constant_force - self._weight, 0.0)
 
     def potential_energy(self, q):
         return (self._weight - self.constant_force) * q

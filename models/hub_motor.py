@@ -28,6 +28,7 @@ import math
 
 from simcore import checks
 from simcore.errors import ConfigTypeError, NonFiniteError
+from simcore.kernel.layout import LOAD_NONE
 
 from .drive import MotorDrive
 from .ftc_motor_types import *  # noqa: F401,F403 -- the contract names live in simcore.models.hub_motor
@@ -118,7 +119,7 @@ class HubMotor(GearedMechanism):
 
     def kernel_load(self):
         """No load, or None: an ``external_torque`` is Python, so the run takes the Python path."""
-        return (0, 0.0, 0.0) if self.external_torque is None else None
+        return (LOAD_NONE, 0.0, 0.0) if self.external_torque is None else None
 
     def potential_energy(self, q):
         """Potential energy of the external torque, J, zero at angle 0: ``-∫₀^q torque``.

@@ -56,6 +56,7 @@ import numpy as np
 from simcore import checks
 from simcore.errors import ConfigError
 from simcore.events import StateEvent, on_floats
+from simcore.kernel import layout as _kl
 from simcore.system import System, derivatives_on_floats
 
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, split_drive_options
@@ -140,9 +141,12 @@ def _kernel_guard(event: StateEvent, code: int) -> StateEvent:
     return event
 
 
-#: The events of each mode by their kernel id (simcore.kernel.geared's ``EV_*``), in the lists' order.
-_KERNEL_EVENT_IDS = {"moving": (0, 1), "forward": (0, 1, 2), "reverse": (0, 1, 3), "stuck": (4, 5),
-                     "lower_stop": (6,), "upper_stop": (7,)}
+#: The events of each mode by their kernel id (simcore.kernel.layout's ``EV_*``), in the lists' order.
+_KERNEL_EVENT_IDS = {"moving": (_kl.EV_LOWER_STOP, _kl.EV_UPPER_STOP),
+                     "forward": (_kl.EV_LOWER_STOP, _kl.EV_UPPER_STOP, _kl.EV_VELOCITY_ZERO_FORWARD),
+                     "reverse": (_kl.EV_LOWER_STOP, _kl.EV_UPPER_STOP, _kl.EV_VELOCITY_ZERO_REVERSE),
+                     "stuck": (_kl.EV_BREAKAWAY_FORWARD, _kl.EV_BREAKAWAY_REVERSE),
+                     "lower_stop": (_kl.EV_LEAVE_LOWER_STOP,), "upper_stop": (_kl.EV_LEAVE_UPPER_STOP,)}
 
 
 def _defined_in(cls, name):
@@ -454,34 +458,37 @@ class GearedMechanism(System):
         moving = []
         if self.min_position > -math.inf:
             moving.append(_kernel_guard(StateEvent(on_floats(lambda t, x, u: x[0] - self.min_position), direction=-1,
-                                                   reset=stop_lo, mode=to_rest, name="lower_stop"), 0))
+                                                   reset=stop_lo, mode=to_rest, name="lower_stop"), _kl.GUARD_LOWER_STOP))
         if self.max_position < math.inf:
             moving.append(_kernel_guard(StateEvent(on_floats(lambda t, x, u: x[0] - self.max_position), direction=+1,
-                                                   reset=stop_hi, mode=to_rest, name="upper_stop"), 1))
+                                                   reset=stop_hi, mode=to_rest, name="upper_stop"), _kl.GUARD_UPPER_STOP))
         zero_v = lambda t, x, u: self._halt(x)  # noqa: E731
         ev["moving"] = tuple(moving)
         ev["forward"] = tuple(moving) + (_kernel_guard(StateEvent(on_floats(lambda t, x, u: x[1]), direction=-1,
-                                                                  reset=zero_v, mode=to_rest, name="velocity_zero"), 2),)
+                                                                  reset=zero_v, mode=to_rest, name="velocity_zero"), _kl.GUARD_VELOCITY),)
         ev["reverse"] = tuple(moving) + (_kernel_guard(StateEvent(on_floats(lambda t, x, u: x[1]), direction=+1,
-                                                                  reset=zero_v, mode=to_rest, name="velocity_zero"), 2),)
+                                                                  reset=zero_v, mode=to_rest, name="velocity_zero"), _kl.GUARD_VELOCITY),)
         fb = self._breakaway
         forward_push = on_floats(lambda t, x, u: self.applied_force(x[0], u, +1.0) - fb)
         backward_push = on_floats(lambda t, x, u: -self.applied_force(x[0], u, -1.0) - fb)
         ev["stuck"] = (
-            _kernel_guard(StateEvent(forward_push, direction=+1, mode="forward", name="breakaway_forward"), 3),
-            _kernel_guard(StateEvent(backward_push, direction=+1, mode="reverse", name="breakaway_reverse"), 4),
+            _kernel_guard(StateEvent(forward_push, direction=+1, mode="forward", name="breakaway_forward"),
+                          _kl.GUARD_FORWARD_PUSH),
+            _kernel_guard(StateEvent(backward_push, direction=+1, mode="reverse", name="breakaway_reverse"),
+                          _kl.GUARD_BACKWARD_PUSH),
         )
         leave = "forward" if self._directional else "moving"
         leave_rev = "reverse" if self._directional else "moving"
         ev["lower_stop"] = (_kernel_guard(StateEvent(forward_push, direction=+1, mode=leave, name="leave_lower_stop"),
-                                          3),)
+                                          _kl.GUARD_FORWARD_PUSH),)
         ev["upper_stop"] = (_kernel_guard(StateEvent(backward_push, direction=+1, mode=leave_rev,
-                                                     name="leave_upper_stop"), 4),)
+                                                     name="leave_upper_stop"), _kl.GUARD_BACKWARD_PUSH),)
         # The same StateEvent objects by their kernel id (a stop's only when the stop exists).
         self.kernel_events = {}
         for mode, evs in ev.items():
-            ids = [i for i in _KERNEL_EVENT_IDS[mode] if not ((i == 0 and self.min_position == -math.inf)
-                                                               or (i == 1 and self.max_position == math.inf))]
+            ids = [i for i in _KERNEL_EVENT_IDS[mode]
+                   if not ((i == _kl.EV_LOWER_STOP and self.min_position == -math.inf)
+                           or (i == _kl.EV_UPPER_STOP and self.max_position == math.inf))]
             for i, e in zip(ids, evs):
                 self.kernel_events[i] = e
         return ev
@@ -509,9 +516,9 @@ class GearedMechanism(System):
 
     # -- the compiled kernel ---------------------------------------------------------------------
     def kernel_load(self):
-        """``(kind, a, b)`` of :meth:`load_force` in the kernel (:mod:`simcore.kernel.geared`'s ``LOAD_*``),
+        """``(kind, a, b)`` of :meth:`load_force` in the kernel (:mod:`simcore.kernel.layout`'s ``LOAD_*``),
         or None when it has no kernel form. A class that overrides ``load_force`` overrides this too."""
-        return (0, 0.0, 0.0)
+        return (_kl.LOAD_NONE, 0.0, 0.0)
 
     def kernel_form(self):
         """``(kind, parameters, mode names)`` of this mechanism in the compiled kernel

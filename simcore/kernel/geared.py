@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from .jit import jit
+from .layout import LOAD_ARM_GRAVITY, LOAD_CONSTANT, LOAD_NONE  # noqa: F401
 from .layout import (GUARD_BACKWARD_PUSH, GUARD_FORWARD_PUSH, GUARD_LOWER_STOP, GUARD_UPPER_STOP,  # noqa: F401
                      GUARD_VELOCITY)
 from .layout import (EV_BREAKAWAY_FORWARD, EV_BREAKAWAY_REVERSE, EV_LEAVE_LOWER_STOP, EV_LEAVE_UPPER_STOP,  # noqa: F401
@@ -30,9 +31,7 @@ P_R, P_KT, P_KV, P_STATOR_LIMIT, P_SUPPLY_LIMIT, P_DUTY_COMMAND, P_GEARING, P_EF
  P_DIRECTIONAL, P_TRACK_ENERGY, P_LOAD_KIND, P_LOAD_A, P_LOAD_B) = range(8, 22)
 N_PARAMETERS = 22
 
-#: Load kinds: none; gravity on an arm ``a sin(b - q)`` (a = m g d, b = gravity direction);
-#: a constant force ``a`` (an elevator's weight and constant force).
-LOAD_NONE, LOAD_ARM_GRAVITY, LOAD_CONSTANT = 0, 1, 2
+# Load kinds (LOAD_*): simcore.kernel.layout.
 
 # Modes (MODE_NAMES: GearedMechanism's mode names, indexed by MODE_*), events (EV_*) and guards (GUARD_*):
 # simcore.kernel.layout.
