@@ -46,7 +46,7 @@ from typing import NamedTuple
 from simcore import checks
 from simcore.errors import ConfigError, ConfigTypeError
 
-from .motors import DCMotor
+from .motors import DCMotor, as_dcmotor
 
 __all__ = ["MotorDrive", "Electrical", "NEUTRAL_MODES", "COMMANDS", "EFFICIENCY_SPEED_EPSILON",
            "MOTOR_DRIVE_KEYS", "split_drive_options", "merge_legacy_drive_options"]
@@ -248,8 +248,7 @@ class MotorDrive:
         # The names the user wrote (drive_gearing, steer_efficiency, n_motors_per_side) for errors.
         pn = dict(parameter_names or {})
         name = lambda k: pn.get(k, k)  # noqa: E731
-        if not isinstance(motor, DCMotor):
-            raise ConfigTypeError("motor", motor, "a simcore.models.motors.DCMotor")
+        motor = as_dcmotor("motor", motor)  # simcore's, or WPILib's (wpimath's DCMotor) converted
         self.gearing = checks.positive(name("gearing"), gearing, what="gear ratio (motor turns per output turn)")
         n_motors = checks.integer(name("n_motors"), n_motors, minimum=1)
         self.efficiency = checks.fraction(name("efficiency"), efficiency, low_open=True)

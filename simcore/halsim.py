@@ -438,6 +438,15 @@ def load_physics(path):
     return engine
 
 
+def _warm_up() -> None:
+    """Load, before a robot program connects, what the physics' first update would load on the way: numba
+    and the compiled motor-drive law (from the disk cache, or compiled), a few hundred milliseconds that would
+    otherwise delay the first frames' sensors."""
+    from simcore.kernel import motor_drive
+
+    motor_drive.electrical(0.0, 1.0, 1.0, 12.0, 1.0, 1.0, math.inf, math.inf, False)
+
+
 class HalSim:
     """The physics side of WPILib's HALSim WebSocket protocol (see the module docstring).
 
@@ -665,6 +674,7 @@ class HalSim:
 
     async def run(self, duration: float | None = None) -> None:
         """Serve the robot program for ``duration`` seconds of wall time (None: until cancelled)."""
+        _warm_up()
         stop_at = None if duration is None else time.monotonic_ns() + int(duration * 1e9)
         if self.server:
             return await self._serve(stop_at)

@@ -76,7 +76,8 @@ from .linear import (MAX_LINES_WITHOUT_HANDOVER, LinearOpMode, OpModeController,
 from .motor import DEFAULT_TARGET_POSITION_TOLERANCE, NUMBER_OF_MOTORS, DcMotorEx, Hub, LynxModule, OpModeEndedError
 from .opmode import OpMode, iterative_opmode, linear_opmode
 from .range import Range
-from .sensors import (AnalogInput, DigitalChannel, DistanceSensor, DistanceUnit, LimitSwitch, Potentiometer,
+from .sensors import (AnalogInput, BumperSwitch, DigitalChannel, DistanceSensor, DistanceUnit, LimitSwitch,
+                      Potentiometer,
                       Rev2mDistanceSensor, SimulatedDevice, TouchSensor, VoltageSensor)
 from .servo import CRServo, CRServoImplEx, PwmControl, Servo, ServoImplEx
 from .sdk import (AngleUnit, CurrentUnit, DcMotor, DcMotorSimple, Direction, IllegalArgumentException,
@@ -96,4 +97,4 @@ __all__ = ["Hub", "LynxModule", "DcMotorEx", "FirmwareConstants", "DEFAULT_FIRMW
            "IMU", "YawPitchRollAngles", "AngularVelocity", "RevHubOrientationOnRobot", "BulkCachingMode",
            "BulkData", "Range", "Servo", "ServoImplEx", "CRServo", "CRServoImplEx", "PwmControl", "TouchSensor",
            "DigitalChannel", "DistanceSensor", "Rev2mDistanceSensor", "DistanceUnit", "VoltageSensor", "AnalogInput",
-           "LimitSwitch", "Potentiometer", "SimulatedDevice"]
+           "LimitSwitch", "BumperSwitch", "Potentiometer", "SimulatedDevice"]

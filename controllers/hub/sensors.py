@@ -263,6 +263,32 @@ class LimitSwitch:
         return f"LimitSwitch({self.key!r} {'>=' if self.closes_above else '<='} {self.position!r})"
 
 
+class BumperSwitch:
+    """A switch on a drivetrain's bumper, closed while the bumper presses on a field wall.
+
+    The drivetrain's output ``wall_force`` (N, the walls' total push on the bumper; the chassis model's wall
+    contacts, located as events) is positive exactly while a bumper corner rests on a wall; the switch reads it,
+    for a :class:`TouchSensor` or :class:`DigitalChannel` on ``hub.digital(port, BumperSwitch(drive))``.
+
+    Parameters
+    ----------
+    drivetrain : simcore.System
+        A drivetrain with field walls (its ``field``; an FTC drivetrain has the FTC field's by default).
+    """
+
+    def __init__(self, drivetrain):
+        name = getattr(drivetrain, "name", None)
+        if not isinstance(name, str) or "wall_force" not in tuple(getattr(drivetrain, "output_names", ()) or ()):
+            raise ConfigError("drivetrain", drivetrain, "a drivetrain with field walls (its output wall_force)")
+        self.key = f"{name}.wall_force"
+
+    def __call__(self, signals: Mapping[str, float]) -> bool:
+        return float(signals[self.key]) > 0.0
+
+    def __repr__(self):
+        return f"BumperSwitch({self.key!r} > 0)"
+
+
 class DigitalChannel(_HubDevice):
     """``DigitalChannel`` on a hub's digital pin (see the module docstring): active-low input by default."""
 

@@ -366,3 +366,51 @@ def test_the_claw_and_distance_example_reads_the_wall_and_holds_the_wrist_agains
     load = example["CLAW_MASS"] * example["G"] * example["CLAW_ARM"] * math.cos(res.sample("wrist.angle", t))
     droop = st.proportional_band * load / (st.stall_torque * 5.0 / st.nominal_voltage)
     assert res.sample("wrist.angle", t) == pytest.approx(math.radians(67.5) - droop, abs=1e-6)
+
+
+def test_a_bumper_switch_closes_on_the_field_wall():
+    # A mecanum robot driven straight at the FTC field's +x wall from its centre; a touch sensor on a bumper
+    # switch reads "not pressed" until the bumper's front reaches the wall (the chassis' located wall event) and
+    # "pressed" while the robot pushes on it, each read within a round trip and a loop of the contact.
+    from simcore.controllers.hub import BumperSwitch, DcMotor
+    from simcore.models import MecanumDrive
+    from simcore.models.ftc_motor_types import GOBILDA_5203_312
+    from simcore.models.mecanum import WHEELS
+
+    drive = MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0,
+                         moi=0.35, start_pose=(1.0, 0.0, 0.0))
+    hub = Hub()
+    bumper = hub.digital(1, BumperSwitch(drive))
+    config = {w: hub.motor(p, drive, wheel=w) for p, w in enumerate(WHEELS)}
+    config["bumper"] = bumper
+    seen = []
+
+    class PushTheWall(LinearOpMode):
+        def runOpMode(self):
+            motors = [self.hardwareMap.get(DcMotor, w) for w in WHEELS]
+            for w in ("front_left", "rear_left"):  # mounted mirrored
+                self.hardwareMap.get(DcMotor, w).setDirection(DcMotor.Direction.REVERSE)
+            touch = self.hardwareMap.get(TouchSensor, "bumper")
+            self.waitForStart()
+            for m in motors:
+                m.setPower(0.5)
+            while self.opModeIsActive():
+                seen.append((self.getRuntime(), touch.isPressed()))
+
+    res = simcore.simulate([drive], 2.0, controllers=run_opmode(PushTheWall, hubs=[hub], configuration=config,
+                                                                stop_time=2.0))
+    contact = next(e.t for e in res.events if e.name == "wall")
+    assert res.sample("mecanum.x", [contact])[0] == pytest.approx(72 * 0.0254 - 9 * 0.0254, abs=1e-9)
+    assert any(p for _, p in seen) and not all(p for _, p in seen)
+    pressed_from = next(t for t, p in seen if p)
+    assert all(not p for t, p in seen if t < contact)
+    assert contact < pressed_from <= contact + 0.01  # the next reads after the contact (a loop of hub reads)
+    assert all(p for t, p in seen if t >= pressed_from)  # it stays on the wall, pushing
+
+
+def test_a_bumper_switch_needs_a_drivetrain_with_walls():
+    from simcore.controllers.hub import BumperSwitch
+
+    claw = ServoMechanism(GOBILDA_TORQUE_SERVO, max_angle=0.5, name="claw")
+    with pytest.raises(ConfigError, match="drivetrain"):
+        BumperSwitch(claw)

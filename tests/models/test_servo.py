@@ -86,6 +86,7 @@ def test_a_load_above_the_stall_torque_back_drives_the_servo():
     assert res["s.velocity"][-1] < 0.0
     # At the first instant (at rest, full duty against the error the load is about to make) it draws no
     # more than the stall current, and while pushed back its current exceeds the stall current (back-EMF adds).
+    assert res["s.stator_current"][res.t == 0.0].max() <= st.stall_current * (1 + 1e-12)
     assert res["s.stator_current"][-1] > st.stall_current
 
 
@@ -141,9 +142,10 @@ def test_datasheet_values_in_SI(key):
     assert servo_type.stall_current == current
     assert servo_type.travel == pytest.approx(math.radians(travel))
     assert "free_current" in servo_type.approximate  # no datasheet gives it
-    assert KG_CM == 0.0980665
-    assert GOBILDA_TORQUE_SERVO.stall_torque == pytest.approx(21.6 * 0.0980665)
-    assert GOBILDA_TORQUE_SERVO.free_speed == pytest.approx(math.pi / 3 / 0.20)
+
+
+def test_the_kilogram_force_centimetre_is_the_si_value():
+    assert KG_CM == pytest.approx(9.80665 * 0.01, rel=1e-15)  # standard gravity (N per kgf) times 1 cm
 
 
 def test_super_speed_servo_speed_is_its_230_rpm():
