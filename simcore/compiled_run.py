@@ -20,7 +20,8 @@ import numpy as np
 from .event_handler import _SAMPLE_FRACTIONS, JUST_OFF_ZERO, MAX_EVENTS_AT_ONE_INSTANT, PROBE_STEP, ZENO_GAP
 from .kernel import advance as ka
 from .kernel import layout as kl
-from .kernel.dopri5 import check_tableau, interior_weights
+from .dopri5 import check_tableau
+from .kernel.dopri5 import interior_weights
 from .kernel.parts import T_KIND, T_NX, T_P, T_U, T_X
 from .solvers import MIN_EXPLICIT_STEPS, STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS, STIFF_STEPS
 

@@ -23,7 +23,6 @@ import math
 import numpy as np
 from scipy.integrate import RK45
 
-from ..dopri5 import check_tableau  # noqa: F401  (the one check of the tableau's shape, shared)
 from .jit import jit
 from .parts import derivatives
 
