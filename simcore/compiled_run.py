@@ -27,7 +27,8 @@ from .solvers import MIN_EXPLICIT_STEPS, STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, 
 
 __all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "EVENT_BUFFER"]
 
-#: Rows of each variant the kernel keeps before handing them over (it pauses, then resumes).
+#: Rows of each variant the kernel keeps before handing them over (it pauses, then resumes); at least what
+#: one step can make.
 ROW_BUFFER = 1024
 #: Event records of each variant likewise.
 EVENT_BUFFER = 64
@@ -108,15 +109,23 @@ class CompiledRun:
         self.BAD_X = np.zeros((N, n))
         self.STATUS = np.zeros(N, dtype=np.int64)
         nx_max = int(table[:, T_NX].max()) if n_parts else 0
-        self.ROWS_T = np.empty((N, ROW_BUFFER))
-        self.ROWS_Y = np.empty((N, ROW_BUFFER, n))
-        self.ROWS_M = np.empty((N, ROW_BUFFER, n_parts), dtype=np.int64)
-        self.EVR_F = np.empty((N, EVENT_BUFFER, kl.N_EVENT_FIELDS))
-        self.EVR_X = np.empty((N, EVENT_BUFFER, 2, nx_max))
+        # The kernel goes on only while the buffers can take a step's worst case (every armed event firing,
+        # two rows and a record each, and the step's row): never smaller than that, or it could not go on.
+        rows, records = max(ROW_BUFFER, 2 * A + 3), max(EVENT_BUFFER, A + 1)
+        self.ROWS_T = np.empty((N, rows))
+        self.ROWS_Y = np.empty((N, rows, n))
+        self.ROWS_M = np.empty((N, rows, n_parts), dtype=np.int64)
+        self.EVR_F = np.empty((N, records, kl.N_EVENT_FIELDS))
+        self.EVR_X = np.empty((N, records, 2, nx_max))
         self.flags = np.zeros(kl.N_FLAGS, dtype=np.bool_)
         self.flags[kl.F_AUTO] = method == "auto"
         self.flags[kl.F_KEEP] = keep_steps
         self.rtol, self.atol, self.max_step = rtol, atol, max_step
+        # What every advance passes the kernel (the arrays are fixed for the run; their contents change).
+        self._advance_args = (self.table, self.P, self.U, self.modes, self.X, self.F0, self.RS, self.ACTIVE,
+                              self.G_PREV, self.SEARCH, self.LAST_T, self.FIRED, self.X_BEFORE, rtol, atol,
+                              max_step, self.flags, STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y,
+                              self.ROWS_M, self.EVR_F, self.EVR_X, self.BAD_X, self.STATUS)
 
     # -- state in and out ------------------------------------------------------------------------------
     def set_modes(self, v, names):
@@ -137,42 +146,34 @@ class CompiledRun:
 
     # -- the kernel ------------------------------------------------------------------------------------
     def advance_single(self, t_end: float, sink) -> int:
-        """Advance variant 0 to ``t_end``; ``sink(0, n_rows, n_events)`` takes its buffered rows and events
+        """Advance variant 0 to ``t_end``; ``sink(n_rows, n_events)`` takes its buffered rows and events
         whenever the buffer fills, and at the end. Returns the kernel's status."""
-        RS, args = self.RS, self._advance_args
-        RS[0, kl.S_T_END] = t_end
+        self.RS[0, kl.S_T_END] = t_end
         status = self.STATUS
         while True:
             status[0] = kl.DONE
-            ka.advance_chunk(0, 1, *args)
-            n_rows, n_ev = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS])
-            if n_rows or n_ev:
-                sink(0, n_rows, n_ev)
-                RS[0, kl.S_NROWS] = 0
-                RS[0, kl.RS_N_EV_RECORDS] = 0
+            ka.advance_chunk(0, 1, *self._advance_args)
+            self._empty_buffers(sink)
             if status[0] != kl.PAUSE:
                 return int(status[0])
 
     def input_jumps_single(self, t: float, U_before: np.ndarray, sink) -> int:
         """Fire variant 0's events that the writes at tick ``t`` trigger (``U_before``: the inputs before
         them), and record the row after the writes; ``sink`` as :meth:`advance_single`'s."""
-        RS = self.RS
         ka.input_jumps_chunk(0, 1, self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
                              self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F, self.EVR_X,
                              self.BAD_X, self.STATUS, True)
-        n_rows, n_ev = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS])
-        if n_rows or n_ev:
-            sink(0, n_rows, n_ev)
-            RS[0, kl.S_NROWS] = 0
-            RS[0, kl.RS_N_EV_RECORDS] = 0
+        self._empty_buffers(sink)
         return int(self.STATUS[0])
 
-    @property
-    def _advance_args(self):
-        return (self.table, self.P, self.U, self.modes, self.X, self.F0, self.RS, self.ACTIVE, self.G_PREV,
-                self.SEARCH, self.LAST_T, self.FIRED, self.X_BEFORE, self.rtol, self.atol, self.max_step, self.flags,
-                STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F,
-                self.EVR_X, self.BAD_X, self.STATUS)
+    def _empty_buffers(self, sink) -> None:
+        """Hand variant 0's buffered rows and event records to ``sink`` and empty the buffers."""
+        RS = self.RS
+        n_rows, n_ev = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS])
+        if n_rows or n_ev:
+            sink(n_rows, n_ev)
+            RS[0, kl.S_NROWS] = 0
+            RS[0, kl.RS_N_EV_RECORDS] = 0
 
 
 def _block(owner, shapes: dict, N: int, dtype) -> np.ndarray:

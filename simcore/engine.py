@@ -49,7 +49,7 @@ from . import checks
 from .clock import NS_PER_S, TickSchedule, to_ns
 from .controller import PeriodicController, checked_writes, note_controller_error
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
-from .event_handler import EVENT_INTERIOR_POINTS, MAX_EVENTS_AT_ONE_INSTANT, ZENO_GAP, EventHandler
+from .event_handler import EVENT_INTERIOR_POINTS, MAX_EVENTS_AT_ONE_INSTANT, EventHandler, zeno_error
 from .events import KEEP_MODE, EventRecord
 from .protocols import check_simulation
 from .recorder import Recorder, check_record
@@ -409,14 +409,14 @@ class Simulator:
         cr.RS[0, _kl.S_T] = self.t
 
     def _compiled_sink(self):
-        """``sink(v, n_rows, n_events)`` for the kernel's buffers: rows and events to the recorder."""
+        """``sink(n_rows, n_events)`` for the kernel's buffers: rows and events to the recorder."""
         cr, rec, lay = self._compiled, self._rec, self._layout
         stage = rec.stager()
         names = [s.name for s in self.systems]
         U = self._compiled_inputs()
         held_by_modes = {}
 
-        def sink(v, n_rows, n_events):
+        def sink(n_rows, n_events):
             T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows]
             for r in range(n_rows):
                 key = tuple(M[r])
@@ -439,9 +439,7 @@ class Simulator:
         cr, stats = self._compiled, self._stats
         RS = cr.RS[0]
         self._X = cr.X[0].copy()
-        for k, s in enumerate(self.systems):
-            s.mode = cr.mode_name(k, cr.modes[0, k])
-        self._layout.modes_changed()
+        self._modes_from_kernel()
         counted = self._kernel_counted
         now = (int(RS[_kl.S_NSTEPS]), int(RS[_kl.RS_N_SEGMENTS]), int(RS[_kl.RS_N_EVENTS]), int(RS[_kl.S_DROPPED]))
         stats["n_steps"] += now[0] - counted[0]
@@ -450,6 +448,12 @@ class Simulator:
         self._rec.dropped["rows"] += now[3] - counted[3]
         self._integrator.kernel_carry(float(RS[_kl.S_H]), RS[_kl.S_STIFF], RS[_kl.S_CALM], now[1] - counted[1])
         self._kernel_counted = now
+
+    def _modes_from_kernel(self) -> None:
+        cr = self._compiled
+        for k, s in enumerate(self.systems):
+            s.mode = cr.mode_name(k, cr.modes[0, k])
+        self._layout.modes_changed()
 
     def _compiled_advance(self, t_end: float) -> None:
         """Integrate to ``t_end`` in the kernel, events included (what :meth:`_segment` does, many times)."""
@@ -508,15 +512,13 @@ class Simulator:
         cr = self._compiled
         RS = cr.RS[0]
         t_bad, x_bad = float(RS[_kl.S_BAD_T]), cr.BAD_X[0].copy()
-        for k, s in enumerate(self.systems):
-            s.mode = cr.mode_name(k, cr.modes[0, k])
-        self._layout.modes_changed()
+        self._modes_from_kernel()  # the modes the failing evaluation ran in
         if status == _kl.NONFINITE_DERIVATIVE:
             self._rhs(t_bad, x_bad)  # raises NonFiniteError naming the signal
             raise IntegrationError("a derivative became non-finite", t_bad)
         if status == _kl.NONFINITE_GUARD:
             j = int(RS[_kl.S_BAD_INDEX])
-            k, ev_id = int(cr.ACTIVE[0, j, 0]), int(cr.ACTIVE[0, j, 3])
+            k, ev_id = int(cr.ACTIVE[0, j, _kl.A_PART]), int(cr.ACTIVE[0, j, _kl.A_ID])
             self._events.guards([(k, self.systems[k].kernel_events[ev_id])], t_bad, x_bad)
             raise IntegrationError("a guard became non-finite", t_bad)
         if status == _kl.NONFINITE_STATE:
@@ -525,13 +527,8 @@ class Simulator:
             raise IntegrationError(f"{self._integrator.current} solver failed: Required step size is less than "
                                    "spacing between numbers." + STIFF_HINT, float(RS[_kl.S_T]))
         if status == _kl.ZENO:
-            code = int(RS[_kl.RS_ZENO_EVENT])
-            k, ev_id = divmod(code, _kl.N_EVENTS)
-            raise IntegrationError(
-                f"more than {MAX_EVENTS_AT_ONE_INSTANT} events each within {ZENO_GAP:g} s (relative) of the "
-                f"last: the events accumulate (Zeno); last: {self.systems[k].name}:"
-                f"{self.systems[k].kernel_events[ev_id].name}. Give the system a mode that holds it (resting on a "
-                "stop) instead of a reset that fires again", t_bad)
+            k, ev_id = divmod(int(RS[_kl.RS_ZENO_EVENT]), _kl.N_EVENTS)
+            raise zeno_error(self.systems[k].name, self.systems[k].kernel_events[ev_id].name, t_bad)
         raise IntegrationError(f"the compiled kernel stopped with status {status}", float(RS[_kl.S_T]))
 
     def _hand_over_to_python(self) -> None:
@@ -542,8 +539,9 @@ class Simulator:
         cr, ev = self._compiled, self._events
         RS = cr.RS[0]
         objects = [s.kernel_events for s in self.systems]
-        ev.fired_here = [_Fired(int(f[0]), objects[int(f[0])][int(f[1])], float(f[2]), cr.X_BEFORE[0].copy(),
-                                None if math.isnan(f[3]) else float(f[3]))
+        ev.fired_here = [_Fired(int(f[_kl.FD_PART]), objects[int(f[_kl.FD_PART])][int(f[_kl.FD_ID])],
+                                float(f[_kl.FD_PRE_SIDE]), cr.X_BEFORE[0].copy(),
+                                None if math.isnan(f[_kl.FD_PREV_T]) else float(f[_kl.FD_PREV_T]))
                          for f in cr.FIRED[0, :int(RS[_kl.RS_N_FIRED])]]
         ev.zeno_run = int(RS[_kl.RS_ZENO_RUN])
         ev.last_event_t = None if math.isnan(RS[_kl.RS_LAST_EVENT_T]) else float(RS[_kl.RS_LAST_EVENT_T])

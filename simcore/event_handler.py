@@ -97,6 +97,15 @@ def _per_instant(g, ts, x, u):
         return None
 
 
+def zeno_error(system: str, event: str, t: float) -> IntegrationError:
+    """The error of events accumulating at ``t`` (Zeno), the last one ``system:event`` (the Python path's and
+    the compiled kernel's)."""
+    return IntegrationError(
+        f"more than {MAX_EVENTS_AT_ONE_INSTANT} events each within {ZENO_GAP:g} s (relative) of the "
+        f"last: the events accumulate (Zeno); last: {system}:{event}. Give the "
+        "system a mode that holds it (resting on a stop) instead of a reset that fires again", t)
+
+
 class _Fired:
     """An event fired at the current restart point: what :meth:`EventHandler._restart_sides` needs."""
 
@@ -440,10 +449,7 @@ class EventHandler:
             zeno_run += 1
             if zeno_run > MAX_EVENTS_AT_ONE_INSTANT:
                 k, e = self.active[roots[0][1]]
-                raise IntegrationError(
-                    f"more than {MAX_EVENTS_AT_ONE_INSTANT} events each within {ZENO_GAP:g} s (relative) of the "
-                    f"last: the events accumulate (Zeno); last: {self.layout.systems[k].name}:{e.name}. Give the "
-                    "system a mode that holds it (resting on a stop) instead of a reset that fires again", te)
+                raise zeno_error(self.layout.systems[k].name, e.name, te)
         else:
             zeno_run = 0
         X, fired = self._fire_simultaneous(self.active, roots, te, x_e, fire_one)

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import geared
 from .jit import jit
-from .layout import (A_CODE, A_DIR, A_ID, A_PART, DONE, DONE_ALREADY, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE,
+from .layout import (A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE,
                      E_PART, E_T, EVENT, F_ARMED, F_DETECT, F_KEEP, F_START, FD_ID, FD_PART, FD_PRE_SIDE,
                      FD_PREV_T, NONFINITE_GUARD, PAUSE, RS_DETECT,
                      RS_IN_SEGMENT, RS_LAST_EVENT_T, RS_N_ACTIVE, RS_N_EV_RECORDS, RS_N_EVENTS, RS_N_FIRED,
@@ -194,7 +194,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
             if rs[S_T] >= t_end:
                 return DONE
             if not _room(rs, rows_t, evr_f, A):
-                return PAUSE
+                return PAUSE  # before the segment begins: its start (f0, the restart sides) is made in one call
             # -- begin a segment (Integrator.start, EventHandler.begin) --
             t = rs[S_T]
             rs[RS_N_SEGMENTS] += 1
@@ -392,8 +392,6 @@ def advance_chunk(v0, v1, table, P, U, modes, X, F0, RS, ACTIVE, G_PREV, SEARCH,
     Q = np.empty((4, n))
     seg_flags = np.empty(flags.shape[0], dtype=np.bool_)
     for v in range(v0, v1):
-        if STATUS[v] == DONE_ALREADY:
-            continue
         STATUS[v] = advance_one(table, P[v], U[v], modes[v], X[v], F0[v], RS[v], ACTIVE[v], G_PREV[v], SEARCH[v],
                                 LAST_T[v], FIRED[v], X_BEFORE[v], rtol, atol, max_step, flags, stiff_rule,
                                 fractions, weights, ROWS_T[v], ROWS_Y[v], ROWS_M[v], EVR_F[v], EVR_X[v],

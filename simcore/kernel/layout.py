@@ -10,8 +10,6 @@ from __future__ import annotations
  WARN_STIFF) = range(9)
 #: Events accumulated (Zeno).
 ZENO = 20
-#: A variant that has ended (a batch skips it).
-DONE_ALREADY = 99
 
 # -- the per-variant scalars: a segment's (S_*), then the run's (RS_*) -------------------------------------
 (S_T, S_H, S_T_END, S_NFEV, S_NSTEPS, S_NROWS, S_TE, S_T_NEW, S_NROOTS, S_STIFF, S_CALM, S_STEPS_HERE, S_SPAN,

@@ -125,7 +125,8 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
         t = state[S_T]
         if t >= t_bound:
             return DONE
-        if state[S_NROWS] >= cap and flags[F_KEEP]:
+        # Pause while the buffer can still take this step's row and, should it end at events, their rows.
+        if state[S_NROWS] + 2 * m_ev + 2 >= cap:
             return PAUSE
         # -- one accepted step (DormandPrince.step) --
         min_step = 10.0 * abs(np.nextafter(t, math.inf) - t)

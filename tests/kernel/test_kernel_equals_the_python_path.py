@@ -202,3 +202,43 @@ def test_stiffness_count_warning_and_switch_equal_the_python_path(method, fricti
     assert np.array_equal(a[0]["flywheel.velocity"], b[0]["flywheel.velocity"])
     if friction == 30.0:
         assert a[1] if method == "RK45" else a[0].stats["intervals_by_method"].get("Radau")
+
+
+def test_small_buffers_pause_and_resume_the_kernel_without_changing_the_run(monkeypatch):
+    # Buffers of 8 rows and 3 event records fill inside segments: the kernel pauses at a step boundary, hands
+    # the rows over and resumes mid-segment; the run is the Python path's all the same.
+    import simcore.compiled_run as compiled_run
+
+    monkeypatch.setattr(compiled_run, "ROW_BUFFER", 8)
+    monkeypatch.setattr(compiled_run, "EVENT_BUFFER", 3)
+
+    def make():
+        arm = models.Arm(NEO, 60, mass=2.0, com_distance=0.3, min_angle=-0.5, max_angle=1.0, static_friction=0.2)
+        loop = control_loop(PIDController(60.0, 0.0, 1.0, period=0.05), measure="arm.angle", command="arm.voltage",
+                            setpoint=lambda t: 2.0 if t < 0.5 else -1.0)
+        return [arm], [loop]
+
+    a, b = _both(make, 1.5, rtol=1e-11, atol=1e-13)
+    _assert_same(a, b)
+    assert len(a[0].t) > 40 and len(a[0].events) >= 3
+
+
+def test_many_parts_in_one_run_agree_with_the_python_path():
+    # 25 arms with stops in one simulation: more events armed at once (75) than the default buffer of event
+    # records holds, so the buffers are sized to the run (a fixed size would never make room: the kernel paused
+    # for ever). With 50 states the Python path steps with scipy's RK45 (simcore.dopri5 serves up to 10), whose
+    # stage sums BLAS orders: the two agree to the tolerance, event for event.
+    def make():
+        arms = [models.Arm(NEO, 40 + k, mass=1.0 + 0.1 * k, com_distance=0.3, min_angle=-0.4, max_angle=0.6,
+                           name=f"arm{k}") for k in range(25)]
+        drive = PeriodicController(0.02, lambda t, s: {f"arm{k}.voltage": 8.0 if t < 0.3 else -8.0
+                                                       for k in range(25)}, name="drive")
+        return arms, [drive]
+
+    a, b = _both(make, 0.6)
+    ra, rb = a[0], b[0]
+    assert [(e.name, e.system) for e in ra.events] == [(e.name, e.system) for e in rb.events]
+    assert len(ra.events) >= 25
+    np.testing.assert_allclose([e.t for e in ra.events], [e.t for e in rb.events], rtol=1e-7)
+    for k in range(25):
+        np.testing.assert_allclose(ra.final(f"arm{k}.angle"), rb.final(f"arm{k}.angle"), rtol=1e-7, atol=1e-9)
