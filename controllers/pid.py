@@ -42,7 +42,6 @@ import math
 import numpy as np
 
 from simcore import checks
-from simcore._numpy_calls import clip as _clip  # the ufunc np.clip calls for float arrays
 from simcore.errors import ConfigError
 
 
@@ -419,6 +418,6 @@ class PIDController:
         candidate = total + error * period
         nz = ki != 0.0
         safe_ki = np.where(nz, ki, 1.0)
-        clamped = _clip(candidate, lo / safe_ki, hi / safe_ki)  # np.clip's ufunc, without its wrappers
+        clamped = np.clip(candidate, lo / safe_ki, hi / safe_ki)
         new = np.where(nz, clamped, total)
         return np.where(reset, 0.0, new)

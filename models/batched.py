@@ -48,7 +48,6 @@ import math
 import numpy as np
 
 from simcore.batch_params import variant_values
-from simcore.batch_rk import IN_PLACE_FROM  # the kernel's own threshold: one number for both in-place forms
 from simcore.errors import ConfigError, ConfigTypeError
 from simcore.kernel.libm import sin as _libm_sin  # the C library's sin, as a serial run (numpy's SIMD sin may differ)
 
@@ -243,6 +242,25 @@ class BatchedMechanism:
         self._p = dict(zip(names, self._values))
         self._p["dir"] = self._dir
 
+    #: The batch's parameter rows and the kernel parameter (simcore.kernel.geared's P_*) each one is.
+    _KERNEL_SLOTS = (("G", "P_GEARING"), ("k", "P_K"), ("kG", "P_K_PER_GEARING"), ("M", "P_M"), ("b", "P_LOAD_VISCOUS"),
+                     ("Fc", "P_KINETIC"), ("fb", "P_BREAKAWAY"), ("dir", "P_DIRECTIONAL"), ("shaft", "P_SHAFT_FRICTION"),
+                     ("load", "P_LOAD_A"))
+
+    def kernel_parameters(self, base):
+        """The kernel's parameter vector (``base``, the model's ``kernel_form()``) of every variant, (n, n_p):
+        the entries a batch parameter varies from this batch's derivation of them."""
+        from simcore.kernel import geared
+
+        P = np.tile(base, (self.n, 1))
+        for key, slot in self._KERNEL_SLOTS:
+            if key in self._p:
+                column = np.broadcast_to(np.asarray(self._p[key], dtype=float), (self.n,))
+                c = getattr(geared, slot)
+                if not np.array_equal(column, P[:, c]):  # varied: the batch's value for each variant
+                    P[:, c] = column
+        return P
+
     def take(self, idx) -> "BatchedMechanism":
         """The same physics for the variants ``idx`` (an integer index array)."""
         new = object.__new__(BatchedMechanism)
@@ -385,124 +403,6 @@ class BatchedMechanism:
             return i
         coast = xp.where(emf > vb, (vb - emf) / R, xp.where(emf < -vb, (-vb - emf) / R, 0.0))
         return xp.where(neutral, xp.where(brake >= 0.5, -emf / R, coast), i)
-
-    def prepare(self, u, mode, bus_held: bool = True) -> dict:
-        """What :meth:`derivatives` needs from the held inputs ``u`` and the modes ``mode`` alone.
-
-        Within one attempt (and between events, within a tick interval) the inputs and modes of a
-        column do not change, so the right-hand side takes these from here instead of deriving
-        them at every stage: the same operations on the same values, done once. With
-        ``bus_held=False`` the bus voltage is solved with the state (a battery), and only the
-        command, brake and mode terms are taken from here.
-        """
-        xp, p = self.xp, self._p
-        command = u[0]
-        pre = {"neutral": None, "v": None, "resting": None, "direction": None}
-        neutral = command == 0.0
-        if xp.count_nonzero(neutral):  # (ndarray.any's Python wrappers cost more at a few columns)
-            pre["neutral"], pre["braking"] = neutral, u[1] >= 0.5
-        if bus_held and self._ls == math.inf and self._lp == math.inf:
-            # Without current limits the applied voltage is the request clamped to the bus: no state in it.
-            vb = xp.maximum(u[2], 0.0)
-            pre["vb"] = vb
-            pre["v"] = xp.minimum(xp.maximum(command * vb if self._duty else command, -vb), vb)
-        resting = mode >= self.STUCK
-        if xp.count_nonzero(resting):
-            pre["resting"] = resting
-        if self._any_dir:
-            direction = self._direction(mode)
-            pre["direction"] = direction
-            pre["Fc_dir"] = p["Fc"] * direction
-        return pre
-
-    def derivatives(self, t, x, u, mode, out=None, pre=None):
-        """d/dt of ``x``, (2, m), written into ``out`` (allocated when None) and returned; ``pre`` is
-        :meth:`prepare` of ``u`` and ``mode`` (computed here when None)."""
-        xp, p = self.xp, self._p
-        if pre is None:
-            pre = self.prepare(u, mode)
-        if out is None:
-            out = xp.empty((2,) + x.shape[1:])
-        q, v = x[0], x[1]
-        if x.shape[-1] >= IN_PLACE_FROM and pre["neutral"] is None and pre["resting"] is None:
-            return self._derivatives_in_place(q, v, u, pre, out)
-        # The same operations in the same order as the serial model. Out of place: at a few columns
-        # an ``out=`` or in-place ufunc costs twice a fresh result (see _derivatives_in_place).
-        R = self._R0
-        emf = p["k"] * v / self._Kv0
-        if pre["v"] is not None:
-            vb = pre["vb"]
-            i = (pre["v"] - emf) / R
-        else:
-            vb = xp.maximum(u[2], 0.0)
-            i = (self._limited_voltage(u[0] * vb if self._duty else u[0], emf, vb) - emf) / R
-        neutral = pre["neutral"]
-        if neutral is not None:
-            coast = xp.where(emf > vb, (vb - emf) / R, xp.where(emf < -vb, (-vb - emf) / R, 0.0))
-            i = xp.where(neutral, xp.where(pre["braking"], -emf / R, coast), i)
-        tm = i * self._Kt0  # the motor torque
-        if self._has_shaft:
-            tm = tm - p["shaft"] * v  # the rotors' own friction, before the gearbox (GearedMechanism.drive_force)
-        fric = p["b"] * v
-        direction = pre["direction"]
-        if direction is not None:
-            f = self._torque_at_load(tm, direction)
-            fric = fric + pre["Fc_dir"]
-        else:  # no Coulomb friction and an ideal gearbox in any variant: direction plays no part
-            f = tm * p["G"]
-            if not self._unit_kG:  # a rotary mechanism's k / G is exactly 1
-                f = f * p["kG"]
-        f = f + self._load_force(q) - fric
-        resting = pre["resting"]
-        if resting is None:
-            out[0] = v
-            out[1] = f / p["M"]
-        else:
-            out[0] = xp.where(resting, 0.0, v)
-            out[1] = xp.where(resting, 0.0, f / p["M"])
-        return out
-
-    def _derivatives_in_place(self, q, v, u, pre, out):
-        """:meth:`derivatives` for many columns with no variant in neutral or at rest: the same
-        operations on the same values in the same order, each into a temporary of this call (from
-        :data:`IN_PLACE_FROM` columns filling fewer fresh arrays is the cheaper form)."""
-        xp, p = self.xp, self._p
-        emf = p["k"] * v
-        emf /= self._Kv0
-        if pre["v"] is not None:
-            i = pre["v"] - emf
-        else:
-            vb = xp.maximum(u[2], 0.0)
-            i = self._limited_voltage(u[0] * vb if self._duty else u[0], emf, vb) - emf
-        i /= self._R0
-        tm = i
-        tm *= self._Kt0  # the motor torque
-        if self._has_shaft:
-            tm -= p["shaft"] * v  # the rotors' own friction, before the gearbox (GearedMechanism.drive_force)
-        fric = p["b"] * v
-        direction = pre["direction"]
-        if direction is not None:
-            f = self._torque_at_load(tm, direction)
-            fric += pre["Fc_dir"]
-        else:  # no Coulomb friction and an ideal gearbox in any variant: direction plays no part
-            f = tm
-            f *= p["G"]
-            if not self._unit_kG:  # a rotary mechanism's k / G is exactly 1
-                f *= p["kG"]
-        if self._load is not None:
-            if self._load[0] == "gravity":  # _load_force, into its own temporary
-                load = self._load[2] - q
-                _libm_sin(load, out=load)  # the C library's sin, as serially
-                load *= self._p["load"]
-            else:
-                load = self._p["load"]
-            f += load
-        else:
-            f += 0.0  # _load_force's 0.0 (which turns a -0.0 into 0.0, as the serial sum does)
-        f -= fric
-        out[0] = v
-        xp.divide(f, p["M"], out=out[1])
-        return out
 
     def outputs(self, t, x, u, mode):
         xp, p = self.xp, self._p

@@ -37,8 +37,6 @@ import numpy as np
 import pint
 
 from .errors import ConfigError, ConfigTypeError
-from ._numpy_calls import FLOAT64 as _FLOAT64_DTYPE
-from ._numpy_calls import count_nonzero as _count_nonzero
 
 __all__ = ["STANDARD_GRAVITY", "number", "real", "finite", "positive", "nonnegative", "tolerance", "fraction",
            "integer", "flag", "choice", "one_or_many", "is_scalar", "unpack", "point", "pose", "angle", "angles",
@@ -90,8 +88,8 @@ def number(parameter: str, value, unit: str = "", *, allow_inf: bool = False, al
             return float(value)
     elif kind is int and -_INT_FLOAT_LIMIT < value < _INT_FLOAT_LIMIT:
         return float(value)
-    elif (kind is np.ndarray and allow_array and not (allow_inf or allow_nan) and value.dtype is _FLOAT64_DTYPE
-          and value.ndim and _count_nonzero(np.isfinite(value)) == value.size and value.size):
+    elif (kind is np.ndarray and allow_array and not (allow_inf or allow_nan) and value.dtype == np.float64
+          and value.ndim and value.size and np.isfinite(value).all()):
         # Fast path: a non-empty float array, all finite (a batch's signals at each tick): what _array
         # returns for it, a float copy, without its checks' Python wrappers. Anything else, a refused
         # array included, takes the general path below, which words the error.

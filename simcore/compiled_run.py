@@ -15,6 +15,9 @@ numba is imported here: this module is imported only when a simulation can use i
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 
 from .event_handler import _SAMPLE_FRACTIONS, JUST_OFF_ZERO, MAX_EVENTS_AT_ONE_INSTANT, PROBE_STEP, ZENO_GAP
@@ -32,6 +35,8 @@ __all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "EVENT_BUFFER"]
 ROW_BUFFER = 1024
 #: Event records of each variant likewise.
 EVENT_BUFFER = 64
+#: Variants per chunk when a batch is spread over threads.
+CHUNK = 256
 FRACTIONS = np.array(_SAMPLE_FRACTIONS, dtype=float)
 WEIGHTS = interior_weights(_SAMPLE_FRACTIONS)
 STIFF_RULE = np.array([STABILITY_BOUNDARY["RK45"], STIFF_STEPS, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS,
@@ -99,6 +104,7 @@ class CompiledRun:
         floats = {"X": (n,), "U": (u_off,), "F0": (n,), "RS": (kl.N_RUN_STATE,), "G_PREV": (A,),
                   "SEARCH": (n_p, kl.N_EVENTS), "LAST_T": (n_p, kl.N_EVENTS), "FIRED": (A, 4), "X_BEFORE": (n,)}
         ints = {"modes": (n_parts,), "ACTIVE": (A, 4)}
+        assert tuple(floats) == kl.FLOAT_BLOCK and tuple(ints) == kl.INT_BLOCK  # the kernel's layout
         self._floats = _block(self, floats, N, float)
         self._ints = _block(self, ints, N, np.int64)
         self.SEARCH[...] = np.nan
@@ -122,10 +128,10 @@ class CompiledRun:
         self.flags[kl.F_KEEP] = keep_steps
         self.rtol, self.atol, self.max_step = rtol, atol, max_step
         # What every advance passes the kernel (the arrays are fixed for the run; their contents change).
-        self._advance_args = (self.table, self.P, self.U, self.modes, self.X, self.F0, self.RS, self.ACTIVE,
-                              self.G_PREV, self.SEARCH, self.LAST_T, self.FIRED, self.X_BEFORE, rtol, atol,
-                              max_step, self.flags, STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y,
-                              self.ROWS_M, self.EVR_F, self.EVR_X, self.BAD_X, self.STATUS)
+        self._advance_args = (self.table, self.P, self._floats, self._ints, rtol, atol, max_step, self.flags,
+                              STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F,
+                              self.EVR_X, self.BAD_X, self.STATUS)
+        self._pool = None
 
     # -- state in and out ------------------------------------------------------------------------------
     def set_modes(self, v, names):
@@ -174,6 +180,74 @@ class CompiledRun:
             sink(n_rows, n_ev)
             RS[0, kl.S_NROWS] = 0
             RS[0, kl.RS_N_EV_RECORDS] = 0
+
+
+    # -- many variants ---------------------------------------------------------------------------------
+    def _run(self, fn, args, variants):
+        """``fn(v0, v1, *args)`` over contiguous runs of ``variants`` (threads for several chunks)."""
+        spans = _spans(variants)
+        if len(variants) <= CHUNK or (os.cpu_count() or 1) == 1:
+            for v0, v1 in spans:
+                fn(v0, v1, *args)
+            return
+        pieces = []
+        for v0, v1 in spans:
+            pieces.extend((a, min(a + CHUNK, v1)) for a in range(v0, v1, CHUNK))
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
+        for f in [self._pool.submit(fn, a, b, *args) for a, b in pieces]:
+            f.result()
+
+    def advance(self, t_end: float, drain) -> np.ndarray:
+        """Advance every variant to ``t_end``; ``drain(n_rows, n_events)`` (each (N,)) takes the buffered rows
+        and events of every variant whenever some variant's buffer is full, and at the end. Returns the
+        statuses (N,)."""
+        self.RS[:, kl.S_T_END] = t_end
+        todo = np.arange(self.N)
+        while True:
+            self.STATUS[todo] = kl.DONE
+            self._run(ka.advance_chunk, self._advance_args, todo)
+            self._drain(drain)
+            paused = np.flatnonzero(self.STATUS == kl.PAUSE)
+            if not len(paused):
+                return self.STATUS
+            todo = paused
+
+    def input_jumps(self, t: float, U_before: np.ndarray, drain, variants=None) -> np.ndarray:
+        """Fire, for each of ``variants`` (indices, sorted; None: every one), the events the writes at tick ``t``
+        trigger (``U_before`` (N, n_u): the inputs before them); the rows after the writes are the caller's.
+        Returns the statuses (N,)."""
+        self.STATUS[:] = kl.DONE
+        self._run(ka.input_jumps_chunk, (self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
+                                         self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F, self.EVR_X,
+                                         self.BAD_X, self.STATUS, False),
+                  np.arange(self.N) if variants is None else variants)
+        self._drain(drain)
+        return self.STATUS
+
+    def _drain(self, drain) -> None:
+        RS = self.RS
+        n_rows = RS[:, kl.S_NROWS].astype(np.int64)
+        n_ev = RS[:, kl.RS_N_EV_RECORDS].astype(np.int64)
+        if n_rows.any() or n_ev.any():
+            drain(n_rows, n_ev)
+            RS[:, kl.S_NROWS] = 0
+            RS[:, kl.RS_N_EV_RECORDS] = 0
+
+    def close(self):
+        if self._pool is not None:
+            self._pool.shutdown(wait=False)
+            self._pool = None
+
+
+def _spans(variants):
+    """Contiguous runs ``(v0, v1)`` of the sorted indices ``variants``."""
+    if not len(variants):
+        return []
+    breaks = np.flatnonzero(np.diff(variants) != 1) + 1
+    starts = np.concatenate([[0], breaks])
+    ends = np.concatenate([breaks, [len(variants)]])
+    return [(int(variants[a]), int(variants[b - 1]) + 1) for a, b in zip(starts, ends)]
 
 
 def _block(owner, shapes: dict, N: int, dtype) -> np.ndarray:

@@ -4,8 +4,8 @@ scipy's ``RK45`` spends about 70 us a step on array bookkeeping (six small matri
 products, temporary arrays, a numpy ``nextafter``, ``norm``) whatever the right-hand side
 costs; a mechanism of two to a dozen states evaluated at 50 Hz ticks pays that on every one
 of its 80 to 2,000 steps per simulated second. :class:`DormandPrince` takes the same steps
-with the same step control, and does the arithmetic of one step in the order the batch
-kernel (:mod:`simcore.batch_rk`) does it for each of its columns:
+with the same step control, and does the arithmetic of one step in the order the compiled
+kernel (:mod:`simcore.kernel.dopri5`) does it:
 
 * the tableau is scipy's (``RK45.A, B, C, E, P``), the step factor ``0.9 * err**(-1/5)``
   bounded to ``[0.2, 10]`` (at most 1 after a rejection), the first attempt clamped to
@@ -15,8 +15,8 @@ kernel (:mod:`simcore.batch_rk`) does it for each of its columns:
   (scipy leaves that order to BLAS), and the error norm is the root mean square over the
   states added in state order.
 
-So a run gives, to the last bit, what :func:`simcore.batch_rk.attempt` gives for that run's
-column in a batch of several (the project's tests check it). Against scipy's
+So a run gives, to the last bit, what the compiled kernel gives for the same run (the project's
+tests check it). Against scipy's
 ``RK45`` it agrees to the tolerance, not to the bit: the error estimate is a sum of stages
 that nearly cancels, so a different order of adding them can change it in its last digits,
 and by much more where the estimate is itself near round-off; the next step size follows it
@@ -41,7 +41,6 @@ import math
 import numpy as np
 from scipy.integrate import RK45
 
-from . import batch_rk
 
 __all__ = ["DormandPrince", "SMALL", "check_tableau"]
 
@@ -53,7 +52,7 @@ __all__ = ["DormandPrince", "SMALL", "check_tableau"]
 SMALL = 10
 
 _A, _B, _C, _E, _P = RK45.A, RK45.B, RK45.C, RK45.E, RK45.P
-_SAFETY, _MIN_FACTOR, _MAX_FACTOR = batch_rk.SAFETY, batch_rk.MIN_FACTOR, batch_rk.MAX_FACTOR
+_SAFETY, _MIN_FACTOR, _MAX_FACTOR = 0.9, 0.2, 10.0  # scipy's RK45 step-size rule
 _EXPONENT = -1.0 / (RK45.error_estimator_order + 1)
 _TOO_SMALL = "Required step size is less than spacing between numbers."
 
@@ -70,7 +69,25 @@ _P00 = float(_P[0, 0])
 _P_COLUMNS = [tuple(float(_P[s, j]) for s in (0, 2, 3, 4, 5, 6)) for j in range(1, _P.shape[1])]
 # The stiffness estimate (simcore.solvers.stiffness_ratio): the stage at the step's end (C[5] = 1, which
 # check_tableau verifies) and the accepted state differ by h * sum_j w_j k_j.
-_STIFF = batch_rk.stiffness_weights(RK45)  # (None for another tableau, which check_tableau refuses)
+def stiffness_weights(cls):
+    """``(s, w)`` of an explicit Runge-Kutta tableau (a scipy solver class or one with its ``A, B, C``
+    and ``n_stages``): the last stage ``s`` evaluated at the step's end (``C[s] == 1``), and the weights
+    with ``y_new - y_s = h * w @ K[:s + 1]`` (the difference of the two states the derivative at the
+    step's end is known at, which the stiffness estimate divides by); None if no stage is at the end.
+
+    The one construction of them: :mod:`simcore.solvers` (RK45, DOP853) and this module read them here.
+    """
+    C, A, B = cls.C, cls.A, cls.B
+    ends = [s for s in range(1, cls.n_stages) if C[s] == 1.0]
+    if not ends:
+        return None
+    s = ends[-1]
+    w = np.array(B[: s + 1], dtype=float)
+    w[:s] -= A[s, :s]
+    return s, w
+
+
+_STIFF = stiffness_weights(RK45)  # (None for another tableau, which check_tableau refuses)
 _W = [float(w) for w in _STIFF[1]] if _STIFF is not None else []
 
 
@@ -96,7 +113,7 @@ class DenseOutput:
     """The interpolant of one accepted step: ``sol(t)`` a state (n,) or, for an array of times, (n, len(t)).
 
     scipy's quartic ``RkDenseOutput``: ``y_old + h * sum_j Q_j x**(j+1)`` with ``x = (t - t_old) / h``
-    and ``Q = K.T @ P`` (here added in stage order, as the batch kernel's :func:`~simcore.batch_rk.dense`).
+    and ``Q = K.T @ P`` (here added in stage order, as the compiled kernel's).
     """
 
     __slots__ = ("t_old", "t", "h", "y_old", "Q")
@@ -196,13 +213,28 @@ class DormandPrince:
         self.h_abs = float(first_step)
 
     def _initial_step(self) -> float:
-        # scipy's rule, evaluated by the batch kernel on one column (one extra evaluation).
-        def rhs(t, y):
-            return self.fun(float(t[0]), y[:, 0])[:, None]
-        y0, f0 = self.y[:, None], np.array(self._fl)[:, None]
-        h = batch_rk.initial_step(rhs, np.array([self.t]), y0, f0, self.t_bound, self.max_step,
-                                  rtol=self.rtol, atol=self.atol)
-        return float(h[0])
+        """scipy's ``select_initial_step`` (order 4 error estimator; one extra evaluation), its norms'
+        squares added in state order and its power the C library's (as the compiled kernel's)."""
+        y0, f0 = self.y.tolist(), list(self._fl)
+        n = len(y0)
+        if n == 0:
+            return math.inf
+        interval = abs(self.t_bound - self.t)
+        if interval == 0.0:
+            return 0.0
+        scale = [self.atol + abs(y) * self.rtol for y in y0]
+        d0 = _rms([y / sc for y, sc in zip(y0, scale)])
+        d1 = _rms([f / sc for f, sc in zip(f0, scale)])
+        h0 = 1e-6 if (d0 < 1e-5 or d1 < 1e-5) else 0.01 * d0 / d1
+        h0 = min(h0, interval)
+        y1 = np.array([y + h0 * f for y, f in zip(y0, f0)])
+        f1 = self.fun(self.t + h0, y1).tolist()
+        d2 = _rms([(a - b) / sc for a, b, sc in zip(f1, f0, scale)]) / h0
+        if d1 <= 1e-15 and d2 <= 1e-15:
+            h1 = max(1e-6, h0 * 1e-3)
+        else:
+            h1 = math.pow(0.01 / max(d1, d2), 1 / (RK45.error_estimator_order + 1))
+        return min(min(100 * h0, h1), min(interval, self.max_step))
 
     def _stage_on_arrays(self, t, y) -> list:
         """``fun`` at a stage given as a list of floats, as a list."""
@@ -359,3 +391,11 @@ def _fold(fractions) -> list:
         w = _P @ powers
         out.append(tuple(float(w[s]) for s in (0, 2, 3, 4, 5, 6)))
     return out
+
+
+def _rms(z) -> float:
+    """scipy's RMS norm of the list ``z``, its squares added in order."""
+    total = z[0] * z[0]
+    for v in z[1:]:
+        total = total + v * v
+    return math.sqrt(total) / len(z) ** 0.5

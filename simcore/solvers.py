@@ -64,8 +64,7 @@ import numpy as np
 import scipy
 from scipy.integrate import BDF, DOP853, LSODA, RK23, RK45, Radau
 
-from .batch_rk import stiffness_weights
-from .dopri5 import SMALL, DormandPrince, check_tableau
+from .dopri5 import SMALL, DormandPrince, check_tableau, stiffness_weights
 from .errors import ConfigError, IntegrationError, SimError
 from .units import to_si
 

@@ -23,14 +23,16 @@ import math
 import numpy as np
 
 from . import geared
+
+from .borrowed import borrowed
 from .jit import jit
-from .layout import (A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE,
+from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE,
                      E_PART, E_T, EVENT, F_ARMED, F_DETECT, F_KEEP, F_START, FD_ID, FD_PART, FD_PRE_SIDE,
                      FD_PREV_T, NONFINITE_GUARD, PAUSE, RS_DETECT,
                      RS_IN_SEGMENT, RS_LAST_EVENT_T, RS_N_ACTIVE, RS_N_EV_RECORDS, RS_N_EVENTS, RS_N_FIRED,
                      RS_N_SEGMENTS, RS_WARN_T, RS_ZENO_EVENT, RS_ZENO_RUN, S_BAD_INDEX, S_BAD_T, S_H, S_NFEV, S_NROOTS,
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
-                     WARN_STIFF, ZENO)
+                     WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS)
 from .events import crosses
 from .parts import T_NX, T_P, T_U, T_X, derivatives, guard
 from .segment import integrate_segment, record_row
@@ -166,25 +168,16 @@ def _room(rs, rows_t, evr_f, n_active):
 @jit
 def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
                 rtol, atol, max_step, flags, stiff_rule, fractions, weights,
-                rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, fs, ints, K, Q, seg_flags):
+                rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags,
+                part_a, code_a, dir_a, roots_j, ids, sf_a, g_a, roots_t, roots_ga, x_e,
+                y_new, work, tmp, f_s, samples, ts, tj, vals):
     """Advance one variant from ``rs[S_T]`` to ``rs[S_T_END]`` (see the module docstring). Returns a status:
     DONE; SWITCH ("auto" found it stiff: the engine integrates on from ``rs[S_T]`` with its implicit
     method); PAUSE (a buffer is full: flush it and call again); ZENO; or a failure of
-    :mod:`simcore.kernel.segment` (``rs[S_BAD_T]`` and ``bad_x`` say where)."""
+    :mod:`simcore.kernel.segment` (``rs[S_BAD_T]`` and ``bad_x`` say where). The arguments from ``K`` on
+    are scratch, made by :func:`advance_chunk` once for all its variants."""
     n = X.shape[0]
     A = active.shape[0]
-    # Scratch from the caller (``fs`` floats, ``ints`` integers, sized by advance_chunk): nothing allocated here.
-    part_a = ints[0:A]
-    code_a = ints[A:2 * A]
-    dir_a = ints[2 * A:3 * A]
-    roots_j = ints[3 * A:4 * A + 1]
-    ids = ints[4 * A + 1:4 * A + 1 + geared.MAX_ACTIVE]
-    sf_a = fs[0:A]
-    g_a = fs[A:2 * A]
-    roots_t = fs[2 * A:3 * A + 1]
-    roots_ga = fs[3 * A + 1:4 * A + 2]
-    x_e = fs[4 * A + 2:4 * A + 2 + n]
-    ws = fs[4 * A + 2 + n:]
     for i in range(flags.shape[0]):
         seg_flags[i] = flags[i]
     t_end = rs[S_T_END]
@@ -230,9 +223,9 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
         if not _room(rs, rows_t, evr_f, A):
             return PAUSE
         status = integrate_segment(table, P, U, modes, X, F0, rtol, atol, max_step, seg_flags, stiff_rule, rs,
-                                   part_a[:n_active], code_a[:n_active], dir_a[:n_active], g_a[:n_active],
-                                   sf_a[:n_active], fractions, weights, rows_t, rows_y, roots_t, roots_j,
-                                   roots_ga, x_e, bad_x, K, Q, rows_m, ws)
+                                   n_active, part_a, code_a, dir_a, g_a, sf_a, fractions, weights, rows_t, rows_y,
+                                   roots_t, roots_j, roots_ga, x_e, bad_x, K, Q, rows_m, y_new, work, tmp, f_s,
+                                   samples, ts, tj, vals)
         for j in range(n_active):
             g_prev[j] = g_a[j]
         if rs[S_WARN_DUE] != 0.0:  # a forced RK45 found stiff: the engine warns once
@@ -274,10 +267,10 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
         n_fired = 0
         for r in range(n_roots):
             o = order[r]
-            tj = roots_t[o]
+            t_root = roots_t[o]
             j = roots_j[o]
             ga = roots_ga[o]
-            if tj - te > TWICE_TOLERANCE:
+            if t_root - te > TWICE_TOLERANCE:
                 break
             part = active[j, A_PART]
             ev_id = active[j, A_ID]
@@ -378,24 +371,129 @@ def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, ro
 
 
 @jit
-def advance_chunk(v0, v1, table, P, U, modes, X, F0, RS, ACTIVE, G_PREV, SEARCH, LAST_T, FIRED, X_BEFORE,
-                  rtol, atol, max_step, flags, stiff_rule, fractions, weights,
+def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, stiff_rule, fractions, weights,
                   ROWS_T, ROWS_Y, ROWS_M, EVR_F, EVR_X, BAD_X, STATUS):
-    """:func:`advance_one` for variants ``v0 <= v < v1`` (each its own row of every array), statuses into
-    ``STATUS``. Variants share nothing: several chunks run on several threads at once (the GIL released)."""
-    n = X.shape[1]
-    A = ACTIVE.shape[1]
+    """:func:`advance_one` for variants ``v0 <= v < v1``, statuses into ``STATUS``.
+
+    Each variant's state is its row of ``FLOATS`` and of ``INTS`` (laid out as :data:`FLOAT_BLOCK` and
+    :data:`INT_BLOCK` say) and its parameters its row of ``P``; its rows and event records go to its rows
+    of the buffers. The chunk copies a variant's rows into arrays of its own, advances it there and
+    copies them back: views of the shared arrays would touch their reference counts (atomic operations on
+    one cache line that every thread shares) a few dozen times per variant. Variants share nothing, so
+    several chunks run on several threads at once (the GIL released) with the same results.
+    """
+    n_parts = table.shape[0]
+    n = ROWS_Y.shape[2]
+    n_p = max(n_parts, 1)
+    A = MAX_ACTIVE * n_p
     n_frac = fractions.shape[0]
-    fs = np.empty(6 * A + 2 * n + 3 + 3 * n + A * n_frac + 3 * n_frac + 4)  # advance_one's scratch, once per chunk
-    ints = np.empty(4 * A + 1 + geared.MAX_ACTIVE, dtype=np.int64)
+    nu = FLOATS.shape[1] - (3 * n + N_RUN_STATE + A + 2 * n_p * N_EVENTS + 4 * A)
+    fl = np.empty(FLOATS.shape[1])
+    il = np.empty(INTS.shape[1], dtype=np.int64)
+    p = np.empty(P.shape[1])
+    # The variant's arrays, views of ``fl`` and ``il`` made once (FLOAT_BLOCK's and INT_BLOCK's order).
+    o = 0
+    X = fl[o:o + n]
+    o += n
+    U = fl[o:o + nu]
+    o += nu
+    F0 = fl[o:o + n]
+    o += n
+    rs = fl[o:o + N_RUN_STATE]
+    o += N_RUN_STATE
+    g_prev = fl[o:o + A]
+    o += A
+    search = fl[o:o + n_p * N_EVENTS].reshape((n_p, N_EVENTS))
+    o += n_p * N_EVENTS
+    last_t = fl[o:o + n_p * N_EVENTS].reshape((n_p, N_EVENTS))
+    o += n_p * N_EVENTS
+    fired = fl[o:o + 4 * A].reshape((A, 4))
+    o += 4 * A
+    X_before = fl[o:o + n]
+    modes = il[0:n_parts]
+    active = il[n_parts:n_parts + 4 * A].reshape((A, 4))
+    R = ROWS_T.shape[1]
+    E = EVR_F.shape[1]
+    rows_t = np.empty(R)
+    rows_y = np.empty((R, n))
+    rows_m = np.empty((R, ROWS_M.shape[2]), dtype=np.int64)
+    evr_f = np.empty((E, EVR_F.shape[2]))
+    evr_x = np.empty((E, 2, EVR_X.shape[3]))
+    bad_x = np.empty(n)
+    # Scratch.
     K = np.empty((7, n))
     Q = np.empty((4, n))
     seg_flags = np.empty(flags.shape[0], dtype=np.bool_)
+    part_a = np.empty(A, dtype=np.int64)
+    code_a = np.empty(A, dtype=np.int64)
+    dir_a = np.empty(A, dtype=np.int64)
+    roots_j = np.empty(A + 1, dtype=np.int64)
+    ids = np.empty(MAX_ACTIVE, dtype=np.int64)
+    sf_a = np.empty(A)
+    g_a = np.empty(A)
+    roots_t = np.empty(A + 1)
+    roots_ga = np.empty(A + 1)
+    x_e = np.empty(n)
+    y_new = np.empty(n)
+    work = np.empty(n)
+    tmp = np.empty(n)
+    f_s = np.empty(n)
+    samples = np.empty((A, n_frac))
+    ts = np.empty(n_frac)
+    tj = np.empty(n_frac + 2)
+    vals = np.empty(n_frac + 2)
+    # What advance_one works on, without reference counting (simcore.kernel.borrowed): all held above.
+    b_table, b_p, b_U, b_modes, b_X, b_F0 = borrowed(table), borrowed(p), borrowed(U), borrowed(modes), borrowed(X), \
+        borrowed(F0)
+    b_rs, b_active, b_g_prev, b_search, b_last_t = borrowed(rs), borrowed(active), borrowed(g_prev), \
+        borrowed(search), borrowed(last_t)
+    b_fired, b_X_before, b_flags, b_stiff_rule = borrowed(fired), borrowed(X_before), flags, \
+        borrowed(stiff_rule)
+    b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m = borrowed(fractions), borrowed(weights), \
+        borrowed(rows_t), borrowed(rows_y), borrowed(rows_m)
+    b_evr_f, b_evr_x, b_bad_x, b_K, b_Q, b_seg_flags = borrowed(evr_f), borrowed(evr_x), borrowed(bad_x), \
+        borrowed(K), borrowed(Q), seg_flags
+    b_part_a, b_code_a, b_dir_a, b_roots_j, b_ids = borrowed(part_a), borrowed(code_a), borrowed(dir_a), \
+        borrowed(roots_j), borrowed(ids)
+    b_sf_a, b_g_a, b_roots_t, b_roots_ga, b_x_e = borrowed(sf_a), borrowed(g_a), borrowed(roots_t), \
+        borrowed(roots_ga), borrowed(x_e)
+    b_y_new, b_work, b_tmp, b_f_s, b_samples = borrowed(y_new), borrowed(work), borrowed(tmp), borrowed(f_s), \
+        borrowed(samples)
+    b_ts, b_tj, b_vals = borrowed(ts), borrowed(tj), borrowed(vals)
     for v in range(v0, v1):
-        STATUS[v] = advance_one(table, P[v], U[v], modes[v], X[v], F0[v], RS[v], ACTIVE[v], G_PREV[v], SEARCH[v],
-                                LAST_T[v], FIRED[v], X_BEFORE[v], rtol, atol, max_step, flags, stiff_rule,
-                                fractions, weights, ROWS_T[v], ROWS_Y[v], ROWS_M[v], EVR_F[v], EVR_X[v],
-                                BAD_X[v], fs, ints, K, Q, seg_flags)
+        for i in range(fl.shape[0]):
+            fl[i] = FLOATS[v, i]
+        for i in range(il.shape[0]):
+            il[i] = INTS[v, i]
+        for i in range(p.shape[0]):
+            p[i] = P[v, i]
+        r0 = int(rs[S_NROWS])
+        e0 = int(rs[RS_N_EV_RECORDS])
+        status = advance_one(b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search, b_last_t,
+                             b_fired, b_X_before, rtol, atol, max_step, b_flags, b_stiff_rule, b_fractions,
+                             b_weights, b_rows_t, b_rows_y, b_rows_m, b_evr_f, b_evr_x, b_bad_x, b_K, b_Q,
+                             b_seg_flags, b_part_a, b_code_a, b_dir_a, b_roots_j, b_ids, b_sf_a, b_g_a, b_roots_t,
+                             b_roots_ga, b_x_e, b_y_new, b_work, b_tmp, b_f_s, b_samples, b_ts, b_tj, b_vals)
+        STATUS[v] = status
+        for i in range(fl.shape[0]):
+            FLOATS[v, i] = fl[i]
+        for i in range(il.shape[0]):
+            INTS[v, i] = il[i]
+        for r in range(r0, int(rs[S_NROWS])):
+            ROWS_T[v, r] = rows_t[r]
+            for i in range(n):
+                ROWS_Y[v, r, i] = rows_y[r, i]
+            for k in range(rows_m.shape[1]):
+                ROWS_M[v, r, k] = rows_m[r, k]
+        for e in range(e0, int(rs[RS_N_EV_RECORDS])):
+            for i in range(evr_f.shape[1]):
+                EVR_F[v, e, i] = evr_f[e, i]
+            for a in range(2):
+                for i in range(evr_x.shape[2]):
+                    EVR_X[v, e, a, i] = evr_x[e, a, i]
+        if status != DONE and status != PAUSE and status != SWITCH:
+            for i in range(n):
+                BAD_X[v, i] = bad_x[i]
 
 
 @jit

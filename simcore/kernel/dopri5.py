@@ -111,31 +111,40 @@ def initial_step(table, P, U, modes, t0, y0, f0, t_bound, max_step, rtol, atol, 
 
 
 @jit
-def attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol, tmp):
+def _stage(table, P, U, modes, t, x, K, s, f):
+    """Stage ``s``: f(t, x) into ``K[s]`` (through ``f``, scratch of the state's length: a row view of ``K``
+    would cost a reference count per stage)."""
+    derivatives(table, P, U, modes, t, x, f)
+    for i in range(x.shape[0]):
+        K[s, i] = f[i]
+
+
+@jit
+def attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol, tmp, f):
     """One Dormand-Prince attempt of step ``h`` from ``(t, y)``, ``K[0]`` holding f(t, y).
 
-    Writes the stages into ``K`` (7, n) and the candidate state into ``y_new`` (``tmp``: scratch of the
-    state's length); returns the error norm (6 evaluations).
+    Writes the stages into ``K`` (7, n) and the candidate state into ``y_new`` (``tmp`` and ``f``: scratch
+    of the state's length); returns the error norm (6 evaluations).
     """
     n = y.shape[0]
     for i in range(n):
         tmp[i] = (A10 * K[0, i]) * h + y[i]
-    derivatives(table, P, U, modes, t + C1 * h, tmp, K[1])
+    _stage(table, P, U, modes, t + C1 * h, tmp, K, 1, f)
     for i in range(n):
         tmp[i] = (A20 * K[0, i] + A21 * K[1, i]) * h + y[i]
-    derivatives(table, P, U, modes, t + C2 * h, tmp, K[2])
+    _stage(table, P, U, modes, t + C2 * h, tmp, K, 2, f)
     for i in range(n):
         tmp[i] = (A30 * K[0, i] + A31 * K[1, i] + A32 * K[2, i]) * h + y[i]
-    derivatives(table, P, U, modes, t + C3 * h, tmp, K[3])
+    _stage(table, P, U, modes, t + C3 * h, tmp, K, 3, f)
     for i in range(n):
         tmp[i] = (A40 * K[0, i] + A41 * K[1, i] + A42 * K[2, i] + A43 * K[3, i]) * h + y[i]
-    derivatives(table, P, U, modes, t + C4 * h, tmp, K[4])
+    _stage(table, P, U, modes, t + C4 * h, tmp, K, 4, f)
     for i in range(n):
         tmp[i] = (A50 * K[0, i] + A51 * K[1, i] + A52 * K[2, i] + A53 * K[3, i] + A54 * K[4, i]) * h + y[i]
-    derivatives(table, P, U, modes, t + h, tmp, K[5])
+    _stage(table, P, U, modes, t + h, tmp, K, 5, f)
     for i in range(n):
         y_new[i] = (B0 * K[0, i] + B2 * K[2, i] + B3 * K[3, i] + B4 * K[4, i] + B5 * K[5, i]) * h + y[i]
-    derivatives(table, P, U, modes, t + h, y_new, K[6])
+    _stage(table, P, U, modes, t + h, y_new, K, 6, f)
     sq = 0.0
     for i in range(n):
         z = ((E0 * K[0, i] + E2 * K[2, i] + E3 * K[3, i] + E4 * K[4, i] + E5 * K[5, i] + E6 * K[6, i]) * h) / (
@@ -200,9 +209,9 @@ def dense_state(t_old, h, y_old, Q, t, out):
 
 
 @jit
-def interior_state(y_old, h, K, w, out):
-    """The state at a fraction of the step whose folded weights are ``w`` (6,), into ``out``."""
-    w0, w2, w3, w4, w5, w6 = w[0], w[1], w[2], w[3], w[4], w[5]
+def interior_state(y_old, h, K, W, r, out):
+    """The state at the fraction of the step whose folded weights are ``W[r]`` (6,), into ``out``."""
+    w0, w2, w3, w4, w5, w6 = W[r, 0], W[r, 1], W[r, 2], W[r, 3], W[r, 4], W[r, 5]
     for i in range(y_old.shape[0]):
         out[i] = y_old[i] + h * (w0 * K[0, i] + w2 * K[2, i] + w3 * K[3, i] + w4 * K[4, i] + w5 * K[5, i]
                                  + w6 * K[6, i])

@@ -19,6 +19,13 @@ N_STATE = 18
  RS_ZENO_EVENT, RS_N_EV_RECORDS, RS_DETECT, RS_WARN_T) = range(N_STATE, N_STATE + 11)
 N_RUN_STATE = N_STATE + 11
 
+# -- a variant's arrays in its row of the run's float block and of its integer block, in this order ----------
+#: X (n), U (inputs), F0 (n), RS (N_RUN_STATE), G_PREV (A), SEARCH (parts, N_EVENTS), LAST_T (parts, N_EVENTS),
+#: FIRED (A, 4), X_BEFORE (n); A = MAX_ACTIVE * parts (parts at least 1).
+FLOAT_BLOCK = ("X", "U", "F0", "RS", "G_PREV", "SEARCH", "LAST_T", "FIRED", "X_BEFORE")
+#: modes (parts), ACTIVE (A, 4).
+INT_BLOCK = ("modes", "ACTIVE")
+
 # -- flags of a call: "auto"; stiffness estimates made; every step recorded; guards armed; segment start --
 F_AUTO, F_DETECT, F_KEEP, F_ARMED, F_START = range(5)
 N_FLAGS = 5

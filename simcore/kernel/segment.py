@@ -43,6 +43,14 @@ def _all_finite(v):
 
 
 @jit
+def _all_finite_row(K, s):
+    for i in range(K.shape[1]):
+        if not math.isfinite(K[s, i]):
+            return False
+    return True
+
+
+@jit
 def evaluate_start(table, P, U, modes, t, y, f0, state):
     """f(t, y) into ``f0`` (the derivative at a restart: the held inputs may just have jumped)."""
     derivatives(table, P, U, modes, t, y, f0)
@@ -61,12 +69,6 @@ def choose_first_step(table, P, U, modes, y, f0, rtol, atol, max_step, state, wo
     state[S_H] = h
 
 
-def workspace_size(n: int, m_ev: int, n_frac: int) -> int:
-    """Floats of scratch :func:`integrate_segment` needs for ``n`` states, ``m_ev`` armed events and
-    ``n_frac`` sample fractions."""
-    return 3 * n + m_ev * n_frac + 3 * n_frac + 4
-
-
 @jit
 def record_row(rows_t, rows_y, rows_m, state, t, X, modes):
     """Append the row ``(t, X, modes)`` to the buffers."""
@@ -81,13 +83,14 @@ def record_row(rows_t, rows_y, rows_m, state, t, X, modes):
 
 @jit
 def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, stiff_rule, state,
-                      ev_part, ev_code, ev_dir, g_prev, search_from, fractions, weights,
-                      rows_t, rows_y, roots_t, roots_j, roots_ga, x_e, bad_x, K, Q, rows_m, ws):
+                      m_ev, ev_part, ev_code, ev_dir, g_prev, search_from, fractions, weights,
+                      rows_t, rows_y, roots_t, roots_j, roots_ga, x_e, bad_x, K, Q, rows_m,
+                      y_new, work, tmp, f_s, samples, ts, tj, vals):
     """Integrate from ``state[S_T]`` towards ``state[S_T_END]`` with the inputs held.
 
     ``y`` (n,) is the state at ``state[S_T]`` and ``f0`` the derivative there (evaluated by
     :func:`evaluate_start`); both are advanced in place. ``state[S_H]`` is the step to try. Armed
-    events ``j`` are ``(ev_part[j], ev_code[j], ev_dir[j])`` with their guards ``g_prev[j]`` at the
+    events ``j < m_ev`` are ``(ev_part[j], ev_code[j], ev_dir[j])`` with their guards ``g_prev[j]`` at the
     start and ``search_from[j]`` (NaN for none: a bounce's next crossing is sought from there);
     ``fractions`` (m,) are the interior sample points (the last is 1, the step's end) and
     ``weights`` (m, 6) their dense-output weights. Rows of accepted steps go to ``rows_t``,
@@ -97,20 +100,10 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
     step's end.
     """
     n = y.shape[0]
-    m_ev = ev_part.shape[0]
     n_frac = fractions.shape[0]
-    # Scratch, all in ``ws`` (at least workspace_size(n, m_ev, n_frac) long): nothing allocated per call.
-    y_new = ws[0:n]
-    work = ws[n:2 * n]
-    tmp = ws[2 * n:3 * n]
-    o = 3 * n
-    samples = ws[o:o + m_ev * n_frac].reshape((m_ev, n_frac))
-    o += m_ev * n_frac
-    ts = ws[o:o + n_frac]
-    o += n_frac
-    tj = ws[o:o + n_frac + 2]
-    o += n_frac + 2
-    vals = ws[o:o + n_frac + 2]
+    # Scratch from the caller, made once per chunk of variants (nothing allocated or sliced per call): the
+    # state-length vectors ``y_new``, ``work``, ``tmp``, ``f_s``; ``samples`` (at least m_ev, n_frac); ``ts``
+    # (n_frac); ``tj``, ``vals`` (n_frac + 2).
     t_bound = state[S_T_END]
     cap = rows_t.shape[0]
     if flags[F_START]:
@@ -148,12 +141,12 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
             if t_new > t_bound:
                 t_new = t_bound
             h = t_new - t
-            err = attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol, tmp)
+            err = attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol, tmp, f_s)
             state[S_NFEV] += 6
             # A non-finite stage makes the error norm non-finite (every stage reaches it through the next
             # stages' states): only then are the stages searched.
             for s in range(1, 7 if not math.isfinite(err) else 1):
-                if not _all_finite(K[s]):
+                if not _all_finite_row(K, s):
                     # The failing evaluation, for the engine to evaluate again in Python (which names it).
                     state[S_BAD_T] = stage_state(s, t, h, y, K, y_new, bad_x)
                     state[S_BAD_INDEX] = s
@@ -199,7 +192,7 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
                 ts[i] = t + span * fractions[i]
             ts[n_frac - 1] = t_new
             for i in range(n_frac - 1):
-                interior_state(y, h, K, weights[i], work)
+                interior_state(y, h, K, weights, i, work)
                 for j in range(m_ev):
                     samples[j, i] = guard(table, P, U, ev_part[j], ev_code[j], ts[i], work)
             for j in range(m_ev):
@@ -213,7 +206,7 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
                             for q in range(n):
                                 bad_x[q] = y_new[q]
                         else:
-                            interior_state(y, h, K, weights[i], bad_x)
+                            interior_state(y, h, K, weights, i, bad_x)
                         return NONFINITE_GUARD
             n_roots = 0
             have_q = False

@@ -53,7 +53,7 @@ def test_brent_root_on_the_dense_output_is_scipys_brentq(v0):
     y_new = np.empty(2)
     dopri5.derivatives(table, p, U, modes, 0.0, y, K[0])
     h = 0.2
-    dopri5.attempt(table, p, U, modes, 0.0, h, y, K, y_new, 1e-3, 1e-6, np.empty(2))
+    dopri5.attempt(table, p, U, modes, 0.0, h, y, K, y_new, 1e-3, 1e-6, np.empty(2), np.empty(2))
     Q = np.empty((4, 2))
     dopri5.dense_coefficients(K, Q)
 

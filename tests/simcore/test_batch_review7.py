@@ -184,13 +184,13 @@ def test_a_start_angle_the_model_was_built_with_is_not_blamed_on_x0():
 def test_the_shared_rules_are_public_names_and_the_private_ones_are_gone():
     from scipy.integrate import RK45
 
-    from simcore import batch_rk, dopri5, event_handler, solvers
+    from simcore import dopri5, event_handler, solvers
 
     assert (solvers.STIFF_SKIP_STEPS, solvers.STIFF_CLEAR_AFTER) == (2, 6)
     assert (event_handler.JUST_OFF_ZERO, event_handler.PROBE_STEP) == (5e-324, 1e-8)
     for module, old in ((solvers, "_SKIP_STEPS"), (solvers, "_CLEAR_AFTER"), (solvers, "_stiffness_weights"),
                         (event_handler, "_TINY"), (event_handler, "_PROBE_STEP")):
         assert not hasattr(module, old), old
-    # one construction of the stiffness weights: the Dormand-Prince's are batch_rk's, to the bit
-    s, w = batch_rk.stiffness_weights(RK45)
+    # one construction of the stiffness weights, the Dormand-Prince's
+    s, w = dopri5.stiffness_weights(RK45)
     assert s == 5 and [float(x) for x in w] == dopri5._W

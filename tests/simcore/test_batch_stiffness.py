@@ -16,7 +16,6 @@ import warnings
 import numpy as np
 import pytest
 
-import simcore
 import simcore.models as models
 from simcore import StiffnessWarning, simulate, simulate_batch
 from simcore.controllers import PIDController, control_loop
@@ -105,68 +104,3 @@ def test_non_stiff_batch_does_not_warn():
         res = simulate_batch(fw, T_END, [loop], params={"flywheel.viscous_friction": [0.0, 0.01, 0.5]})
     assert np.isnan(res.stiff_at).all()
     assert res.stiffness_message is None
-
-
-def test_the_stiffness_estimate_of_a_column_is_the_serial_runs_to_the_bit():
-    """batch_rk.stiffness_ratio over columns against DormandPrince.stiffness_ratio of each column's run."""
-    from simcore import batch_rk
-    from simcore.dopri5 import DormandPrince
-    from simcore.batch_rk import stiffness_weights
-
-    lam = np.array([3.0, 40.0, 2e4])
-    s, w = stiffness_weights(batch_rk.RK45)
-    K = []
-    ratios = []
-    for rate in lam:
-        def f(t, y, rate=rate):
-            return np.array([-rate * y[0] + np.sin(t), y[0] - rate * y[1]])
-        # a loose tolerance accepts the first step of 0.01 s, so h * rho is about 0.01 * rate
-        solver = DormandPrince(f, 0.0, np.array([1.0, -0.5]), 1.0, rtol=1e3, atol=1e3, first_step=0.01)
-        solver.step()
-        assert solver.t == 0.01
-        K.append(np.array(solver.K))
-        ratios.append(solver.stiffness_ratio())
-    batched = batch_rk.stiffness_ratio(np.stack(K, axis=-1), s, w)
-    assert batched.tolist() == ratios
-    assert ratios[-1] > simcore.solvers.STABILITY_BOUNDARY["RK45"] > ratios[0]
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        zero = batch_rk.stiffness_ratio(np.zeros((7, 2, 2)), s, w)  # coinciding states: zero, without a warning
-    assert zero.tolist() == [0.0, 0.0]
-
-
-def _smooth_ratio(velocity, acceleration):
-    """A made-up h * rho from the step's end: stiff (above RK45's 2.5) where sin(37 v) > -0.5."""
-    return 3.0 + np.sin(37.0 * velocity)
-
-
-def _bits_ratio(velocity, acceleration):
-    """A made-up h * rho from the last bits of the acceleration at the step's end: 2.0, 2.3, 2.6 or 2.9
-    (stiff on about every other step, in runs that both the clearing of the count after six non-stiff
-    steps in a row and the count of fifteen act on)."""
-    return 2.0 + 0.3 * ((np.asarray(acceleration, dtype=float).view(np.int64) >> 3) % 4)
-
-
-@pytest.mark.parametrize("stiction, script", [(False, _bits_ratio), (True, _smooth_ratio)],
-                         ids=["plain", "through a velocity-zero event"])
-def test_the_count_of_stiff_steps_is_the_serial_engines_step_for_step(stiction, script, monkeypatch):
-    """Both engines given the same estimate of each step (a function of the derivatives at the step's
-    end, the same in both): every variant is found stiff at the step its serial run warns at, or
-    neither is. This holds the rule itself (the steps skipped at each segment's start, the count, its
-    clearing, a variant found once) to the serial one. After an event the two runs' steps agree to
-    round-off only, so the script there is a smooth function of the state."""
-    from simcore import batch_rk
-    from simcore.dopri5 import DormandPrince
-
-    # The serial runs on the Python path, whose Dormand-Prince's estimate is patched here (the compiled
-    # kernel's count is held to the Python path's, warning for warning, by tests/kernel).
-    monkeypatch.setattr(simcore.engine, "USE_KERNEL", False)
-    monkeypatch.setattr(DormandPrince, "stiffness_ratio", lambda self: float(script(*self.K[-1])))
-    monkeypatch.setattr(batch_rk, "stiffness_ratio", lambda K, s, w, xp=np: script(*K[-1]))
-    frictions = [0.0, 0.05, 0.1, 0.2, 0.3, 0.5, 0.7, 1.0]
-    res, said = _batch(frictions, stiction)
-    serial = np.array([_serial_stiff_time(b, stiction)[0] for b in frictions])
-    assert 0 < np.isnan(serial).sum() < len(frictions)  # the script finds some stiff and not others
-    assert np.array_equal(np.isnan(res.stiff_at), np.isnan(serial))
-    found = ~np.isnan(serial)
-    np.testing.assert_allclose(res.stiff_at[found], serial[found], rtol=1e-6 if stiction else 0.0, atol=0.0)

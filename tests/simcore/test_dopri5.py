@@ -6,7 +6,7 @@ import pytest
 from scipy.integrate import RK45
 
 import simcore
-from simcore import batch_rk, dopri5
+from simcore import dopri5
 from simcore.dopri5 import DormandPrince
 
 
@@ -47,38 +47,6 @@ def _attempts(n):
         if a["err"] >= 1.0:
             a["retry"] = b["h"]  # the retry's step, t_new - t
     return fun, s, log
-
-
-@pytest.mark.parametrize("n", [2, 8, 10])
-@pytest.mark.parametrize("columns", [1, 3])
-def test_each_attempt_is_bit_for_bit_the_batch_kernels_column(n, columns):
-    # The batch kernel steps one column per variant; the serial solver must give a variant the very
-    # same bits (so a batch and its variants' own runs agree exactly, not to a tolerance), alone in
-    # its batch (a batch shrinks to one column as its variants finish) or among others. Every attempt
-    # of a run, rejected ones included, is replayed by batch_rk.attempt.
-    fun, s, log = _attempts(n)
-    assert s.status == "finished" and s.t == 3.0
-    assert sum(a["err"] >= 1.0 for a in log) >= 2 and sum(a["capped"] for a in log) >= 1
-    j = columns // 2
-    for a in log:
-        Y = np.stack([a["y"] * (1.0 + 0.1 * (c - j)) for c in range(columns)], axis=1)
-        F = np.stack([fun(a["t"], Y[:, c]) for c in range(columns)], axis=1)
-
-        def rhs(ts, yy, out):
-            for c in range(columns):
-                out[:, c] = fun(float(ts[c]), yy[:, c])
-
-        ok, t_new, y_new, K, h_next = batch_rk.attempt(
-            rhs, np.full(columns, a["t"]), Y, F, np.full(columns, a["h"]), s.t_bound,
-            np.full(columns, a["capped"]), rtol=1e-9, atol=1e-12)
-        np.testing.assert_array_equal(F[:, j], a["f"])
-        np.testing.assert_array_equal(y_new[:, j], a["y_new"])
-        np.testing.assert_array_equal(K[:, :, j], a["K"])
-        assert bool(ok[j]) == (a["err"] < 1.0)
-        if ok[j]:
-            assert h_next[j] == a["h_next"]
-        else:  # the retry lands where the kernel's proposed size takes it (or on t_bound)
-            assert min(a["t"] + h_next[j], s.t_bound) - a["t"] == a["retry"]
 
 
 def test_a_right_hand_side_on_lists_takes_the_same_steps_to_the_bit():

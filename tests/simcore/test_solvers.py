@@ -11,7 +11,7 @@ import simcore.models as models
 from simcore import PeriodicController, StiffnessWarning, System, simulate
 from simcore.models.motors import NEO, VEX_775PRO
 from simcore.dopri5 import DormandPrince
-from simcore.batch_rk import stiffness_weights
+from simcore.dopri5 import stiffness_weights
 from simcore.solvers import check_restart, restart_runge_kutta, stiffness_ratio
 
 

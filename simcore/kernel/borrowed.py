@@ -1,0 +1,31 @@
+"""Array views that skip numba's reference counting, for the kernel's hot loops.
+
+numba counts references to every array it passes between compiled functions: an atomic increment and
+decrement of the array's memory record per argument and per view, a few dozen per derivative
+evaluation of a mechanism, and (as atomic operations on a cache line every thread shares) slower still
+when several threads touch the same arrays. :func:`borrowed` returns a view of an array with no memory
+record: counting it is a null test. The caller must keep the array it came from alive while the view is
+used (:func:`simcore.kernel.advance.advance_chunk` makes its views of arrays it holds for the whole call).
+"""
+from __future__ import annotations
+
+from numba.core import cgutils, types
+from numba.extending import intrinsic
+
+__all__ = ["borrowed"]
+
+
+@intrinsic
+def borrowed(typingctx, array):
+    """``array`` (of floats or integers) viewed without a memory record (see the module docstring)."""
+    if not (isinstance(array, types.Array) and array.dtype in (types.float64, types.int64)):
+        # Measured: the kernel's boolean flag arrays viewed this way gave wrong results; they are few.
+        raise TypeError(f"borrowed takes float64 or int64 arrays, not {array}")
+
+    def codegen(context, builder, signature, args):
+        src = context.make_array(signature.args[0])(context, builder, value=args[0])
+        dst = context.make_array(signature.return_type)(context, builder, value=args[0])
+        dst.meminfo = cgutils.get_null_value(src.meminfo.type)
+        return dst._getvalue()
+
+    return array(array), codegen
