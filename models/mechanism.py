@@ -644,66 +644,69 @@ class GearedMechanism(System):
                 raise ConfigError(name, raw, text)
             raise ConfigError(f"params[{self.name + '.' + key!r}][{j}]", float(varied[key][j]), f"{text} (variant {j})")
 
-        d = self.drive
-        masses = ("moi", "mass", "com_distance", "carriage_mass")
-        gearing = value("gearing")
-        k = gearing / self.drum_radius if self.linear else gearing
-        load_mass, load_kind, load_a, load_b = self._variant_load(value, varied, refuse)
-        cls = type(self)
-        if _defined_in(cls, "kernel_load") is not _defined_in(cls, "_variant_load"):
-            # a subclass's own load (its kernel_load), which no batch parameter changes
-            load_kind, load_a, load_b = self.kernel_load() or (_kl.LOAD_NONE, math.nan, math.nan)
-        M = load_mass + d.n_motors * self.rotor_inertia * k * k
-        refuse(~(M > 0), masses, "a positive inertia (or a positive rotor_inertia)", "mass")
-        refuse(~(np.isfinite(k) & np.isfinite(M)), ("gearing",) + masses,
-               lambda j: f"a value whose reflected rotor inertia is finite (k = {float(k[j])!r} rotor rad per unit)",
-               "drum_radius" if self.linear else "gearing")
-        # Viscous friction: the motors' own (from their free current) acts on the rotors, through each
-        # variant's k; one given acts at the mechanism.
-        zero = np.zeros(n)
-        at_rotor = False
-        if "viscous_friction" in varied or not self.viscous_friction_from_motors:
-            b = value("viscous_friction")
-            b_rotor = b / k / k  # k * k could underflow to 0 for an extreme gearing
-        else:
-            b_rotor = np.full(n, free_current_friction(d))
-            b = b_rotor * k * k
-            # With efficiency 1 both places are the same physics; the mechanism's keeps the arithmetic
-            # of the numpy batch (simcore.models.batched) bit for bit.
-            at_rotor = d.efficiency < 1.0
-        shaft, load_viscous = (b_rotor * k, zero) if at_rotor else (zero, b)
+        # (an overflow is refused below with the value that caused it, not warned about)
+        with np.errstate(over="ignore", invalid="ignore"):
+            d = self.drive
+            masses = ("moi", "mass", "com_distance", "carriage_mass")
+            gearing = value("gearing")
+            k = gearing / self.drum_radius if self.linear else gearing
+            load_mass, load_kind, load_a, load_b = self._variant_load(value, varied, refuse)
+            cls = type(self)
+            if _defined_in(cls, "kernel_load") is not _defined_in(cls, "_variant_load"):
+                # a subclass's own load (its kernel_load), which no batch parameter changes
+                load_kind, load_a, load_b = self.kernel_load() or (_kl.LOAD_NONE, math.nan, math.nan)
+            M = load_mass + d.n_motors * self.rotor_inertia * k * k
+            refuse(~(M > 0), masses, "a positive inertia (or a positive rotor_inertia)", "mass")
+            refuse(~(np.isfinite(k) & np.isfinite(M)), ("gearing",) + masses,
+                   lambda j: f"a value whose reflected rotor inertia is finite (k = {float(k[j])!r} rotor rad per "
+                             f"unit)",
+                   "drum_radius" if self.linear else "gearing")
+            # Viscous friction: the motors' own (from their free current) acts on the rotors, through each
+            # variant's k; one given acts at the mechanism.
+            zero = np.zeros(n)
+            at_rotor = False
+            if "viscous_friction" in varied or not self.viscous_friction_from_motors:
+                b = value("viscous_friction")
+                b_rotor = b / k / k  # k * k could underflow to 0 for an extreme gearing
+            else:
+                b_rotor = np.full(n, free_current_friction(d))
+                b = b_rotor * k * k
+                # With efficiency 1 both places are the same physics; the mechanism's keeps the arithmetic
+                # of the numpy batch (simcore.models.batched) bit for bit.
+                at_rotor = d.efficiency < 1.0
+            shaft, load_viscous = (b_rotor * k, zero) if at_rotor else (zero, b)
 
-        def friction(key):
-            if key in varied:
-                return varied[key]
-            amount, volts = self._friction_given[key]
-            # a kS voltage is the force F = kS Kt / R k eta of each variant's transmission
-            f = amount * d.Kt / d.R * k * d.efficiency if volts else np.full(n, amount)
-            refuse(~np.isfinite(f), ("gearing",), "a finite non-negative friction force/torque", key)
-            return f
+            def friction(key):
+                if key in varied:
+                    return varied[key]
+                amount, volts = self._friction_given[key]
+                # a kS voltage is the force F = kS Kt / R k eta of each variant's transmission
+                f = amount * d.Kt / d.R * k * d.efficiency if volts else np.full(n, amount)
+                refuse(~np.isfinite(f), ("gearing",), "a finite non-negative friction force/torque", key)
+                return f
 
-        static = friction("static_friction")
-        kinetic = (static if "kinetic_friction" not in varied and self.kinetic_friction_from_static
-                   else friction("kinetic_friction"))
-        directional = (static > 0) | (kinetic > 0) | (d.efficiency < 1.0)
-        # Breakaway needs the larger of static and kinetic friction: were kinetic larger, a body that
-        # just broke away would be pushed backwards by friction (energy from nowhere).
-        breakaway = np.maximum(static, kinetic) * (1.0 + BREAKAWAY_MARGIN) + np.where(directional, 1e-12, 0.0)
+            static = friction("static_friction")
+            kinetic = (static if "kinetic_friction" not in varied and self.kinetic_friction_from_static
+                       else friction("kinetic_friction"))
+            directional = (static > 0) | (kinetic > 0) | (d.efficiency < 1.0)
+            # Breakaway needs the larger of static and kinetic friction: were kinetic larger, a body that
+            # just broke away would be pushed backwards by friction (energy from nowhere).
+            breakaway = np.maximum(static, kinetic) * (1.0 + BREAKAWAY_MARGIN) + np.where(directional, 1e-12, 0.0)
 
-        p = np.empty((n, _kl.N_PARAMETERS))
-        p[:, _kl.P_R], p[:, _kl.P_KT], p[:, _kl.P_KV] = d.R, d.Kt, d.Kv
-        p[:, _kl.P_STATOR_LIMIT], p[:, _kl.P_SUPPLY_LIMIT] = d.stator_current_limit, d.supply_current_limit
-        p[:, _kl.P_DUTY_COMMAND] = 1.0 if d.command == "duty" else 0.0
-        p[:, _kl.P_GEARING], p[:, _kl.P_EFFICIENCY] = gearing, d.efficiency
-        p[:, _kl.P_K], p[:, _kl.P_K_PER_GEARING], p[:, _kl.P_M] = k, k / gearing, M
-        p[:, _kl.P_LOAD_VISCOUS], p[:, _kl.P_SHAFT_FRICTION] = load_viscous, shaft
-        p[:, _kl.P_KINETIC], p[:, _kl.P_BREAKAWAY] = kinetic, breakaway
-        p[:, _kl.P_MIN], p[:, _kl.P_MAX] = self.min_position, self.max_position
-        p[:, _kl.P_DIRECTIONAL] = directional
-        p[:, _kl.P_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
-        p[:, _kl.P_LOAD_KIND], p[:, _kl.P_LOAD_A], p[:, _kl.P_LOAD_B] = load_kind, load_a, load_b
-        p[:, _kl.P_DRUM_RADIUS] = self.drum_radius if self.linear else 1.0
-        return p, {"viscous_friction": b, "rotor_viscous_friction": b_rotor, "static_friction": static}
+            p = np.empty((n, _kl.N_PARAMETERS))
+            p[:, _kl.P_R], p[:, _kl.P_KT], p[:, _kl.P_KV] = d.R, d.Kt, d.Kv
+            p[:, _kl.P_STATOR_LIMIT], p[:, _kl.P_SUPPLY_LIMIT] = d.stator_current_limit, d.supply_current_limit
+            p[:, _kl.P_DUTY_COMMAND] = 1.0 if d.command == "duty" else 0.0
+            p[:, _kl.P_GEARING], p[:, _kl.P_EFFICIENCY] = gearing, d.efficiency
+            p[:, _kl.P_K], p[:, _kl.P_K_PER_GEARING], p[:, _kl.P_M] = k, k / gearing, M
+            p[:, _kl.P_LOAD_VISCOUS], p[:, _kl.P_SHAFT_FRICTION] = load_viscous, shaft
+            p[:, _kl.P_KINETIC], p[:, _kl.P_BREAKAWAY] = kinetic, breakaway
+            p[:, _kl.P_MIN], p[:, _kl.P_MAX] = self.min_position, self.max_position
+            p[:, _kl.P_DIRECTIONAL] = directional
+            p[:, _kl.P_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
+            p[:, _kl.P_LOAD_KIND], p[:, _kl.P_LOAD_A], p[:, _kl.P_LOAD_B] = load_kind, load_a, load_b
+            p[:, _kl.P_DRUM_RADIUS] = self.drum_radius if self.linear else 1.0
+            return p, {"viscous_friction": b, "rotor_viscous_friction": b_rotor, "static_friction": static}
 
     def _variant_load(self, value, varied, refuse):
         """``(load inertia, load kind, a, b)`` per variant (arrays or floats): the inertia of the load about its
