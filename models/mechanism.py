@@ -220,6 +220,13 @@ class GearedMechanism(System):
         Inertia of one motor's rotor, kg·m² (default 0, as WPILib).
     track_energy : bool
         Add the energy-accounting states.
+
+    Notes
+    -----
+    The constructor checks its arguments; every value derived from them (``k``, ``M``, the friction at
+    the mechanism and at the rotors, the breakaway force, the load) comes from
+    :meth:`kernel_parameters`, the one derivation a batch's variants use too. The outputs are computed
+    by the compiled kernel (:func:`simcore.kernel.geared.outputs`).
     """
 
     def __init__(self, name: str, drive: MotorDrive, *, mass: float, linear: bool, position_name: str,

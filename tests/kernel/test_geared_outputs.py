@@ -258,3 +258,23 @@ def _rebuilt(m, gearing):
         return models.Elevator(NEO, gearing, carriage_mass=4.0, drum_radius=DRUM, min_height=0.0, max_height=1.5,
                                command="duty")
     return models.Flywheel(VEX_775PRO, gearing, 0.01, efficiency=0.7)
+
+
+def test_a_subclass_with_outputs_of_its_own_or_a_python_load_keeps_them_on_the_python_path():
+    class Tagged(models.Flywheel):
+        def extra_outputs(self, t, x, u):
+            return (42.0,)
+
+    class Sprung(models.Flywheel):
+        def load_force(self, q):
+            return -3.0 * q
+
+    tagged = Tagged(VEX_775PRO, G_FLY, 0.01)
+    tagged.output_names = tuple(tagged.output_names) + ("tag",)
+    assert tagged.kernel_form() is None  # the kernel computes the built-in outputs only
+    assert tagged.outputs(0.0, np.zeros(2), np.array([6.0, 0.0, 12.0]))[-1] == 42.0
+    sprung = Sprung(VEX_775PRO, G_FLY, 0.01, viscous_friction=0.0)
+    assert sprung.kernel_form() is None
+    sprung.mode = "moving"
+    y = dict(zip(sprung.output_names, sprung.outputs(0.0, np.array([0.5, 0.0]), np.array([0.0, 0.0, 12.0]))))
+    assert y["acceleration"] == pytest.approx(-1.5 / sprung.M, rel=1e-12)  # the spring's force, from Python
