@@ -64,3 +64,11 @@ def outputs_of_rows(table, P, U, modes, T, X, y_offsets, OUT):
     ``U (N, n_u)``, ``modes (N, n_parts)``, ``T (N,)``, ``X (N, n_x)``, ``OUT (N, n_y)``."""
     for r in range(X.shape[0]):
         outputs(table, P[r], U[r], modes[r], T[r], X[r], y_offsets, OUT[r])
+
+
+@jit
+def outputs_of_variant_rows(table, P, V, U, modes, T, X, y_offsets, OUT):
+    """:func:`outputs_of_rows` with the parameters per variant: row ``r`` is variant ``V[r]``'s, whose
+    parameters are ``P[V[r]]`` (``P (n_variants, n_p)``; recorded rows need not copy them row by row)."""
+    for r in range(X.shape[0]):
+        outputs(table, P[V[r]], U[r], modes[r], T[r], X[r], y_offsets, OUT[r])
