@@ -62,8 +62,8 @@ from simcore.system import System, derivatives_on_floats
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, split_drive_options
 from .motor_channels import free_current_friction
 
-__all__ = ["GearedMechanism", "DriveSample", "DRIVE_OPTIONS", "MECHANISM_OPTIONS", "FRICTION_PARAMETERS", "ENERGY_STATES",
-           "split_mechanism_options", "named_as"]
+__all__ = ["GearedMechanism", "DriveSample", "DRIVE_OPTIONS", "MECHANISM_OPTIONS", "FRICTION_PARAMETERS",
+           "ENERGY_STATES", "split_mechanism_options", "named_as"]
 
 #: GearedMechanism's keyword options that every mechanism passes through from its ``**options``.
 MECHANISM_OPTIONS = ("viscous_friction", "static_friction", "kinetic_friction", "rotor_inertia", "track_energy")
