@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
@@ -24,7 +26,7 @@ from simcore.kernel.layout import LOAD_ARM_GRAVITY
 
 from .drive import MotorDrive
 from .motors import as_dcmotor
-from .mechanism import GearedMechanism, named_as, split_mechanism_options
+from .mechanism import FRICTION_PARAMETERS, GearedMechanism, named_as, split_mechanism_options
 
 __all__ = ["Arm", "STANDARD_GRAVITY", "WPILIB_GRAVITY"]
 
@@ -50,6 +52,11 @@ def _positive_product(parameter, value, product, expected):
     if not (product > 0 and math.isfinite(product)):
         raise ConfigError(parameter, value, expected)
     return product
+
+
+def _rod_inertia(mass, com_distance):
+    """Inertia of a uniform rod of length ``2 d`` about one end, ``m (2 d)² / 3``, kg·m² (floats or arrays)."""
+    return mass * ((2 * com_distance) * (2 * com_distance)) / 3
 
 
 class Arm(GearedMechanism):
@@ -90,7 +97,7 @@ class Arm(GearedMechanism):
         self.com_distance = checks.positive("com_distance", com_distance, "m", what="distance")
         self.moi_from_rod = moi is None  # a batch that varies the mass or com_distance recomputes it
         if moi is None:
-            self.moi = _positive_product("com_distance", com_distance, self.mass * (2 * self.com_distance) ** 2 / 3,
+            self.moi = _positive_product("com_distance", com_distance, _rod_inertia(self.mass, self.com_distance),
                                          "a distance whose rod inertia m (2 d)² / 3 is a positive finite number")
         else:
             self.moi = checks.positive("moi", moi, "kg*m**2", what="moment of inertia")
@@ -129,6 +136,23 @@ class Arm(GearedMechanism):
             return cls(as_dcmotor("gearbox", gearbox), gearing, mass=mass, com_distance=L / 2.0, moi=J, min_angle=min_angle,
                        max_angle=max_angle, gravity=checks.flag("simulate_gravity", simulate_gravity),
                        start_angle=starting_angle, name=name, g=WPILIB_GRAVITY, **options)
+
+    BATCH_PARAMETERS = ("mass", "com_distance", "moi", "gearing") + FRICTION_PARAMETERS
+
+    def _variant_load(self, value, varied, refuse):
+        # An arm built without moi has its rod inertia: each variant's, from its mass and com_distance.
+        mass, com = value("mass"), value("com_distance")
+        if self.moi_from_rod and "moi" not in varied and ("mass" in varied or "com_distance" in varied):
+            moi = _rod_inertia(mass, com)
+            refuse(~(np.isfinite(moi) & (moi > 0)), ("mass", "com_distance"),
+                   "a mass and com_distance whose rod inertia m (2 d)^2 / 3 is a positive finite number",
+                   "com_distance")
+        else:
+            moi = value("moi")
+        mgd = mass * self.g * com
+        refuse(~np.isfinite(mgd), ("mass", "com_distance"),
+               f"a mass and com_distance whose gravity torque m g d (g={self.g!r} m/s²) is finite", "mass")
+        return moi, LOAD_ARM_GRAVITY, mgd, self.gravity_direction
 
     def load_force(self, q):
         return self._mgd * math.sin(self.gravity_direction - q)

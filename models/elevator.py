@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError
@@ -18,7 +20,7 @@ from simcore.kernel.layout import LOAD_CONSTANT
 from .arm import WPILIB_GRAVITY, _gravity
 from .drive import MotorDrive
 from .motors import as_dcmotor
-from .mechanism import GearedMechanism, named_as, split_mechanism_options
+from .mechanism import FRICTION_PARAMETERS, GearedMechanism, named_as, split_mechanism_options
 
 __all__ = ["Elevator"]
 
@@ -81,6 +83,15 @@ class Elevator(GearedMechanism):
                        min_height=min_height, max_height=max_height,
                        gravity=checks.flag("simulate_gravity", simulate_gravity), start_height=starting_height,
                        name=name, g=WPILIB_GRAVITY, **options)
+
+    BATCH_PARAMETERS = ("carriage_mass", "gearing") + FRICTION_PARAMETERS
+
+    def _variant_load(self, value, varied, refuse):
+        carriage = value("carriage_mass")
+        weight = (carriage - self.counterweight_mass) * self.g
+        refuse(~np.isfinite(weight + carriage + self.counterweight_mass), ("carriage_mass",),
+               f"a mass whose weight at g={self.g!r} m/s² is finite", "carriage_mass")
+        return carriage + self.counterweight_mass, LOAD_CONSTANT, self.constant_force - weight, 0.0
 
     def load_force(self, q):
         return self.constant_force - self._weight

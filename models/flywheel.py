@@ -10,7 +10,7 @@ from __future__ import annotations
 from simcore import checks
 
 from .drive import MotorDrive
-from .mechanism import GearedMechanism, split_mechanism_options
+from .mechanism import FRICTION_PARAMETERS, GearedMechanism, split_mechanism_options
 
 __all__ = ["Flywheel"]
 
@@ -41,6 +41,12 @@ class Flywheel(GearedMechanism):
         super().__init__(name, MotorDrive(motor, gearing, **drive_opts), mass=moi_si, linear=False,
                          position_name="angle", start_velocity=start_velocity,
                          parameter_names={"mass": "moi"}, **mech_opts)
+
+    BATCH_PARAMETERS = ("moi", "gearing") + FRICTION_PARAMETERS
+
+    def _variant_load(self, value, varied, refuse):
+        _, kind, a, b = super()._variant_load(value, varied, refuse)
+        return value("moi"), kind, a, b
 
     @classmethod
     def from_sysid(cls, ks, kv, ka, *, name: str = "flywheel", **options) -> "Flywheel":

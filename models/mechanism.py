@@ -54,19 +54,21 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore import checks
-from simcore.errors import ConfigError
+from simcore.errors import ConfigError, ConfigTypeError
 from simcore.events import StateEvent, on_floats
 from simcore.kernel import layout as _kl
 from simcore.system import System, derivatives_on_floats
 
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, split_drive_options
-from .motor_channels import motor_friction
+from .motor_channels import free_current_friction
 
-__all__ = ["GearedMechanism", "DriveSample", "DRIVE_OPTIONS", "MECHANISM_OPTIONS", "ENERGY_STATES",
-           "split_mechanism_options", "named_as"]
+__all__ = ["GearedMechanism", "DriveSample", "DRIVE_OPTIONS", "MECHANISM_OPTIONS", "FRICTION_PARAMETERS",
+           "ENERGY_STATES", "split_mechanism_options", "named_as"]
 
 #: GearedMechanism's keyword options that every mechanism passes through from its ``**options``.
 MECHANISM_OPTIONS = ("viscous_friction", "static_friction", "kinetic_friction", "rotor_inertia", "track_energy")
+#: The friction parameters a batch can vary (see GearedMechanism.kernel_parameters).
+FRICTION_PARAMETERS = ("viscous_friction", "static_friction", "kinetic_friction")
 #: Keyword options every motor-driven mechanism accepts (see MotorDrive and GearedMechanism).
 DRIVE_OPTIONS = MOTOR_DRIVE_KEYS + MECHANISM_OPTIONS
 
@@ -149,6 +151,20 @@ _KERNEL_EVENT_IDS = {"moving": (_kl.EV_LOWER_STOP, _kl.EV_UPPER_STOP),
                      "lower_stop": (_kl.EV_LEAVE_LOWER_STOP,), "upper_stop": (_kl.EV_LEAVE_UPPER_STOP,)}
 
 
+#: Mode codes of the kernel (simcore.kernel.layout's MODE_*) by name, and those of a body at rest.
+_MODE_CODES = {name: code for code, name in enumerate(_kl.MODE_NAMES)}
+_RESTING_CODES = (_kl.MODE_STUCK, _kl.MODE_LOWER_STOP, _kl.MODE_UPPER_STOP)
+#: Batch parameters that must be positive (the others, the frictions, non-negative).
+_POSITIVE_PARAMETERS = ("moi", "gearing", "mass", "com_distance", "carriage_mass")
+
+
+def _geared_kernel():
+    """The compiled geared mechanism (imported at first use: building a model loads no numba)."""
+    from simcore.kernel import geared
+
+    return geared
+
+
 def _defined_in(cls, name):
     """The class of ``cls``'s MRO that defines attribute ``name``."""
     for base in cls.__mro__:
@@ -160,7 +176,8 @@ def _defined_in(cls, name):
 #: GearedMechanism's methods whose physics the kernel form replaces: a subclass overriding one of them
 #: runs on the Python path.
 _KERNEL_REPLACES = ("derivatives", "derivatives_of_floats", "drive_force", "drive_sample", "applied_force",
-                    "_friction", "_rest_mode", "_build_events", "events", "initial_mode")
+                    "_friction", "_rest_mode", "_build_events", "events", "initial_mode", "outputs",
+                    "extra_outputs")
 
 
 class GearedMechanism(System):
@@ -203,6 +220,13 @@ class GearedMechanism(System):
         Inertia of one motor's rotor, kg·m² (default 0, as WPILib).
     track_energy : bool
         Add the energy-accounting states.
+
+    Notes
+    -----
+    The constructor checks its arguments; every value derived from them (``k``, ``M``, the friction at
+    the mechanism and at the rotors, the breakaway force, the load) comes from
+    :meth:`kernel_parameters`, the one derivation a batch's variants use too. The outputs are computed
+    by the compiled kernel (:func:`simcore.kernel.geared.outputs`).
     """
 
     def __init__(self, name: str, drive: MotorDrive, *, mass: float, linear: bool, position_name: str,
@@ -219,21 +243,15 @@ class GearedMechanism(System):
         self.linear = linear
         if linear:
             self.drum_radius = checks.positive("drum_radius", drum_radius, "m", what="radius")
-            self.k = drive.gearing / self.drum_radius
         else:
             self.drum_radius = None
-            self.k = drive.gearing
-        self._k_per_gearing = self.k / drive.gearing  # drive force per gearbox output torque
         self.load_mass = checks.nonnegative(pn["mass"], mass, u["mass"], what="inertia")
         self.rotor_inertia = checks.nonnegative("rotor_inertia", rotor_inertia, "kg*m**2", what="inertia")
-        self.M = self.load_mass + drive.n_motors * self.rotor_inertia * self.k * self.k
-        if not self.M > 0:
-            raise ConfigError(pn["mass"], mass, "a positive inertia (or a positive rotor_inertia)")
-        if not (math.isfinite(self.k) and math.isfinite(self.M)):
-            # A gear ratio or drum radius at the ends of the float range: the reflected inertia overflows.
-            raise ConfigError("drum_radius" if linear else pn.get("gearing", "gearing"),
-                              drum_radius if linear else drive.gearing,
-                              f"a value whose reflected rotor inertia is finite (k = {self.k!r} rotor rad per unit)")
+        #: The arguments as the user wrote them, by the derivation's keys, for its errors (kernel_parameters).
+        self._arguments = {"mass": (pn["mass"], mass), "gearing": (pn.get("gearing", "gearing"), drive.gearing),
+                           "drum_radius": ("drum_radius", drum_radius),
+                           "static_friction": ("static_friction", static_friction),
+                           "kinetic_friction": ("kinetic_friction", kinetic_friction)}
         # None or an infinite value means "no stop".
         self.min_position = (-math.inf if min_position is None or min_position == -math.inf
                              else checks.finite(pn["min_position"], min_position, u["q"]))
@@ -247,35 +265,48 @@ class GearedMechanism(System):
             raise ConfigError(pn["start_position"], start_position,
                               f"a value within [{self.min_position}, {self.max_position}]")
         self.start_velocity = checks.finite("start_velocity", start_velocity, u["v"])
-        # Default: the motors' own friction, from their datasheet free current (issue 12).
-        self.viscous_friction, self.rotor_viscous_friction = motor_friction("viscous_friction", viscous_friction,
-                                                                            drive, self.k, u["viscous"])
         #: True when ``viscous_friction`` is the motors' own (so it follows the gearing: ``b_rotor k^2``).
         self.viscous_friction_from_motors = viscous_friction is None
-        # The motors' own friction acts on the rotors, before the gearbox and its efficiency (so a
-        # free-running motor draws its free current whatever the efficiency): rotor torque per unit
-        # of mechanism speed. A viscous_friction the user gives acts at the mechanism. With
-        # efficiency 1 both places are the same physics; the mechanism's keeps the arithmetic
-        # (bit for bit) of the batched kernel (models/batched.py).
-        at_rotor = self.viscous_friction_from_motors and drive.efficiency < 1.0
-        self._shaft_friction = self.rotor_viscous_friction * self.k if at_rotor else 0.0
-        self._load_viscous = 0.0 if at_rotor else self.viscous_friction
-        self.static_friction = self._friction_force("static_friction", static_friction, u["force"])
-        self.kinetic_friction = (self.static_friction if kinetic_friction is None
-                                 else self._friction_force("kinetic_friction", kinetic_friction, u["force"]))
+        #: The viscous friction given, at the mechanism (None: the motors' own, from their free current).
+        self._viscous_friction_given = (None if viscous_friction is None else
+                                        checks.nonnegative("viscous_friction", viscous_friction, u["viscous"],
+                                                           what="coefficient"))
+        #: The static and kinetic friction given: ``(amount, in volts)``: a force (N·m or N), or a kS voltage
+        #: that the derivation converts through the motor and the transmission (kinetic: None, not given).
+        self._friction_given = {"static_friction": self._friction_amount("static_friction", static_friction,
+                                                                         u["force"]),
+                                "kinetic_friction": (None if kinetic_friction is None else self._friction_amount(
+                                    "kinetic_friction", kinetic_friction, u["force"]))}
         #: True when ``kinetic_friction`` was not given, so it is ``static_friction`` (a batch that varies
         #: the static friction then varies it too; one given, even equal to the static one, stays).
         self.kinetic_friction_from_static = kinetic_friction is None
         self.track_energy = checks.flag("track_energy", track_energy)
+        # Every derived value (transmission ratio, inertia with the rotors, friction at the mechanism and
+        # at the rotors, breakaway force, the load) from the one derivation a batch's variants use too.
+        p, derived = self._variant_parameters(None, 1)
+        self._kernel_p = p[0]
+        self.k = float(p[0, _kl.P_K])
+        self._k_per_gearing = float(p[0, _kl.P_K_PER_GEARING])  # drive force per gearbox output torque
+        self.M = float(p[0, _kl.P_M])
+        self.viscous_friction = float(derived["viscous_friction"][0])
+        self.rotor_viscous_friction = float(derived["rotor_viscous_friction"][0])
+        # The motors' own friction acts on the rotors, before the gearbox and its efficiency (so a
+        # free-running motor draws its free current whatever the efficiency): rotor torque per unit
+        # of mechanism speed. A viscous_friction the user gives acts at the mechanism.
+        self._shaft_friction = float(p[0, _kl.P_SHAFT_FRICTION])
+        self._load_viscous = float(p[0, _kl.P_LOAD_VISCOUS])
+        self.static_friction = float(derived["static_friction"][0])
+        self.kinetic_friction = float(p[0, _kl.P_KINETIC])
         #: Coulomb friction by sliding mode (its sign is the mode's, so the force is smooth within a mode).
         self._coulomb = {"forward": self.kinetic_friction, "reverse": -self.kinetic_friction}
         # The direction of motion is a mode when it changes the forces: Coulomb friction's sign, and
         # which way power flows through a lossy gearbox (G eta T or G T / eta).
-        self._directional = (self.static_friction > 0 or self.kinetic_friction > 0 or drive.efficiency < 1.0)
-        # Breakaway needs the larger of static and kinetic friction: were kinetic larger, a body that
-        # just broke away would be pushed backwards by friction (energy from nowhere).
-        self._breakaway = (max(self.static_friction, self.kinetic_friction) * (1.0 + BREAKAWAY_MARGIN)
-                           + (1e-12 if self._directional else 0.0))
+        self._directional = bool(p[0, _kl.P_DIRECTIONAL] != 0.0)
+        self._breakaway = float(p[0, _kl.P_BREAKAWAY])
+        # A load written in Python (no kernel form): the outputs take its value at q from Python.
+        cls = type(self)
+        self._load_in_python = (_defined_in(cls, "load_force") is not _defined_in(cls, "kernel_load")
+                                or self.kernel_load() is None)
         if self.start_velocity != 0.0 and (
                 (self.start_position <= self.min_position and self.start_velocity < 0)
                 or (self.start_position >= self.max_position and self.start_velocity > 0)):
@@ -300,16 +331,13 @@ class GearedMechanism(System):
                                  for n in ("stator_current", "supply_current", "motor_torque")}
         self._events_by_mode = self._build_events()
 
-    def _friction_force(self, parameter, value, unit):
+    def _friction_amount(self, parameter, value, unit):
+        """A friction argument checked: ``(amount, True)`` for a kS voltage (V), ``(amount, False)`` for a force
+        (N·m or N); :meth:`kernel_parameters` makes the force of it."""
         from simcore.units import ureg
         if hasattr(value, "dimensionality") and value.dimensionality == ureg.volt.dimensionality:
-            volts = checks.nonnegative(parameter, value, "V", what="friction voltage kS")
-            f = volts * self.drive.Kt / self.drive.R * self.k * self.drive.efficiency
-        else:
-            f = checks.nonnegative(parameter, value, unit, what="friction force/torque")
-        if not math.isfinite(f):
-            raise ConfigError(parameter, value, "a finite non-negative friction force/torque")
-        return f
+            return checks.nonnegative(parameter, value, "V", what="friction voltage kS"), True
+        return checks.nonnegative(parameter, value, unit, what="friction force/torque"), False
 
     # -- physics to override -------------------------------------------------------------------
     def load_force(self, q: float) -> float:
@@ -398,14 +426,19 @@ class GearedMechanism(System):
         return np.array(self.derivatives_of_floats(t, x, u), dtype=float)
 
     def outputs(self, t, x, u):
-        q, v = x[0], x[1]
-        mode = self.mode
-        resting = mode in ("stuck", "lower_stop", "upper_stop")
-        f = self.drive_sample(q, 0.0 if resting else v, u, _DIRECTION.get(mode, 0.0))
-        a = 0.0 if resting else (f.force + self.load_force(q) - self._friction(v, mode)) / self.M
-        return (a, self.k * q, self.k * v, self.k * a, f.stator_current, f.supply_current, f.applied_voltage, u[2],
-                f.force * (self.drum_radius if self.linear else 1.0), f.motor_torque, f.saturated,
-                f.current_limited) + self.extra_outputs(t, x, u)
+        """The outputs at time ``t`` (s), state ``x`` and inputs ``u`` (the law is
+        :func:`simcore.kernel.geared.outputs`; a load written in Python is evaluated here and handed to it)."""
+        p = self._kernel_p
+        mode = _MODE_CODES.get(self.mode, _kl.MODE_MOVING)  # (no mode yet: free, as the right-hand side)
+        if self._load_in_python:
+            p = p.copy()
+            p[_kl.P_LOAD_KIND] = _kl.LOAD_CONSTANT
+            # (at rest the acceleration is zero without it: the load is not evaluated, as the right-hand side)
+            p[_kl.P_LOAD_A] = 0.0 if mode in _RESTING_CODES else self.load_force(x[0])
+        out = np.empty(_kl.N_OUTPUTS)
+        _geared_kernel().outputs(p, 0, mode, np.asarray(x, dtype=float), 0, np.asarray(u, dtype=float), 0,
+                                 math.nan if t is None else float(t), out, 0)
+        return tuple(out.tolist()) + self.extra_outputs(t, x, u)
 
     def extra_outputs(self, t, x, u) -> tuple:
         """Values of the subclass's extra outputs."""
@@ -514,41 +547,200 @@ class GearedMechanism(System):
         v = 0.0 if self.mode in ("stuck", "lower_stop", "upper_stop") else x[1]
         return self.drive.electrical(self.k * v, u[0], u[1], bus_voltage).supply_current
 
-    # -- the compiled kernel ---------------------------------------------------------------------
+    # -- the parameter vector and the compiled kernel -----------------------------------------------
+    #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``): the keys
+    #: :meth:`kernel_parameters` takes. A class whose physics has no batch form has none.
+    BATCH_PARAMETERS: tuple = ()
+
+    def _batch_parameter_unit(self, key: str) -> str:
+        """The SI unit of batch parameter ``key`` (what the constructor converts that argument to)."""
+        u = _LINEAR_UNITS if self.linear else _ROTARY_UNITS
+        return {"gearing": "", "moi": "kg*m**2", "mass": "kg", "carriage_mass": "kg", "com_distance": "m",
+                "viscous_friction": u["viscous"], "static_friction": u["force"], "kinetic_friction": u["force"]}[key]
+
+    def _batch_base_value(self, key: str) -> float:
+        """The model's own value of batch parameter ``key`` (a variant that does not vary it has this)."""
+        if key == "gearing":
+            return self.drive.gearing
+        if key == "viscous_friction":
+            return self._viscous_friction_given
+        return getattr(self, key)
+
+    def _variant_overrides(self, overrides, n: int) -> dict:
+        """``overrides`` checked and converted: parameter -> float array of shape ``(n,)``, SI units."""
+        from simcore.batch_params import variant_values
+
+        if not overrides:
+            return {}
+        allowed = self.BATCH_PARAMETERS
+        cls = type(self).__name__
+        if not allowed:
+            raise ConfigTypeError("systems", self, f"a system that can batch (Flywheel, Arm, Elevator, Battery); "
+                                                   f"{cls} {self.name!r} cannot batch")
+        varied = {}
+        for key, value in overrides.items():
+            label = f"params[{self.name + '.' + str(key)!r}]"
+            if key not in allowed:
+                raise ConfigError(label, key, f"a batch parameter of {cls} {self.name!r}: {', '.join(allowed)}")
+            arr = variant_values(label, value, self._batch_parameter_unit(key), positive=key in _POSITIVE_PARAMETERS,
+                                 nonnegative=key not in _POSITIVE_PARAMETERS)
+            if arr.ndim == 0:
+                arr = np.full(n, float(arr))
+            if arr.shape != (n,):
+                raise ConfigError(label, f"<array of shape {arr.shape}>", f"{n} values (one per variant)")
+            varied[key] = arr
+        return varied
+
+    def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
+        """The parameter vector of this mechanism in the compiled kernel, for ``n`` variants at once.
+
+        The one derivation of every value the physics uses: the constructor calls it with no overrides
+        (its attributes ``k``, ``M``, ``kinetic_friction``... come from it), :meth:`kernel_form` returns its
+        row, and a batch calls it with its variants' values. A parameter not overridden is the model's; what
+        the constructor derives from an overridden one is derived again from each variant's value, with
+        the constructor's rules: an :class:`~simcore.models.Arm` built without ``moi`` gets each variant's
+        rod inertia ``m (2 d)² / 3``; a kinetic friction not given follows a varied static friction; the
+        motors' own viscous friction (``viscous_friction`` not given) follows a varied gearing, as does a
+        friction given as a kS voltage. So row ``j`` is :meth:`kernel_form`'s vector of the model built
+        with variant ``j``'s values, to the bit.
+
+        Parameters
+        ----------
+        overrides : mapping of str to array-like or Quantity, optional
+            Batch parameter (one of :attr:`BATCH_PARAMETERS`, named as the constructor's argument) ->
+            ``n`` values, in SI units or as a pint Quantity (as :func:`simcore.batch_params.variant_values`
+            takes them; a single value serves every variant).
+        n : int
+            Number of variants.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n, N_PARAMETERS)``, laid out by :mod:`simcore.kernel.layout`'s ``P_*``.
+
+        Raises
+        ------
+        ConfigError
+            A parameter this mechanism does not batch, or a value the constructor would refuse, naming
+            ``params['<name>.<parameter>'][j]``, its value and the variant ``j`` (with no overrides, the
+            constructor's argument).
+        ConfigTypeError
+            Overrides for a mechanism that cannot batch (:attr:`BATCH_PARAMETERS` empty).
+        """
+        return self._variant_parameters(overrides, n)[0]
+
+    def _variant_parameters(self, overrides, n: int):
+        """:meth:`kernel_parameters` and the derived values the vector does not hold, ``(p, derived)``."""
+        n = checks.integer("n", n, minimum=1)
+        varied = self._variant_overrides(overrides, n)
+
+        def value(key):
+            return varied[key] if key in varied else np.full(n, float(self._batch_base_value(key)))
+
+        def refuse(bad, keys, expected, argument):
+            """Raise for the first variant where ``bad``: naming the first of ``keys`` varied, or (none varied:
+            the model's own values) the constructor's ``argument``; ``expected`` may depend on the variant."""
+            bad = np.asarray(bad)
+            if not bad.any():
+                return
+            j = int(np.flatnonzero(bad)[0])
+            text = expected(j) if callable(expected) else expected
+            key = next((k for k in keys if k in varied), next(iter(varied), None))
+            if key is None:
+                name, raw = self._arguments.get(argument, (argument, getattr(self, argument, None)))
+                raise ConfigError(name, raw, text)
+            raise ConfigError(f"params[{self.name + '.' + key!r}][{j}]", float(varied[key][j]), f"{text} (variant {j})")
+
+        # (an overflow is refused below with the value that caused it, not warned about)
+        with np.errstate(over="ignore", invalid="ignore"):
+            d = self.drive
+            masses = ("moi", "mass", "com_distance", "carriage_mass")
+            gearing = value("gearing")
+            k = gearing / self.drum_radius if self.linear else gearing
+            load_mass, load_kind, load_a, load_b = self._variant_load(value, varied, refuse)
+            cls = type(self)
+            if _defined_in(cls, "kernel_load") is not _defined_in(cls, "_variant_load"):
+                # a subclass's own load (its kernel_load), which no batch parameter changes
+                load_kind, load_a, load_b = self.kernel_load() or (_kl.LOAD_NONE, math.nan, math.nan)
+            M = load_mass + d.n_motors * self.rotor_inertia * k * k
+            refuse(~(M > 0), masses, "a positive inertia (or a positive rotor_inertia)", "mass")
+            refuse(~(np.isfinite(k) & np.isfinite(M)), ("gearing",) + masses,
+                   lambda j: f"a value whose reflected rotor inertia is finite (k = {float(k[j])!r} rotor rad per "
+                             f"unit)",
+                   "drum_radius" if self.linear else "gearing")
+            # Viscous friction: the motors' own (from their free current) acts on the rotors, through each
+            # variant's k; one given acts at the mechanism.
+            zero = np.zeros(n)
+            at_rotor = False
+            if "viscous_friction" in varied or not self.viscous_friction_from_motors:
+                b = value("viscous_friction")
+                b_rotor = b / k / k  # k * k could underflow to 0 for an extreme gearing
+            else:
+                b_rotor = np.full(n, free_current_friction(d))
+                b = b_rotor * k * k
+                # With efficiency 1 both places are the same physics; the mechanism's keeps the arithmetic
+                # of the numpy batch (simcore.models.batched) bit for bit.
+                at_rotor = d.efficiency < 1.0
+            shaft, load_viscous = (b_rotor * k, zero) if at_rotor else (zero, b)
+
+            def friction(key):
+                if key in varied:
+                    return varied[key]
+                amount, volts = self._friction_given[key]
+                # a kS voltage is the force F = kS Kt / R k eta of each variant's transmission
+                f = amount * d.Kt / d.R * k * d.efficiency if volts else np.full(n, amount)
+                refuse(~np.isfinite(f), ("gearing",), "a finite non-negative friction force/torque", key)
+                return f
+
+            static = friction("static_friction")
+            kinetic = (static if "kinetic_friction" not in varied and self.kinetic_friction_from_static
+                       else friction("kinetic_friction"))
+            directional = (static > 0) | (kinetic > 0) | (d.efficiency < 1.0)
+            # Breakaway needs the larger of static and kinetic friction: were kinetic larger, a body that
+            # just broke away would be pushed backwards by friction (energy from nowhere).
+            breakaway = np.maximum(static, kinetic) * (1.0 + BREAKAWAY_MARGIN) + np.where(directional, 1e-12, 0.0)
+
+            p = np.empty((n, _kl.N_PARAMETERS))
+            p[:, _kl.P_R], p[:, _kl.P_KT], p[:, _kl.P_KV] = d.R, d.Kt, d.Kv
+            p[:, _kl.P_STATOR_LIMIT], p[:, _kl.P_SUPPLY_LIMIT] = d.stator_current_limit, d.supply_current_limit
+            p[:, _kl.P_DUTY_COMMAND] = 1.0 if d.command == "duty" else 0.0
+            p[:, _kl.P_GEARING], p[:, _kl.P_EFFICIENCY] = gearing, d.efficiency
+            p[:, _kl.P_K], p[:, _kl.P_K_PER_GEARING], p[:, _kl.P_M] = k, k / gearing, M
+            p[:, _kl.P_LOAD_VISCOUS], p[:, _kl.P_SHAFT_FRICTION] = load_viscous, shaft
+            p[:, _kl.P_KINETIC], p[:, _kl.P_BREAKAWAY] = kinetic, breakaway
+            p[:, _kl.P_MIN], p[:, _kl.P_MAX] = self.min_position, self.max_position
+            p[:, _kl.P_DIRECTIONAL] = directional
+            p[:, _kl.P_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
+            p[:, _kl.P_LOAD_KIND], p[:, _kl.P_LOAD_A], p[:, _kl.P_LOAD_B] = load_kind, load_a, load_b
+            p[:, _kl.P_DRUM_RADIUS] = self.drum_radius if self.linear else 1.0
+            return p, {"viscous_friction": b, "rotor_viscous_friction": b_rotor, "static_friction": static}
+
+    def _variant_load(self, value, varied, refuse):
+        """``(load inertia, load kind, a, b)`` per variant (arrays or floats): the inertia of the load about its
+        coordinate without the rotors (kg·m² or kg) and :meth:`kernel_load`'s load. ``value(key)`` gives a
+        batch parameter's values, ``varied`` the ones overridden, ``refuse(bad, keys, expected, argument)``
+        raises for a bad variant. A class with batch parameters that change these overrides it."""
+        kind, a, b = self.kernel_load() or (_kl.LOAD_NONE, math.nan, math.nan)
+        return self.load_mass, kind, a, b
+
     def kernel_load(self):
         """``(kind, a, b)`` of :meth:`load_force` in the kernel (:mod:`simcore.kernel.layout`'s ``LOAD_*``),
-        or None when it has no kernel form. A class that overrides ``load_force`` overrides this too."""
+        or None when it has no kernel form. A class that overrides ``load_force`` overrides this too (it is
+        called by the constructor: the attributes it reads are set before ``GearedMechanism.__init__``)."""
         return (_kl.LOAD_NONE, 0.0, 0.0)
 
     def kernel_form(self):
         """``(kind, parameters, mode names)`` of this mechanism in the compiled kernel
-        (:mod:`simcore.kernel.geared`), or None when a subclass changes its physics in Python (then the
-        simulation takes the Python path)."""
+        (:mod:`simcore.kernel.geared`; the parameters are :meth:`kernel_parameters`' row), or None when a
+        subclass changes its physics in Python (then the simulation takes the Python path)."""
         cls = type(self)
-        if _defined_in(cls, "load_force") is not _defined_in(cls, "kernel_load"):
+        if self._load_in_python:
             return None
         if any(_defined_in(cls, name) is not GearedMechanism for name in _KERNEL_REPLACES):
             return None
-        load = self.kernel_load()
-        if load is None:
-            return None
-        from simcore.kernel import geared as kg
         from simcore.kernel.parts import KIND_GEARED
 
-        d = self.drive
-        p = np.zeros(kg.N_PARAMETERS)
-        p[kg.P_R], p[kg.P_KT], p[kg.P_KV] = d.R, d.Kt, d.Kv
-        p[kg.P_STATOR_LIMIT], p[kg.P_SUPPLY_LIMIT] = d.stator_current_limit, d.supply_current_limit
-        p[kg.P_DUTY_COMMAND] = 1.0 if d.command == "duty" else 0.0
-        p[kg.P_GEARING], p[kg.P_EFFICIENCY] = d.gearing, d.efficiency
-        p[kg.P_K], p[kg.P_K_PER_GEARING], p[kg.P_M] = self.k, self._k_per_gearing, self.M
-        p[kg.P_LOAD_VISCOUS], p[kg.P_SHAFT_FRICTION] = self._load_viscous, self._shaft_friction
-        p[kg.P_KINETIC], p[kg.P_BREAKAWAY] = self.kinetic_friction, self._breakaway
-        p[kg.P_MIN], p[kg.P_MAX] = self.min_position, self.max_position
-        p[kg.P_DIRECTIONAL] = 1.0 if self._directional else 0.0
-        p[kg.P_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
-        p[kg.P_LOAD_KIND], p[kg.P_LOAD_A], p[kg.P_LOAD_B] = load
-        return KIND_GEARED, p, kg.MODE_NAMES
+        return KIND_GEARED, self.kernel_parameters()[0], _kl.MODE_NAMES
 
     # -- energy ------------------------------------------------------------------------------
     def kinetic_energy(self, v):

@@ -1,13 +1,14 @@
 """A motor-driven one-degree-of-freedom mechanism in kernel form (flywheel, arm, elevator, hub motor).
 
 The physics is documented in :mod:`simcore.models.mechanism` (:class:`GearedMechanism`), whose
-constructor derives the parameter vector ``p`` laid out by the ``P_*`` indices below
-(:meth:`GearedMechanism.kernel_form`); this module is the kernel form of its equations of motion, the
-guards of its events, their resets and mode switches. (The Python form in :mod:`simcore.models.mechanism`
-still serves the Python path and the outputs, and :mod:`simcore.models.batched` the numpy batch: the
-tests hold the kernel to the Python form bit for bit.) States ``x``: position, velocity
-(and, with energy tracking, the six ledger states); inputs ``u``: command (V or duty), brake,
-bus voltage; ``mode`` an integer (``MODE_*``).
+:meth:`~GearedMechanism.kernel_parameters` derives the parameter vector ``p`` (laid out by the ``P_*``
+indices of :mod:`simcore.kernel.layout`) for the model and for a batch's variants alike; this module is
+the kernel form of its equations of motion, its outputs (:func:`outputs`, which
+:meth:`GearedMechanism.outputs` calls), the guards of its events, their resets and mode switches. (The
+Python form of the equations of motion in :mod:`simcore.models.mechanism` still serves the Python path,
+and :mod:`simcore.models.batched` the numpy batch: the tests hold the kernel to the Python form bit for
+bit.) States ``x``: position, velocity (and, with energy tracking, the six ledger states); inputs ``u``:
+command (V or duty), brake, bus voltage; ``mode`` an integer (``MODE_*``).
 """
 from __future__ import annotations
 
@@ -23,13 +24,17 @@ from .layout import (EV_BREAKAWAY_FORWARD, EV_BREAKAWAY_REVERSE, EV_LEAVE_LOWER_
                      EV_LOWER_STOP,
                      EV_UPPER_STOP, EV_VELOCITY_ZERO_FORWARD, EV_VELOCITY_ZERO_REVERSE, MAX_ACTIVE, MODE_FORWARD,
                      MODE_LOWER_STOP, MODE_MOVING, MODE_NAMES, MODE_REVERSE, MODE_STUCK, MODE_UPPER_STOP, N_EVENTS)
+from .layout import (N_OUTPUTS, Y_ACCELERATION, Y_APPLIED_VOLTAGE, Y_CURRENT_LIMITED, Y_MOTOR_TORQUE,  # noqa: F401
+                     Y_ROTOR_ACCELERATION, Y_ROTOR_POSITION, Y_ROTOR_VELOCITY, Y_SATURATED, Y_STATOR_CURRENT,
+                     Y_SUPPLY_CURRENT, Y_SUPPLY_VOLTAGE, Y_TORQUE)
 from .motor_drive import electrical, output_torque_directed
 
 # -- the parameter vector -----------------------------------------------------------------------------
-P_R, P_KT, P_KV, P_STATOR_LIMIT, P_SUPPLY_LIMIT, P_DUTY_COMMAND, P_GEARING, P_EFFICIENCY = range(8)
-(P_K, P_K_PER_GEARING, P_M, P_LOAD_VISCOUS, P_SHAFT_FRICTION, P_KINETIC, P_BREAKAWAY, P_MIN, P_MAX,
- P_DIRECTIONAL, P_TRACK_ENERGY, P_LOAD_KIND, P_LOAD_A, P_LOAD_B) = range(8, 22)
-N_PARAMETERS = 22
+# (simcore.kernel.layout, in plain Python: the constructors derive it without loading numba)
+from .layout import (N_PARAMETERS, P_BREAKAWAY, P_DIRECTIONAL, P_DRUM_RADIUS, P_DUTY_COMMAND,  # noqa: F401,E402
+                     P_EFFICIENCY, P_GEARING, P_K, P_K_PER_GEARING, P_KINETIC, P_KT, P_KV, P_LOAD_A, P_LOAD_B,
+                     P_LOAD_KIND, P_LOAD_VISCOUS, P_M, P_MAX, P_MIN, P_R, P_SHAFT_FRICTION, P_STATOR_LIMIT,
+                     P_SUPPLY_LIMIT, P_TRACK_ENERGY)
 
 # Load kinds (LOAD_*): simcore.kernel.layout.
 
@@ -129,6 +134,45 @@ def derivatives(p, po, mode, x, xo, u, uo, out):
     out[xo + 5] = fric * v + tf * w
     out[xo + 6] = 0.0
     out[xo + 7] = i * w * (1.0 / p[po + P_KV] - p[po + P_KT])
+
+
+@jit
+def outputs(p, po, mode, x, xo, u, uo, t, out, yo):
+    """Write the outputs (``GearedMechanism.output_names``' first :data:`~simcore.kernel.layout.N_OUTPUTS`, at
+    ``Y_*``) at time ``t``, state ``x`` and inputs ``u`` into ``out[yo:]``.
+
+    A body at rest (stuck or on a stop) has zero acceleration, and its drive is evaluated at zero speed
+    (its velocity state is zero there). Torque at the mechanism is N·m for a rotary one; for a linear one
+    the drive force, N, times the drum radius, m (the gearbox output torque). Currents are the group's, A;
+    voltages V; ``saturated`` and ``current_limited`` 0 or 1.
+    """
+    q = x[xo + 0]
+    v = x[xo + 1]
+    u0, u1, u2 = u[uo + 0], u[uo + 1], u[uo + 2]
+    rest = resting(mode)
+    v_drive = 0.0 if rest else v
+    e = _electrical(p, po, v_drive, u0, u1, u2)
+    i = e[1]
+    tm = p[po + P_KT] * i
+    f = output_torque_directed(tm - p[po + P_SHAFT_FRICTION] * v_drive, direction_of(mode), p[po + P_GEARING],
+                               p[po + P_EFFICIENCY]) * p[po + P_K_PER_GEARING]
+    if rest:
+        a = 0.0
+    else:
+        a = (f + load_force(p, po, q) - (p[po + P_LOAD_VISCOUS] * v + coulomb(p, po, mode))) / p[po + P_M]
+    k = p[po + P_K]
+    out[yo + Y_ACCELERATION] = a
+    out[yo + Y_ROTOR_POSITION] = k * q
+    out[yo + Y_ROTOR_VELOCITY] = k * v
+    out[yo + Y_ROTOR_ACCELERATION] = k * a
+    out[yo + Y_STATOR_CURRENT] = i
+    out[yo + Y_SUPPLY_CURRENT] = e[2]
+    out[yo + Y_APPLIED_VOLTAGE] = e[0]
+    out[yo + Y_SUPPLY_VOLTAGE] = u2
+    out[yo + Y_TORQUE] = f * p[po + P_DRUM_RADIUS]
+    out[yo + Y_MOTOR_TORQUE] = tm
+    out[yo + Y_SATURATED] = e[3]
+    out[yo + Y_CURRENT_LIMITED] = e[4]
 
 
 @jit

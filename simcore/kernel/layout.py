@@ -55,3 +55,22 @@ GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_FORWARD_PUSH, GUARD_BA
 #: The geared mechanism's load kinds: none; gravity on an arm ``a sin(b - q)`` (a = m g d, b = the gravity
 #: direction); a constant force ``a`` (an elevator's weight and constant force).
 LOAD_NONE, LOAD_ARM_GRAVITY, LOAD_CONSTANT = 0, 1, 2
+
+# -- the geared mechanism's parameter vector (simcore.kernel.geared; GearedMechanism.kernel_parameters) ---------
+#: Motor group (resistance ohm, torque constant N·m/A, velocity constant rad/s per V, current limits A, whether the
+#: command is a duty), gearbox (ratio, efficiency); the mechanism: its transmission ratio k (rotor rad per unit of
+#: q), k per gearing, its inertia with the rotors M, viscous friction at the mechanism and at the rotors (rotor
+#: torque per unit of mechanism speed), kinetic and breakaway force, the stops, whether the direction of motion
+#: is a mode, whether energy is tracked, the load (kind, a, b) and the drum radius (m; 1 for a rotary one).
+P_R, P_KT, P_KV, P_STATOR_LIMIT, P_SUPPLY_LIMIT, P_DUTY_COMMAND, P_GEARING, P_EFFICIENCY = range(8)
+(P_K, P_K_PER_GEARING, P_M, P_LOAD_VISCOUS, P_SHAFT_FRICTION, P_KINETIC, P_BREAKAWAY, P_MIN, P_MAX,
+ P_DIRECTIONAL, P_TRACK_ENERGY, P_LOAD_KIND, P_LOAD_A, P_LOAD_B, P_DRUM_RADIUS) = range(8, 23)
+N_PARAMETERS = 23
+
+# -- the geared mechanism's outputs, in GearedMechanism.output_names' order (simcore.kernel.geared.outputs) ----
+(Y_ACCELERATION, Y_ROTOR_POSITION, Y_ROTOR_VELOCITY, Y_ROTOR_ACCELERATION, Y_STATOR_CURRENT, Y_SUPPLY_CURRENT,
+ Y_APPLIED_VOLTAGE, Y_SUPPLY_VOLTAGE, Y_TORQUE, Y_MOTOR_TORQUE, Y_SATURATED, Y_CURRENT_LIMITED) = range(12)
+N_OUTPUTS = 12
+OUTPUT_NAMES = ("acceleration", "rotor_position", "rotor_velocity", "rotor_acceleration", "stator_current",
+                "supply_current", "applied_voltage", "supply_voltage", "torque", "motor_torque", "saturated",
+                "current_limited")
