@@ -747,10 +747,3 @@ class GearedMechanism(System):
         """Kinetic energy at velocity ``v`` (load and rotors), J."""
         return 0.5 * self.M * np.asarray(v) ** 2
 
-    # -- batch -------------------------------------------------------------------------------
-    def batched(self, params, n, xp=np):
-        """This mechanism's physics for ``n`` parameter variants at once (``simcore.simulate_batch``);
-        see :mod:`simcore.models.batched`."""
-        from .batched import batched_system
-
-        return batched_system(self, params, n, xp)

@@ -338,8 +338,3 @@ class ServoMechanism(GearedMechanism):
         if not math.isfinite(f):
             raise NonFiniteError("load_torque of", self.name, f, math.nan)
         return f
-
-    def batched(self, params, n, xp=None):
-        """Not available: a servo's loop has no batched form yet."""
-        raise ConfigError("system", self.name, "systems with a batched form: ServoMechanism has none yet (run "
-                                               "the variants one by one)")

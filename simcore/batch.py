@@ -176,18 +176,20 @@ class _Batch:
     kernel's run of every variant between ticks."""
 
     def __init__(self, systems, controllers, params, n, t0_ns, x0, inputs, rtol, atol, max_step, record):
-        from .compiled_run import CompiledRun, kernel_forms
+        from .batch_parts import PartVariants  # (numba loads with the first batch, not with simcore)
+        from .compiled_run import CompiledRun
 
         self.params = params
         self.n, self.rtol, self.atol, self.max_step, self.record = n, rtol, atol, max_step, record
         self.controllers = controllers
-        forms = kernel_forms(systems)
-        for s in systems:
-            make = getattr(s, "batched", None)
-            if make is None or forms is None or (callable(getattr(s, "couplings", None)) and s.couplings(systems)):
-                raise ConfigTypeError("systems", s, f"a system that can batch (Flywheel, Arm, Elevator); "
-                                                    f"{type(s).__name__} {s.name!r} cannot batch")
-        self.systems = [s.batched(params.get(s.name, {}), n) for s in systems]
+        forms = [s.kernel_form() if callable(getattr(s, "kernel_form", None)) else None for s in systems]
+        for s, form in zip(systems, forms):
+            if form is None or not hasattr(s, "kernel_parameters") or (
+                    callable(getattr(s, "couplings", None)) and s.couplings(systems)):
+                raise ConfigTypeError("systems", s, f"a system that can batch (a Flywheel, Arm, Elevator or HubMotor, "
+                                                    f"not a subclass that changes its physics); {type(s).__name__} "
+                                                    f"{s.name!r} cannot batch")
+        self.systems = [PartVariants(s, form, params.get(s.name, {}), n) for s, form in zip(systems, forms)]
         self.bcontrollers = []
         for c in controllers:
             make = getattr(c, "batched", None)
@@ -233,18 +235,12 @@ class _Batch:
         self.every = np.arange(n, dtype=np.int32)  # every variant's index, as the recorder keeps them (never written)
         self.res = BatchResult._recorder(self)
 
-        # The kernel's run of the variants: each one's parameters derived by its batched system.
-        kernel_params = []
-        for model, form, batched in zip(systems, forms, self.systems):
-            kind, base, names = form
-            kernel_params.append((kind, batched.kernel_parameters(np.asarray(base, dtype=float)), names))
-        self._cr = CompiledRun(kernel_params, self.slices, [len(s.input_names) for s in self.systems], n, rtol=rtol,
-                               atol=atol, max_step=max_step, method="RK45", keep_steps=record == "all")
-        # The kernel's (part, event id) -> this batch's event kind (self.kinds), as the models list them.
-        self._kind_of = {}
-        for e, (k, j, ev) in enumerate(self.kinds):
-            # the batched events are listed in the kernel's id order (a stop's only where it exists)
-            self._kind_of[(k, sorted(systems[k].kernel_events)[j])] = e
+        # The kernel's run of the variants, each with its own parameters.
+        self._cr = CompiledRun([(s.kind, s.P, s.MODES) for s in self.systems], self.slices,
+                               [len(s.input_names) for s in self.systems], n, rtol=rtol, atol=atol, max_step=max_step,
+                               method="RK45", keep_steps=record == "all")
+        # The kernel's (part, event id) -> this batch's event kind (self.kinds).
+        self._kind_of = {(k, ev.kernel_id): e for e, (k, j, ev) in enumerate(self.kinds)}
         self._jump_fired = None
 
     # -- inputs ------------------------------------------------------------------------------

@@ -63,7 +63,7 @@ __all__ = ["Simulator", "simulate", "METHODS", "METHOD_NAMES", "EVENT_INTERIOR_P
            "MAX_EVENTS_AT_ONE_INSTANT", "USE_KERNEL"]
 
 #: The kernel's guards that read the held inputs (a write can move only these across zero).
-_READS_INPUTS = (_kl.GUARD_FORWARD_PUSH, _kl.GUARD_BACKWARD_PUSH)
+_READS_INPUTS = _kl.GUARDS_READING_INPUTS
 
 #: Whether runs made only of built-in parts integrate in the compiled kernel (False: every run takes
 #: the Python path; the results are the same, the tests compare the two).

@@ -252,6 +252,18 @@ def rest_mode(p, po, q, u, uo):
 
 
 @jit
+def initial_mode(p, po, x, xo, u, uo):
+    """The mode at the start from ``x`` (GearedMechanism.initial_mode, its checks aside): sliding the way
+    it moves, or the mode of a body at rest there."""
+    v = x[xo + 1]
+    if v > 0.0:
+        return MODE_FORWARD if p[po + P_DIRECTIONAL] != 0.0 else MODE_MOVING
+    if v < 0.0:
+        return MODE_REVERSE if p[po + P_DIRECTIONAL] != 0.0 else MODE_MOVING
+    return rest_mode(p, po, x[xo], u, uo)
+
+
+@jit
 def fire(p, po, ev_id, x, xo, u, uo):
     """Apply event ``ev_id``'s reset to ``x`` (in place); return the mode after it."""
     if ev_id == EV_LOWER_STOP or ev_id == EV_UPPER_STOP:

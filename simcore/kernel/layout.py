@@ -52,6 +52,8 @@ MAX_ACTIVE = 3
 #: The geared mechanism's guards: ``x[0] - min``; ``x[0] - max``; ``x[1]``; the forward push over
 #: breakaway; the backward push over it. The last two read the held inputs, the others the state alone.
 GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH = range(5)
+#: The guards that read the held inputs (a tick's writes can move only these across zero).
+GUARDS_READING_INPUTS = (GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH)
 #: The geared mechanism's load kinds: none; gravity on an arm ``a sin(b - q)`` (a = m g d, b = the gravity
 #: direction); a constant force ``a`` (an elevator's weight and constant force).
 LOAD_NONE, LOAD_ARM_GRAVITY, LOAD_CONSTANT = 0, 1, 2

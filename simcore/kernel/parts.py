@@ -72,3 +72,27 @@ def outputs_of_variant_rows(table, P, V, U, modes, T, X, y_offsets, OUT):
     parameters are ``P[V[r]]`` (``P (n_variants, n_p)``; recorded rows need not copy them row by row)."""
     for r in range(X.shape[0]):
         outputs(table, P[V[r]], U[r], modes[r], T[r], X[r], y_offsets, OUT[r])
+
+
+@jit
+def initial_modes(table, P, U, X, out):
+    """Every part's mode at the start of many variants at once: variant ``r``'s from ``P[r]``, ``U[r]``,
+    ``X[r]`` into ``out[r]`` (``out (N, n_parts)``)."""
+    for r in range(X.shape[0]):
+        for k in range(table.shape[0]):
+            if table[k, T_KIND] == KIND_GEARED:
+                out[r, k] = geared.initial_mode(P[r], table[k, T_P], X[r], table[k, T_X], U[r], table[k, T_U])
+
+
+@jit
+def _active_events(kind, p, mode, ids):
+    if kind == KIND_GEARED:
+        return geared.active_events(p, 0, mode, ids)
+    return 0
+
+
+def active_events_of(kind, p, mode, ids):
+    """The kernel ids of the events a part of ``kind`` with parameters ``p`` arms in mode ``mode`` (``ids``:
+    scratch of MAX_ACTIVE integers)."""
+    return ids[:_active_events(kind, p, mode, ids)].copy()
+

@@ -1,4 +1,4 @@
-"""Batched mechanisms as their serial models (review of simulate_batch, models round 7).
+"""Batched mechanisms as their serial models: friction defaults that follow a varied static friction, starts on a stop.
 
 1. A varied ``static_friction`` moves ``kinetic_friction`` with it only when the model was built
    without ``kinetic_friction`` (the serial constructor then derives it from the static one); a

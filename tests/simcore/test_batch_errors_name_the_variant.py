@@ -1,4 +1,4 @@
-"""The review of simulate_batch's seventh round: lookups, hints, per-variant errors, warning wording.
+"""simulate_batch's lookups, hints, per-variant errors and warning wording.
 
 Each test holds what the user should be told: the parameter they passed, its value, what was
 expected and, for a per-variant value, which variant.

@@ -1,4 +1,4 @@
-"""A new user's findings on the batch (review-user6: 4, 5, 7, 8, 10, 11, 12): lookups, sweeps, messages, docs.
+"""The batch as a new user meets it: lookups, batched sweeps, messages and the element-wise hint.
 
 Each test holds what the user expected: a clear error naming the parameter, its value and what was
 expected, where the batch was silent or blamed the wrong thing.
