@@ -85,7 +85,7 @@ sys.path.insert(0, {folder!r})
 import distributed
 import simcore.sweeping as sweep_mod
 import test_sweep_batch as t
-with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+with distributed.LocalCluster(n_workers=2, threads_per_worker={threads}, processes=True, dashboard_address=None,
                               silence_logs=40) as cluster, distributed.Client(cluster) as client:
     executor = client.get_executor()
     plain = sweep_mod.sweep(t.one_run, t.GRID, t.METRICS, executor=executor, progress=False)
@@ -95,18 +95,41 @@ print(repr([plain.rows, batched.rows]))
 """
 
 
-def test_dask_local_cluster_gives_the_serial_tables(serial_tables):
+@pytest.mark.parametrize("threads", [1, 2], ids=["a thread per worker", "threaded workers"])
+def test_dask_local_cluster_gives_the_serial_tables(serial_tables, threads):
     # In a child process: importing distributed changes how exceptions pickle in the process that
     # imports it (tblib), which the other sweep tests must not see; and the cluster dies with it.
     if importlib.util.find_spec("distributed") is None:
         pytest.skip("distributed is not installed (pip install simcore[dask])")
     plain, batched = serial_tables
-    code = _ON_DASK.format(folder=str(Path(__file__).resolve().parent))
+    code = _ON_DASK.format(folder=str(Path(__file__).resolve().parent), threads=threads)
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert run.returncode == 0, run.stderr[-3000:]
     on_dask, on_dask_batched = ast.literal_eval(run.stdout.strip().splitlines()[-1])
     assert on_dask == plain.rows
     assert on_dask_batched == batched.rows
+
+
+def test_batches_run_at_once_on_several_python_threads_give_their_results_alone(serial_tables):
+    # The kernel runs a batch's chunks of variants on threads of its own, the GIL released; batches started
+    # from several Python threads at once (a threaded Dask worker, an op-mode thread) neither abort nor
+    # change a bit of each other's results.
+    from concurrent.futures import ThreadPoolExecutor
+
+    _, batched = serial_tables
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        tables = list(pool.map(lambda chunk: sweep(batch_run, GRID, METRICS, executor="serial", batch=True,
+                                                   chunk_size=chunk, progress=False), [2, 3, 5, 2]))
+    for table in tables:
+        assert table.rows == batched.rows
+    # Batches large enough for the kernel to spread their variants over its own threads, two at once.
+    rng = np.random.default_rng(7)
+    kp, kd = rng.uniform(20.0, 120.0, 700), rng.uniform(0.0, 3.0, 700)
+    alone = batch_run(kp, kd).at_ticks("arm.angle", "pid")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        both = list(pool.map(lambda _: batch_run(kp, kd).at_ticks("arm.angle", "pid"), range(2)))
+    for angles in both:
+        assert np.array_equal(angles, alone)
 
 
 @pytest.mark.parametrize("batch", [False, True])
