@@ -9,10 +9,15 @@ used (:func:`simcore.kernel.advance.advance_chunk` makes its views of arrays it 
 """
 from __future__ import annotations
 
-from numba.core import cgutils, types
+from numba.core import cgutils, config, types
 from numba.extending import intrinsic
 
 __all__ = ["borrowed"]
+
+
+def _same(array):
+    """:func:`borrowed` run as Python (``NUMBA_DISABLE_JIT=1``): numpy counts its references itself."""
+    return array
 
 
 @intrinsic
@@ -29,3 +34,8 @@ def borrowed(typingctx, array):
         return dst._getvalue()
 
     return array(array), codegen
+
+
+if config.DISABLE_JIT:
+    borrowed = _same  # noqa: F811
+
