@@ -417,13 +417,13 @@ class Simulator:
         held_by_modes = {}
 
         def sink(n_rows, n_events):
-            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows]
-            for r in range(n_rows):
-                key = tuple(M[r])
+            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows].tolist()
+            for t, y, modes in zip(T, Y, M):
+                key = tuple(modes)
                 held = held_by_modes.get(key)
                 if held is None:
                     held = held_by_modes[key] = (U, tuple(cr.mode_name(k, c) for k, c in enumerate(key)))
-                stage((T[r], Y[r], held))
+                stage((t, y, held))
             for e in range(n_events):
                 t, k, ev_id, mb, ma, at_tick = cr.EVR_F[0, e]
                 k = int(k)
