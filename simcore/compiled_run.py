@@ -183,10 +183,12 @@ class CompiledRun:
 
 
     # -- many variants ---------------------------------------------------------------------------------
-    def _run(self, fn, args, variants):
-        """``fn(v0, v1, *args)`` over contiguous runs of ``variants`` (threads for several chunks)."""
-        spans = _spans(variants)
-        if len(variants) <= CHUNK or (os.cpu_count() or 1) == 1:
+    def _run(self, fn, args, variants=None):
+        """``fn(v0, v1, *args)`` over contiguous runs of ``variants`` (sorted indices; None: every variant),
+        in chunks on threads when there are many."""
+        spans = [(0, self.N)] if variants is None else _spans(variants)
+        count = self.N if variants is None else len(variants)
+        if count <= CHUNK or (os.cpu_count() or 1) == 1:
             for v0, v1 in spans:
                 fn(v0, v1, *args)
             return
@@ -203,15 +205,15 @@ class CompiledRun:
         and events of every variant whenever some variant's buffer is full, and at the end. Returns the
         statuses (N,)."""
         self.RS[:, kl.S_T_END] = t_end
-        todo = np.arange(self.N)
+        self.STATUS[:] = kl.DONE
+        self._run(ka.advance_chunk, self._advance_args)
         while True:
-            self.STATUS[todo] = kl.DONE
-            self._run(ka.advance_chunk, self._advance_args, todo)
             self._drain(drain)
             paused = np.flatnonzero(self.STATUS == kl.PAUSE)
             if not len(paused):
                 return self.STATUS
-            todo = paused
+            self.STATUS[paused] = kl.DONE
+            self._run(ka.advance_chunk, self._advance_args, paused)
 
     def input_jumps(self, t: float, U_before: np.ndarray, drain, variants=None) -> np.ndarray:
         """Fire, for each of ``variants`` (indices, sorted; None: every one), the events the writes at tick ``t``
@@ -220,8 +222,7 @@ class CompiledRun:
         self.STATUS[:] = kl.DONE
         self._run(ka.input_jumps_chunk, (self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
                                          self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F, self.EVR_X,
-                                         self.BAD_X, self.STATUS, False),
-                  np.arange(self.N) if variants is None else variants)
+                                         self.BAD_X, self.STATUS, False), variants)
         self._drain(drain)
         return self.STATUS
 
@@ -229,7 +230,7 @@ class CompiledRun:
         RS = self.RS
         n_rows = RS[:, kl.S_NROWS].astype(np.int64)
         n_ev = RS[:, kl.RS_N_EV_RECORDS].astype(np.int64)
-        if n_rows.any() or n_ev.any():
+        if n_rows.max() or n_ev.max():
             drain(n_rows, n_ev)
             RS[:, kl.S_NROWS] = 0
             RS[:, kl.RS_N_EV_RECORDS] = 0
