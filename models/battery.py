@@ -320,6 +320,20 @@ class Battery(System):
         self._coupling = _BusCoupling(self, me, consumers, systems)
         return [self._coupling]
 
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this battery in the compiled kernel
+        (:mod:`simcore.kernel.battery`, its bus solved by :func:`simcore.kernel.parts.couple`), or None
+        with ``brownout_behaviour="disable"`` (its brownout switches the loads' commands: the Python
+        path)."""
+        if self._disable:
+            return None
+        from simcore.kernel import battery as kb
+        from simcore.kernel.parts import KIND_BATTERY
+
+        p = np.zeros(kb.N_PARAMETERS)
+        p[kb.P_VOC], p[kb.P_R], p[kb.P_BROWNOUT] = self.open_circuit_voltage, self.resistance, self.brownout_voltage
+        return KIND_BATTERY, p, (None,)
+
     def batched(self, params, n, xp=np):
         """This battery for ``n`` parameter variants at once (``simcore.simulate_batch``); see
         :mod:`simcore.models.batched`. Only with ``brownout_behaviour="flag"``: the batched bus does not
@@ -358,6 +372,10 @@ def _command_inputs(system) -> list:
 
 class _BusCoupling(Coupling):
     """Solves the bus voltage and writes it into every consumer's ``bus_voltage`` input."""
+
+    #: The compiled kernel solves this coupling itself when every system has a kernel form
+    #: (:func:`simcore.kernel.parts.couple`).
+    in_kernel = True
 
     def __init__(self, battery: Battery, index: int, consumers: list, systems):
         self.battery = battery

@@ -31,14 +31,14 @@ def crosses(g_a, g_b, direction):
 
 
 @jit
-def guard_on_dense(table, P, U, part, code, t_old, h, y_old, Q, s, work):
+def guard_on_dense(table, P, U, modes, part, code, t_old, h, y_old, Q, s, work):
     """Guard ``code`` of ``part`` at time ``s`` inside the step, on its dense output."""
     dense_state(t_old, h, y_old, Q, s, work)
-    return guard(table, P, U, part, code, s, work)
+    return guard(table, P, U, modes, part, code, s, work)
 
 
 @jit
-def brent_root(table, P, U, part, code, t_old, h, y_old, Q, xa, fa, xb, fb, xtol, work):
+def brent_root(table, P, U, modes, part, code, t_old, h, y_old, Q, xa, fa, xb, fb, xtol, work):
     """The instant in ``(xa, xb]`` where the guard crosses zero (scipy's ``brentq``, with the values at
     the bracket's ends given: the interpolant may differ from them by round-off there)."""
     xpre, xcur = xa, xb
@@ -92,5 +92,5 @@ def brent_root(table, P, U, part, code, t_old, h, y_old, Q, xa, fa, xb, fb, xtol
         elif xcur == xb:
             fcur = fb
         else:
-            fcur = guard_on_dense(table, P, U, part, code, t_old, h, y_old, Q, xcur, work)
+            fcur = guard_on_dense(table, P, U, modes, part, code, t_old, h, y_old, Q, xcur, work)
     return xcur
