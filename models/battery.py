@@ -68,7 +68,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 from simcore import checks
 from simcore.coupling import Coupling
@@ -146,28 +145,15 @@ class SupplyCurve:
         emfs, duty_commands, commands, brakes : sequence
             Per motor, as :meth:`add_motor`'s ``emf``, ``duty_command``, ``command``, ``brake``.
         """
+        from simcore.kernel.battery import motor_supply_piece
+
         a, b, c = self.a, self.b, self.c
         breaks = self.breaks
         for g, emf, duty_command, command, brake in zip(conductances, emfs, duty_commands, commands, brakes):
-            if command == 0.0:
-                if brake >= 0.5 or emf == 0.0:
-                    continue  # shorted windings (or nothing turning): nothing drawn from the bus
-                # Coast: the body diodes conduct below V = |E|, connecting the winding across the bus.
-                breaks.append((abs(emf), g, -abs(emf) * g, 0.0))
-                continue
-            s = 1.0 if command > 0.0 else -1.0
-            if duty_command:
-                if command >= 1.0 or command <= -1.0:
-                    a += g
-                    b -= s * emf * g
-                else:
-                    a += command * command * g
-                    b -= command * emf * g
-                continue
-            # A voltage request: met above V = |command| (fixed power), the full bus below it.
-            p = command * (command - emf) * g
-            c += p
-            breaks.append((abs(command), g, -s * emf * g, -p))
+            da, db, dc, v_k, bda, bdb, bdc = motor_supply_piece(g, emf, bool(duty_command), command, brake)
+            a, b, c = a + da, b + db, c + dc
+            if v_k >= 0.0:
+                breaks.append((v_k, bda, bdb, bdc))
         self.a, self.b, self.c = a, b, c
 
     def extend(self, other: "SupplyCurve") -> None:
@@ -179,14 +165,17 @@ class SupplyCurve:
 
     def at(self, voltage: float) -> float:
         """The total supply current at bus voltage ``voltage`` (> 0, or 0 for the dead-bus limit), A."""
-        a, b, c = self.a, self.b, self.c
-        for v_k, da, db, dc in self.breaks:
-            if voltage < v_k:
-                a, b, c = a + da, b + db, c + dc
-        if voltage <= 0.0:
-            # Below every breakpoint no request is met, so no c / V term is left (c is round-off there).
-            return b
-        return a * voltage + b + c / voltage
+        from simcore.kernel.battery import curve_at
+
+        return curve_at(self.a, self.b, self.c, _break_rows(self.breaks), float(voltage))
+
+
+def _break_rows(breaks, descending: bool = False) -> np.ndarray:
+    """A curve's breakpoints as the kernel's (n, 4) rows, sorted from the top (as Python sorts the tuples)
+    with ``descending``."""
+    if descending and len(breaks) > 1:
+        breaks = sorted(breaks, reverse=True)
+    return np.array(breaks, dtype=float).reshape(len(breaks), 4)
 
 
 def bus_root(curve: SupplyCurve, open_circuit_voltage: float, resistance: float):
@@ -197,51 +186,24 @@ def bus_root(curve: SupplyCurve, open_circuit_voltage: float, resistance: float)
     never decreases a load's current with the bus). ``I`` is continuous at the
     breakpoints, so a root that round-off places a hair outside its piece is accepted.
     """
-    voc, r = open_circuit_voltage, resistance
-    a, b, c = curve.a, curve.b, curve.c
-    slack = 1e-12 * voc
-    hi = math.inf
-    breaks = curve.breaks
-    if len(breaks) > 1:
-        breaks = sorted(breaks, reverse=True)
-    k, n = 0, len(breaks)
-    sqrt = math.sqrt
-    while True:
-        if k < n:
-            lo = breaks[k][0]
-        else:
-            lo, c = 0.0, 0.0  # below every breakpoint no request is met: c is round-off
-        # The largest root of qa V^2 + qb V + qc (qa > 0) in [lo - slack, hi + slack], clipped to the
-        # piece. With qc = 0 the quadratic is V times the bus equation itself, whose root V = 0 is not
-        # one: the linear root alone is taken.
-        qa, qb, qc = 1.0 + r * a, r * b - voc, r * c
-        lo_s, hi_s = lo - slack, hi + slack
-        if qc == 0.0:
-            v = -qb / qa
-            if lo_s <= v <= hi_s and v >= -slack:
-                return min(max(v, lo, 0.0), hi)
-        else:
-            disc = qb * qb - 4.0 * qa * qc
-            if disc >= 0.0:
-                sq = sqrt(disc)
-                q = -0.5 * (qb + sq if qb >= 0.0 else qb - sq)  # the roots without cancellation: q / qa, qc / q
-                if q == 0.0:
-                    v1 = v2 = 0.0
-                else:
-                    v1, v2 = q / qa, qc / q
-                    if v1 < v2:
-                        v1, v2 = v2, v1  # the larger first
-                if lo_s <= v1 <= hi_s and v1 >= -slack:
-                    return min(max(v1, lo, 0.0), hi)
-                if lo_s <= v2 <= hi_s and v2 >= -slack:
-                    return min(max(v2, lo, 0.0), hi)
-        if k >= n:
-            return None
-        hi = lo  # step below the next breakpoint (equal breakpoints together)
-        while k < n and breaks[k][0] == hi:
-            _, da, db, dc = breaks[k]
-            a, b, c = a + da, b + db, c + dc
-            k += 1
+    from simcore.kernel.battery import bus_root as exact_root
+
+    v = exact_root(curve.a, curve.b, curve.c, _break_rows(curve.breaks, descending=True),
+                   float(open_circuit_voltage), float(resistance))
+    return None if math.isnan(v) else v
+
+
+def brentq(f, a: float, b: float, xtol: float, rtol: float, maxiter: int = 100) -> float:
+    """The root of ``f`` on the bracket ``[a, b]`` by Brent's method (:mod:`simcore.kernel.brent`, the
+    algorithm of scipy's ``brentq``), ``f`` called from here; the iterate after ``maxiter`` steps is
+    returned as the root."""
+    from simcore.kernel.brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
+
+    s = np.empty(N_BRENT)
+    status = brent_start(s, a, b, xtol, rtol, maxiter)
+    while status == BRENT_EVALUATE:
+        status = brent_next(s, f(s[B_X]))
+    return float(s[B_X])
 
 
 class Battery(System):
@@ -358,6 +320,20 @@ class Battery(System):
         self._coupling = _BusCoupling(self, me, consumers, systems)
         return [self._coupling]
 
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this battery in the compiled kernel
+        (:mod:`simcore.kernel.battery`, its bus solved by :func:`simcore.kernel.parts.couple`), or None
+        with ``brownout_behaviour="disable"`` (its brownout switches the loads' commands: the Python
+        path)."""
+        if self._disable:
+            return None
+        from simcore.kernel import battery as kb
+        from simcore.kernel.parts import KIND_BATTERY
+
+        p = np.zeros(kb.N_PARAMETERS)
+        p[kb.P_VOC], p[kb.P_R], p[kb.P_BROWNOUT] = self.open_circuit_voltage, self.resistance, self.brownout_voltage
+        return KIND_BATTERY, p, (None,)
+
     def batched(self, params, n, xp=np):
         """This battery for ``n`` parameter variants at once (``simcore.simulate_batch``); see
         :mod:`simcore.models.batched`. Only with ``brownout_behaviour="flag"``: the batched bus does not
@@ -396,6 +372,10 @@ def _command_inputs(system) -> list:
 
 class _BusCoupling(Coupling):
     """Solves the bus voltage and writes it into every consumer's ``bus_voltage`` input."""
+
+    #: The compiled kernel solves this coupling itself when every system has a kernel form
+    #: (:func:`simcore.kernel.parts.couple`).
+    in_kernel = True
 
     def __init__(self, battery: Battery, index: int, consumers: list, systems):
         self.battery = battery
@@ -508,51 +488,27 @@ class _BusCoupling(Coupling):
         return sum(s.supply_current_at(xs[k], us[k], v) for k, s, _ in self.consumers)
 
     def _solve_numerically(self, xs, us):
-        """The bus from ``supply_current_at`` alone (a load without a supply curve)."""
+        """The bus from ``supply_current_at`` alone (a load without a supply curve): the kernel's numeric
+        search (:func:`simcore.kernel.battery.search_next`), the loads evaluated here."""
+        from simcore.kernel import battery as kb
+
         bat = self.battery
         voc, r = bat.open_circuit_voltage, bat.resistance
         if r == 0.0:
             return voc, self._total(xs, us, voc), False
-        phi = lambda v: v - voc + r * self._total(xs, us, v)  # noqa: E731
-        f0 = phi(voc)
-        if f0 == 0.0:
-            return voc, self._total(xs, us, voc), False
-        # Closed form when no controller saturates: the electrical power each draws is fixed.
-        p = voc * (f0 / r)
-        disc = voc * voc - 4.0 * r * p
-        v1 = 0.5 * (voc + math.sqrt(disc)) if disc >= 0 else 0.5 * voc
-        v = self._secant(phi, voc, f0, v1, voc)
-        if v is None:
+        s = np.empty(kb.N_SEARCH)
+        status = kb.search_start(s, voc, r)
+        while status == kb.SEARCH_EVALUATE:
+            status = kb.search_next(s, self._total(xs, us, s[kb.S_V]))
+        if status == kb.SEARCH_BRACKETED:
+            v = brentq(lambda v: v - voc + r * self._total(xs, us, v), s[kb.S_V], s[kb.S_UPPER],
+                       xtol=kb.BUS_XTOL, rtol=kb.BUS_RTOL, maxiter=kb.BUS_MAX_ITERATIONS)
+        elif status == kb.SEARCH_ROOT:
+            v = float(s[kb.S_V])
+        elif status == kb.SEARCH_COLLAPSED:
             # No bus voltage >= 0 satisfies the loads (motors plugged against a big back-EMF):
             # the bus collapses and the battery is shorted through the bridges.
             return 0.0, voc / r, True
-        return v, self._total(xs, us, v), False
-
-    @staticmethod
-    def _secant(phi, a, fa, b, voc):
-        fb = phi(b)
-        tol = 1e-13 * voc
-        for _ in range(30):
-            if abs(fb) <= tol or fb == fa:
-                break
-            c = b - fb * (b - a) / (fb - fa)
-            a, fa = b, fb
-            b, fb = c, phi(c)
         else:
-            b = None
-        if b is not None and math.isfinite(b) and abs(fb) <= 10 * tol and b >= 0:
-            return b
-        # Fallback: the physical bus voltage is the largest root. Bracket it from above: grow an upper
-        # bound past a regenerating bus, then walk down a grid to the first sign change.
-        hi = voc
-        while phi(hi) < 0:
-            hi *= 2.0
-            if hi > 1e6 * voc:
-                raise ConfigError("battery", voc, "a bus voltage the consumers' currents allow (none found)")
-        grid = np.linspace(hi, 0.0, 257)
-        upper = hi
-        for lower in grid[1:]:
-            if phi(lower) < 0.0:
-                return brentq(phi, lower, upper, xtol=1e-14, rtol=4 * np.finfo(float).eps)
-            upper = lower
-        return None  # no root on a live bus: collapsed
+            raise ConfigError("battery", voc, "a bus voltage the consumers' currents allow (none found)")
+        return v, self._total(xs, us, v), False

@@ -72,9 +72,10 @@ USE_KERNEL = True
 
 def _compiled_run(simulator):
     """The simulation's compiled run (:mod:`simcore.compiled_run`), or None: the kernel, and numba, load
-    only for a simulation of built-in parts with a kernel form, no couplings, stepped by RK45 or "auto"."""
+    only for a simulation of built-in parts with a kernel form, no couplings but those the kernel solves (a
+    battery's bus), stepped by RK45 or "auto"."""
     lay = simulator._layout
-    if (lay.couplings or simulator.method not in ("auto", "RK45")
+    if (not all(getattr(c, "in_kernel", False) for c in lay.couplings) or simulator.method not in ("auto", "RK45")
             or not all(callable(getattr(s, "kernel_form", None)) for s in simulator.systems)):
         return None
     from .compiled_run import CompiledRun, kernel_forms
@@ -416,14 +417,21 @@ class Simulator:
         U = self._compiled_inputs()
         held_by_modes = {}
 
+        coupled = bool(lay.couplings)
+
         def sink(n_rows, n_events):
             T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows].tolist()
-            for t, y, modes in zip(T, Y, M):
-                key = tuple(modes)
+            for r in range(n_rows):
+                key = tuple(M[r])
+                if coupled:  # the coupled inputs (a battery's bus) at the row, solved in the row's modes
+                    for k, c in enumerate(key):
+                        self.systems[k].mode = cr.mode_name(k, c)
+                    stage((T[r], Y[r], lay.held(T[r], Y[r])))
+                    continue
                 held = held_by_modes.get(key)
                 if held is None:
                     held = held_by_modes[key] = (U, tuple(cr.mode_name(k, c) for k, c in enumerate(key)))
-                stage((t, y, held))
+                stage((T[r], Y[r], held))
             for e in range(n_events):
                 t, k, ev_id, mb, ma, at_tick = cr.EVR_F[0, e]
                 k = int(k)

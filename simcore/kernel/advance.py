@@ -24,7 +24,7 @@ import numpy as np
 
 from . import geared
 
-from .borrowed import borrowed
+from .borrowed import borrowed, keep_alive
 from .jit import jit
 from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE,
                      E_PART, E_T, EVENT, F_ARMED, F_DETECT, F_KEEP, F_START, FD_ID, FD_PART, FD_PRE_SIDE,
@@ -34,7 +34,7 @@ from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, 
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
                      WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS)
 from .events import crosses
-from .parts import T_NX, T_P, T_U, T_X, derivatives, guard
+from .parts import T_NX, T_P, T_U, T_X, active_events, couple, derivatives, guard
 from .segment import integrate_segment, record_row
 
 # -- the event rules' constants (simcore.event_handler; the tests check they are the same) ------------------
@@ -50,7 +50,7 @@ def _load_active(table, P, modes, active, ids):
     ``ids`` scratch of MAX_ACTIVE integers."""
     n = 0
     for k in range(table.shape[0]):
-        m = geared.active_events(P, table[k, T_P], modes[k], ids)
+        m = active_events(table, P, k, modes[k], ids)
         for i in range(m):
             active[n, A_PART] = k
             active[n, A_ID] = ids[i]
@@ -82,7 +82,7 @@ def _probe_side(table, P, U, modes, part, code, t, X, dt):
     half = 0.5 * dt
     for i in range(n):
         x1[i] = X[i] + half * (f0[i] + f1[i])
-    v = guard(table, P, U, part, code, t + dt, x1)
+    v = guard(table, P, U, modes, part, code, t + dt, x1)
     return 1.0 if v > 0 else (-1.0 if v < 0 else 0.0)
 
 
@@ -94,7 +94,7 @@ def _guard_rate(table, P, U, modes, part, code, t, X, dt):
     derivatives(table, P, U, modes, t, X, f0)
     for i in range(n):
         x1[i] = X[i] + dt * f0[i]
-    return (guard(table, P, U, part, code, t + dt, x1) - guard(table, P, U, part, code, t, X)) / dt
+    return (guard(table, P, U, modes, part, code, t + dt, x1) - guard(table, P, U, modes, part, code, t, X)) / dt
 
 
 @jit
@@ -148,6 +148,7 @@ def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, ro
     evr_f[e, E_AT_TICK] = 1.0 if at_tick else 0.0
     for i in range(nx):
         evr_x[e, 0, i] = X[x0 + i]
+    couple(table, P, U, modes, t, X)  # the bus before the reset: the new mode reads it
     new_mode = geared.fire(P, table[part, T_P], ev_id, X, x0, U, table[part, T_U])
     modes[part] = new_mode
     evr_f[e, E_MODE_AFTER] = new_mode
@@ -199,7 +200,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
             n_active = _load_active(table, P, modes, active, ids)
             rs[RS_N_ACTIVE] = n_active
             for j in range(n_active):
-                g_prev[j] = guard(table, P, U, active[j, A_PART], active[j, A_CODE], t, X)
+                g_prev[j] = guard(table, P, U, modes, active[j, A_PART], active[j, A_CODE], t, X)
                 if not math.isfinite(g_prev[j]):
                     rs[S_BAD_T] = t
                     rs[S_BAD_INDEX] = j
@@ -278,7 +279,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
                 # An earlier event at this instant changed the mode (no longer armed), or it has not crossed.
                 if not _armed_in_mode(table, P, modes, part, ev_id, ids):
                     continue
-                if not crosses(ga, guard(table, P, U, part, active[j, A_CODE], te, X), active[j, A_DIR]):
+                if not crosses(ga, guard(table, P, U, modes, part, active[j, A_CODE], te, X), active[j, A_DIR]):
                     continue
             _fire_one(table, P, U, modes, part, ev_id, te, X, False, rows_t, rows_y, rows_m, rs, evr_f, evr_x)
             fired[n_fired, FD_PART] = part
@@ -298,7 +299,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
 
 @jit
 def _armed_in_mode(table, P, modes, part, ev_id, ids):
-    m = geared.active_events(P, table[part, T_P], modes[part], ids)
+    m = active_events(table, P, part, modes[part], ids)
     for i in range(m):
         if ids[i] == ev_id:
             return True
@@ -348,8 +349,8 @@ def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, ro
     fired = False
     if n_active > 0:
         for j in range(n_active):
-            g_before[j] = guard(table, P, U_before, active[j, A_PART], active[j, A_CODE], t, X)
-            g_after[j] = guard(table, P, U_after, active[j, A_PART], active[j, A_CODE], t, X)
+            g_before[j] = guard(table, P, U_before, modes, active[j, A_PART], active[j, A_CODE], t, X)
+            g_after[j] = guard(table, P, U_after, modes, active[j, A_PART], active[j, A_CODE], t, X)
             if not (math.isfinite(g_before[j]) and math.isfinite(g_after[j])):
                 rs[S_BAD_T] = t
                 rs[S_BAD_INDEX] = j
@@ -447,12 +448,12 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
         borrowed(F0)
     b_rs, b_active, b_g_prev, b_search, b_last_t = borrowed(rs), borrowed(active), borrowed(g_prev), \
         borrowed(search), borrowed(last_t)
-    b_fired, b_X_before, b_flags, b_stiff_rule = borrowed(fired), borrowed(X_before), flags, \
+    b_fired, b_X_before, b_flags, b_stiff_rule = borrowed(fired), borrowed(X_before), borrowed(flags), \
         borrowed(stiff_rule)
     b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m = borrowed(fractions), borrowed(weights), \
         borrowed(rows_t), borrowed(rows_y), borrowed(rows_m)
     b_evr_f, b_evr_x, b_bad_x, b_K, b_Q, b_seg_flags = borrowed(evr_f), borrowed(evr_x), borrowed(bad_x), \
-        borrowed(K), borrowed(Q), seg_flags
+        borrowed(K), borrowed(Q), borrowed(seg_flags)
     b_part_a, b_code_a, b_dir_a, b_roots_j, b_ids = borrowed(part_a), borrowed(code_a), borrowed(dir_a), \
         borrowed(roots_j), borrowed(ids)
     b_sf_a, b_g_a, b_roots_t, b_roots_ga, b_x_e = borrowed(sf_a), borrowed(g_a), borrowed(roots_t), \
@@ -494,6 +495,10 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
         if status != DONE and status != PAUSE and status != SWITCH:
             for i in range(n):
                 BAD_X[v, i] = bad_x[i]
+    # The arrays borrowed above are freed only after this (numba frees an array after its variable's last use).
+    keep_alive((fl, il, p, rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags, part_a, code_a, dir_a,
+                roots_j, ids, sf_a, g_a, roots_t, roots_ga, x_e, y_new, work, tmp, f_s, samples, ts, tj, vals,
+                table, flags, stiff_rule, fractions, weights))
 
 
 @jit

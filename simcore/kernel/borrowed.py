@@ -4,13 +4,18 @@ numba counts references to every array it passes between compiled functions: an 
 decrement of the array's memory record per argument and per view, a few dozen per derivative
 evaluation of a mechanism, and (as atomic operations on a cache line every thread shares) slower still
 when several threads touch the same arrays. :func:`borrowed` returns a view of an array with no memory
-record: counting it is a null test. The caller must keep the array it came from alive while the view is
-used (:func:`simcore.kernel.advance.advance_chunk` makes its views of arrays it holds for the whole call).
+record: counting it is a null test.
+
+The caller must keep the array it came from alive while the view is used: numba frees an array right
+after the last use of its variable, so a caller passes its arrays to :func:`keep_alive` after the last
+use of their views (otherwise the next allocation may reuse their memory under the views).
 """
 from __future__ import annotations
 
 from numba.core import cgutils, config, types
 from numba.extending import intrinsic
+
+from .jit import jit
 
 __all__ = ["borrowed"]
 
@@ -22,10 +27,9 @@ def _same(array):
 
 @intrinsic
 def borrowed(typingctx, array):
-    """``array`` (of floats or integers) viewed without a memory record (see the module docstring)."""
-    if not (isinstance(array, types.Array) and array.dtype in (types.float64, types.int64)):
-        # Measured: the kernel's boolean flag arrays viewed this way gave wrong results; they are few.
-        raise TypeError(f"borrowed takes float64 or int64 arrays, not {array}")
+    """``array`` viewed without a memory record (see the module docstring)."""
+    if not isinstance(array, types.Array):
+        raise TypeError(f"borrowed takes an array, not {array}")
 
     def codegen(context, builder, signature, args):
         src = context.make_array(signature.args[0])(context, builder, value=args[0])
@@ -34,6 +38,12 @@ def borrowed(typingctx, array):
         return dst._getvalue()
 
     return array(array), codegen
+
+
+@jit
+def keep_alive(arrays):
+    """A use of the tuple ``arrays``: they are not freed before this point (see the module docstring)."""
+    return len(arrays)
 
 
 if config.DISABLE_JIT:

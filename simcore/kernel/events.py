@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
+from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
 from .jit import jit
 from .dopri5 import dense_state
 from .parts import guard
@@ -31,66 +34,25 @@ def crosses(g_a, g_b, direction):
 
 
 @jit
-def guard_on_dense(table, P, U, part, code, t_old, h, y_old, Q, s, work):
+def guard_on_dense(table, P, U, modes, part, code, t_old, h, y_old, Q, s, work):
     """Guard ``code`` of ``part`` at time ``s`` inside the step, on its dense output."""
     dense_state(t_old, h, y_old, Q, s, work)
-    return guard(table, P, U, part, code, s, work)
+    return guard(table, P, U, modes, part, code, s, work)
 
 
 @jit
-def brent_root(table, P, U, part, code, t_old, h, y_old, Q, xa, fa, xb, fb, xtol, work):
+def brent_root(table, P, U, modes, part, code, t_old, h, y_old, Q, xa, fa, xb, fb, xtol, work):
     """The instant in ``(xa, xb]`` where the guard crosses zero (scipy's ``brentq``, with the values at
     the bracket's ends given: the interpolant may differ from them by round-off there)."""
-    xpre, xcur = xa, xb
-    fpre, fcur = fa, fb
-    xblk, fblk, spre, scur = 0.0, 0.0, 0.0, 0.0
-    if fpre == 0.0:
-        return xpre
-    if fcur == 0.0:
-        return xcur
-    for _ in range(BRENT_MAX_ITERATIONS):
-        if fpre != 0.0 and fcur != 0.0 and (math.copysign(1.0, fpre) != math.copysign(1.0, fcur)):
-            xblk = xpre
-            fblk = fpre
-            spre = xcur - xpre
-            scur = spre
-        if abs(fblk) < abs(fcur):
-            xpre = xcur
-            xcur = xblk
-            xblk = xpre
-            fpre = fcur
-            fcur = fblk
-            fblk = fpre
-        delta = (xtol + BRENT_RTOL * abs(xcur)) / 2
-        sbis = (xblk - xcur) / 2
-        if fcur == 0.0 or abs(sbis) < delta:
-            return xcur
-        if abs(spre) > delta and abs(fcur) < abs(fpre):
-            if xpre == xblk:
-                stry = -fcur * (xcur - xpre) / (fcur - fpre)  # interpolate
-            else:  # extrapolate
-                dpre = (fpre - fcur) / (xpre - xcur)
-                dblk = (fblk - fcur) / (xblk - xcur)
-                stry = -fcur * (fblk * dblk - fpre * dpre) / (dblk * dpre * (fblk - fpre))
-            if 2 * abs(stry) < min(abs(spre), 3 * abs(sbis) - delta):
-                spre = scur
-                scur = stry
-            else:
-                spre = sbis
-                scur = sbis
+    s = np.empty(N_BRENT)
+    status = brent_start(s, xa, xb, xtol, BRENT_RTOL, BRENT_MAX_ITERATIONS)
+    while status == BRENT_EVALUATE:
+        x = s[B_X]
+        if x == xa:
+            f = fa
+        elif x == xb:
+            f = fb
         else:
-            spre = sbis
-            scur = sbis
-        xpre = xcur
-        fpre = fcur
-        if abs(scur) > delta:
-            xcur += scur
-        else:
-            xcur += delta if sbis > 0 else -delta
-        if xcur == xa:
-            fcur = fa
-        elif xcur == xb:
-            fcur = fb
-        else:
-            fcur = guard_on_dense(table, P, U, part, code, t_old, h, y_old, Q, xcur, work)
-    return xcur
+            f = guard_on_dense(table, P, U, modes, part, code, t_old, h, y_old, Q, x, work)
+        status = brent_next(s, f)
+    return s[B_X]

@@ -282,3 +282,11 @@ def fire(p, po, ev_id, x, xo, u, uo):
     if ev_id == EV_LEAVE_LOWER_STOP:
         return MODE_FORWARD if p[po + P_DIRECTIONAL] != 0.0 else MODE_MOVING
     return MODE_REVERSE if p[po + P_DIRECTIONAL] != 0.0 else MODE_MOVING
+
+
+@jit
+def supply_current(p, po, mode, x, xo, u, uo, bus_voltage):
+    """The supply current, A, drawn at bus voltage ``bus_voltage`` V (GearedMechanism.supply_current_at):
+    the battery's bus solve evaluates it (:mod:`simcore.kernel.parts`)."""
+    v = 0.0 if resting(mode) else x[xo + 1]
+    return _electrical(p, po, v, u[uo + 0], u[uo + 1], bus_voltage)[2]

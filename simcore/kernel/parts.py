@@ -11,37 +11,50 @@ Outputs are stacked the same way: ``y_offsets[k]`` is part ``k``'s first output 
 (:func:`output_offsets` lays them out; a geared part has :data:`~simcore.kernel.layout.N_OUTPUTS`, the
 first outputs of its Python class). :func:`outputs` fills one row, :func:`outputs_of_rows` many rows,
 each with its own parameters, inputs, modes, time and state (variants, or recorded rows).
+
+A battery part (:data:`KIND_BATTERY`, at most one) feeds every geared part: :func:`couple` solves its
+bus and writes the bus voltage into each geared part's ``bus_voltage`` input and the battery's own
+inputs (bus voltage, current), as :class:`simcore.models.battery.Battery`'s coupling does on the Python
+path. :func:`derivatives` and the guards that read the inputs solve it first; so does an event's firing
+(:mod:`simcore.kernel.advance`), whose new mode reads the inputs.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import geared
+from . import battery, geared
+from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
 from .jit import jit
-from .layout import N_OUTPUTS
+from .layout import GUARD_BACKWARD_PUSH, GUARD_FORWARD_PUSH, N_OUTPUTS
 
 KIND_GEARED = 1
+KIND_BATTERY = 2
 T_KIND, T_X, T_NX, T_U, T_P = range(5)
+#: A geared part's ``bus_voltage`` input (its third).
+GEARED_BUS_INPUT = 2
 
 
 @jit
 def derivatives(table, P, U, modes, t, X, out):
     """Write the stacked dX/dt at time ``t`` into ``out``."""
+    couple(table, P, U, modes, t, X)
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_GEARED:
             geared.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
 
 
 @jit
-def guard(table, P, U, part, code, t, X):
+def guard(table, P, U, modes, part, code, t, X):
     """Guard ``code`` of part ``part`` at (t, X)."""
+    if code == GUARD_FORWARD_PUSH or code == GUARD_BACKWARD_PUSH:  # they read the bus voltage
+        couple(table, P, U, modes, t, X)
     return geared.guard(P, table[part, T_P], code, X, table[part, T_X], U, table[part, T_U])
 
 
 def output_offsets(kinds) -> np.ndarray:
     """Each part's first output in the stacked outputs, for parts of kinds ``kinds`` (in table order), and
     after them their total number: an int64 array of ``len(kinds) + 1``."""
-    sizes = {KIND_GEARED: N_OUTPUTS}
+    sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0}  # (the battery's outputs are its Python class's)
     off = np.zeros(len(kinds) + 1, dtype=np.int64)
     for k, kind in enumerate(kinds):
         off[k + 1] = off[k] + sizes[int(kind)]
@@ -96,3 +109,75 @@ def active_events_of(kind, p, mode, ids):
     scratch of MAX_ACTIVE integers)."""
     return ids[:_active_events(kind, p, mode, ids)].copy()
 
+
+@jit
+def active_events(table, P, part, mode, ids):
+    """The events armed for part ``part`` in ``mode`` (ids into ``ids``); returns their number."""
+    if table[part, T_KIND] == KIND_GEARED:
+        return geared.active_events(P, table[part, T_P], mode, ids)
+    return 0
+
+
+# -- the battery's bus -----------------------------------------------------------------------------------
+@jit
+def couple(table, P, U, modes, t, X):
+    """Solve the battery's bus at (t, X) with the held inputs and write it into ``U`` (nothing without a
+    battery)."""
+    for b in range(table.shape[0]):
+        if table[b, T_KIND] == KIND_BATTERY:
+            _solve_bus(table, P, U, modes, X, b)
+            return
+
+
+@jit
+def _load_current(table, P, U, modes, X, v):
+    """The geared parts' total supply current at bus voltage ``v``, A, in the parts' order."""
+    total = 0.0
+    for k in range(table.shape[0]):
+        if table[k, T_KIND] == KIND_GEARED:
+            total += geared.supply_current(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], v)
+    return total
+
+
+@jit
+def _solve_bus(table, P, U, modes, X, b):
+    """The bus of battery part ``b`` (Battery's coupling, ``_solve`` with loads that give no supply curve):
+    a non-finite bus where the loads allow none (the Python path then raises, naming it)."""
+    po = table[b, T_P]
+    voc, r = P[po + battery.P_VOC], P[po + battery.P_R]
+    n_loads = 0
+    for k in range(table.shape[0]):
+        if table[k, T_KIND] == KIND_GEARED:
+            n_loads += 1
+    if n_loads == 0:
+        v, current = voc, 0.0
+    elif r == 0.0:
+        v = voc
+        current = _load_current(table, P, U, modes, X, voc)
+    else:
+        s = np.empty(battery.N_SEARCH)
+        status = battery.search_start(s, voc, r)
+        while status == battery.SEARCH_EVALUATE:
+            status = battery.search_next(s, _load_current(table, P, U, modes, X, s[battery.S_V]))
+        if status == battery.SEARCH_BRACKETED:
+            bs = np.empty(N_BRENT)
+            st = brent_start(bs, s[battery.S_V], s[battery.S_UPPER], battery.BUS_XTOL, battery.BUS_RTOL,
+                             battery.BUS_MAX_ITERATIONS)
+            while st == BRENT_EVALUATE:
+                x = bs[B_X]
+                st = brent_next(bs, x - voc + r * _load_current(table, P, U, modes, X, x))
+            v = bs[B_X]
+            current = _load_current(table, P, U, modes, X, v)
+        elif status == battery.SEARCH_ROOT:
+            v = s[battery.S_V]
+            current = _load_current(table, P, U, modes, X, v)
+        elif status == battery.SEARCH_COLLAPSED:
+            v, current = 0.0, voc / r  # the battery shorted through the bridges
+        else:
+            v, current = np.nan, np.nan
+    for k in range(table.shape[0]):
+        if table[k, T_KIND] == KIND_GEARED:
+            U[table[k, T_U] + GEARED_BUS_INPUT] = v
+    ub = table[b, T_U]
+    U[ub] = v
+    U[ub + 1] = current

@@ -194,9 +194,9 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
             for i in range(n_frac - 1):
                 interior_state(y, h, K, weights, i, work)
                 for j in range(m_ev):
-                    samples[j, i] = guard(table, P, U, ev_part[j], ev_code[j], ts[i], work)
+                    samples[j, i] = guard(table, P, U, modes, ev_part[j], ev_code[j], ts[i], work)
             for j in range(m_ev):
-                samples[j, n_frac - 1] = guard(table, P, U, ev_part[j], ev_code[j], t_new, y_new)
+                samples[j, n_frac - 1] = guard(table, P, U, modes, ev_part[j], ev_code[j], t_new, y_new)
             for j in range(m_ev):
                 for i in range(n_frac):
                     if not math.isfinite(samples[j, i]):
@@ -219,7 +219,7 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
                     if not have_q:
                         dense_coefficients(K, Q)
                         have_q = True
-                    g_s = guard_on_dense(table, P, U, ev_part[j], ev_code[j], t, h, y, Q, t_s, work)
+                    g_s = guard_on_dense(table, P, U, modes, ev_part[j], ev_code[j], t, h, y, Q, t_s, work)
                     c = 0
                     tj[c] = t_s
                     vals[c] = g_s
@@ -255,7 +255,7 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
                         if vals[i + 1] == 0.0:
                             root = tj[i + 1]
                         else:
-                            root = brent_root(table, P, U, ev_part[j], ev_code[j], t, h, y, Q, tj[i], vals[i],
+                            root = brent_root(table, P, U, modes, ev_part[j], ev_code[j], t, h, y, Q, tj[i], vals[i],
                                               tj[i + 1], vals[i + 1], EVENT_TIME_TOLERANCE, work)
                         roots_t[n_roots] = root
                         roots_j[n_roots] = j

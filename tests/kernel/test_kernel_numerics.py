@@ -64,7 +64,7 @@ def test_brent_root_on_the_dense_output_is_scipys_brentq(v0):
     g_a, g_b = g(0.0), g(h)
     assert g_a * g_b < 0, "the step should carry the velocity through zero"
     expected = brentq(g, 0.0, h, xtol=1e-13, rtol=4 * np.finfo(float).eps)
-    got = events.brent_root(table, p, U, 0, geared.GUARD_VELOCITY, 0.0, h, y, Q, 0.0, g_a, h, g_b, 1e-13,
+    got = events.brent_root(table, p, U, modes, 0, geared.GUARD_VELOCITY, 0.0, h, y, Q, 0.0, g_a, h, g_b, 1e-13,
                             np.empty(2))
     assert got == expected
 
