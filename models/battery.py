@@ -320,6 +320,9 @@ class Battery(System):
         self._coupling = _BusCoupling(self, me, consumers, systems)
         return [self._coupling]
 
+    #: The parameters a batch may vary (``params={"battery.resistance": [...]}``).
+    BATCH_PARAMETERS = ("resistance", "open_circuit_voltage")
+
     def kernel_form(self):
         """``(kind, parameters, mode names)`` of this battery in the compiled kernel
         (:mod:`simcore.kernel.battery`, its bus solved by :func:`simcore.kernel.parts.couple`), or None
@@ -327,24 +330,38 @@ class Battery(System):
         path)."""
         if self._disable:
             return None
-        from simcore.kernel import battery as kb
         from simcore.kernel.parts import KIND_BATTERY
 
-        p = np.zeros(kb.N_PARAMETERS)
-        p[kb.P_VOC], p[kb.P_R], p[kb.P_BROWNOUT] = self.open_circuit_voltage, self.resistance, self.brownout_voltage
-        return KIND_BATTERY, p, (None,)
+        return KIND_BATTERY, self.kernel_parameters()[0], (None,)
 
-    def batched(self, params, n, xp=np):
-        """This battery for ``n`` parameter variants at once (``simcore.simulate_batch``); see
-        :mod:`simcore.models.batched`. Only with ``brownout_behaviour="flag"``: the batched bus does not
-        switch its loads off."""
-        if self.brownout_behaviour != "flag":
-            raise ConfigError("brownout_behaviour", self.brownout_behaviour,
-                              f"'flag' for battery {self.name!r} in a batched run (the batched bus does not "
-                              f"disable its loads)")
-        from .batched import batched_system
+    def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
+        """The kernel's parameter vector of this battery for ``n`` variants, (n, N_PARAMETERS): open-circuit
+        voltage V, resistance ohm and brownout threshold V (:mod:`simcore.kernel.battery`'s ``P_*``), with
+        the values a batch varies (:attr:`BATCH_PARAMETERS`, ``n`` values each in SI units or as pint
+        Quantities) in place of this battery's, checked as the constructor checks them (naming
+        ``params['<name>.<parameter>'][j]`` and the variant)."""
+        from simcore.batch_params import variant_values
+        from simcore.kernel import battery as kb
 
-        return batched_system(self, params, n, xp)
+        n = checks.integer("n", n, minimum=1)
+        voc, r = np.full(n, self.open_circuit_voltage), np.full(n, self.resistance)
+        for key, value in (overrides or {}).items():
+            label = f"params[{self.name + '.' + key!r}]"
+            if key == "open_circuit_voltage":
+                voc = np.broadcast_to(variant_values(label, value, "V", positive=True), (n,))
+            elif key == "resistance":
+                r = np.broadcast_to(variant_values(label, value, "ohm", nonnegative=True), (n,))
+            else:
+                raise ConfigError(label, key, f"a batch parameter of Battery {self.name!r}: "
+                                               f"{', '.join(self.BATCH_PARAMETERS)}")
+        low = ~(voc > self.brownout_voltage)
+        if low.any():
+            j = int(np.flatnonzero(low)[0])
+            raise ConfigError(f"params[{self.name + '.open_circuit_voltage'!r}][{j}]", float(voc[j]),
+                              f"a voltage above brownout_voltage={self.brownout_voltage} (variant {j})")
+        p = np.zeros((n, kb.N_PARAMETERS))
+        p[:, kb.P_VOC], p[:, kb.P_R], p[:, kb.P_BROWNOUT] = voc, r, self.brownout_voltage
+        return p
 
 
 def _browned_out(mode) -> bool:

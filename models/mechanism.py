@@ -678,8 +678,7 @@ class GearedMechanism(System):
             else:
                 b_rotor = np.full(n, free_current_friction(d))
                 b = b_rotor * k * k
-                # With efficiency 1 both places are the same physics; the mechanism's keeps the arithmetic
-                # of the numpy batch (simcore.models.batched) bit for bit.
+                # With efficiency 1 both places are the same physics; the mechanism's is the one kept.
                 at_rotor = d.efficiency < 1.0
             shaft, load_viscous = (b_rotor * k, zero) if at_rotor else (zero, b)
 

@@ -22,8 +22,9 @@ parameters given as arrays of length ``N``. Each variant's trajectory is what it
   :attr:`BatchResult.stiff_at` keeps the times.
 
 What batches. A system batches when it has a kernel form (``kernel_form()``: Flywheel, Arm,
-Elevator, HubMotor) and a ``batched(params, n)`` method, which derives the variants' parameters
-and evaluates their outputs for the recorder and the controllers (:mod:`simcore.models.batched`);
+Elevator, HubMotor, and a Battery with ``brownout_behaviour="flag"``): its variants' parameters come
+from its own ``kernel_parameters``, their outputs and the bus from the kernel's functions
+(:mod:`simcore.batch_parts`);
 a controller when it has a ``batched`` attribute (:func:`simcore.controllers.control_loop`'s
 loops with a PIDController or an element-wise callable; any PeriodicController whose function is
 written element-wise, marked with :func:`elementwise`). Anything else raises, naming itself.
@@ -176,7 +177,7 @@ class _Batch:
     kernel's run of every variant between ticks."""
 
     def __init__(self, systems, controllers, params, n, t0_ns, x0, inputs, rtol, atol, max_step, record):
-        from .batch_parts import PartVariants  # (numba loads with the first batch, not with simcore)
+        from .batch_parts import variants_of  # (numba loads with the first batch, not with simcore)
         from .compiled_run import CompiledRun
 
         self.params = params
@@ -184,12 +185,15 @@ class _Batch:
         self.controllers = controllers
         forms = [s.kernel_form() if callable(getattr(s, "kernel_form", None)) else None for s in systems]
         for s, form in zip(systems, forms):
-            if form is None or not hasattr(s, "kernel_parameters") or (
-                    callable(getattr(s, "couplings", None)) and s.couplings(systems)):
-                raise ConfigTypeError("systems", s, f"a system that can batch (a Flywheel, Arm, Elevator or HubMotor, "
-                                                    f"not a subclass that changes its physics); {type(s).__name__} "
-                                                    f"{s.name!r} cannot batch")
-        self.systems = [PartVariants(s, form, params.get(s.name, {}), n) for s, form in zip(systems, forms)]
+            if getattr(s, "brownout_behaviour", None) == "disable":
+                raise ConfigTypeError("systems", s, f"a Battery with brownout_behaviour='flag': battery {s.name!r} "
+                                                    "with brownout_behaviour='disable' cannot batch (its brownout "
+                                                    "switches the loads off, which the batch does not model)")
+            if form is None or not hasattr(s, "kernel_parameters"):
+                raise ConfigTypeError("systems", s, f"a system that can batch (a Flywheel, Arm, Elevator, HubMotor or "
+                                                    f"Battery with brownout_behaviour='flag', not a subclass that "
+                                                    f"changes its physics); {type(s).__name__} {s.name!r} cannot batch")
+        self.systems = [variants_of(s, form, params.get(s.name, {}), n) for s, form in zip(systems, forms)]
         self.bcontrollers = []
         for c in controllers:
             make = getattr(c, "batched", None)
@@ -201,8 +205,12 @@ class _Batch:
             self.bcontrollers.append(make(params.get(c.name, {}), n))
         self.slices, self.nx, self.signal_index = stacked(self.systems)
         self.state_owner = [(k, f"{s.name}.{nm}") for k, s in enumerate(self.systems) for nm in s.state_names]
-        self.coupled_names = {}
-        self.coupled = False
+        self.coupled_names = {}  # inputs solved continuously (a battery's bus) -> the system that solves them
+        for s in self.systems:
+            for c in s.couplings(self.systems):
+                for name in c.targets:
+                    self.coupled_names[name] = s.name
+        self.coupled = bool(self.coupled_names)
         self.kinds = [(k, j, ev) for k, s in enumerate(self.systems) for j, ev in enumerate(s.events)]
         # Per system and mode: whether a guard armed in that mode reads the held inputs (then a tick's writes
         # may make it jump across zero: the kernel fires what they trigger, for the variants in such modes).
@@ -629,9 +637,9 @@ def simulate_batch(systems, t_end, controllers=(), *, params, t0=0.0, x0=None, i
         As :func:`simcore.simulate` (the method is RK45).
     params : mapping of str to 1-D array-like
         ``"<system or controller name>.<parameter>"`` -> one value per variant, every array
-        of the same length ``N`` (e.g. ``{"arm.mass": masses, "pid.kp": gains}``). See
-        :mod:`simcore.models.batched` and :mod:`simcore.controllers.batched` for the
-        parameters each part takes.
+        of the same length ``N`` (e.g. ``{"arm.mass": masses, "pid.kp": gains}``). A model's are
+        its ``BATCH_PARAMETERS`` (see its ``kernel_parameters``), a loop's those of
+        :mod:`simcore.controllers.batched`.
     x0, inputs : mapping of str to float or (N,) array, optional
         Initial states and held inputs, one value for all variants or one per variant.
     record : {"all", "ticks"}

@@ -2,7 +2,9 @@
 ticks and the recorder evaluate with them.
 
 A :class:`PartVariants` stands for one model object (a :class:`~simcore.models.GearedMechanism`: a
-Flywheel, Arm, Elevator or HubMotor) in :func:`simcore.simulate_batch`. Its variants' parameters come
+Flywheel, Arm, Elevator or HubMotor) in :func:`simcore.simulate_batch`, a :class:`BatteryVariants` for
+a :class:`~simcore.models.Battery` (its bus solved, per variant and row, by the kernel's
+:func:`~simcore.kernel.parts.couple`, as in the run itself). Its variants' parameters come
 from the model's own derivation (:meth:`~simcore.models.GearedMechanism.kernel_parameters`, which the
 constructor uses too), and everything evaluated on them comes from the compiled kernel's functions
 that a serial run uses: the initial modes, the outputs (currents, voltages, torques) at the rows the
@@ -20,7 +22,7 @@ from .errors import ConfigError
 from .kernel import layout as kl
 from .kernel import parts as kp
 
-__all__ = ["PartVariants", "EventKind"]
+__all__ = ["PartVariants", "BatteryVariants", "EventKind", "variants_of"]
 
 
 class EventKind:
@@ -120,3 +122,85 @@ class PartVariants:
                            np.ascontiguousarray(np.broadcast_to(t, (m,)), dtype=float),
                            np.ascontiguousarray(x.T, dtype=float), self._y_offsets, out)
         return out.T
+
+
+class BatteryVariants:
+    """A :class:`~simcore.models.Battery` (``brownout_behaviour="flag"``) for ``n`` variants: its bus voltage
+    and current are inputs the kernel's bus solve writes (:class:`KernelBus`), its outputs read them."""
+
+    def __init__(self, model, form, params, n):
+        self.model, self.n = model, n
+        self.kind, _, self.MODES = form
+        self.name = model.name
+        self.state_names, self.input_names = model.state_names, model.input_names
+        self.output_names, self.units, self.input_ranges = model.output_names, model.units, model.input_ranges
+        self.P = np.ascontiguousarray(model.kernel_parameters(params or None, n))
+        self.events = ()
+
+    def take(self, idx) -> "BatteryVariants":
+        new = object.__new__(BatteryVariants)
+        new.__dict__.update(self.__dict__)
+        new.P = np.ascontiguousarray(self.P.take(idx, axis=0))
+        new.n = len(idx)
+        return new
+
+    def couplings(self, systems) -> list:
+        return [KernelBus(systems)]
+
+    def initial_state(self) -> np.ndarray:
+        return np.zeros((0, self.n))
+
+    def initial_inputs(self) -> list:
+        from .kernel import battery as kb
+
+        return [self.P[:, kb.P_VOC].copy(), np.zeros(self.n)]
+
+    def initial_mode(self, t, x, u) -> np.ndarray:
+        return np.zeros(self.n, dtype=np.int8)
+
+    def outputs(self, t, x, u, mode) -> np.ndarray:
+        """Bus voltage V, current A, and the brownout flag (the bus below the threshold), per variant."""
+        from .kernel import battery as kb
+
+        return np.stack([u[0], u[1], np.where(u[0] < self.P[:, kb.P_BROWNOUT], 1.0, 0.0)])
+
+
+class KernelBus:
+    """The battery's bus over columns of the batch (the kernel's :func:`~simcore.kernel.parts.couple_rows`):
+    each geared part's ``bus_voltage`` and the battery's inputs, solved from the columns' states, held
+    inputs and modes."""
+
+    def __init__(self, systems):
+        self.targets = []
+        rows, u_off, p_off, x_off = [], 0, 0, 0
+        for s in systems:
+            nx, nu = len(s.state_names), len(s.input_names)
+            rows.append([s.kind, x_off, nx, u_off, p_off])
+            if s.kind == kp.KIND_GEARED:
+                self.targets.append(f"{s.name}.bus_voltage")
+            elif s.kind == kp.KIND_BATTERY:
+                self.targets += [f"{s.name}.{name}" for name in s.input_names]
+            x_off, u_off, p_off = x_off + nx, u_off + nu, p_off + s.P.shape[1]
+        self.table = np.array(rows, dtype=np.int64)
+
+    def apply(self, t, systems, xs, us, modes) -> None:
+        m = us[0].shape[1] if us else 0
+        P = np.ascontiguousarray(np.concatenate([s.P for s in systems], axis=1))
+        U = np.ascontiguousarray(np.concatenate(us, axis=0).T)
+        X = np.ascontiguousarray(np.concatenate(xs, axis=0).T) if xs else np.zeros((m, 0))
+        M = np.ascontiguousarray(np.stack([np.asarray(mo, dtype=np.int64) for mo in modes], axis=1))
+        kp.couple_rows(self.table, P, U, M, np.ascontiguousarray(np.broadcast_to(t, (m,)), dtype=float), X)
+        off = 0
+        for k, s in enumerate(systems):
+            nu = len(s.input_names)
+            us[k][...] = U[:, off:off + nu].T
+            off += nu
+
+
+def variants_of(model, form, params, n):
+    """The batch's part for ``model`` (its kernel form ``form``): a :class:`BatteryVariants` or a
+    :class:`PartVariants`."""
+    if form[0] == kp.KIND_BATTERY:
+        return BatteryVariants(model, form, params, n)
+    return PartVariants(model, form, params, n)
+

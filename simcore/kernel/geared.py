@@ -5,9 +5,8 @@ The physics is documented in :mod:`simcore.models.mechanism` (:class:`GearedMech
 indices of :mod:`simcore.kernel.layout`) for the model and for a batch's variants alike; this module is
 the kernel form of its equations of motion, its outputs (:func:`outputs`, which
 :meth:`GearedMechanism.outputs` calls), the guards of its events, their resets and mode switches. (The
-Python form of the equations of motion in :mod:`simcore.models.mechanism` still serves the Python path,
-and :mod:`simcore.models.batched` the numpy batch: the tests hold the kernel to the Python form bit for
-bit.) States ``x``: position, velocity (and, with energy tracking, the six ledger states); inputs ``u``:
+Python form of the equations of motion in :mod:`simcore.models.mechanism` still serves the Python path:
+the tests hold the kernel to it bit for bit.) States ``x``: position, velocity (and, with energy tracking, the six ledger states); inputs ``u``:
 command (V or duty), brake, bus voltage; ``mode`` an integer (``MODE_*``).
 """
 from __future__ import annotations

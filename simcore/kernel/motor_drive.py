@@ -2,9 +2,8 @@
 
 :class:`simcore.models.drive.MotorDrive` documents the physics (command, neutral, current limits,
 supply current, gearbox efficiency) and calls these functions; so does every compiled right-hand
-side. (The drivetrains' channels, :mod:`simcore.models.motor_channels`, and the numpy batch,
-:mod:`simcore.models.batched`, still have their own forms of it, to be replaced as they move into the
-kernel.) Arguments are plain floats (SI units); a motor group's constants are ``R`` (ohm), ``Kv``
+side, and the batch's. (The drivetrains' channels, :mod:`simcore.models.motor_channels`, still have
+their own form of it, to be replaced as the drivetrains move into the kernel.) Arguments are plain floats (SI units); a motor group's constants are ``R`` (ohm), ``Kv``
 (rad/s per V), and the group's stator and supply current limits (A, ``inf`` for none).
 """
 from __future__ import annotations

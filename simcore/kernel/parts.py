@@ -181,3 +181,12 @@ def _solve_bus(table, P, U, modes, X, b):
     ub = table[b, T_U]
     U[ub] = v
     U[ub + 1] = current
+
+
+@jit
+def couple_rows(table, P, U, modes, T, X):
+    """:func:`couple` of many rows at once, each with its own parameters, held inputs (written), modes, time
+    and state: ``P (m, n_p)``, ``U (m, n_u)``, ``modes (m, n_parts)``, ``T (m,)``, ``X (m, n_x)``."""
+    for r in range(X.shape[0]):
+        couple(table, P[r], U[r], modes[r], T[r], X[r])
+

@@ -122,9 +122,17 @@ def test_brownout_parameters_are_checked():
 
 
 def test_a_batched_run_takes_the_flagging_battery_only():
-    assert Battery().batched({}, 2) is not None
+    from simcore import simulate_batch
+
+    def run(battery):
+        fly = models.Flywheel(NEO, 1.0, moi=0.01)
+        return simulate_batch([fly, battery], 0.05, inputs={"flywheel.voltage": 6.0},
+                              params={"battery.resistance": [0.01, 0.05]})
+
+    bus = run(Battery()).final("flywheel.bus_voltage")
+    assert bus[1] < bus[0] < 12.0  # the higher resistance sags more
     with pytest.raises(ConfigError, match="brownout_behaviour='disable'"):
-        Battery(brownout_behaviour="disable").batched({}, 2)
+        run(Battery(brownout_behaviour="disable"))
 
 
 def test_recovery_settings_that_could_never_act_are_refused():

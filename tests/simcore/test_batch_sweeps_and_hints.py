@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import simcore.models as models
-import simcore.models.batched as batched_models
+import simcore.batch as batch_module
 from simcore import ConfigError, simulate, simulate_batch, sweep
 from simcore.batch import elementwise
 from simcore.controllers import PIDController, control_loop
@@ -100,10 +100,12 @@ def test_a_batched_sweeps_progress_advances_by_a_chunk_at_a_time(monkeypatch):
 
 # -- finding 7: a batched battery that disables its loads -------------------------------------------------
 def test_a_battery_that_cannot_batch_is_named_and_the_limit_documented():
-    with pytest.raises(ConfigError, match="battery 'main'"):
-        Battery(brownout_behaviour="disable", name="main").batched({}, 2)
+    arm, loop = parts()
+    with pytest.raises(ConfigError, match="Battery 'main' cannot batch"):
+        simulate_batch([arm, Battery(brownout_behaviour="disable", name="main")], 0.1, [loop],
+                       params={"arm.mass": [3.0, 4.0]})
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    for doc in (batched_models.__doc__, readme):
+    for doc in (batch_module.__doc__, readme):
         assert 'brownout_behaviour="flag"' in doc
 
 
