@@ -36,7 +36,28 @@ class EventKind:
         self.name, self.active, self.reads_inputs, self.kernel_id = name, active, reads_inputs, kernel_id
 
 
-class PartVariants:
+class _Variants:
+    """What every built-in part of a batch holds: its model's names and units, its kernel kind and mode
+    names, and each variant's kernel parameters ``P`` (n, n_p) from the model's ``kernel_parameters``."""
+
+    def __init__(self, model, form, params, n):
+        self.model, self.n = model, n
+        self.kind, _, self.MODES = form
+        self.name = model.name
+        self.state_names, self.input_names = model.state_names, model.input_names
+        self.output_names, self.units, self.input_ranges = model.output_names, model.units, model.input_ranges
+        self.P = np.ascontiguousarray(model.kernel_parameters(params or None, n))
+
+    def take(self, idx):
+        """The same part for the variants ``idx`` (indices into this one's)."""
+        new = object.__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        new.P = np.ascontiguousarray(self.P.take(idx, axis=0))
+        new.n = len(idx)
+        return new
+
+
+class PartVariants(_Variants):
     """A built-in part for ``n`` variants (see the module docstring).
 
     Parameters
@@ -52,12 +73,7 @@ class PartVariants:
     """
 
     def __init__(self, model, form, params, n):
-        self.model, self.n = model, n
-        self.kind, _, self.MODES = form
-        self.name = model.name
-        self.state_names, self.input_names = model.state_names, model.input_names
-        self.output_names, self.units, self.input_ranges = model.output_names, model.units, model.input_ranges
-        self.P = np.ascontiguousarray(model.kernel_parameters(params or None, n))
+        super().__init__(model, form, params, n)
         self.min_position, self.max_position = model.min_position, model.max_position
         ids = np.empty(kl.MAX_ACTIVE, dtype=np.int64)
         armed = {}
@@ -70,14 +86,6 @@ class PartVariants:
             for i in sorted(model.kernel_events))
         self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=np.int64)
         self._y_offsets = kp.output_offsets([self.kind])
-
-    def take(self, idx) -> "PartVariants":
-        """The same part for the variants ``idx`` (indices into this one's)."""
-        new = object.__new__(PartVariants)
-        new.__dict__.update(self.__dict__)
-        new.P = np.ascontiguousarray(self.P.take(idx, axis=0))
-        new.n = len(idx)
-        return new
 
     def couplings(self, systems) -> list:
         return []
@@ -124,25 +132,11 @@ class PartVariants:
         return out.T
 
 
-class BatteryVariants:
+class BatteryVariants(_Variants):
     """A :class:`~simcore.models.Battery` (``brownout_behaviour="flag"``) for ``n`` variants: its bus voltage
     and current are inputs the kernel's bus solve writes (:class:`KernelBus`), its outputs read them."""
 
-    def __init__(self, model, form, params, n):
-        self.model, self.n = model, n
-        self.kind, _, self.MODES = form
-        self.name = model.name
-        self.state_names, self.input_names = model.state_names, model.input_names
-        self.output_names, self.units, self.input_ranges = model.output_names, model.units, model.input_ranges
-        self.P = np.ascontiguousarray(model.kernel_parameters(params or None, n))
-        self.events = ()
-
-    def take(self, idx) -> "BatteryVariants":
-        new = object.__new__(BatteryVariants)
-        new.__dict__.update(self.__dict__)
-        new.P = np.ascontiguousarray(self.P.take(idx, axis=0))
-        new.n = len(idx)
-        return new
+    events = ()
 
     def couplings(self, systems) -> list:
         return [KernelBus(systems)]

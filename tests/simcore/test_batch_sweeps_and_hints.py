@@ -101,7 +101,7 @@ def test_a_batched_sweeps_progress_advances_by_a_chunk_at_a_time(monkeypatch):
 # -- finding 7: a batched battery that disables its loads -------------------------------------------------
 def test_a_battery_that_cannot_batch_is_named_and_the_limit_documented():
     arm, loop = parts()
-    with pytest.raises(ConfigError, match="Battery 'main' cannot batch"):
+    with pytest.raises(ConfigError, match="battery 'main' with brownout_behaviour='disable' cannot batch"):
         simulate_batch([arm, Battery(brownout_behaviour="disable", name="main")], 0.1, [loop],
                        params={"arm.mass": [3.0, 4.0]})
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
