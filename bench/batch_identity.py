@@ -1,7 +1,6 @@
 """Bit-identity check of the batch kernel against a baseline interpreter: a speed change must not move a bit.
 
-Runs batches that take the kernel's code paths below and above its in-place width
-(``simcore.batch_rk.IN_PLACE_FROM`` columns): ``bench/batch.py``'s arm (stops hit by some variants),
+Runs batches over the compiled kernel's paths, in one chunk and in several on threads: ``bench/batch.py``'s arm (stops hit by some variants),
 arms with static friction (breakaway, stuck and velocity-zero events), elevators on a battery with
 random resistances and setpoints, and current-limited ones. For each it digests (SHA-256) every
 signal at every controller tick, every final value, the event counts, and three variants' whole
