@@ -28,11 +28,14 @@ from .kernel.dopri5 import interior_weights
 from .kernel.parts import T_KIND, T_NX, T_P, T_U, T_X
 from .solvers import MIN_EXPLICIT_STEPS, STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS, STIFF_STEPS
 
-__all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "EVENT_BUFFER"]
+__all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "BATCH_ROW_BUFFER", "EVENT_BUFFER"]
 
 #: Rows of each variant the kernel keeps before handing them over (it pauses, then resumes); at least what
 #: one step can make.
 ROW_BUFFER = 1024
+#: The same for each variant of a batch of several, whose buffers are N times as large: a variant makes a
+#: few rows per tick interval, and a fuller one pauses and is resumed.
+BATCH_ROW_BUFFER = 64
 #: Event records of each variant likewise.
 EVENT_BUFFER = 64
 #: Variants per chunk when a batch is spread over threads.
@@ -117,7 +120,8 @@ class CompiledRun:
         nx_max = int(table[:, T_NX].max()) if n_parts else 0
         # The kernel goes on only while the buffers can take a step's worst case (every armed event firing,
         # two rows and a record each, and the step's row): never smaller than that, or it could not go on.
-        rows, records = max(ROW_BUFFER, 2 * A + 3), max(EVENT_BUFFER, A + 1)
+        rows = max(ROW_BUFFER if N == 1 else min(ROW_BUFFER, BATCH_ROW_BUFFER), 2 * A + 3)
+        records = max(EVENT_BUFFER if N == 1 else min(EVENT_BUFFER, BATCH_ROW_BUFFER // 4), A + 1)
         self.ROWS_T = np.empty((N, rows))
         self.ROWS_Y = np.empty((N, rows, n))
         self.ROWS_M = np.empty((N, rows, n_parts), dtype=np.int64)

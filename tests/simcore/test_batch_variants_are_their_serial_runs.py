@@ -113,3 +113,17 @@ def test_elevators_and_flywheels_at_any_position_are_their_serial_runs(seed):
         serial = simulate(flywheel(float(moi[j]), float(friction[j])), 0.5, [spin()], method="RK45")
         _assert_is_its_serial_run(batch[int(j)], serial, ("flywheel.velocity", "flywheel.stator_current"))
 
+
+
+def test_variants_whose_rows_overflow_the_batch_buffer_pause_and_resume_as_their_serial_runs(monkeypatch):
+    # With the smallest buffers a step and its events fit in, every variant pauses and resumes several times
+    # within an interval: its rows, events and steps are still its own serial run's.
+    from simcore import compiled_run
+
+    monkeypatch.setattr(compiled_run, "BATCH_ROW_BUFFER", 1)
+    mass = np.array([0.8, 2.5, 3.7])
+    kp = np.array([190.0, 60.0, 120.0])
+    batch = simulate_batch(_arm(2.0, 0.3), 1.2, [_loop(50.0, 1.0)], params={"arm.mass": mass, "pid.kp": kp})
+    for j in range(3):
+        serial = simulate(_arm(float(mass[j]), 0.3), 1.2, [_loop(float(kp[j]), 1.0)], method="RK45")
+        _assert_is_its_serial_run(batch[j], serial, ("arm.angle", "arm.velocity", "arm.voltage"))
