@@ -54,7 +54,7 @@ from typing import NamedTuple
 import numpy as np
 
 from simcore import checks
-from simcore.errors import ConfigError, ConfigTypeError
+from simcore.errors import ConfigError
 from simcore.events import StateEvent, on_floats
 from simcore.kernel import layout as _kl
 from simcore.system import System, derivatives_on_floats
@@ -575,8 +575,11 @@ class GearedMechanism(System):
         allowed = self.BATCH_PARAMETERS
         cls = type(self).__name__
         if not allowed:
-            raise ConfigTypeError("systems", self, f"a system that can batch (Flywheel, Arm, Elevator, Battery); "
-                                                   f"{cls} {self.name!r} cannot batch")
+            key = next(iter(overrides))
+            raise ConfigError(f"params[{self.name + '.' + str(key)!r}]", key,
+                              f"no parameter: {cls} {self.name!r} batches with its controllers' parameters only "
+                              f"(the parameters a batch varies: Flywheel, Arm and Elevator's physical ones, a "
+                              f"Battery's resistance and open_circuit_voltage)")
         varied = {}
         for key, value in overrides.items():
             label = f"params[{self.name + '.' + str(key)!r}]"

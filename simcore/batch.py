@@ -56,10 +56,6 @@ __all__ = ["simulate_batch", "elementwise", "BatchResult"]
 _STIFF_NAMED = 20
 
 
-#: Variants named one by one in a batch's StiffnessWarning (BatchResult.stiff_at has them all).
-_STIFF_NAMED = 20
-
-
 def elementwise(controller: PeriodicController) -> PeriodicController:
     """Mark ``controller`` as written element-wise, so that a batch may run it.
 
@@ -544,13 +540,15 @@ class _Batch:
             self._run_ticks(self.t_ns, schedule.pop(0)[1], initial=True)
             self._settle_modes()
             self.res.tick_rows(self.every, self.t, self.Y, self.modes)
-        for t_ns, due in schedule + [(t_end_ns, None)]:
-            if t_ns > self.t_ns:
-                self._integrate(t_ns / NS_PER_S)
-                self.t_ns, self.t = t_ns, t_ns / NS_PER_S
-            if due is not None:
-                self._run_ticks(t_ns, due)
-        self._cr.close()
+        try:
+            for t_ns, due in schedule + [(t_end_ns, None)]:
+                if t_ns > self.t_ns:
+                    self._integrate(t_ns / NS_PER_S)
+                    self.t_ns, self.t = t_ns, t_ns / NS_PER_S
+                if due is not None:
+                    self._run_ticks(t_ns, due)
+        finally:
+            self._cr.close()  # the kernel's threads end with the run, however it ends
         return self.res.result()
 
 

@@ -9,7 +9,8 @@ the buffers over whenever one fills; :meth:`CompiledRun.input_jumps_single` fire
 tick's writes trigger.
 
 :class:`simcore.engine.Simulator` uses it (one variant) for a simulation made only of built-in parts.
-(``simulate_batch`` still runs its own numpy engine: :mod:`simcore.batch`.)
+:func:`simcore.simulate_batch` uses it with one variant per parameter set (:meth:`CompiledRun.advance`,
+:meth:`CompiledRun.input_jumps`): the same kernel, so a variant is its own serial run.
 
 numba is imported here: this module is imported only when a simulation can use it.
 """

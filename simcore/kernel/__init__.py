@@ -3,7 +3,8 @@
 Two tiers, one semantics: Python is where a team's code runs
 (robot programs, controllers and systems they write, the API, units and errors); this package is
 where the built-in parts run, compiled by numba. Every function here works on floats and numpy
-arrays only, allocates nothing per step, and is written to be the one implementation of its law:
+arrays only, allocates nothing per step (but the battery's bus search, a few floats of scratch for each
+solve, and the restart after an event), and is written to be the one implementation of its law:
 the Python classes call it (:class:`simcore.models.drive.MotorDrive`'s electrical law, say), and so does the
 engine's compiled segment (:mod:`simcore.kernel.segment`).
 

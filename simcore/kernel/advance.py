@@ -3,8 +3,8 @@
 :func:`advance_chunk` advances each variant ``v`` of a range (its own state ``X[v]``, inputs ``U[v]``,
 parameters ``P[v]``, modes, step size, stiffness count and event search state) from its time to
 ``t_end``; variants share nothing (no reduction across them), so a variant's result does not depend
-on the others. Today :class:`simcore.engine.Simulator` runs one variant with it; ``simulate_batch``
-still has its numpy engine. Per variant it does what the Python path of the engine does between two
+on the others. :class:`simcore.engine.Simulator` runs one variant with it, ``simulate_batch`` many
+(:class:`simcore.compiled_run.CompiledRun`). Per variant it does what the Python path of the engine does between two
 ticks: segments of Dormand-Prince steps
 (:func:`simcore.kernel.segment.integrate_segment`), and at each located event the firing with the
 semantics of :mod:`simcore.event_handler` (simultaneous events, resets and mode switches of the

@@ -1,7 +1,7 @@
 """Dormand-Prince 5(4), scipy ``RK45``'s method, in kernel form.
 
-The Python path's :mod:`simcore.dopri5` (for systems written in Python) and the numpy batch's
-:mod:`simcore.batch_rk` add the stages in the same order; the tests hold the three to the bit.
+The Python path's :mod:`simcore.dopri5` (for systems written in Python) adds the stages in the same
+order; the tests hold the two to the bit.
 
 The same algorithm and step control as scipy's ``RK45``: its tableau (read from scipy), the
 error norm (root mean square over the states of ``err / (atol + max(|y|, |y_new|) rtol)``), the

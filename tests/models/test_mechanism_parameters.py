@@ -205,6 +205,6 @@ def test_a_parameter_the_mechanism_does_not_batch_is_named():
     with pytest.raises(ConfigError, match=r"params\['arm.mass'\].*3 values"):
         arm().kernel_parameters({"mass": [1.0, 2.0]}, 3)
     hub = models.HubMotor(REV_HD_HEX_20, name="hub")
-    with pytest.raises(ConfigError, match="HubMotor 'hub' cannot batch"):
+    with pytest.raises(ConfigError, match=r"params\['hub.gearing'\].*HubMotor 'hub' batches with its controllers'"):
         hub.kernel_parameters({"gearing": [1.0]}, 1)
     np.testing.assert_array_equal(hub.kernel_parameters()[0], hub.kernel_form()[1])

@@ -173,3 +173,28 @@ def test_a_batched_sweep_passes_a_grid_of_quantities_as_quantities():
     with pytest.raises(ConfigError):  # degrees on a height, refused as simulate refuses them
         sweep(_height_batch, {"setpoint": [Q_(30, "deg"), Q_(60, "deg")]},
               {"final": lambda b: b.final("elevator.position")}, executor="serial", batch=True)
+
+
+def test_a_failing_batch_leaves_no_threads_behind():
+    # The kernel spreads a large batch over threads of its own; they end with the run, however it ends.
+    import threading
+    import time
+
+    from simcore.batch import elementwise
+    from simcore.controller import PeriodicController
+
+    def failing(t, s):
+        if t >= 0.05:
+            raise RuntimeError("robot code failed")
+        return {"arm.voltage": np.zeros(len(s["arm.angle"]))}
+
+    before = threading.active_count()
+    arm, _ = parts()
+    for _ in range(3):
+        with pytest.raises(RuntimeError, match="robot code failed"):
+            simulate_batch(arm, 0.2, [elementwise(PeriodicController(0.02, failing, name="failing"))],
+                           params={"arm.mass": np.linspace(3.0, 5.0, 600)})
+    deadline = time.monotonic() + 5.0
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert threading.active_count() <= before
