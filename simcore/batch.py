@@ -540,15 +540,12 @@ class _Batch:
             self._run_ticks(self.t_ns, schedule.pop(0)[1], initial=True)
             self._settle_modes()
             self.res.tick_rows(self.every, self.t, self.Y, self.modes)
-        try:
-            for t_ns, due in schedule + [(t_end_ns, None)]:
-                if t_ns > self.t_ns:
-                    self._integrate(t_ns / NS_PER_S)
-                    self.t_ns, self.t = t_ns, t_ns / NS_PER_S
-                if due is not None:
-                    self._run_ticks(t_ns, due)
-        finally:
-            self._cr.close()  # the kernel's threads end with the run, however it ends
+        for t_ns, due in schedule + [(t_end_ns, None)]:
+            if t_ns > self.t_ns:
+                self._integrate(t_ns / NS_PER_S)
+                self.t_ns, self.t = t_ns, t_ns / NS_PER_S
+            if due is not None:
+                self._run_ticks(t_ns, due)
         return self.res.result()
 
 

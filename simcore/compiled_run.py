@@ -17,6 +17,7 @@ numba is imported here: this module is imported only when a simulation can use i
 from __future__ import annotations
 
 import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -41,6 +42,28 @@ BATCH_ROW_BUFFER = 64
 EVENT_BUFFER = 64
 #: Variants per chunk when a batch is spread over threads.
 CHUNK = 256
+
+
+def usable_cores() -> int:
+    """The processor cores this process may run on (its affinity where the system reports it)."""
+    try:
+        return max(len(os.sched_getaffinity(0)), 1)
+    except (AttributeError, OSError):
+        return max(os.cpu_count() or 1, 1)
+
+
+_POOL = None
+_POOL_LOCK = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    """The threads every batch's chunks run on, one per usable core, made at the first large batch and
+    shared by all (batches run at once share the cores rather than each taking all of them)."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=usable_cores(), thread_name_prefix="simcore-kernel")
+        return _POOL
 FRACTIONS = np.array(_SAMPLE_FRACTIONS, dtype=float)
 WEIGHTS = interior_weights(_SAMPLE_FRACTIONS)
 STIFF_RULE = np.array([STABILITY_BOUNDARY["RK45"], STIFF_STEPS, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS,
@@ -136,7 +159,6 @@ class CompiledRun:
         self._advance_args = (self.table, self.P, self._floats, self._ints, rtol, atol, max_step, self.flags,
                               STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F,
                               self.EVR_X, self.BAD_X, self.STATUS)
-        self._pool = None
 
     # -- state in and out ------------------------------------------------------------------------------
     def set_modes(self, v, names):
@@ -193,16 +215,15 @@ class CompiledRun:
         in chunks on threads when there are many."""
         spans = [(0, self.N)] if variants is None else _spans(variants)
         count = self.N if variants is None else len(variants)
-        if count <= CHUNK or (os.cpu_count() or 1) == 1:
+        if count <= CHUNK or usable_cores() == 1:
             for v0, v1 in spans:
                 fn(v0, v1, *args)
             return
         pieces = []
         for v0, v1 in spans:
             pieces.extend((a, min(a + CHUNK, v1)) for a in range(v0, v1, CHUNK))
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=os.cpu_count() or 1)
-        for f in [self._pool.submit(fn, a, b, *args) for a, b in pieces]:
+        futures = [_pool().submit(fn, a, b, *args) for a, b in pieces]
+        for f in futures:
             f.result()
 
     def advance(self, t_end: float, drain) -> np.ndarray:
@@ -239,11 +260,6 @@ class CompiledRun:
             drain(n_rows, n_ev)
             RS[:, kl.S_NROWS] = 0
             RS[:, kl.RS_N_EV_RECORDS] = 0
-
-    def close(self):
-        if self._pool is not None:
-            self._pool.shutdown(wait=False)
-            self._pool = None
 
 
 def _spans(variants):

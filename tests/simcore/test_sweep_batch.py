@@ -175,8 +175,9 @@ def test_a_batched_sweep_passes_a_grid_of_quantities_as_quantities():
               {"final": lambda b: b.final("elevator.position")}, executor="serial", batch=True)
 
 
-def test_a_failing_batch_leaves_no_threads_behind():
-    # The kernel spreads a large batch over threads of its own; they end with the run, however it ends.
+def test_batches_share_one_thread_per_core_however_they_end():
+    # The kernel spreads a large batch over threads shared by all batches, one per usable core: failing batches
+    # leave no more threads behind than that.
     import threading
     import time
 
@@ -194,7 +195,10 @@ def test_a_failing_batch_leaves_no_threads_behind():
         with pytest.raises(RuntimeError, match="robot code failed"):
             simulate_batch(arm, 0.2, [elementwise(PeriodicController(0.02, failing, name="failing"))],
                            params={"arm.mass": np.linspace(3.0, 5.0, 600)})
+    from simcore.compiled_run import usable_cores
+
     deadline = time.monotonic() + 5.0
-    while threading.active_count() > before and time.monotonic() < deadline:
+    while threading.active_count() > before + usable_cores() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert threading.active_count() <= before
+    assert threading.active_count() <= before + usable_cores()
+    assert sum(t.name.startswith("simcore-kernel") for t in threading.enumerate()) <= usable_cores()
