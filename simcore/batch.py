@@ -175,6 +175,12 @@ class _Batch:
     def __init__(self, systems, controllers, params, n, t0_ns, x0, inputs, rtol, atol, max_step, record):
         from .batch_parts import variants_of  # (numba loads with the first batch, not with simcore)
         from .compiled_run import CompiledRun
+        from .dopri5 import check_tableau
+
+        changed = check_tableau()
+        if changed is not None:  # (a serial run then takes the Python path; a batch has none)
+            raise IntegrationError(f"simulate_batch steps with scipy's RK45 tableau as the compiled kernel reads it, "
+                                   f"and the installed scipy's differs: {changed}", t0_ns / NS_PER_S)
 
         self.params = params
         self.n, self.rtol, self.atol, self.max_step, self.record = n, rtol, atol, max_step, record

@@ -64,6 +64,8 @@ def _pool() -> ThreadPoolExecutor:
         if _POOL is None:
             _POOL = ThreadPoolExecutor(max_workers=usable_cores(), thread_name_prefix="simcore-kernel")
         return _POOL
+
+
 FRACTIONS = np.array(_SAMPLE_FRACTIONS, dtype=float)
 WEIGHTS = interior_weights(_SAMPLE_FRACTIONS)
 STIFF_RULE = np.array([STABILITY_BOUNDARY["RK45"], STIFF_STEPS, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS,
@@ -207,7 +209,6 @@ class CompiledRun:
             sink(n_rows, n_ev)
             RS[0, kl.S_NROWS] = 0
             RS[0, kl.RS_N_EV_RECORDS] = 0
-
 
     # -- many variants ---------------------------------------------------------------------------------
     def _run(self, fn, args, variants=None):
