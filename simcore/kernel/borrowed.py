@@ -17,7 +17,7 @@ from numba.extending import intrinsic
 
 from .jit import jit
 
-__all__ = ["borrowed"]
+__all__ = ["borrowed", "keep_alive"]
 
 
 def _same(array):
