@@ -276,8 +276,20 @@ class Battery(System):
                           "brownout": ""})
         self._disable = self.brownout_behaviour == "disable"
         if self._disable:
-            self._fall = (StateEvent(lambda t, x, u: u[0] - self.brownout_voltage, direction=-1,
-                                     mode=lambda t, x, u: ("browned_out", t), name="brownout"),)
+            from simcore.kernel import battery as kb
+            from simcore.kernel.layout import GUARD_BROWNOUT, GUARD_RECOVERY
+
+            # The guards are the kernel's (simcore.kernel.battery); the recovery's reads when the outputs went
+            # off from the mode it is armed in.
+            fall = StateEvent(lambda t, x, u: kb.brownout_guard(u[0], self.brownout_voltage), direction=-1,
+                              mode=lambda t, x, u: ("browned_out", t), name="brownout")
+            back = StateEvent(lambda t, x, u: kb.recovery_guard(t, self.mode[1], self.recovery_time, u[0],
+                                                                self.recovery_voltage),
+                              direction=+1, mode=self._after_recovery, name="brownout_recovery")
+            fall.kernel_guard, back.kernel_guard = GUARD_BROWNOUT, GUARD_RECOVERY
+            self._fall, self._back = (fall,), (back,)
+            #: The events by kernel id (simcore.kernel.battery's EV_*).
+            self.kernel_events = {kb.EV_BROWNOUT: fall, kb.EV_RECOVERY: back}
 
     def initial_inputs(self):
         return np.array([self.open_circuit_voltage, 0.0])
@@ -299,17 +311,14 @@ class Battery(System):
     def events(self):
         if not self._disable:
             return ()
-        mode = self.mode
-        if not _browned_out(mode):
-            return self._fall
-        t_off = mode[1]
-        back = lambda t, x, u: min(t - (t_off + self.recovery_time), u[0] - self.recovery_voltage)  # noqa: E731
-        return (StateEvent(back, direction=+1, mode=self._after_recovery, name="brownout_recovery"),)
+        return self._back if _browned_out(self.mode) else self._fall
 
     def _after_recovery(self, t, x, u):
         """Outputs back on, unless the restored commands would pull the bus below the threshold again."""
+        from simcore.kernel.battery import stays_browned_out
+
         restored = self._coupling.bus_voltage_enabled(t) if self._coupling is not None else u[0]
-        return ("browned_out", t) if restored < self.brownout_voltage else "normal"
+        return ("browned_out", t) if stays_browned_out(restored, self.brownout_voltage) else "normal"
 
     def couplings(self, systems):
         consumers = [k for k, s in enumerate(systems)
@@ -320,57 +329,78 @@ class Battery(System):
         self._coupling = _BusCoupling(self, me, consumers, systems)
         return [self._coupling]
 
-    #: The parameters a batch may vary (``params={"battery.resistance": [...]}``).
-    BATCH_PARAMETERS = ("resistance", "open_circuit_voltage")
+    #: The parameters a batch may vary (``params={"battery.resistance": [...]}``); with
+    #: ``brownout_behaviour="disable"`` also its thresholds.
+    BATCH_PARAMETERS = ("resistance", "open_circuit_voltage", "brownout_voltage", "recovery_voltage")
 
     def kernel_form(self):
         """``(kind, parameters, mode names)`` of this battery in the compiled kernel
-        (:mod:`simcore.kernel.battery`, its bus solved by :func:`simcore.kernel.parts.couple`), or None
-        with ``brownout_behaviour="disable"`` (its brownout switches the loads' commands: the Python
-        path)."""
-        if self._disable:
-            return None
+        (:mod:`simcore.kernel.battery`, its bus solved by :func:`simcore.kernel.parts.couple`, its brownout
+        events and held-back commands in :mod:`simcore.kernel.parts`). With ``"disable"`` the mode names are
+        ``("normal", "browned_out")`` (the kernel keeps when the outputs went off in the run's inputs)."""
         from simcore.kernel.parts import KIND_BATTERY
 
-        return KIND_BATTERY, self.kernel_parameters()[0], (None,)
+        return KIND_BATTERY, self.kernel_parameters()[0], ("normal", "browned_out") if self._disable else (None,)
 
     def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
         """The kernel's parameter vector of this battery for ``n`` variants, (n, N_PARAMETERS): open-circuit
-        voltage V, resistance ohm and brownout threshold V (:mod:`simcore.kernel.battery`'s ``P_*``), with
-        the values a batch varies (:attr:`BATCH_PARAMETERS`, ``n`` values each in SI units or as pint
-        Quantities) in place of this battery's, checked as the constructor checks them (naming
-        ``params['<name>.<parameter>'][j]`` and the variant)."""
+        voltage V, resistance ohm, brownout threshold V, whether the brownout disables the outputs (1/0), the
+        recovery voltage V and time s (:mod:`simcore.kernel.battery`'s ``P_*``), with the values a batch varies
+        (:attr:`BATCH_PARAMETERS`, ``n`` values each in SI units or as pint Quantities) in place of this
+        battery's, checked as the constructor checks them (naming ``params['<name>.<parameter>'][j]`` and the
+        variant)."""
         from simcore.batch_params import variant_values
         from simcore.kernel import battery as kb
 
         n = checks.integer("n", n, minimum=1)
-        voc, r = np.full(n, self.open_circuit_voltage), np.full(n, self.resistance)
+        values = {"open_circuit_voltage": np.full(n, self.open_circuit_voltage),
+                  "resistance": np.full(n, self.resistance),
+                  "brownout_voltage": np.full(n, self.brownout_voltage),
+                  "recovery_voltage": np.full(n, self.recovery_voltage)}
+        given = set()
         for key, value in (overrides or {}).items():
             label = f"params[{self.name + '.' + key!r}]"
-            if key == "open_circuit_voltage":
-                voc = np.broadcast_to(variant_values(label, value, "V", positive=True), (n,))
-            elif key == "resistance":
-                r = np.broadcast_to(variant_values(label, value, "ohm", nonnegative=True), (n,))
-            else:
-                raise ConfigError(label, key, f"a batch parameter of Battery {self.name!r}: "
-                                               f"{', '.join(self.BATCH_PARAMETERS)}")
-        low = ~(voc > self.brownout_voltage)
+            if key not in self.BATCH_PARAMETERS or (key == "recovery_voltage" and not self._disable):
+                # (with "flag" the outputs are never disabled: a recovery voltage would have no effect)
+                raise ConfigError(label, key, f"a batch parameter of Battery {self.name!r} with brownout_behaviour="
+                                              f"{self.brownout_behaviour!r}: "
+                                              f"{', '.join(self.BATCH_PARAMETERS[:3 + self._disable])}")
+            unit_check = {"open_circuit_voltage": dict(positive=True), "resistance": dict(nonnegative=True),
+                          "brownout_voltage": dict(nonnegative=True), "recovery_voltage": {}}[key]
+            values[key] = np.broadcast_to(variant_values(label, value, "ohm" if key == "resistance" else "V",
+                                                         **unit_check), (n,))
+            given.add(key)
+        voc, brownout, recovery = values["open_circuit_voltage"], values["brownout_voltage"], values["recovery_voltage"]
+
+        def refuse(key, bad, what):  # the constructor's ranges, named on a varied parameter
+            j = int(np.flatnonzero(bad)[0])
+            raise ConfigError(f"params[{self.name + '.' + key!r}][{j}]", float(values[key][j]),
+                              f"{what(j)} (variant {j})")
+
+        low = ~(brownout < voc)
         if low.any():
-            j = int(np.flatnonzero(low)[0])
-            raise ConfigError(f"params[{self.name + '.open_circuit_voltage'!r}][{j}]", float(voc[j]),
-                              f"a voltage above brownout_voltage={self.brownout_voltage} (variant {j})")
+            if "brownout_voltage" in given:
+                refuse("brownout_voltage", low, lambda j: f"a voltage in [0, open_circuit_voltage={float(voc[j])})")
+            refuse("open_circuit_voltage", low, lambda j: f"a voltage above brownout_voltage={float(brownout[j])}")
+        if self._disable:
+            below, above = ~(brownout <= recovery), ~(recovery < voc)
+            if below.any():
+                refuse("recovery_voltage" if "recovery_voltage" in given else "brownout_voltage", below,
+                       lambda j: f"brownout_voltage <= recovery_voltage (variant values {float(brownout[j])} and "
+                                 f"{float(recovery[j])})")
+            if above.any():
+                refuse("recovery_voltage" if "recovery_voltage" in given else "open_circuit_voltage", above,
+                       lambda j: f"recovery_voltage < open_circuit_voltage (variant values {float(recovery[j])} "
+                                 f"and {float(voc[j])})")
         p = np.zeros((n, kb.N_PARAMETERS))
-        p[:, kb.P_VOC], p[:, kb.P_R], p[:, kb.P_BROWNOUT] = voc, r, self.brownout_voltage
+        p[:, kb.P_VOC], p[:, kb.P_R], p[:, kb.P_BROWNOUT] = voc, values["resistance"], brownout
+        p[:, kb.P_DISABLE] = 1.0 if self._disable else 0.0
+        p[:, kb.P_RECOVERY_VOLTAGE], p[:, kb.P_RECOVERY_TIME] = recovery, self.recovery_time
         return p
 
 
 def _browned_out(mode) -> bool:
     return isinstance(mode, tuple) and mode[0] == "browned_out"
-
-
-def _is_marker(value: float) -> bool:
-    """The coupling's neutral command (-0.0), as distinct from a controller's 0.0."""
-    return value == 0.0 and math.copysign(1.0, value) < 0.0
 
 
 def _command_inputs(system) -> list:
@@ -410,29 +440,32 @@ class _BusCoupling(Coupling):
         self._one = (consumers[0], self.curves[0]) if len(consumers) == 1 and self.curves[0] is not None else None
 
     # -- brownout: commands held at neutral ---------------------------------------------------------
+    # (the laws are the kernel's: simcore.kernel.battery.held_back and restored; a slot holding nothing is NaN)
     def _hold_neutral(self, us) -> None:
+        from simcore.kernel.battery import held_back
+
         held = self._held
         for k, slots in self.commands:
             u = us[k]
             for i in slots:
-                v = u[i]
-                if not _is_marker(v):
-                    held[(k, i)] = v  # written since the outputs went off (or the command before)
-                    u[i] = -0.0
+                # a command written since the outputs went off (or the one before) is stored, the marker put
+                u[i], held[(k, i)] = held_back(u[i], held.get((k, i), math.nan))
 
     def _restore(self, us) -> None:
+        from simcore.kernel.battery import restored
+
         for (k, i), v in self._held.items():
-            if _is_marker(us[k][i]):
-                us[k][i] = v
+            us[k][i] = restored(us[k][i], v)
         self._held.clear()
 
     def bus_voltage_enabled(self, t: float) -> float:
         """The bus voltage the loads would give now with their commands restored (brownout recovery)."""
+        from simcore.kernel.battery import restored
+
         _, xs, us = self._last
         trial = [u.copy() for u in us]
         for (k, i), v in self._held.items():
-            if _is_marker(trial[k][i]):
-                trial[k][i] = v
+            trial[k][i] = restored(trial[k][i], v)
         v, _, _ = self._solve(xs, trial)
         return v
 

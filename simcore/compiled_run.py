@@ -27,7 +27,8 @@ from .kernel import advance as ka
 from .kernel import layout as kl
 from .dopri5 import check_tableau
 from .kernel.dopri5 import interior_weights
-from .kernel.parts import T_KIND, T_NX, T_P, T_U, T_X
+from .kernel import battery as kb
+from .kernel.parts import KIND_BATTERY, T_KIND, T_NX, T_P, T_U, T_X, brownout_slots
 from .solvers import MIN_EXPLICIT_STEPS, STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS, STIFF_STEPS
 
 __all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "BATCH_ROW_BUFFER", "EVENT_BUFFER"]
@@ -127,6 +128,11 @@ class CompiledRun:
             self.P[:, table[k, T_P]:table[k, T_P] + np.shape(params)[-1]] = params
         n = slices[-1].stop if slices else 0
         self.N, self.n, self.n_parts = N, n, n_parts
+        # A battery that disables the outputs keeps its run state after the inputs (brownout_slots).
+        self.brownout_part = next((k for k, (kind, params, _) in enumerate(forms) if kind == KIND_BATTERY
+                                   and np.any(np.asarray(params)[..., kb.P_DISABLE] != 0.0)), None)
+        self.n_u = u_off
+        u_off += brownout_slots(n_parts) if self.brownout_part is not None else 0
         A = kl.MAX_ACTIVE * max(n_parts, 1)
         n_p = max(n_parts, 1)
         # The run's state in one float and one integer block (so that a snapshot is two copies), viewed as:
@@ -137,6 +143,7 @@ class CompiledRun:
         self._floats = _block(self, floats, N, float)
         self._ints = _block(self, ints, N, np.int64)
         self.SEARCH[...] = np.nan
+        self.U[:, self.n_u:] = np.nan  # outputs on, nothing held back
         self.LAST_T[...] = np.nan
         self.RS[:, kl.RS_LAST_EVENT_T] = np.nan
         self.RS[:, kl.RS_DETECT] = 1.0 if (method == "auto" or method in STABILITY_BOUNDARY) else 0.0
@@ -164,12 +171,44 @@ class CompiledRun:
 
     # -- state in and out ------------------------------------------------------------------------------
     def set_modes(self, v, names):
-        """Variant ``v``'s modes from the systems' mode names."""
+        """Variant ``v``'s modes from the systems' mode names (a disabling battery's ``("browned_out", t)``
+        also sets when its outputs went off)."""
         for k, name in enumerate(names):
+            if k == self.brownout_part:
+                browned_out = isinstance(name, tuple)
+                self.U[v, self.n_u] = name[1] if browned_out else np.nan
+                name = name[0] if browned_out else name
             self.modes[v, k] = self.mode_codes[k][name]
 
-    def mode_name(self, k, code):
-        return self.mode_names[k][int(code)]
+    def mode_name(self, k, code, t_off=np.nan):
+        """Part ``k``'s mode name for ``code`` (a disabling battery's browned-out mode with ``t_off``, when its
+        outputs went off)."""
+        name = self.mode_names[k][int(code)]
+        if k == self.brownout_part and code == kb.MODE_BROWNED_OUT:
+            return (name, float(t_off))
+        return name
+
+    def t_off(self, v) -> float:
+        """When variant ``v``'s outputs went off, s (NaN: no disabling battery, or they are on)."""
+        return float(self.U[v, self.n_u]) if self.brownout_part is not None else np.nan
+
+    def with_run_state(self, v, inputs) -> np.ndarray:
+        """The systems' inputs ``inputs`` (n_u,) followed by variant ``v``'s run state, as the kernel's ``U``."""
+        return np.concatenate([inputs, self.U[v, self.n_u:]])
+
+    def brownout_times(self, v, n_rows, n_events, t_off):
+        """When the outputs went off (s, NaN while on) at each of variant ``v``'s ``n_rows`` buffered rows, and
+        before and after each of its ``n_events`` buffered events, from ``t_off`` at the first: the battery's
+        events set it from the row after them (``E_ROW``). Returns ``(rows, before, after, t_off at the end)``."""
+        rows, before, after = np.full(n_rows, t_off), np.empty(n_events), np.empty(n_events)
+        for e in range(n_events):
+            rec = self.EVR_F[v, e]
+            before[e] = t_off
+            if int(rec[kl.E_PART]) == self.brownout_part:
+                t_off = rec[kl.E_T] if rec[kl.E_MODE_AFTER] == kb.MODE_BROWNED_OUT else np.nan
+                rows[int(rec[kl.E_ROW]):] = t_off
+            after[e] = t_off
+        return rows, before, after, t_off
 
     def snapshot(self):
         """Everything an interrupted advance may have changed (for :meth:`restore`)."""

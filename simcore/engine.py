@@ -405,7 +405,7 @@ class Simulator:
         """The kernel's variant 0 from the simulation: time, state, held inputs, modes."""
         cr = self._compiled
         cr.X[0] = self._X
-        cr.U[0] = self._compiled_inputs()
+        cr.U[0, :cr.n_u] = self._compiled_inputs()
         cr.set_modes(0, [s.mode for s in self.systems])
         cr.RS[0, _kl.S_T] = self.t
 
@@ -418,14 +418,16 @@ class Simulator:
         held_by_modes = {}
 
         coupled = bool(lay.couplings)
+        t_off = [cr.t_off(0)]  # when a disabling battery's outputs went off (NaN: on), carried from call to call
 
         def sink(n_rows, n_events):
             T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows].tolist()
+            off, off_before, off_after, t_off[0] = cr.brownout_times(0, n_rows, n_events, t_off[0])
             for r in range(n_rows):
                 key = tuple(M[r])
                 if coupled:  # the coupled inputs (a battery's bus) at the row, solved in the row's modes
                     for k, c in enumerate(key):
-                        self.systems[k].mode = cr.mode_name(k, c)
+                        self.systems[k].mode = cr.mode_name(k, c, off[r])
                     stage((T[r], Y[r], lay.held(T[r], Y[r])))
                     continue
                 held = held_by_modes.get(key)
@@ -433,12 +435,13 @@ class Simulator:
                     held = held_by_modes[key] = (U, tuple(cr.mode_name(k, c) for k, c in enumerate(key)))
                 stage((T[r], Y[r], held))
             for e in range(n_events):
-                t, k, ev_id, mb, ma, at_tick = cr.EVR_F[0, e]
+                t, k, ev_id, mb, ma, at_tick = cr.EVR_F[0, e, :_kl.E_ROW]
                 k = int(k)
                 nx = lay.slices[k].stop - lay.slices[k].start
                 rec.event(EventRecord(float(t), self.systems[k].kernel_events[int(ev_id)].name, names[k],
                                       cr.EVR_X[0, e, 0, :nx].copy(), cr.EVR_X[0, e, 1, :nx].copy(),
-                                      cr.mode_name(k, mb), cr.mode_name(k, ma), bool(at_tick)))
+                                      cr.mode_name(k, mb, off_before[e]), cr.mode_name(k, ma, off_after[e]),
+                                      bool(at_tick)))
 
         return sink
 
@@ -460,7 +463,7 @@ class Simulator:
     def _modes_from_kernel(self) -> None:
         cr = self._compiled
         for k, s in enumerate(self.systems):
-            s.mode = cr.mode_name(k, cr.modes[0, k])
+            s.mode = cr.mode_name(k, cr.modes[0, k], cr.t_off(0))
         self._layout.modes_changed()
 
     def _compiled_advance(self, t_end: float) -> None:
@@ -498,7 +501,7 @@ class Simulator:
         X, modes, snap = self._X, self._modes(), cr.snapshot()
         self._compiled_load()
         try:
-            status = cr.input_jumps_single(t, u_before[None, :], self._compiled_sink())
+            status = cr.input_jumps_single(t, cr.with_run_state(0, u_before)[None, :], self._compiled_sink())
             if status != _kl.DONE:
                 self._compiled_failure(status)
             rec.commit(t)

@@ -27,14 +27,15 @@ from . import geared
 from .borrowed import borrowed, keep_alive
 from .jit import jit
 from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE,
-                     E_PART, E_T, EVENT, F_ARMED, F_DETECT, F_KEEP, F_START, FD_ID, FD_PART, FD_PRE_SIDE,
+                     E_PART, E_ROW, E_T, EVENT, F_ARMED, F_DETECT, F_KEEP, F_START, FD_ID, FD_PART, FD_PRE_SIDE,
                      FD_PREV_T, NONFINITE_GUARD, PAUSE, RS_DETECT,
                      RS_IN_SEGMENT, RS_LAST_EVENT_T, RS_N_ACTIVE, RS_N_EV_RECORDS, RS_N_EVENTS, RS_N_FIRED,
                      RS_N_SEGMENTS, RS_WARN_T, RS_ZENO_EVENT, RS_ZENO_RUN, S_BAD_INDEX, S_BAD_T, S_H, S_NFEV, S_NROOTS,
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
                      WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS)
 from .events import crosses
-from .parts import T_NX, T_P, T_U, T_X, active_events, couple, derivatives, guard
+from .parts import (T_NX, T_X, active_events, couple, derivatives, event_direction, event_guard, event_has_reset,
+                    fire, guard)
 from .segment import integrate_segment, record_row
 
 # -- the event rules' constants (simcore.event_handler; the tests check they are the same) ------------------
@@ -54,8 +55,8 @@ def _load_active(table, P, modes, active, ids):
         for i in range(m):
             active[n, A_PART] = k
             active[n, A_ID] = ids[i]
-            active[n, A_CODE] = geared.EVENT_GUARD[ids[i]]
-            active[n, A_DIR] = geared.EVENT_DIRECTION[ids[i]]
+            active[n, A_CODE] = event_guard(table, k, ids[i])
+            active[n, A_DIR] = event_direction(table, k, ids[i])
             n += 1
     return n
 
@@ -123,12 +124,12 @@ def _restart_sides(table, P, U, modes, t, X, active, n_active, g_prev, fired, n_
                 search[part, ev_id] = t + dt
         else:
             changed = False
-            if geared.EVENT_HAS_RESET[ev_id] and not accumulating:
+            if event_has_reset(table, part, ev_id) and not accumulating:
                 after = _guard_rate(table, P, U, modes, part, code, t, X, dt)
                 before = _guard_rate(table, P, U, modes, part, code, t, X_before, dt)
                 rs[S_NFEV] += 2
                 changed = abs(after - before) > 1e-6 * max(abs(after), abs(before))
-            if geared.EVENT_HAS_RESET[ev_id] and (accumulating or changed):
+            if event_has_reset(table, part, ev_id) and (accumulating or changed):
                 g_prev[j] = pre_side * JUST_OFF_ZERO
             else:
                 g_prev[j] = g0 if g0 * side > 0 else side * JUST_OFF_ZERO
@@ -149,9 +150,10 @@ def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, ro
     for i in range(nx):
         evr_x[e, 0, i] = X[x0 + i]
     couple(table, P, U, modes, t, X)  # the bus before the reset: the new mode reads it
-    new_mode = geared.fire(P, table[part, T_P], ev_id, X, x0, U, table[part, T_U])
+    new_mode = fire(table, P, U, modes, part, ev_id, t, X)
     modes[part] = new_mode
     evr_f[e, E_MODE_AFTER] = new_mode
+    evr_f[e, E_ROW] = rs[S_NROWS]  # the row recorded below
     for i in range(nx):
         evr_x[e, 1, i] = X[x0 + i]
     rs[RS_N_EV_RECORDS] = e + 1

@@ -14,16 +14,41 @@ input-reading guards, as the Python coupling is applied before each). The bus vo
   from outside (it says where to evaluate ``I`` next), so the Python path, whose loads may be
   Python objects, and the kernel, whose loads are built-in parts, run the same search.
 
-A parameter vector ``p`` (``P_*``): open-circuit voltage V, resistance ohm, brownout threshold V.
+A parameter vector ``p`` (``P_*``): open-circuit voltage V, resistance ohm, brownout threshold V, whether
+the brownout disables the outputs (1.0, ``brownout_behaviour="disable"``, else 0.0), the recovery voltage V
+and the recovery time s.
+
+**Brownout "disable"** (the roboRIO's stage 2, :class:`simcore.models.battery.Battery`'s docstring): the
+battery's mode is :data:`MODE_NORMAL` or :data:`MODE_BROWNED_OUT`; its events are :data:`EV_BROWNOUT`
+(guard :func:`brownout_guard`, falling) and :data:`EV_RECOVERY` (guard :func:`recovery_guard`, rising; the
+outputs come back unless :func:`stays_browned_out` with the restored commands). While browned out every
+motor command is held at neutral (:func:`held_back`: the command moves to a store, ``-0.0`` takes its
+place); back in the normal mode each stored command returns where the slot still holds ``-0.0``
+(:func:`restored`). The Python path's coupling and the kernel's (:mod:`simcore.kernel.parts`) both call
+these.
 """
 from __future__ import annotations
 
 import math
 
-from .jit import jit
+import numpy as np
 
-P_VOC, P_R, P_BROWNOUT = range(3)
-N_PARAMETERS = 3
+from .jit import jit
+from .layout import GUARD_BROWNOUT, GUARD_RECOVERY
+
+P_VOC, P_R, P_BROWNOUT, P_DISABLE, P_RECOVERY_VOLTAGE, P_RECOVERY_TIME = range(6)
+N_PARAMETERS = 6
+
+#: The battery's modes in the kernel (``brownout_behaviour="disable"``; a flagging battery stays normal).
+MODE_NORMAL, MODE_BROWNED_OUT = 0, 1
+#: Its events (kernel ids) and their directions: the bus falls below the threshold; the outputs may come back.
+EV_BROWNOUT, EV_RECOVERY = 0, 1
+#: Per event (``EV_*``): its guard (``GUARD_*`` of :mod:`simcore.kernel.layout`), its direction, whether it
+#: resets the state (neither does), its name.
+EVENT_GUARD = np.array([GUARD_BROWNOUT, GUARD_RECOVERY], dtype=np.int64)
+EVENT_DIRECTION = np.array([-1, 1], dtype=np.int64)
+EVENT_HAS_RESET = np.array([False, False])
+EVENT_NAMES = ("brownout", "brownout_recovery")
 
 #: The numeric search's slots in its float array (length :data:`N_SEARCH`): where to evaluate next, the
 #: secant's two points, its iterations, the grid walk's top and current point, the stage.
@@ -126,6 +151,65 @@ def bus_root(a, b, c, breaks, voc, r):
         while k < n and breaks[k, 0] == hi:
             a, b, c = a + breaks[k, 1], b + breaks[k, 2], c + breaks[k, 3]
             k += 1
+
+
+# -- brownout "disable" ----------------------------------------------------------------------------------------
+@jit
+def brownout_guard(bus_voltage, brownout_voltage):
+    """The brownout event's guard: the bus voltage over the threshold, V (falls through zero)."""
+    return bus_voltage - brownout_voltage
+
+
+@jit
+def recovery_guard(t, t_off, recovery_time, bus_voltage, recovery_voltage):
+    """The recovery event's guard (rises through zero): positive once ``recovery_time`` (s) has passed since the
+    outputs went off at ``t_off`` (s) and the bus is above ``recovery_voltage`` (V); the smaller of the two
+    margins (as Python's ``min``: the first unless the second is smaller)."""
+    wait = t - (t_off + recovery_time)
+    margin = bus_voltage - recovery_voltage
+    return margin if margin < wait else wait
+
+
+@jit
+def stays_browned_out(restored_bus_voltage, brownout_voltage):
+    """Whether the outputs stay off at a recovery: the bus with the commands restored (V) would be below the
+    threshold again."""
+    return restored_bus_voltage < brownout_voltage
+
+
+@jit
+def active_events(p, po, mode, ids):
+    """The battery's events armed in ``mode`` (ids into ``ids``); returns their number (none when it only
+    flags the brownout)."""
+    if p[po + P_DISABLE] == 0.0:
+        return 0
+    ids[0] = EV_BROWNOUT if mode == MODE_NORMAL else EV_RECOVERY
+    return 1
+
+
+@jit
+def is_neutral_marker(command):
+    """The bus coupling's neutral command ``-0.0``, as distinct from a controller's ``0.0``."""
+    return command == 0.0 and math.copysign(1.0, command) < 0.0
+
+
+@jit
+def held_back(command, stored):
+    """A motor command while the outputs are off: ``(command now, stored)``. A command other than the neutral
+    marker (one a controller wrote since, or the one in force when they went off) is stored and replaced by
+    the marker; the marker leaves the store as it was (NaN: nothing stored)."""
+    if is_neutral_marker(command):
+        return command, stored
+    return -0.0, command
+
+
+@jit
+def restored(command, stored):
+    """A motor command when the outputs are back: the stored one where the slot still holds the marker (a
+    command written since wins); the store is then emptied (NaN)."""
+    if not math.isnan(stored) and is_neutral_marker(command):
+        return stored
+    return command
 
 
 # -- the numeric solve ----------------------------------------------------------------------------------------

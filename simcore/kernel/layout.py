@@ -20,7 +20,7 @@ N_STATE = 18
 N_RUN_STATE = N_STATE + 11
 
 # -- a variant's arrays in its row of the run's float block and of its integer block, in this order ----------
-#: X (n), U (inputs), F0 (n), RS (N_RUN_STATE), G_PREV (A), SEARCH (parts, N_EVENTS), LAST_T (parts, N_EVENTS),
+#: X (n), U (inputs, then with a disabling battery its run state: simcore.kernel.parts.brownout_slots), F0 (n), RS (N_RUN_STATE), G_PREV (A), SEARCH (parts, N_EVENTS), LAST_T (parts, N_EVENTS),
 #: FIRED (A, 4), X_BEFORE (n); A = MAX_ACTIVE * parts (parts at least 1).
 FLOAT_BLOCK = ("X", "U", "F0", "RS", "G_PREV", "SEARCH", "LAST_T", "FIRED", "X_BEFORE")
 #: modes (parts), ACTIVE (A, 4).
@@ -38,8 +38,9 @@ A_PART, A_CODE, A_DIR, A_ID = range(4)
 FD_PART, FD_ID, FD_PRE_SIDE, FD_PREV_T = range(4)
 
 # -- an event record (EVR_F[v, e]) ---------------------------------------------------------------------------
-E_T, E_PART, E_ID, E_MODE_BEFORE, E_MODE_AFTER, E_AT_TICK = range(6)
-N_EVENT_FIELDS = 6
+#: E_ROW: the index, in the variant's row buffer, of the row after the event (the first in the new mode).
+E_T, E_PART, E_ID, E_MODE_BEFORE, E_MODE_AFTER, E_AT_TICK, E_ROW = range(7)
+N_EVENT_FIELDS = 7
 
 # -- the geared mechanism's modes and events (simcore.kernel.geared) -------------------------------------
 MODE_MOVING, MODE_FORWARD, MODE_REVERSE, MODE_STUCK, MODE_LOWER_STOP, MODE_UPPER_STOP = range(6)
@@ -52,8 +53,11 @@ MAX_ACTIVE = 3
 #: The geared mechanism's guards: ``x[0] - min``; ``x[0] - max``; ``x[1]``; the forward push over
 #: breakaway; the backward push over it. The last two read the held inputs, the others the state alone.
 GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH = range(5)
+#: The battery's guards (simcore.kernel.battery, brownout "disable"): the bus over the brownout threshold; the
+#: recovery's. Both read the bus, which the held inputs move.
+GUARD_BROWNOUT, GUARD_RECOVERY = 5, 6
 #: The guards that read the held inputs (a tick's writes can move only these across zero).
-GUARDS_READING_INPUTS = (GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH)
+GUARDS_READING_INPUTS = (GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_RECOVERY)
 #: The geared mechanism's load kinds: none; gravity on an arm ``a sin(b - q)`` (a = m g d, b = the gravity
 #: direction); a constant force ``a`` (an elevator's weight and constant force).
 LOAD_NONE, LOAD_ARM_GRAVITY, LOAD_CONSTANT = 0, 1, 2

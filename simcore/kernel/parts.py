@@ -25,7 +25,7 @@ import numpy as np
 from . import battery, geared
 from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
 from .jit import jit
-from .layout import GUARD_BACKWARD_PUSH, GUARD_FORWARD_PUSH, N_OUTPUTS
+from .layout import GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, N_OUTPUTS
 
 KIND_GEARED = 1
 KIND_BATTERY = 2
@@ -48,6 +48,9 @@ def guard(table, P, U, modes, part, code, t, X):
     """Guard ``code`` of part ``part`` at (t, X)."""
     if code == GUARD_FORWARD_PUSH or code == GUARD_BACKWARD_PUSH:  # they read the bus voltage
         couple(table, P, U, modes, t, X)
+    elif code == GUARD_BROWNOUT or code == GUARD_RECOVERY:
+        couple(table, P, U, modes, t, X)
+        return battery_guard(table, P, U, part, code, t)
     return geared.guard(P, table[part, T_P], code, X, table[part, T_X], U, table[part, T_U])
 
 
@@ -101,6 +104,8 @@ def initial_modes(table, P, U, X, out):
 def _active_events(kind, p, mode, ids):
     if kind == KIND_GEARED:
         return geared.active_events(p, 0, mode, ids)
+    if kind == KIND_BATTERY:
+        return battery.active_events(p, 0, mode, ids)
     return 0
 
 
@@ -115,6 +120,8 @@ def active_events(table, P, part, mode, ids):
     """The events armed for part ``part`` in ``mode`` (ids into ``ids``); returns their number."""
     if table[part, T_KIND] == KIND_GEARED:
         return geared.active_events(P, table[part, T_P], mode, ids)
+    if table[part, T_KIND] == KIND_BATTERY:
+        return battery.active_events(P, table[part, T_P], mode, ids)
     return 0
 
 
@@ -125,6 +132,8 @@ def couple(table, P, U, modes, t, X):
     battery)."""
     for b in range(table.shape[0]):
         if table[b, T_KIND] == KIND_BATTERY:
+            if P[table[b, T_P] + battery.P_DISABLE] != 0.0:
+                _hold_or_restore_commands(table, U, modes[b] == battery.MODE_BROWNED_OUT)
             _solve_bus(table, P, U, modes, X, b)
             return
 
@@ -190,3 +199,90 @@ def couple_rows(table, P, U, modes, T, X):
     for r in range(X.shape[0]):
         couple(table, P[r], U[r], modes[r], T[r], X[r])
 
+
+
+# -- the events of every part; a disabling battery's run state ---------------------------------------------
+@jit
+def event_guard(table, part, ev_id):
+    """The guard code (``GUARD_*``) of event ``ev_id`` of part ``part``."""
+    if table[part, T_KIND] == KIND_BATTERY:
+        return battery.EVENT_GUARD[ev_id]
+    return geared.EVENT_GUARD[ev_id]
+
+
+@jit
+def event_direction(table, part, ev_id):
+    if table[part, T_KIND] == KIND_BATTERY:
+        return battery.EVENT_DIRECTION[ev_id]
+    return geared.EVENT_DIRECTION[ev_id]
+
+
+@jit
+def event_has_reset(table, part, ev_id):
+    if table[part, T_KIND] == KIND_BATTERY:
+        return battery.EVENT_HAS_RESET[ev_id]
+    return geared.EVENT_HAS_RESET[ev_id]
+
+
+@jit
+def fire(table, P, U, modes, part, ev_id, t, X):
+    """Apply event ``ev_id`` of part ``part`` at ``t`` (a reset of ``X`` in place, the bus solved before it);
+    return the part's mode after it."""
+    if table[part, T_KIND] == KIND_BATTERY:
+        return _fire_battery(table, P, U, modes, part, ev_id, t, X)
+    return geared.fire(P, table[part, T_P], ev_id, X, table[part, T_X], U, table[part, T_U])
+
+
+def brownout_slots(n_parts: int) -> int:
+    """How many slots a disabling battery's run state takes at the end of the stacked inputs ``U``: when its
+    outputs went off (s), then each part's held-back motor command (NaN: none), in the parts' order."""
+    return 1 + n_parts
+
+
+@jit
+def _brownout_start(table, U):
+    """The first slot of the run state (:func:`brownout_slots`) in ``U``."""
+    return U.shape[0] - 1 - table.shape[0]
+
+
+@jit
+def _hold_or_restore_commands(table, U, browned_out):
+    """Every geared part's motor command (its first input) held back while ``browned_out``, else given back
+    (:func:`simcore.kernel.battery.held_back`, :func:`~simcore.kernel.battery.restored`)."""
+    s0 = _brownout_start(table, U) + 1
+    for k in range(table.shape[0]):
+        if table[k, T_KIND] == KIND_GEARED:
+            c = table[k, T_U]
+            if browned_out:
+                U[c], U[s0 + k] = battery.held_back(U[c], U[s0 + k])
+            elif not np.isnan(U[s0 + k]):
+                U[c] = battery.restored(U[c], U[s0 + k])
+                U[s0 + k] = np.nan
+
+
+@jit
+def battery_guard(table, P, U, b, code, t):
+    """Guard ``code`` of battery part ``b`` at ``t``, on the bus already solved into ``U``."""
+    po = table[b, T_P]
+    v = U[table[b, T_U]]
+    if code == GUARD_BROWNOUT:
+        return battery.brownout_guard(v, P[po + battery.P_BROWNOUT])
+    return battery.recovery_guard(t, U[_brownout_start(table, U)], P[po + battery.P_RECOVERY_TIME], v,
+                                  P[po + battery.P_RECOVERY_VOLTAGE])
+
+
+@jit
+def _fire_battery(table, P, U, modes, b, ev_id, t, X):
+    """The outputs go off (brownout); or come back (recovery) unless the bus with the held commands restored
+    would be below the threshold, when they stay off from ``t`` on."""
+    s0 = _brownout_start(table, U)
+    if ev_id == battery.EV_RECOVERY:
+        trial = U.copy()
+        for k in range(table.shape[0]):
+            if table[k, T_KIND] == KIND_GEARED:
+                trial[table[k, T_U]] = battery.restored(trial[table[k, T_U]], trial[s0 + 1 + k])
+        _solve_bus(table, P, trial, modes, X, b)
+        if not battery.stays_browned_out(trial[table[b, T_U]], P[table[b, T_P] + battery.P_BROWNOUT]):
+            return battery.MODE_NORMAL
+    U[s0] = t
+    return battery.MODE_BROWNED_OUT
