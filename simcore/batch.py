@@ -187,14 +187,10 @@ class _Batch:
         self.controllers = controllers
         forms = [s.kernel_form() if callable(getattr(s, "kernel_form", None)) else None for s in systems]
         for s, form in zip(systems, forms):
-            if getattr(s, "brownout_behaviour", None) == "disable":
-                raise ConfigTypeError("systems", s, f"a Battery with brownout_behaviour='flag': battery {s.name!r} "
-                                                    "with brownout_behaviour='disable' cannot batch (its brownout "
-                                                    "switches the loads off, which the batch does not model)")
             if form is None or not hasattr(s, "kernel_parameters"):
                 raise ConfigTypeError("systems", s, f"a system that can batch (a Flywheel, Arm, Elevator, HubMotor or "
-                                                    f"Battery with brownout_behaviour='flag', not a subclass that "
-                                                    f"changes its physics); {type(s).__name__} {s.name!r} cannot batch")
+                                                    f"Battery, not a subclass that changes its physics); "
+                                                    f"{type(s).__name__} {s.name!r} cannot batch")
         self.systems = [variants_of(s, form, params.get(s.name, {}), n) for s, form in zip(systems, forms)]
         self.bcontrollers = []
         for c in controllers:
@@ -298,7 +294,25 @@ class _Batch:
             j = int(np.flatnonzero((v < rng[0]) | (v > rng[1]))[0])
             raise ConfigError(f"{who}[{name!r}][{j}]", v[j], f"a value in [{rng[0]}, {rng[1]}] (variant {j}, "
                                                              f"at t={self.t!r} s)")
-        self.U[kind[1]][kind[2]] = v
+        self.U[kind[1]][kind[2]] = self._command_kept(kind[1], kind[2], v)
+        return v
+
+    def _command_kept(self, k, i, v):
+        """``v`` written to input ``i`` of system ``k``, except where it is a motor command of a variant whose
+        outputs a battery holds off and ``v`` is exactly ``-0.0`` (the battery's neutral marker): as in a
+        serial run, that writes nothing new, and the command held back comes back at the recovery."""
+        cr = getattr(self, "_cr", None)
+        b = None if cr is None else cr.brownout_part
+        if b is None or i != 0:
+            return v
+        from .kernel import battery as kb
+        from .kernel.parts import KIND_GEARED
+
+        if self.systems[k].kind != KIND_GEARED:  # (a geared part's command is its first input)
+            return v
+
+        keep = (v == 0.0) & np.signbit(v) & (self.modes[b] == kb.MODE_BROWNED_OUT)
+        return np.where(keep, self.U[k][i], v) if keep.any() else v
 
     # -- modes ------------------------------------------------------------------------------
     def _settle_modes(self):
@@ -310,6 +324,12 @@ class _Batch:
             except ConfigError as exc:
                 self._blame_x0(k, xs, us, exc)
                 raise
+        b = self._cr.brownout_part
+        if b is not None:  # the outputs of a battery browned out at the start went off then
+            from .kernel.battery import MODE_BROWNED_OUT
+
+            self._cr.U[:, self._cr.n_u] = np.where(self.modes[b] == MODE_BROWNED_OUT, self.t, np.nan)
+            self.systems[b]._t0 = self.t
 
     def _blame_x0(self, k, xs, us, exc):
         """Raise ``exc`` (system ``k``'s refusal of its initial state) as an error of the ``x0`` entry
@@ -391,9 +411,7 @@ class _Batch:
             written = checked_writes(c.name, written)
             logged = {}
             for name, value in written.items():
-                self._write(name, value, f"controller {c.name!r}")
-                kind = self.signal_index[name]
-                logged[name] = self.U[kind[1]][kind[2]]
+                logged[name] = self._write(name, value, f"controller {c.name!r}")
             signals.invalidate()
             ran.append((c.name, logged))
         return ran
@@ -403,7 +421,7 @@ class _Batch:
         """The variants' states, held inputs, modes and time into the kernel's run."""
         cr = self._cr
         cr.X[:] = self.Y.T
-        cr.U[:] = self._inputs_now()
+        cr.U[:, :cr.n_u] = self._inputs_now()  # (a disabling battery's run state after them stays the kernel's)
         for k, m in enumerate(self.modes):
             cr.modes[:, k] = m
         cr.RS[:, kl.S_T] = self.t
@@ -434,6 +452,7 @@ class _Batch:
         cr, res, n = self._cr, self.res, self.n
         n_sys = len(self.systems)
         rows_m = cr.ROWS_M
+        base = res.counts.copy() if cr.brownout_part is not None else None  # rows before this drain
         for r in range(int(n_rows.max())):
             idx = np.flatnonzero(n_rows > r)
             modes = []
@@ -456,6 +475,9 @@ class _Batch:
                           cr.EVR_X[idx[sel], r, 0, :nx].T.copy(), cr.EVR_X[idx[sel], r, 1, :nx].T.copy(),
                           rec[sel, kl.E_MODE_BEFORE].astype(np.int8), rec[sel, kl.E_MODE_AFTER].astype(np.int8),
                           bool(at_tick))
+                if k == cr.brownout_part:  # from the row after it, when the outputs went off (its modes' names)
+                    res.brownout_rows.append((idx[sel], base[idx[sel]] + rec[sel, kl.E_ROW].astype(np.int64),
+                                              np.where(rec[sel, kl.E_MODE_AFTER] == 1, rec[sel, kl.E_T], np.nan)))
         self._jump_fired = n_events > 0
 
     def _check(self, status) -> None:
@@ -516,6 +538,7 @@ class _Batch:
             return None
         self._load()
         self._jump_fired = np.zeros(self.n, dtype=bool)
+        before = np.concatenate([before, self._cr.U[:, self._cr.n_u:]], axis=1)  # with the run state
         status = self._cr.input_jumps(t, before, self._drain, np.flatnonzero(reading))
         self._check(status)
         self._store()

@@ -133,10 +133,21 @@ class PartVariants(_Variants):
 
 
 class BatteryVariants(_Variants):
-    """A :class:`~simcore.models.Battery` (``brownout_behaviour="flag"``) for ``n`` variants: its bus voltage
-    and current are inputs the kernel's bus solve writes (:class:`KernelBus`), its outputs read them."""
+    """A :class:`~simcore.models.Battery` for ``n`` variants: its bus voltage and current are inputs the
+    kernel's bus solve writes (:class:`KernelBus`), its outputs read them. With
+    ``brownout_behaviour="disable"`` its modes are the kernel's (normal, browned out) and its events the
+    kernel's brownout and recovery (:mod:`simcore.kernel.battery`)."""
 
-    events = ()
+    def __init__(self, model, form, params, n):
+        from .kernel import battery as kb
+
+        super().__init__(model, form, params, n)
+        self.disables = model.brownout_behaviour == "disable"
+        self._t0 = np.nan  # the run's start (set by the batch): when the outputs of one browned out there went off
+        self.events = tuple(
+            EventKind(model.kernel_events[i].name, np.array([i == (kb.EV_BROWNOUT if m == kb.MODE_NORMAL
+                                                                   else kb.EV_RECOVERY) for m in range(2)]), True, i)
+            for i in sorted(model.kernel_events)) if self.disables else ()
 
     def couplings(self, systems) -> list:
         return [KernelBus(systems)]
@@ -150,13 +161,48 @@ class BatteryVariants(_Variants):
         return [self.P[:, kb.P_VOC].copy(), np.zeros(self.n)]
 
     def initial_mode(self, t, x, u) -> np.ndarray:
-        return np.zeros(self.n, dtype=np.int8)
-
-    def outputs(self, t, x, u, mode) -> np.ndarray:
-        """Bus voltage V, current A, and the brownout flag (the bus below the threshold), per variant."""
+        """Normal; with ``"disable"``, browned out where the bus starts below the threshold (as the model's)."""
         from .kernel import battery as kb
 
-        return np.stack([u[0], u[1], np.where(u[0] < self.P[:, kb.P_BROWNOUT], 1.0, 0.0)])
+        if not self.disables:
+            return np.zeros(self.n, dtype=np.int8)
+        return np.where(u[0] < self.P[:, kb.P_BROWNOUT], kb.MODE_BROWNED_OUT, kb.MODE_NORMAL).astype(np.int8)
+
+    def outputs(self, t, x, u, mode) -> np.ndarray:
+        """Bus voltage V, current A, and the brownout flag (the bus below the threshold; with ``"disable"``,
+        the outputs off), per variant."""
+        from .kernel import battery as kb
+
+        if self.disables:
+            flag = np.where(np.asarray(mode) == kb.MODE_BROWNED_OUT, 1.0, 0.0)
+        else:
+            flag = np.where(u[0] < self.P[:, kb.P_BROWNOUT], 1.0, 0.0)
+        return np.stack([u[0], u[1], flag])
+
+    def mode_names(self, codes, events, switches):
+        """The model's mode names of one variant's rows (mode codes ``codes``) and of its battery events
+        (``events``: EventRecords in time order, their modes as codes; renamed in place): browned out is
+        ``("browned_out", t_off)``, ``t_off`` when the outputs went off: the run's start, then as each
+        event sets it from the row after it on (``switches``: (row index, t_off or NaN), in order)."""
+        from .kernel import battery as kb
+
+        if not self.disables:
+            return [self.MODES[c] for c in codes]
+        t_off = np.full(len(codes), self._t0)
+        for row, off in switches:
+            t_off[row:] = off
+        last = self._t0
+        for e in events:
+            before = last
+            if e.mode_after == kb.MODE_BROWNED_OUT:
+                last = e.t
+            e.mode_before = self._name(e.mode_before, before)
+            e.mode_after = self._name(e.mode_after, last)
+        return [self._name(c, o) for c, o in zip(codes, t_off.tolist())]
+
+    def _name(self, code, t_off):
+        name = self.MODES[int(code)]
+        return (name, float(t_off)) if int(code) == 1 else name
 
 
 class KernelBus:
@@ -176,6 +222,8 @@ class KernelBus:
                 self.targets += [f"{s.name}.{name}" for name in s.input_names]
             x_off, u_off, p_off = x_off + nx, u_off + nu, p_off + s.P.shape[1]
         self.table = np.array(rows, dtype=np.int64)
+        disabling = any(s.kind == kp.KIND_BATTERY and s.disables for s in systems)
+        self.run_state = kp.brownout_slots(len(systems)) if disabling else 0
 
     def apply(self, t, systems, xs, us, modes) -> None:
         m = us[0].shape[1] if us else 0
@@ -183,6 +231,8 @@ class KernelBus:
         U = np.ascontiguousarray(np.concatenate(us, axis=0).T)
         X = np.ascontiguousarray(np.concatenate(xs, axis=0).T) if xs else np.zeros((m, 0))
         M = np.ascontiguousarray(np.stack([np.asarray(mo, dtype=np.int64) for mo in modes], axis=1))
+        if self.run_state:  # a disabling battery's: nothing held back (each row's held inputs are as written)
+            U = np.ascontiguousarray(np.concatenate([U, np.full((m, self.run_state), np.nan)], axis=1))
         kp.couple_rows(self.table, P, U, M, np.ascontiguousarray(np.broadcast_to(t, (m,)), dtype=float), X)
         off = 0
         for k, s in enumerate(systems):

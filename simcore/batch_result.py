@@ -44,6 +44,8 @@ class _Recorder:
         self.ticks = {c.name: [] for c in batch.controllers}
         self.tick_log = {c.name: [] for c in batch.controllers}
         self.events = []
+        self.counts = np.zeros(batch.n, dtype=np.int64)  # rows recorded of each variant so far
+        self.brownout_rows = []  # (variants, index of the row after a disabling battery's event, t_off or nan)
 
     def rows(self, idx, t, X, modes, local=False, copy=True):
         """A block of rows: variants ``idx`` at times ``t`` with states ``X`` (their columns when
@@ -66,6 +68,7 @@ class _Recorder:
             mc = (np.array(modes) if every else np.array([m.take(idx) for m in modes])) if modes \
                 else np.zeros((0, len(idx)), dtype=np.int8)
         self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1))
+        self.counts[idx] += 1  # (a block holds at most one row of a variant)
 
     def tick(self, t, ran):
         self.epochs.append([list(rows) for rows in self.b.U])
@@ -347,7 +350,6 @@ class BatchResult:
                 compute = _Outputs(view, j, t, xs, us)
                 for name in s.output_names:
                     lazy[f"{s.name}.{name}"] = compute
-        modes = {s.name: [s.MODES[c] for c in M[j]] for j, s in enumerate(b.systems)}
         ticks = {c: np.array([tt for tt, _ in v]) for c, v in self._rec.ticks.items()}
         tick_log = {c: [(tt, {name: float(arr[k]) for name, arr in logged.items()})
                         for (tt, _), logged in zip(self._rec.ticks[c], self._rec.tick_log[c])]
@@ -360,9 +362,15 @@ class BatchResult:
             j = int(j[0])
             ks, _, ev = b.kinds[e]
             s = b.systems[ks]
+            named = not hasattr(s, "mode_names")  # (a part that names its modes itself: below, in time order)
             events.append(EventRecord(float(te[j]), ev.name, s.name, xb[:, j].copy(), xa[:, j].copy(),
-                                      s.MODES[mb[j]], s.MODES[ma[j]], at_tick))
+                                      s.MODES[mb[j]] if named else int(mb[j]), s.MODES[ma[j]] if named else int(ma[j]),
+                                      at_tick))
         events.sort(key=lambda r: r.t)  # blocks are chronological per variant; keep the event log so too
+        switches = [(int(r[i]), float(o[i])) for cols, r, o in self._rec.brownout_rows
+                    for i in np.flatnonzero(cols == k)]
+        modes = {s.name: s.mode_names(M[j], [e for e in events if e.system == s.name], switches)
+                 if hasattr(s, "mode_names") else [s.MODES[c] for c in M[j]] for j, s in enumerate(b.systems)}
         stats = {"n_steps": int(self.n_steps[k]), "n_events": len(events),
                  "n_ticks": sum(len(v) for v in self._rec.ticks.values()), "method": "RK45",
                  "record": b.record}
