@@ -320,6 +320,14 @@ class Battery(System):
         restored = self._coupling.bus_voltage_enabled(t) if self._coupling is not None else u[0]
         return ("browned_out", t) if stays_browned_out(restored, self.brownout_voltage) else "normal"
 
+    def held_commands(self) -> dict:
+        """With ``"disable"``: the motor commands held back while the outputs are off (its coupling's
+        :meth:`_BusCoupling.held_commands`), which a compiled run takes over and gives back."""
+        return self._coupling.held_commands() if self._coupling is not None else {}
+
+    def hold_commands(self, held: dict) -> None:
+        self._coupling.hold_commands(held)
+
     def couplings(self, systems):
         consumers = [k for k, s in enumerate(systems)
                      if s is not self and "bus_voltage" in s.input_names and hasattr(s, "supply_current_at")]
@@ -364,7 +372,8 @@ class Battery(System):
                 # (with "flag" the outputs are never disabled: a recovery voltage would have no effect)
                 raise ConfigError(label, key, f"a batch parameter of Battery {self.name!r} with brownout_behaviour="
                                               f"{self.brownout_behaviour!r}: "
-                                              f"{', '.join(self.BATCH_PARAMETERS[:3 + self._disable])}")
+                                              f"{', '.join(self.BATCH_PARAMETERS[:3 + self._disable])} (and "
+                                              f"recovery_voltage with brownout_behaviour='disable')")
             unit_check = {"open_circuit_voltage": dict(positive=True), "resistance": dict(nonnegative=True),
                           "brownout_voltage": dict(nonnegative=True), "recovery_voltage": {}}[key]
             values[key] = np.broadcast_to(variant_values(label, value, "ohm" if key == "resistance" else "V",
@@ -457,6 +466,16 @@ class _BusCoupling(Coupling):
         for (k, i), v in self._held.items():
             us[k][i] = restored(us[k][i], v)
         self._held.clear()
+
+    def held_commands(self) -> dict:
+        """The commands held back while the outputs are off: ``(system index, input index) -> value`` (NaN:
+        nothing held). The compiled kernel takes them over for its run, and gives them back
+        (:meth:`hold_commands`)."""
+        return dict(self._held)
+
+    def hold_commands(self, held: dict) -> None:
+        """Hold back ``held`` (as :meth:`held_commands` gives them) in place of the commands held now."""
+        self._held = dict(held)
 
     def bus_voltage_enabled(self, t: float) -> float:
         """The bus voltage the loads would give now with their commands restored (brownout recovery)."""

@@ -22,7 +22,7 @@ parameters given as arrays of length ``N``. Each variant's trajectory is what it
   :attr:`BatchResult.stiff_at` keeps the times.
 
 What batches. A system batches when it has a kernel form (``kernel_form()``: Flywheel, Arm,
-Elevator, HubMotor, and a Battery with ``brownout_behaviour="flag"``): its variants' parameters come
+Elevator, HubMotor, and a Battery, with ``brownout_behaviour="flag"`` or ``"disable"``): its variants' parameters come
 from its own ``kernel_parameters``, their outputs and the bus from the kernel's functions
 (:mod:`simcore.batch_parts`);
 a controller when it has a ``batched`` attribute (:func:`simcore.controllers.control_loop`'s

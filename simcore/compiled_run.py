@@ -196,6 +196,22 @@ class CompiledRun:
         """The systems' inputs ``inputs`` (n_u,) followed by variant ``v``'s run state, as the kernel's ``U``."""
         return np.concatenate([inputs, self.U[v, self.n_u:]])
 
+    def held_commands(self, v) -> dict:
+        """Variant ``v``'s motor commands held back by a disabling battery: ``(part, 0) -> value`` (a geared
+        part's command is its first input; NaN: nothing held), as the battery's coupling keeps them."""
+        if self.brownout_part is None:
+            return {}
+        return {(k, 0): float(self.U[v, self.n_u + 1 + k]) for k in range(self.n_parts)
+                if self.table[k, T_KIND] != KIND_BATTERY}
+
+    def hold_commands(self, v, held: dict) -> None:
+        """Variant ``v``'s held-back commands from ``held`` (as :meth:`held_commands` gives them)."""
+        if self.brownout_part is None:
+            return
+        for k in range(self.n_parts):
+            if self.table[k, T_KIND] != KIND_BATTERY:
+                self.U[v, self.n_u + 1 + k] = held.get((k, 0), np.nan)
+
     def brownout_times(self, v, n_rows, n_events, t_off):
         """When the outputs went off (s, NaN while on) at each of variant ``v``'s ``n_rows`` buffered rows, and
         before and after each of its ``n_events`` buffered events, from ``t_off`` at the first: the battery's

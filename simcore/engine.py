@@ -406,6 +406,8 @@ class Simulator:
         cr = self._compiled
         cr.X[0] = self._X
         cr.U[0, :cr.n_u] = self._compiled_inputs()
+        if cr.brownout_part is not None:  # the commands a disabling battery holds back (its coupling may have)
+            cr.hold_commands(0, self.systems[cr.brownout_part].held_commands())
         cr.set_modes(0, [s.mode for s in self.systems])
         cr.RS[0, _kl.S_T] = self.t
 
@@ -451,6 +453,8 @@ class Simulator:
         RS = cr.RS[0]
         self._X = cr.X[0].copy()
         self._modes_from_kernel()
+        if cr.brownout_part is not None:
+            self.systems[cr.brownout_part].hold_commands(cr.held_commands(0))
         counted = self._kernel_counted
         now = (int(RS[_kl.S_NSTEPS]), int(RS[_kl.RS_N_SEGMENTS]), int(RS[_kl.RS_N_EVENTS]), int(RS[_kl.S_DROPPED]))
         stats["n_steps"] += now[0] - counted[0]

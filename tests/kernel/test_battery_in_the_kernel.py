@@ -94,9 +94,3 @@ def test_current_limited_loads_take_the_numeric_fallback_to_the_same_bits(monkey
     _assert_same(kernel, python)
     systems, _ = _heavy_elevator()
     _bus_equation_holds(kernel[0], systems[1], ["elevator"])
-
-
-def test_a_disabling_battery_stays_on_the_python_path():
-    battery = models.Battery(brownout_behaviour="disable")
-    sim = simcore.Simulator([models.Flywheel(NEO, 1.0, moi=0.01), battery], [])
-    assert battery.kernel_form() is None and sim._compiled is None
