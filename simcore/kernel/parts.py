@@ -283,6 +283,8 @@ def _fire_battery(table, P, U, modes, b, ev_id, t, X):
                 trial[table[k, T_U]] = battery.restored(trial[table[k, T_U]], trial[s0 + 1 + k])
         _solve_bus(table, P, trial, modes, X, b)
         if not battery.stays_browned_out(trial[table[b, T_U]], P[table[b, T_P] + battery.P_BROWNOUT]):
+            _hold_or_restore_commands(table, U, False)  # at once, as the Python path's row after the event does
             return battery.MODE_NORMAL
     U[s0] = t
+    _hold_or_restore_commands(table, U, True)
     return battery.MODE_BROWNED_OUT

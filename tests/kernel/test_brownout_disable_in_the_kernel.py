@@ -208,3 +208,30 @@ def test_advancing_in_pieces_equals_one_run_through_brownouts():
     for name in whole.names:
         assert np.array_equal(pieces[name], whole[name], equal_nan=True), name
     assert pieces.modes == whole.modes
+
+
+def _arm_on_a_weak_battery():
+    """Two NEOs on an arm, a 50 Hz PD (the recovery time is its period: a recovery comes before the next write)
+    that quarters its output while browned out; the setpoint steps each second."""
+    arm = models.Arm(NEO, 60.0, mass=3.0, com_distance=0.3, min_angle=-0.8, max_angle=1.6, static_friction=0.2,
+                     efficiency=0.8, n_motors=2)
+    battery = models.Battery(resistance=0.06, brownout_voltage=6.75, brownout_behaviour="disable")
+
+    def code(t, s):
+        target = 1.2 if int(t) % 2 == 0 else -0.3
+        scale = 0.25 if s["battery.brownout"] else 1.0
+        return {"arm.voltage": scale * min(12.0, max(-12.0, 60.0 * (target - s["arm.angle"]) - 4.0 * s["arm.velocity"]))}
+
+    return [arm, battery], [simcore.PeriodicController(0.02, code, name="code")]
+
+
+@pytest.mark.parametrize("method", ["RK45", "auto"])
+def test_brownouts_at_ticks_hold_the_written_command_as_the_python_path(method):
+    # A write that browns the bus out at a tick is the command held back: the recovery 20 ms later restores it
+    # (and is refused when it would brown the bus out again), before the code writes again.
+    kernel, python = _both(_arm_on_a_weak_battery, 1.5, method=method)
+    _same_with_modes(kernel, python)
+    r = kernel[0]
+    at_tick = [e for e in r.events if e.name == "brownout" and e.at_tick]
+    refused = [e for e in r.events if e.name == "brownout_recovery" and e.mode_after != "normal"]
+    assert at_tick and refused
