@@ -326,6 +326,7 @@ class Battery(System):
         return self._coupling.held_commands() if self._coupling is not None else {}
 
     def hold_commands(self, held: dict) -> None:
+        """Hold back ``held`` (as :meth:`held_commands` gives them) in place of the commands held now."""
         self._coupling.hold_commands(held)
 
     def couplings(self, systems):

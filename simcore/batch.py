@@ -329,7 +329,7 @@ class _Batch:
             from .kernel.battery import MODE_BROWNED_OUT
 
             self._cr.U[:, self._cr.n_u] = np.where(self.modes[b] == MODE_BROWNED_OUT, self.t, np.nan)
-            self.systems[b]._t0 = self.t
+            self.systems[b].start_time = self.t
 
     def _blame_x0(self, k, xs, us, exc):
         """Raise ``exc`` (system ``k``'s refusal of its initial state) as an error of the ``x0`` entry
@@ -476,8 +476,10 @@ class _Batch:
                           rec[sel, kl.E_MODE_BEFORE].astype(np.int8), rec[sel, kl.E_MODE_AFTER].astype(np.int8),
                           bool(at_tick))
                 if k == cr.brownout_part:  # from the row after it, when the outputs went off (its modes' names)
-                    res.brownout_rows.append((idx[sel], base[idx[sel]] + rec[sel, kl.E_ROW].astype(np.int64),
-                                              np.where(rec[sel, kl.E_MODE_AFTER] == 1, rec[sel, kl.E_T], np.nan)))
+                    from .kernel.battery import MODE_BROWNED_OUT
+
+                    off = np.where(rec[sel, kl.E_MODE_AFTER] == MODE_BROWNED_OUT, rec[sel, kl.E_T], np.nan)
+                    res.brownout_rows.append((idx[sel], base[idx[sel]] + rec[sel, kl.E_ROW].astype(np.int64), off))
         self._jump_fired = n_events > 0
 
     def _check(self, status) -> None:

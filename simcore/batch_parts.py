@@ -143,7 +143,8 @@ class BatteryVariants(_Variants):
 
         super().__init__(model, form, params, n)
         self.disables = model.brownout_behaviour == "disable"
-        self._t0 = np.nan  # the run's start (set by the batch): when the outputs of one browned out there went off
+        #: The run's start, s (the batch sets it): when the outputs of a variant browned out there went off.
+        self.start_time = np.nan
         self.events = tuple(
             EventKind(model.kernel_events[i].name, np.array([i == (kb.EV_BROWNOUT if m == kb.MODE_NORMAL
                                                                    else kb.EV_RECOVERY) for m in range(2)]), True, i)
@@ -188,10 +189,10 @@ class BatteryVariants(_Variants):
 
         if not self.disables:
             return [self.MODES[c] for c in codes]
-        t_off = np.full(len(codes), self._t0)
+        t_off = np.full(len(codes), self.start_time)
         for row, off in switches:
             t_off[row:] = off
-        last = self._t0
+        last = self.start_time
         for e in events:
             before = last
             if e.mode_after == kb.MODE_BROWNED_OUT:
@@ -202,7 +203,9 @@ class BatteryVariants(_Variants):
 
     def _name(self, code, t_off):
         name = self.MODES[int(code)]
-        return (name, float(t_off)) if int(code) == 1 else name
+        from .kernel.battery import MODE_BROWNED_OUT
+
+        return (name, float(t_off)) if int(code) == MODE_BROWNED_OUT else name
 
 
 class KernelBus:

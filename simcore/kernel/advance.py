@@ -34,8 +34,7 @@ from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, 
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
                      WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS)
 from .events import crosses
-from .parts import (T_NX, T_X, active_events, couple, derivatives, event_direction, event_guard, event_has_reset,
-                    fire, guard)
+from .parts import T_NX, T_X, active_events, couple, derivatives, event_of, fire, guard
 from .segment import integrate_segment, record_row
 
 # -- the event rules' constants (simcore.event_handler; the tests check they are the same) ------------------
@@ -55,8 +54,7 @@ def _load_active(table, P, modes, active, ids):
         for i in range(m):
             active[n, A_PART] = k
             active[n, A_ID] = ids[i]
-            active[n, A_CODE] = event_guard(table, k, ids[i])
-            active[n, A_DIR] = event_direction(table, k, ids[i])
+            active[n, A_CODE], active[n, A_DIR], _ = event_of(table, k, ids[i])
             n += 1
     return n
 
@@ -124,12 +122,12 @@ def _restart_sides(table, P, U, modes, t, X, active, n_active, g_prev, fired, n_
                 search[part, ev_id] = t + dt
         else:
             changed = False
-            if event_has_reset(table, part, ev_id) and not accumulating:
+            if event_of(table, part, ev_id)[2] and not accumulating:
                 after = _guard_rate(table, P, U, modes, part, code, t, X, dt)
                 before = _guard_rate(table, P, U, modes, part, code, t, X_before, dt)
                 rs[S_NFEV] += 2
                 changed = abs(after - before) > 1e-6 * max(abs(after), abs(before))
-            if event_has_reset(table, part, ev_id) and (accumulating or changed):
+            if event_of(table, part, ev_id)[2] and (accumulating or changed):
                 g_prev[j] = pre_side * JUST_OFF_ZERO
             else:
                 g_prev[j] = g0 if g0 * side > 0 else side * JUST_OFF_ZERO

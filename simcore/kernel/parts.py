@@ -17,6 +17,12 @@ bus and writes the bus voltage into each geared part's ``bus_voltage`` input and
 inputs (bus voltage, current), as :class:`simcore.models.battery.Battery`'s coupling does on the Python
 path. :func:`derivatives` and the guards that read the inputs solve it first; so does an event's firing
 (:mod:`simcore.kernel.advance`), whose new mode reads the inputs.
+
+A battery that disables the outputs on a brownout (``brownout_behaviour="disable"``) has two modes and two
+events (:mod:`simcore.kernel.battery`); its run state, when the outputs went off and each geared part's
+command held back, follows the inputs in ``U`` (:func:`brownout_slots`), so it travels with them through
+every function here. :func:`couple` holds the commands back (or gives them back) before it solves the bus;
+:func:`event_of` and :func:`fire` serve every part's events.
 """
 from __future__ import annotations
 
@@ -203,25 +209,11 @@ def couple_rows(table, P, U, modes, T, X):
 
 # -- the events of every part; a disabling battery's run state ---------------------------------------------
 @jit
-def event_guard(table, part, ev_id):
-    """The guard code (``GUARD_*``) of event ``ev_id`` of part ``part``."""
+def event_of(table, part, ev_id):
+    """``(guard code, direction, whether it resets the state)`` of event ``ev_id`` of part ``part``."""
     if table[part, T_KIND] == KIND_BATTERY:
-        return battery.EVENT_GUARD[ev_id]
-    return geared.EVENT_GUARD[ev_id]
-
-
-@jit
-def event_direction(table, part, ev_id):
-    if table[part, T_KIND] == KIND_BATTERY:
-        return battery.EVENT_DIRECTION[ev_id]
-    return geared.EVENT_DIRECTION[ev_id]
-
-
-@jit
-def event_has_reset(table, part, ev_id):
-    if table[part, T_KIND] == KIND_BATTERY:
-        return battery.EVENT_HAS_RESET[ev_id]
-    return geared.EVENT_HAS_RESET[ev_id]
+        return battery.EVENT_GUARD[ev_id], battery.EVENT_DIRECTION[ev_id], battery.EVENT_HAS_RESET[ev_id]
+    return geared.EVENT_GUARD[ev_id], geared.EVENT_DIRECTION[ev_id], geared.EVENT_HAS_RESET[ev_id]
 
 
 @jit

@@ -11,7 +11,9 @@ is drawn and the bus is ``V_oc``.
 """
 from __future__ import annotations
 
+import importlib.util
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -211,18 +213,13 @@ def test_advancing_in_pieces_equals_one_run_through_brownouts():
 
 
 def _arm_on_a_weak_battery():
-    """Two NEOs on an arm, a 50 Hz PD (the recovery time is its period: a recovery comes before the next write)
-    that quarters its output while browned out; the setpoint steps each second."""
-    arm = models.Arm(NEO, 60.0, mass=3.0, com_distance=0.3, min_angle=-0.8, max_angle=1.6, static_friction=0.2,
-                     efficiency=0.8, n_motors=2)
-    battery = models.Battery(resistance=0.06, brownout_voltage=6.75, brownout_behaviour="disable")
-
-    def code(t, s):
-        target = 1.2 if int(t) % 2 == 0 else -0.3
-        scale = 0.25 if s["battery.brownout"] else 1.0
-        return {"arm.voltage": scale * min(12.0, max(-12.0, 60.0 * (target - s["arm.angle"]) - 4.0 * s["arm.velocity"]))}
-
-    return [arm, battery], [simcore.PeriodicController(0.02, code, name="code")]
+    """bench/brownout.py's scenario: two NEOs on an arm, a 50 Hz PD (the recovery time is its period: a recovery
+    comes before the next write) that quarters its output while browned out; the setpoint steps each second."""
+    path = Path(__file__).resolve().parents[2] / "bench" / "brownout.py"
+    spec = importlib.util.spec_from_file_location("bench_brownout", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    return bench.scenario()
 
 
 @pytest.mark.parametrize("method", ["RK45", "auto"])
