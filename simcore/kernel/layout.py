@@ -20,8 +20,9 @@ N_STATE = 18
 N_RUN_STATE = N_STATE + 11
 
 # -- a variant's arrays in its row of the run's float block and of its integer block, in this order ----------
-#: X (n), U (inputs, then with a disabling battery its run state: simcore.kernel.parts.brownout_slots), F0 (n), RS (N_RUN_STATE), G_PREV (A), SEARCH (parts, N_EVENTS), LAST_T (parts, N_EVENTS),
-#: FIRED (A, 4), X_BEFORE (n); A = MAX_ACTIVE * parts (parts at least 1).
+#: X (n), U (inputs), F0 (n), RS (N_RUN_STATE), G_PREV (A), SEARCH (parts, N_EVENTS), LAST_T (parts, N_EVENTS),
+#: FIRED (A, 4), X_BEFORE (n); A = MAX_ACTIVE * parts (parts at least 1). With a disabling battery U ends with
+#: its run state (simcore.kernel.parts.brownout_slots).
 FLOAT_BLOCK = ("X", "U", "F0", "RS", "G_PREV", "SEARCH", "LAST_T", "FIRED", "X_BEFORE")
 #: modes (parts), ACTIVE (A, 4).
 INT_BLOCK = ("modes", "ACTIVE")

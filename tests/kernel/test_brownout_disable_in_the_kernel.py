@@ -160,13 +160,14 @@ def test_a_battery_browned_out_at_the_start_equals_the_python_path():
 
 
 def _several_motors():
-    """An arm with stops and friction, an elevator and a flywheel on one weak battery, under robot code that
-    quarters its outputs while the battery reports a brownout (so the outputs it restores let the bus recover)."""
+    """An arm with stops and friction, an elevator and a flywheel (energy ledgers kept) on one weak battery, under
+    robot code that quarters its outputs while the battery reports a brownout (so the outputs it restores let the
+    bus recover)."""
     arm = models.Arm(NEO, 60.0, mass=3.0, com_distance=0.3, min_angle=-0.8, max_angle=1.6, static_friction=0.2,
-                     efficiency=0.8)
+                     efficiency=0.8, track_energy=True)
     elevator = models.Elevator(VEX_775PRO, 20.0, carriage_mass=6.0, drum_radius=0.02, min_height=0.0,
                                max_height=1.0, static_friction=5.0)
-    flywheel = models.Flywheel(NEO, 1.0, moi=0.004, n_motors=2)
+    flywheel = models.Flywheel(NEO, 1.0, moi=0.004, n_motors=2, track_energy=True)
     battery = models.Battery(resistance=0.02, brownout_behaviour="disable", brownout_voltage=7.0)
 
     def code(t, s):
@@ -232,3 +233,24 @@ def test_brownouts_at_ticks_hold_the_written_command_as_the_python_path(method):
     at_tick = [e for e in r.events if e.name == "brownout" and e.at_tick]
     refused = [e for e in r.events if e.name == "brownout_recovery" and e.mode_after != "normal"]
     assert at_tick and refused
+
+
+def test_a_stiff_run_handed_to_radau_while_browned_out_equals_the_python_path():
+    # A flywheel whose viscous friction makes it stiff (30 N m s/rad on 0.002 kg m^2), plugged from 200 rad/s
+    # on a weak battery with energy tracked: browned out from the first writes (four NEOs driven at -12 V hold
+    # the bus below 4.4 V, their stalled value, at any forward speed: every recovery is refused), "auto" hands
+    # the run to Radau in Python with the battery's state (browned out since when, the command held back).
+    def make():
+        fw = models.Flywheel(NEO, 2.0, moi=0.002, viscous_friction=30.0, n_motors=4, start_velocity=200.0,
+                             track_energy=True)
+        loop = control_loop(PIDController(0.05, 0.0, 0.0, period=0.02), measure="flywheel.velocity",
+                            command="flywheel.voltage", setpoint=-100.0, output_limits=(-12.0, 12.0))
+        return [fw, models.Battery(resistance=0.05, brownout_behaviour="disable")], [loop]
+
+    kernel, python = _both(make, 0.3, method="auto")
+    _same_with_modes(kernel, python)
+    r = kernel[0]
+    assert r.stats["intervals_by_method"].get("Radau")
+    recoveries = [e for e in r.events if e.name == "brownout_recovery"]
+    assert len(recoveries) == 14 and all(e.mode_after == ("browned_out", e.t) for e in recoveries)  # 0.02 ... 0.28
+    assert np.all(r["flywheel.applied_voltage"][1:] == 0.0)
