@@ -190,6 +190,9 @@ class Simulator:
         self._stats = {"n_steps": 0, "n_segments": 0, "n_ticks": 0, "n_events": 0}
         # Built-in parts only: the RK45 stretches, events included, run in the compiled kernel.
         self._compiled = _compiled_run(self) if USE_KERNEL else None
+        self._sink = self._make_sink() if self._compiled is not None else None
+        self._loaded_modes = None  # the kernel's modes as last loaded or stored, when they are the systems'
+        self._reads_inputs = {}  # per modes: whether an armed guard reads the held inputs
 
     @staticmethod
     def _check_systems(systems) -> None:
@@ -403,26 +406,38 @@ class Simulator:
 
     def _compiled_load(self) -> None:
         """The kernel's variant 0 from the simulation: time, state, held inputs, modes."""
-        cr = self._compiled
+        cr, lay = self._compiled, self._layout
         cr.X[0] = self._X
-        cr.U[0] = self._compiled_inputs()
-        cr.set_modes(0, [s.mode for s in self.systems])
+        cr.U[0] = self._compiled_inputs() if lay.couplings else lay.held(self.t, self._X)[0]
+        modes = self._modes()
+        if self._loaded_modes is None or modes != self._loaded_modes[0]:  # (an event or a rollback changed them)
+            cr.set_modes(0, modes)
+            self._loaded_modes = (modes, cr.modes[0].copy())
         cr.RS[0, _kl.S_T] = self.t
 
     def _compiled_sink(self):
         """``sink(n_rows, n_events)`` for the kernel's buffers: rows and events to the recorder."""
+        return self._sink
+
+    def _make_sink(self):
+        """The simulation's :meth:`_compiled_sink`, made once. A row in the modes the kernel was loaded with
+        shares the layout's snapshot of inputs and modes (as the Python path's rows do); a row in other modes
+        (after an event) gets a snapshot of those, one per call and modes."""
         cr, rec, lay = self._compiled, self._rec, self._layout
         stage = rec.stager()
         names = [s.name for s in self.systems]
-        U = self._compiled_inputs()
-        held_by_modes = {}
-
         coupled = bool(lay.couplings)
 
         def sink(n_rows, n_events):
-            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows].tolist()
+            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows]
+            if not coupled and n_rows and (M == self._loaded_modes[1]).all():
+                held = lay.held(T[0], Y[0])
+                for t, y in zip(T, Y):
+                    stage((t, y, held))
+                n_rows = 0
+            held_by_modes = {}
             for r in range(n_rows):
-                key = tuple(M[r])
+                key = tuple(M[r].tolist())
                 if coupled:  # the coupled inputs (a battery's bus) at the row, solved in the row's modes
                     for k, c in enumerate(key):
                         self.systems[k].mode = cr.mode_name(k, c)
@@ -430,7 +445,8 @@ class Simulator:
                     continue
                 held = held_by_modes.get(key)
                 if held is None:
-                    held = held_by_modes[key] = (U, tuple(cr.mode_name(k, c) for k, c in enumerate(key)))
+                    held = held_by_modes[key] = (self._compiled_inputs(),
+                                                 tuple(cr.mode_name(k, c) for k, c in enumerate(key)))
                 stage((T[r], Y[r], held))
             for e in range(n_events):
                 t, k, ev_id, mb, ma, at_tick = cr.EVR_F[0, e]
@@ -447,7 +463,10 @@ class Simulator:
         cr, stats = self._compiled, self._stats
         RS = cr.RS[0]
         self._X = cr.X[0].copy()
-        self._modes_from_kernel()
+        loaded = self._loaded_modes
+        if self._layout.couplings or loaded is None or not (cr.modes[0] == loaded[1]).all():
+            self._modes_from_kernel()  # (an event switched one; a battery's sink set them row by row)
+            self._loaded_modes = (self._modes(), cr.modes[0].copy())
         counted = self._kernel_counted
         now = (int(RS[_kl.S_NSTEPS]), int(RS[_kl.RS_N_SEGMENTS]), int(RS[_kl.RS_N_EVENTS]), int(RS[_kl.S_DROPPED]))
         stats["n_steps"] += now[0] - counted[0]
@@ -489,7 +508,12 @@ class Simulator:
     def _compiled_input_jumps(self, u_before, t) -> None:
         """:meth:`_after_writes` in the kernel: the events a write triggers, the row after it."""
         cr, rec = self._compiled, self._rec
-        if not any(e.kernel_guard in _READS_INPUTS for _, e in self._events.active_events()):
+        modes = self._modes()
+        reads = self._reads_inputs.get(tuple(modes))
+        if reads is None:
+            reads = self._reads_inputs[tuple(modes)] = any(e.kernel_guard in _READS_INPUTS
+                                                           for _, e in self._events.active_events())
+        if not reads:
             # No armed guard reads the inputs (a stop's, a velocity's read the state alone): the write
             # cannot move one across zero. Only the row after the write.
             rec.row(t, self._X, self._layout.held(t, self._X))
@@ -511,6 +535,7 @@ class Simulator:
         """Put the simulation and the kernel's run back as they were before a kernel call that raised."""
         self._rec.rollback()
         self._compiled.restore(snap)
+        self._loaded_modes = None  # the kernel's modes are the snapshot's again
         self._restore_modes(modes)
         self._X, self._terminated = X, False
 
