@@ -31,11 +31,14 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+import numpy as np
+
 from simcore import PeriodicController, checks, protocols
 from simcore.batch_params import is_quantity
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 
 from .feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward
+from .pid import PIDController
 
 __all__ = ["control_loop"]
 
@@ -152,7 +155,61 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         return BatchedControlLoop(spec, loop.name, params, n)
 
     loop.batched = batched
+    if type(controller) is PIDController and not callable(setpoint) \
+            and (feedforward is None or isinstance(feedforward, _AtSetpoint)):
+        loop.kernel_loop = KernelPIDLoop(controller, measure, command, ref, feedforward, output_limits)
     return loop
+
+
+class KernelPIDLoop:
+    """What :class:`simcore.Simulator` needs to run a loop's ticks inside the compiled kernel
+    (:mod:`simcore.kernel.ticks`, a loop around a PIDController with a constant setpoint): the signals it
+    measures and commands, its numbers when a stretch of ticks starts (the controller's parameters and
+    state, the setpoint, the feedforward at it, the output limits), and where its state goes back after.
+    The controller object stays the loop's state between stretches, so its ticks may run in Python or in
+    the kernel alike.
+    """
+
+    def __init__(self, pid, measure, command, reference, feedforward, output_limits):
+        self.pid, self.measure, self.command = pid, measure, command
+        self.reference, self.feedforward, self.output_limits = reference, feedforward, output_limits
+
+    def numbers(self, t: float, signals):
+        """``(parameters, state)`` as lists of floats (:mod:`simcore.kernel.pid`'s vectors, then the loop's
+        setpoint, feedforward and output limits), or None when the loop holds what the kernel cannot run
+        (arrays)."""
+        pid = self.pid
+        r = self.reference(t)
+        ff = self.feedforward(t, r, signals) if self.feedforward is not None else 0.0
+        lo, hi = self.output_limits if self.output_limits is not None else (-math.inf, math.inf)
+        params = [pid._kp, pid._ki, pid._kd, pid._period, pid._i_zone, pid._min_integral, pid._max_integral,
+                  1.0 if pid._continuous else 0.0, pid._min_input, pid._max_input,
+                  1.0 if pid._derivative_kick else 0.0, r, ff, lo, hi]
+        state = [pid._setpoint, pid._measurement, 1.0 if pid._have_setpoint else 0.0,
+                 1.0 if pid._have_measurement else 0.0, pid._error, pid._prev_error, pid._error_derivative,
+                 pid._total_error]
+        if not all(type(v) is float for v in params + state):
+            params = [_plain(v) for v in params]
+            state = [_plain(v) for v in state]
+            if None in params or None in state:
+                return None
+        return params, state
+
+    def store(self, state) -> None:
+        """The controller's state from the kernel's vector (after a stretch of ticks there)."""
+        pid = self.pid
+        (pid._setpoint, pid._measurement, have_setpoint, have_measurement, pid._error, pid._prev_error,
+         pid._error_derivative, pid._total_error) = [float(v) for v in state]
+        pid._have_setpoint, pid._have_measurement = have_setpoint != 0.0, have_measurement != 0.0
+
+
+def _plain(value):
+    """``value`` as a float when it is a plain real number (a Python or numpy scalar), else None."""
+    if isinstance(value, (bool, np.bool_)):
+        return float(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return float(value)
+    return None
 
 
 def _check_setpoint(value, loop: str, t: float) -> None:

@@ -85,7 +85,35 @@ def _compiled_run(simulator):
         return None
     return CompiledRun(forms, lay.slices, [len(u) for u in lay.U], 1, rtol=simulator.rtol, atol=simulator.atol,
                        max_step=simulator.max_step, method=simulator.method,
-                       keep_steps=simulator._rec.keeps_steps)
+                       keep_steps=simulator._rec.keeps_steps, loops=_kernel_loops(simulator))
+
+
+def _kernel_loops(simulator):
+    """``(CT, parameters, n_cs)`` for :class:`~simcore.compiled_run.CompiledRun` when every controller of the
+    simulation can tick in the kernel (:mod:`simcore.kernel.ticks`: a loop with a ``kernel_loop``, measuring
+    a state, commanding an input no coupling drives), else None (they tick in Python)."""
+    from .kernel import pid as kp
+    from .kernel import ticks as kt
+
+    lay, controllers = simulator._layout, simulator.controllers
+    if not controllers:
+        return None
+    u_first = np.cumsum([0] + [len(u) for u in lay.U])
+    CT = np.zeros((len(controllers), kt.N_LOOP_FIELDS), dtype=np.int64)
+    for c, ctl in enumerate(controllers):
+        spec = getattr(ctl, "kernel_loop", None)
+        if spec is None:
+            return None
+        measured, commanded = lay.index.get(spec.measure), lay.index.get(spec.command)
+        if measured is None or measured[0] != "x" or commanded is None or commanded[0] != "u" \
+                or spec.command in lay.coupled:
+            return None  # (the Python path checks the names and raises where they are wrong)
+        CT[c] = (kt.LOOP_PID, simulator._t0_ns + ctl.offset_ns, ctl.period_ns,
+                 measured[2], u_first[commanded[1]] + commanded[2],  # (a state's index is the stacked one)
+                 c * kt.N_PID_LOOP_PARAMETERS, c * kp.N_PID_STATE,
+                 kt.FLAG_FEEDFORWARD * (spec.feedforward is not None)
+                 + kt.FLAG_LIMITS * (spec.output_limits is not None))
+    return CT, np.zeros(len(controllers) * kt.N_PID_LOOP_PARAMETERS), len(controllers) * kp.N_PID_STATE
 
 class Simulator:
     """A simulation that can be advanced from outside.
@@ -429,7 +457,7 @@ class Simulator:
         coupled = bool(lay.couplings)
 
         def sink(n_rows, n_events):
-            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows]
+            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows, :-1]
             if not coupled and n_rows and (M == self._loaded_modes[1]).all():
                 held = lay.held(T[0], Y[0])
                 for t, y in zip(T, Y):
@@ -448,15 +476,20 @@ class Simulator:
                     held = held_by_modes[key] = (self._compiled_inputs(),
                                                  tuple(cr.mode_name(k, c) for k, c in enumerate(key)))
                 stage((T[r], Y[r], held))
-            for e in range(n_events):
-                t, k, ev_id, mb, ma, at_tick = cr.EVR_F[0, e]
-                k = int(k)
-                nx = lay.slices[k].stop - lay.slices[k].start
-                rec.event(EventRecord(float(t), self.systems[k].kernel_events[int(ev_id)].name, names[k],
-                                      cr.EVR_X[0, e, 0, :nx].copy(), cr.EVR_X[0, e, 1, :nx].copy(),
-                                      cr.mode_name(k, mb), cr.mode_name(k, ma), bool(at_tick)))
+            self._sink_events(n_events, names)
 
         return sink
+
+    def _sink_events(self, n_events: int, names) -> None:
+        """The kernel's first ``n_events`` event records to the recorder."""
+        cr, rec, lay = self._compiled, self._rec, self._layout
+        for e in range(n_events):
+            t, k, ev_id, mb, ma, at_tick = cr.EVR_F[0, e]
+            k = int(k)
+            nx = lay.slices[k].stop - lay.slices[k].start
+            rec.event(EventRecord(float(t), self.systems[k].kernel_events[int(ev_id)].name, names[k],
+                                  cr.EVR_X[0, e, 0, :nx].copy(), cr.EVR_X[0, e, 1, :nx].copy(),
+                                  cr.mode_name(k, mb), cr.mode_name(k, ma), bool(at_tick)))
 
     def _compiled_store(self) -> None:
         """The simulation from the kernel's variant 0: state, modes, statistics."""
@@ -504,6 +537,128 @@ class Simulator:
         self.t = t_reached
         if status == _kl.SWITCH:  # "auto" found the run stiff: its implicit method takes over, in Python
             self._hand_over_to_python()
+
+    # -- the loops ticking in the kernel (simcore.kernel.ticks) ----------------------------------------------
+    def _ticks_in_kernel(self) -> bool:
+        """Whether the ticks from here run in the kernel: every controller is a loop it runs, each has
+        started (its first tick, with its ``on_start``, ran in Python), and the kernel integrates."""
+        cr = self._compiled
+        return (cr is not None and len(cr.CT) > 0 and self._kernel_on() and self._integrator.current == "RK45"
+                and self._pending_tick is None and all(self._ran_once))
+
+    def _compiled_ticks(self, target_ns: int) -> None:
+        """Integrate to ``target_ns`` with the loops ticking in the kernel, the ticks at it included (what
+        the loop of :meth:`_run_until_ns` does, in one call); stops early where "auto" hands the run to its
+        implicit method, or where a loop's write is refused (that tick is then run in Python, which raises
+        the error naming it). An exception leaves the simulation where the call began."""
+        from .kernel import ticks as kt
+
+        cr, rec, lay, sched = self._compiled, self._rec, self._layout, self._schedule
+        specs = [c.kernel_loop for c in self.controllers]
+        numbers = [spec.numbers(self.t, self._signals) for spec in specs]
+        if any(n is None for n in numbers):
+            return
+        X, modes, snap = self._X, self._modes(), cr.snapshot()
+        self._compiled_load()
+        RS, CT = cr.RS[0], cr.CT
+        for c, (params, state) in enumerate(numbers):
+            rng = lay.input_ranges.get(specs[c].command, (-math.inf, math.inf))
+            po, so = int(CT[c, kt.C_P]), int(CT[c, kt.C_S])
+            cr.P[0, po:po + len(params) + 2] = params + [float(rng[0]), float(rng[1])]
+            cr.CS[0, so:so + len(state)] = state
+            cr.TICKS[0, c] = sched._k[c]
+        RS[_kl.RS_T_NS], RS[_kl.RS_TARGET_NS] = self._t_ns, target_ns
+        ticked = []
+        try:
+            status = cr.advance_ticking_single(self._ticking_sink(ticked))
+            if not math.isnan(cr.RS[0, _kl.RS_WARN_T]):
+                self._integrator.stiffness_warning(cr.RS[0, _kl.RS_WARN_T])
+                cr.RS[0, _kl.RS_WARN_T] = math.nan
+            if status not in (_kl.DONE, _kl.SWITCH, _kl.TICK_REFUSED):
+                self._compiled_failure(status)
+        except BaseException:
+            self._compiled_rollback(snap, modes, X)
+            raise
+        # Kept (nothing below can fail): the ticks' logs and schedule, the held inputs, the loops' states.
+        names = [c.name for c in self.controllers]
+        for t, c, value in ticked:
+            rec.tick(names[int(c)], t, {specs[int(c)].command: value})
+        self._stats["n_ticks"] += len(ticked)
+        for c, spec in enumerate(specs):
+            sched._k[c] = int(cr.TICKS[0, c])
+            sched._next[c] = sched._base[c] + sched._k[c] * sched._period[c]
+            so = int(CT[c, kt.C_S])
+            spec.store(cr.CS[0, so:so + len(numbers[c][1])])
+        for c, spec in enumerate(specs):  # the commanded inputs only: a coupling's are the Python solve's
+            _, k, i = lay.index[spec.command]
+            lay.U[k][i] = cr.U[0, CT[c, kt.C_COMMAND]]
+        lay.modes_changed()  # (the held inputs changed: a new snapshot)
+        self._compiled_store()
+        self._t_ns = int(RS[_kl.RS_T_NS])
+        self.t = float(RS[_kl.S_T])
+        rec.commit(self.t)
+        if status == _kl.SWITCH:
+            self._hand_over_to_python()
+
+    def _ticking_sink(self, ticked):
+        """``sink(n_rows, n_events, n_ticks)`` of :meth:`_compiled_ticks`: its ticks into ``ticked`` (time,
+        loop, value), its rows (each with the inputs held after the ticks before it) and events to the
+        recorder."""
+        from .kernel import ticks as kt
+
+        cr, rec, lay = self._compiled, self._rec, self._layout
+        stage, n_parts = rec.stager(), cr.n_parts
+        names = [s.name for s in self.systems]
+        coupled = bool(lay.couplings)
+        commands = cr.CT[:, kt.C_COMMAND]
+        targets = [lay.index[c.kernel_loop.command][1:] for c in self.controllers]
+        # The inputs after each count of the kernel's ticks (counted over the run), from the count now.
+        pending = rec.pending_rows()
+        held_u = {int(cr.RS[0, _kl.RS_N_TICKS]): cr.U[0].copy()}
+        last = [int(cr.RS[0, _kl.RS_N_TICKS])]
+        snapshots = {}
+
+        def sink(n_rows, n_events, n_ticks):
+            if n_ticks:
+                count = last[0]
+                records = cr.TICK_ROWS[0, :n_ticks]
+                ticked.extend(records.tolist())
+                # The inputs after each of these ticks: each commanded input holds the last value written to it.
+                U = np.repeat(held_u[count][None, :], n_ticks + 1, axis=0)
+                loops = records[:, 1].astype(np.int64)
+                after = np.arange(n_ticks)
+                for c, column in enumerate(commands):
+                    at = np.flatnonzero(loops == c)
+                    if len(at):
+                        latest = np.searchsorted(at, after, side="right") - 1
+                        written = latest >= 0
+                        U[1:][written, column] = records[at[latest[written]], 2]
+                for j in range(1, n_ticks + 1):
+                    held_u[count + j] = U[j]
+                last[0] = count + n_ticks
+            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows].tolist()
+            if coupled:
+                for r in range(n_rows):
+                    # The coupled inputs (a battery's bus) at the row, solved in the row's modes and inputs.
+                    key = M[r]
+                    for k in range(n_parts):
+                        self.systems[k].mode = cr.mode_name(k, key[k])
+                    u = held_u[key[n_parts]]
+                    for (k, i), j in zip(targets, commands):
+                        lay.U[k][i] = u[j]
+                    stage((T[r], Y[r], lay.held(T[r], Y[r])))
+            else:
+                helds = []
+                for key in map(tuple, M):
+                    held = snapshots.get(key)
+                    if held is None:
+                        held = snapshots[key] = (held_u[key[n_parts]],
+                                                 tuple(cr.mode_name(k, key[k]) for k in range(n_parts)))
+                    helds.append(held)
+                pending.extend(zip(T, Y, helds))
+            self._sink_events(n_events, names)
+
+        return sink
 
     def _compiled_input_jumps(self, u_before, t) -> None:
         """:meth:`_after_writes` in the kernel: the events a write triggers, the row after it."""
@@ -659,6 +814,10 @@ class Simulator:
             if self._terminated:
                 return
         while not self._terminated:
+            if self._ticks_in_kernel():
+                self._compiled_ticks(target_ns)  # to the target, unless "auto" hands over or a write is refused
+                if self._terminated:
+                    return
             nxt = self._schedule.next_ns()
             seg_end_ns = target_ns if nxt is None else min(nxt, target_ns)
             if seg_end_ns > self._t_ns:

@@ -109,6 +109,10 @@ class Recorder:
         """``stage(row)`` for ``(t, X, held)`` tuples: :meth:`row` without the call (the per-step path)."""
         return self._pending.append
 
+    def pending_rows(self) -> list:
+        """The staged rows, a list of ``(t, X, held)`` a caller may extend (the block path of :meth:`stager`)."""
+        return self._pending
+
     def event(self, record) -> None:
         """Stage a fired event's record (kept at the next :meth:`commit`)."""
         self._pending_events.append(record)
