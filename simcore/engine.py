@@ -580,9 +580,9 @@ class Simulator:
             self._compiled_rollback(snap, modes, X)
             raise
         # Kept (nothing below can fail): the ticks' logs and schedule, the held inputs, the loops' states.
-        names = [c.name for c in self.controllers]
-        for t, c, value in ticked:
-            rec.tick(names[int(c)], t, {specs[int(c)].command: value})
+        for c, spec in enumerate(specs):
+            rec.ticks_done(self.controllers[c].name, [(t, {spec.command: value}) for t, loop, value in ticked
+                                                      if loop == c])
         self._stats["n_ticks"] += len(ticked)
         for c, spec in enumerate(specs):
             sched._k[c] = int(cr.TICKS[0, c])
@@ -636,8 +636,9 @@ class Simulator:
                 for j in range(1, n_ticks + 1):
                     held_u[count + j] = U[j]
                 last[0] = count + n_ticks
-            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows].tolist()
+            T, Y = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy()
             if coupled:
+                M = cr.ROWS_M[0, :n_rows].tolist()
                 for r in range(n_rows):
                     # The coupled inputs (a battery's bus) at the row, solved in the row's modes and inputs.
                     key = M[r]
@@ -647,15 +648,29 @@ class Simulator:
                     for (k, i), j in zip(targets, commands):
                         lay.U[k][i] = u[j]
                     stage((T[r], Y[r], lay.held(T[r], Y[r])))
-            else:
-                helds = []
-                for key in map(tuple, M):
-                    held = snapshots.get(key)
-                    if held is None:
-                        held = snapshots[key] = (held_u[key[n_parts]],
-                                                 tuple(cr.mode_name(k, key[k]) for k in range(n_parts)))
-                    helds.append(held)
-                pending.extend(zip(T, Y, helds))
+            elif n_rows:
+                M = cr.ROWS_M[0, :n_rows]
+                if (M[:, :n_parts] == M[0, :n_parts]).all():  # one set of modes (no event): by the tick count alone
+                    counts = M[:, n_parts]
+                    first = int(counts[0])
+                    helds = np.empty(int(counts[-1]) - first + 1, dtype=object)
+                    modes = tuple(M[0, :n_parts].tolist())
+                    mode_names = tuple(cr.mode_name(k, m) for k, m in enumerate(modes))
+                    for c in range(first, int(counts[-1]) + 1):
+                        held = snapshots.get(modes + (c,))
+                        if held is None:
+                            held = snapshots[modes + (c,)] = (held_u[c], mode_names)
+                        helds[c - first] = held
+                    pending.extend(zip(T, Y, helds[counts - first]))
+                else:
+                    helds = []
+                    for key in map(tuple, M.tolist()):
+                        held = snapshots.get(key)
+                        if held is None:
+                            held = snapshots[key] = (held_u[key[n_parts]],
+                                                     tuple(cr.mode_name(k, key[k]) for k in range(n_parts)))
+                        helds.append(held)
+                    pending.extend(zip(T, Y, helds))
             self._sink_events(n_events, names)
 
         return sink

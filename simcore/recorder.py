@@ -125,6 +125,14 @@ class Recorder:
         ticks.append(t)
         self.tick_log[controller].append((t, written))
 
+    def ticks_done(self, controller: str, entries) -> None:
+        """:meth:`tick` for each ``(t, written)`` of ``entries``, in order."""
+        ticks = self.ticks[controller]
+        if ticks.maxlen is not None:
+            self.dropped["ticks"] += max(0, len(ticks) + len(entries) - ticks.maxlen)
+        ticks.extend([t for t, _ in entries])
+        self.tick_log[controller].extend(entries)
+
     def skipped_step(self) -> None:
         """A solver step that this policy does not keep."""
         self.dropped["rows"] += 1
