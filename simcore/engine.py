@@ -209,6 +209,7 @@ class Simulator:
         self._schedule = TickSchedule(self._t0_ns, controllers)
         self._rec = Recorder(self.record, cnames)
         self._ran_once = [False] * len(controllers)  # on_start runs before a controller's first tick
+        self._writers = [f"controller {c.name!r}" for c in controllers]  # (who wrote an input, in its errors)
         self._kernel_handed_over = False
         self._kernel_counted = (0, 0, 0, 0)  # the kernel's steps, segments, events, dropped rows already counted
         self._pending_tick = None  # a tick interrupted by an exception: [t_ns, active, g_before, ran]
@@ -360,7 +361,9 @@ class Simulator:
         pend = self._pending_tick
         if pend is None or pend[0] != t_ns:
             if self._kernel_on() and not initial:  # the kernel compares the guards before and after the writes
-                pend = self._pending_tick = [t_ns, None, self._compiled_inputs(), False]
+                # (the layout's snapshot of the inputs is a copy, made anew after a write)
+                u_before = self._compiled_inputs() if lay.couplings else lay.held(t, self._X)[0]
+                pend = self._pending_tick = [t_ns, None, u_before, False]
             else:
                 active = [] if initial else ev.active_events()
                 pend = self._pending_tick = [t_ns, active, ev.guards_before_writes(active, t, self._X), False]
@@ -378,7 +381,7 @@ class Simulator:
                 raise
             written = checked_writes(c.name, written)
             for name, value in written.items():
-                lay.write_input(name, value, f"controller {c.name!r}", t)
+                lay.write_input(name, value, self._writers[i], t)
             sched.done(i)
             self._stats["n_ticks"] += 1
             rec.tick(c.name, t, dict(written))
@@ -440,7 +443,7 @@ class Simulator:
         modes = self._modes()
         if self._loaded_modes is None or modes != self._loaded_modes[0]:  # (an event or a rollback changed them)
             cr.set_modes(0, modes)
-            self._loaded_modes = (modes, cr.modes[0].copy())
+            self._loaded_modes = (modes, cr.modes[0].tolist())
         cr.RS[0, _kl.S_T] = self.t
 
     def _compiled_sink(self):
@@ -457,15 +460,17 @@ class Simulator:
         coupled = bool(lay.couplings)
 
         def sink(n_rows, n_events):
-            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows, :-1]
-            if not coupled and n_rows and (M == self._loaded_modes[1]).all():
+            T, Y = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy()
+            M = [m[:-1] for m in cr.ROWS_M[0, :n_rows].tolist()]  # (without the kernel loops' tick count)
+            loaded = self._loaded_modes[1]
+            if not coupled and n_rows and all(m == loaded for m in M):
                 held = lay.held(T[0], Y[0])
                 for t, y in zip(T, Y):
                     stage((t, y, held))
                 n_rows = 0
             held_by_modes = {}
             for r in range(n_rows):
-                key = tuple(M[r].tolist())
+                key = tuple(M[r])
                 if coupled:  # the coupled inputs (a battery's bus) at the row, solved in the row's modes
                     for k, c in enumerate(key):
                         self.systems[k].mode = cr.mode_name(k, c)
@@ -497,9 +502,10 @@ class Simulator:
         RS = cr.RS[0]
         self._X = cr.X[0].copy()
         loaded = self._loaded_modes
-        if self._layout.couplings or loaded is None or not (cr.modes[0] == loaded[1]).all():
+        codes = cr.modes[0].tolist()
+        if self._layout.couplings or loaded is None or codes != loaded[1]:
             self._modes_from_kernel()  # (an event switched one; a battery's sink set them row by row)
-            self._loaded_modes = (self._modes(), cr.modes[0].copy())
+            self._loaded_modes = (self._modes(), codes)
         counted = self._kernel_counted
         now = (int(RS[_kl.S_NSTEPS]), int(RS[_kl.RS_N_SEGMENTS]), int(RS[_kl.RS_N_EVENTS]), int(RS[_kl.S_DROPPED]))
         stats["n_steps"] += now[0] - counted[0]
