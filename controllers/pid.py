@@ -31,7 +31,11 @@ means the next ``calculate`` takes that recomputed error as its previous error.
 Where this module is stricter than WPILib: gains, tolerances and ranges are
 validated (``ConfigError``), including in the setters, and ``lo < hi`` is required
 for continuous input. Gains, measurements and setpoints may be numpy arrays (one
-controller for a batch of variants); the arithmetic is element-wise.
+controller for a batch of variants); the arithmetic is element-wise: each element is a
+controller of its own, equal to one run on floats to the bit. Such a controller's error,
+error derivative, accumulated error and :meth:`~PIDController.at_setpoint` are arrays of
+the batch's shape; its period, i_zone, integrator range, continuous input and tolerances
+are shared by every element.
 
 The law is written once, in :mod:`simcore.kernel.pid` (compiled by numba, loaded when the
 first controller is made: ``import simcore`` loads no numba). A controller keeps its numbers

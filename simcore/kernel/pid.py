@@ -1,4 +1,5 @@
-"""WPILib's ``PIDController`` law in kernel form: one ``calculate``, ``set_setpoint``, ``reset``, the wrap.
+"""WPILib's ``PIDController`` law in kernel form: one ``calculate``, ``set_setpoint``, ``reset``, the wrap,
+``at_setpoint``.
 
 The contract (WPILib's semantics, the first call's derivative, ``i_zone``, the integrator range,
 continuous input) is :mod:`simcore.controllers.pid`'s, whose :class:`~simcore.controllers.PIDController`
