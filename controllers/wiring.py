@@ -175,39 +175,28 @@ class KernelPIDLoop:
         self.reference, self.feedforward, self.output_limits = reference, feedforward, output_limits
 
     def numbers(self, t: float, signals):
-        """``(parameters, state)`` as lists of floats (:mod:`simcore.kernel.pid`'s vectors, then the loop's
-        setpoint, feedforward and output limits), or None when the loop holds what the kernel cannot run
-        (arrays)."""
-        pid = self.pid
+        """``(parameters, state)`` as lists of floats (the controller's own :mod:`simcore.kernel.pid` vectors,
+        then the loop's setpoint, feedforward and output limits), or None when the loop holds what the kernel
+        cannot run (a controller or a setpoint of arrays)."""
+        vectors = self.pid.kernel_vectors()
         r = self.reference(t)
+        if vectors is None or _plain(r) is None:
+            return None
         ff = self.feedforward(t, r, signals) if self.feedforward is not None else 0.0
+        if _plain(ff) is None:
+            return None
         lo, hi = self.output_limits if self.output_limits is not None else (-math.inf, math.inf)
-        params = [pid._kp, pid._ki, pid._kd, pid._period, pid._i_zone, pid._min_integral, pid._max_integral,
-                  1.0 if pid._continuous else 0.0, pid._min_input, pid._max_input,
-                  1.0 if pid._derivative_kick else 0.0, r, ff, lo, hi]
-        state = [pid._setpoint, pid._measurement, 1.0 if pid._have_setpoint else 0.0,
-                 1.0 if pid._have_measurement else 0.0, pid._error, pid._prev_error, pid._error_derivative,
-                 pid._total_error]
-        if not all(type(v) is float for v in params + state):
-            params = [_plain(v) for v in params]
-            state = [_plain(v) for v in state]
-            if None in params or None in state:
-                return None
-        return params, state
+        p, s = vectors
+        return p.tolist() + [float(r), float(ff), lo, hi], s.tolist()
 
     def store(self, state) -> None:
         """The controller's state from the kernel's vector (after a stretch of ticks there)."""
-        pid = self.pid
-        (pid._setpoint, pid._measurement, have_setpoint, have_measurement, pid._error, pid._prev_error,
-         pid._error_derivative, pid._total_error) = [float(v) for v in state]
-        pid._have_setpoint, pid._have_measurement = have_setpoint != 0.0, have_measurement != 0.0
+        self.pid.kernel_vectors()[1][:] = state
 
 
 def _plain(value):
     """``value`` as a float when it is a plain real number (a Python or numpy scalar), else None."""
-    if isinstance(value, (bool, np.bool_)):
-        return float(value)
-    if isinstance(value, (int, float, np.integer, np.floating)):
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
         return float(value)
     return None
 
