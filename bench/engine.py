@@ -21,6 +21,11 @@ of the process, so that other work on a shared machine does not count):
    skipped with a message when it is not installed). Target: simcore at most 1.0x per
    simulated second (issue 24; it was 4x before the compiled kernel).
 
+4. **Arm under a built-in loop, against WPILib.** The same arm under
+   ``control_loop(PIDController)`` with a constant setpoint (its ticks run inside the compiled kernel:
+   :mod:`simcore.kernel.ticks`) against ``SingleJointedArmSim`` stepped at 20 ms with the same PID.
+   Target (issue 25): at most 0.25x per simulated second.
+
 With ``--baseline-python PATH`` the same rows are also measured by this script run
 under another interpreter (a venv with the previous commit installed, e.g. a git
 worktree of the branch point), in a subprocess alternating with this one, and the
@@ -52,7 +57,7 @@ from scipy.integrate import solve_ivp
 import simcore
 import simcore.models as models
 from simcore import PeriodicController, simulate
-from simcore.controllers import PIDController
+from simcore.controllers import PIDController, control_loop
 from simcore.models.motors import NEO, VEX_775PRO
 
 RTOL, ATOL = 1e-8, 1e-10
@@ -206,7 +211,9 @@ def arm_floor_lean():
                             lambda solver, fun, t0, x, t1, h: solver.restart(t0, x, t1, h))
 
 
-def _wpilib_arm():
+def _wpilib_arm(command=control):
+    """WPILib's arm stepped at 20 ms, its voltage ``command(pid, t, angle)`` at each step (None without
+    robotpy's wpilib)."""
     try:
         from wpimath.system.plant import DCMotor
         from wpilib.simulation import SingleJointedArmSim
@@ -217,10 +224,25 @@ def _wpilib_arm():
         sim = SingleJointedArmSim(DCMotor.vex775Pro(N_MOTORS), G, J, L, MIN, MAX, True, 0.0)
         pid = PIDController(KP, 0.0, KD, period=PERIOD)
         for k in range(N_TICKS):
-            sim.setInputVoltage(control(pid, k * 20_000_000 / 1e9, sim.getAngle()))
+            sim.setInputVoltage(command(pid, k * 20_000_000 / 1e9, sim.getAngle()))
             sim.update(PERIOD)
         return sim.getAngle()
     return run
+
+
+# -- 4. the arm under a built-in control loop ----------------------------------------------------------
+LOOP_SETPOINT = 1.2
+
+
+def arm_loop_engine():
+    arm = models.Arm.from_wpilib(VEX_775PRO.gearbox(N_MOTORS), G, J, L, MIN, MAX, True, 0.0)
+    loop = control_loop(PIDController(KP, 0.0, KD, period=PERIOD), measure="arm.angle", command="arm.voltage",
+                        setpoint=LOOP_SETPOINT, output_limits=(-12.0, 12.0))
+    return simulate(arm, T_END, [loop], rtol=RTOL, atol=ATOL).final("arm.angle")
+
+
+def _wpilib_arm_loop():
+    return _wpilib_arm(lambda pid, t, angle: min(max(pid.calculate(angle, LOOP_SETPOINT), -12.0), 12.0))
 
 
 def _timed(fn) -> float:
@@ -244,6 +266,11 @@ def measure(repeat: int) -> dict:
     wp = _wpilib_arm()
     if wp is not None:
         runs["arm_wpilib"] = wp
+    runs["arm_loop_engine"] = arm_loop_engine
+    wp = _wpilib_arm_loop()
+    if wp is not None:
+        assert abs(arm_loop_engine() - wp()) < 1e-2  # the same motion (WPILib's own integration is coarser)
+        runs["arm_loop_wpilib"] = wp
     times = {k: [] for k in runs}
     for _ in range(repeat):
         for k, fn in runs.items():
@@ -273,6 +300,11 @@ def report(m: dict, label: str = "") -> dict:
               f"simulated s, ratio simcore/WPILib {ratios['wpilib']:.2f} (target <= 1.0){floor}")
     else:
         print(f"{label}3. arm vs WPILib: skipped (robotpy's wpilib is not installed: pip install wpilib==2026.2.2)")
+    if "arm_loop_wpilib" in m:
+        ratios["loop_wpilib"] = m["arm_loop_engine"] / m["arm_loop_wpilib"]
+        print(f"{label}4. arm under control_loop(PIDController) vs WPILib with the same PID: simcore "
+              f"{m['arm_loop_engine'] / T_END * 1e3:6.2f} ms per simulated s, WPILib "
+              f"{m['arm_loop_wpilib'] / T_END * 1e3:6.2f}, ratio {ratios['loop_wpilib']:.2f} (target <= 0.25)")
     return ratios
 
 
@@ -370,7 +402,8 @@ def main():
     after = report(med(ours), "  ")
     m_b, m_a = med(theirs), med(ours)
     print(f"before/after CPU time: flywheel {m_b['flywheel_engine'] / m_a['flywheel_engine']:.2f}x faster, "
-          f"arm {m_b['arm_engine'] / m_a['arm_engine']:.2f}x faster")
+          f"arm {m_b['arm_engine'] / m_a['arm_engine']:.2f}x faster, "
+          f"arm under control_loop {m_b['arm_loop_engine'] / m_a['arm_loop_engine']:.2f}x faster")
     del before, after
 
 

@@ -31,7 +31,19 @@ means the next ``calculate`` takes that recomputed error as its previous error.
 Where this module is stricter than WPILib: gains, tolerances and ranges are
 validated (``ConfigError``), including in the setters, and ``lo < hi`` is required
 for continuous input. Gains, measurements and setpoints may be numpy arrays (one
-controller for a batch of variants); the arithmetic is element-wise.
+controller for a batch of variants); the arithmetic is element-wise: each element is a
+controller of its own, equal to one run on floats to the bit. Such a controller's error,
+error derivative, accumulated error and :meth:`~PIDController.at_setpoint` are arrays of
+the batch's shape; its period, i_zone, integrator range, continuous input and tolerances
+are shared by every element.
+
+The law is written once, in :mod:`simcore.kernel.pid` (compiled by numba, loaded when the
+first controller is made: ``import simcore`` loads no numba). A controller keeps its numbers
+in that module's two vectors, parameters and state; on floats, :meth:`PIDController.calculate`
+runs the kernel's ``calculate`` on them, and a controller given arrays (a batch) holds one row
+of each per element and runs the same function row by row, so each element's arithmetic is a
+single controller's, to the bit. A run whose loops tick inside the kernel runs that function
+on the same vectors (:meth:`PIDController.kernel_vectors`).
 """
 from __future__ import annotations
 
@@ -43,6 +55,18 @@ import numpy as np
 
 from simcore import checks
 from simcore.errors import ConfigError
+
+
+def _kernel():
+    """:mod:`simcore.kernel.pid`, imported at first use (``import simcore`` loads no numba)."""
+    global _pid_kernel
+    if _pid_kernel is None:
+        from simcore.kernel import pid
+        _pid_kernel = pid
+    return _pid_kernel
+
+
+_pid_kernel = None
 
 
 def input_modulus(value, minimum, maximum):
@@ -82,13 +106,15 @@ def input_modulus(value, minimum, maximum):
 
 
 def _modulus(value, minimum, maximum):
-    """:func:`input_modulus` without the checks (bounds known good: the controllers' hot path)."""
-    period = maximum - minimum
-    # Floor-modulo gives [0, period); subtracting it from the top end gives
-    # (minimum, maximum], the closed end being the one WPILib's routine returns.
+    """:func:`input_modulus` without the checks (bounds known good): the kernel's ``modulus``, of a
+    number or of each element of an array."""
+    kernel = _kernel()
     if np.ndim(value) == 0:
-        return maximum - (maximum - value) % period
-    return maximum - np.mod(maximum - np.asarray(value, dtype=float), period)
+        return kernel.modulus(float(value), float(minimum), float(maximum))
+    values = np.ascontiguousarray(value, dtype=float)
+    out = np.empty(values.size)
+    kernel.modulus_each(values.reshape(-1), float(minimum), float(maximum), out)
+    return out.reshape(values.shape)
 
 
 def _gain(parameter, value):
@@ -123,76 +149,150 @@ class PIDController:
     """
 
     def __init__(self, kp, ki, kd, *, period: float = 0.02, derivative_kick: bool = False):
-        self._derivative_kick = checks.flag("derivative_kick", derivative_kick)
-        self._kp = _gain("kp", kp)
-        self._ki = _gain("ki", ki)
-        self._kd = _gain("kd", kd)
-        self._period = checks.positive("period", period, "s", what="period")
-        self._i_zone = math.inf
-        self._max_integral = 1.0
-        self._min_integral = -1.0
-        self._continuous = False
-        self._min_input = 0.0
-        self._max_input = 0.0
+        derivative_kick = checks.flag("derivative_kick", derivative_kick)
+        kp = _gain("kp", kp)
+        ki = _gain("ki", ki)
+        kd = _gain("kd", kd)
+        period = checks.positive("period", period, "s", what="period")
+        k = _kernel()
+        # One controller: a parameter vector and a state vector; a batch (arrays given): one row of
+        # each per element of ``_shape``, the batch's shape (() for one controller).
+        self._p = np.zeros(k.N_PID_PARAMETERS)
+        self._s = np.zeros(k.N_PID_STATE)
+        self._shape = ()
+        self._arrays = frozenset()  # which of kp, ki, kd, setpoint were given as arrays
+        self._p[k.Q_PERIOD] = period
+        self._p[k.Q_I_ZONE] = math.inf
+        self._p[k.Q_MIN_INTEGRAL], self._p[k.Q_MAX_INTEGRAL] = -1.0, 1.0
+        self._p[k.Q_DERIVATIVE_KICK] = 1.0 if derivative_kick else 0.0
         self._error_tolerance = 0.05
         self._error_derivative_tolerance = math.inf
-        self._setpoint = 0.0
-        self._measurement = 0.0
-        self._have_setpoint = False
-        self._have_measurement = False
-        self._error = 0.0
-        self._prev_error = 0.0
-        self._error_derivative = 0.0
-        self._total_error = 0.0
+        self.set_pid(kp, ki, kd)
+
+    # ------------------------------------------------------------ the vectors
+    def kernel_vectors(self):
+        """The controller's own parameter and state vectors, for the engine.
+
+        Returns
+        -------
+        tuple of ndarray or None
+            ``(p, s)``, shapes ``(N_PID_PARAMETERS,)`` and ``(N_PID_STATE,)`` laid out as
+            :mod:`simcore.kernel.pid` says; the controller's storage itself, not copies (a run that
+            ticks the controller in the kernel copies them in and writes ``s`` back). None when the
+            controller holds arrays (a batch's).
+        """
+        return (self._p, self._s) if self._s.ndim == 1 else None
+
+    def _widen(self, **given) -> None:
+        """Make the controller a batch of the shape its own and the ``given`` values' broadcast to
+        (numpy's rules), each new row a copy of the row it broadcasts from.
+
+        Raises
+        ------
+        ConfigError
+            A given array's shape does not broadcast with the batch's (naming it).
+        """
+        shape = self._shape
+        for parameter, value in given.items():
+            try:
+                shape = np.broadcast_shapes(shape, np.shape(value))
+            except ValueError:
+                raise ConfigError(parameter, value, f"a number or an array whose shape broadcasts with the "
+                                                    f"controller's batch shape {shape}") from None
+        if shape == self._shape:
+            return
+        n = math.prod(shape)
+        for name in ("_p", "_s"):
+            rows = getattr(self, name)
+            width = rows.shape[-1]
+            wide = np.broadcast_to(rows.reshape(self._shape + (width,)), shape + (width,))
+            setattr(self, name, np.array(wide.reshape(n, width), order="C"))  # own, writable rows
+        self._shape = shape
+
+    def _rows(self, value) -> np.ndarray:
+        """``value`` (a number or an array that broadcasts to the batch's shape) as one float per row."""
+        return np.ascontiguousarray(np.broadcast_to(value, self._shape), dtype=float).reshape(-1)
+
+    def _put(self, name: str, vector: str, slot: int, value) -> None:
+        """Write ``value`` (a float, or an array: the controller becomes a batch) into ``slot`` of every
+        row of ``vector`` (``"_p"`` or ``"_s"``); ``name`` remembers whether it was an array."""
+        if isinstance(value, np.ndarray):
+            self._widen(**{name: value})
+            getattr(self, vector)[:, slot] = self._rows(value)
+            self._arrays |= {name}
+        else:
+            getattr(self, vector)[..., slot] = value
+            self._arrays -= {name}
+
+    def _given(self, name: str, vector: str, slot: int):
+        """A value given to the controller: an array where an array was given, else a float."""
+        rows = getattr(self, vector)
+        if name in self._arrays:
+            return rows[:, slot].reshape(self._shape).copy()
+        return float(rows.reshape(-1)[slot])
+
+    def _computed(self, slot: int):
+        """A state value the law computes: a float for one controller, an array for a batch."""
+        if self._s.ndim == 1:
+            return float(self._s[slot])
+        return self._s[:, slot].reshape(self._shape).copy()
+
+    def _parameter(self, slot: int) -> float:
+        """A parameter every row shares (the period, the ranges)."""
+        return float(self._p.reshape(-1)[slot])
 
     # ----------------------------------------------------------------- gains
     @property
     def kp(self):
         """Proportional gain (output units per error unit)."""
-        return self._kp
+        return self._given("kp", "_p", _kernel().Q_KP)
 
     @kp.setter
     def kp(self, value):
-        self._kp = _gain("kp", value)
+        self._put("kp", "_p", _kernel().Q_KP, _gain("kp", value))
 
     @property
     def ki(self):
         """Integral gain (output units per error unit-second)."""
-        return self._ki
+        return self._given("ki", "_p", _kernel().Q_KI)
 
     @ki.setter
     def ki(self, value):
-        self._ki = _gain("ki", value)
+        self._put("ki", "_p", _kernel().Q_KI, _gain("ki", value))
 
     @property
     def kd(self):
         """Derivative gain (output units per error unit per second)."""
-        return self._kd
+        return self._given("kd", "_p", _kernel().Q_KD)
 
     @kd.setter
     def kd(self, value):
-        self._kd = _gain("kd", value)
+        self._put("kd", "_p", _kernel().Q_KD, _gain("kd", value))
 
     def set_pid(self, kp, ki, kd) -> None:
         """Set all three gains (see the constructor for units); for online tuning."""
         kp = _gain("kp", kp)
         ki = _gain("ki", ki)
         kd = _gain("kd", kd)
-        self._kp, self._ki, self._kd = kp, ki, kd
+        k = _kernel()
+        self._widen(kp=kp, ki=ki, kd=kd)  # mismatched shapes are refused before any gain changes
+        self._put("kp", "_p", k.Q_KP, kp)
+        self._put("ki", "_p", k.Q_KI, ki)
+        self._put("kd", "_p", k.Q_KD, kd)
 
     @property
     def period(self) -> float:
         """Time between calls of :meth:`calculate`, s."""
-        return self._period
+        return self._parameter(_kernel().Q_PERIOD)
 
     @property
     def i_zone(self) -> float:
         """Error magnitude above which the integrator is reset to zero (error units)."""
-        return self._i_zone
+        return self._parameter(_kernel().Q_I_ZONE)
 
     @i_zone.setter
     def i_zone(self, value) -> None:
-        self._i_zone = checks.tolerance("i_zone", value)
+        self._p[..., _kernel().Q_I_ZONE] = checks.tolerance("i_zone", value)
 
     def set_i_zone(self, i_zone: float) -> None:
         """Set :attr:`i_zone` (error units; ``math.inf``, the default, disables it)."""
@@ -202,7 +302,7 @@ class PIDController:
     @property
     def setpoint(self):
         """The setpoint (measurement units). Assigning it is :meth:`set_setpoint`."""
-        return self._setpoint
+        return self._given("setpoint", "_s", _kernel().Z_SETPOINT)
 
     @setpoint.setter
     def setpoint(self, value) -> None:
@@ -221,14 +321,24 @@ class PIDController:
             The desired value of the measurement (measurement units).
         """
         setpoint = checks.finite("setpoint", setpoint, allow_array=True)
-        self._setpoint = setpoint
-        self._have_setpoint = True
-        self._error = self._wrap(setpoint - self._measurement)
-        self._error_derivative = (self._error - self._prev_error) / self._period
+        k = _kernel()
+        if self._s.ndim == 1 and not isinstance(setpoint, np.ndarray):
+            k.set_setpoint(self._p, 0, self._s, 0, setpoint)
+            return
+        self._widen(setpoint=setpoint)
+        k.set_setpoint_each(self._p, self._s, self._rows(setpoint))
+        self._note_setpoint(setpoint)
+
+    def _note_setpoint(self, setpoint) -> None:
+        """Remember whether the setpoint a batch was given is an array (what :attr:`setpoint` returns)."""
+        if isinstance(setpoint, np.ndarray):
+            self._arrays |= {"setpoint"}
+        else:
+            self._arrays -= {"setpoint"}
 
     def get_setpoint(self):
         """Return :attr:`setpoint`."""
-        return self._setpoint
+        return self.setpoint
 
     # ------------------------------------------------------ continuous input
     def enable_continuous_input(self, minimum_input: float, maximum_input: float) -> None:
@@ -252,16 +362,17 @@ class PIDController:
         if not math.isfinite(hi - lo):
             raise ConfigError("maximum_input", maximum_input,
                               f"a number within the float range of minimum_input={lo!r} (the period overflows)")
-        self._continuous = True
-        self._min_input, self._max_input = lo, hi
+        k = _kernel()
+        self._p[..., k.Q_CONTINUOUS] = 1.0
+        self._p[..., k.Q_MIN_INPUT], self._p[..., k.Q_MAX_INPUT] = lo, hi
 
     def disable_continuous_input(self) -> None:
         """Stop wrapping the error."""
-        self._continuous = False
+        self._p[..., _kernel().Q_CONTINUOUS] = 0.0
 
     def is_continuous_input_enabled(self) -> bool:
         """True when :meth:`enable_continuous_input` is in effect."""
-        return self._continuous
+        return self._parameter(_kernel().Q_CONTINUOUS) != 0.0
 
     # ------------------------------------------------------------ integrator
     def set_integrator_range(self, minimum_integral: float, maximum_integral: float) -> None:
@@ -281,12 +392,13 @@ class PIDController:
         if not lo <= hi:
             raise ConfigError("maximum_integral", maximum_integral,
                               f"a number >= minimum_integral={lo!r}")
-        self._min_integral, self._max_integral = lo, hi
+        k = _kernel()
+        self._p[..., k.Q_MIN_INTEGRAL], self._p[..., k.Q_MAX_INTEGRAL] = lo, hi
 
     @property
     def accumulated_error(self):
         """The integrator's state, the sum of ``error * period`` (error units * s)."""
-        return self._total_error
+        return self._computed(_kernel().Z_TOTAL_ERROR)
 
     # ------------------------------------------------------------- tolerance
     def set_tolerance(self, pos: float, vel: float = math.inf) -> None:
@@ -319,30 +431,33 @@ class PIDController:
         Always false before a setpoint and a measurement have both been given (and
         after :meth:`reset` until the next measurement). Element-wise for arrays.
         """
-        if not (self._have_measurement and self._have_setpoint):
-            return False
-        result = ((abs(self._error) < self._error_tolerance)
-                  & (abs(self._error_derivative) < self._error_derivative_tolerance))
-        return bool(result) if np.ndim(result) == 0 else result
+        k = _kernel()
+        if self._s.ndim == 1:
+            return bool(k.at_setpoint(self._s, 0, self._error_tolerance, self._error_derivative_tolerance))
+        if self._s[0, k.Z_HAVE_SETPOINT] == 0.0 or self._s[0, k.Z_HAVE_MEASUREMENT] == 0.0:
+            return False  # a batch's rows are given their setpoint and measurement together
+        out = np.empty(self._s.shape[0], dtype=bool)
+        k.at_setpoint_each(self._s, self._error_tolerance, self._error_derivative_tolerance, out)
+        return out.reshape(self._shape)
 
     # ---------------------------------------------------------------- errors
     @property
     def error(self):
         """The error of the last call, ``setpoint - measurement`` (wrapped if continuous)."""
-        return self._error
+        return self._computed(_kernel().Z_ERROR)
 
     def get_error(self):
         """Return :attr:`error`."""
-        return self._error
+        return self.error
 
     @property
     def error_derivative(self):
         """``(error - previous error) / period`` of the last call (units per s)."""
-        return self._error_derivative
+        return self._computed(_kernel().Z_ERROR_DERIVATIVE)
 
     def get_error_derivative(self):
         """Return :attr:`error_derivative`."""
-        return self._error_derivative
+        return self.error_derivative
 
     # ------------------------------------------------------------- calculate
     def calculate(self, measurement, setpoint=None):
@@ -366,18 +481,21 @@ class PIDController:
         # A NaN measurement would poison the integrator for good: refuse it here.
         measurement = checks.finite("measurement", measurement, allow_array=True)
         if setpoint is not None:
-            self._setpoint = checks.finite("setpoint", setpoint, allow_array=True)
-            self._have_setpoint = True
-        error = self._wrap(self._setpoint - measurement)
-        first = not self._have_measurement
-        self._prev_error = error if (first and not self._derivative_kick) else self._error
-        self._measurement = measurement
-        self._have_measurement = True
-        self._error = error
-        self._error_derivative = (error - self._prev_error) / self._period
-        self._total_error = self._integrate(error)
-        return (self._kp * error + self._ki * self._total_error
-                + self._kd * self._error_derivative)
+            setpoint = checks.finite("setpoint", setpoint, allow_array=True)
+        kernel = _pid_kernel or _kernel()
+        s = self._s
+        if s.ndim == 1 and type(measurement) is float and type(setpoint) is not np.ndarray:  # robot code
+            if setpoint is None:
+                return kernel.calculate(self._p, 0, s, 0, measurement, 0.0, False)
+            return kernel.calculate(self._p, 0, s, 0, measurement, setpoint, True)
+        self._widen(measurement=measurement, setpoint=setpoint)
+        rows = self._rows(measurement)
+        out = np.empty(rows.size)
+        kernel.calculate_each(self._p, self._s, rows, rows if setpoint is None else self._rows(setpoint),
+                              setpoint is not None, out)
+        if setpoint is not None:
+            self._note_setpoint(setpoint)
+        return out.reshape(self._shape)
 
     def reset(self) -> None:
         """Clear the error history and the integrator (the setpoint is kept).
@@ -385,39 +503,8 @@ class PIDController:
         After a reset the next :meth:`calculate` is a first call again (zero
         derivative, or a previous error of 0 with ``derivative_kick=True``).
         """
-        self._error = 0.0
-        self._prev_error = 0.0
-        self._total_error = 0.0
-        self._error_derivative = 0.0
-        self._have_measurement = False
-
-    # --------------------------------------------------------------- private
-    def _wrap(self, error):
-        if not self._continuous:
-            return error
-        half = (self._max_input - self._min_input) / 2.0
-        return _modulus(error, -half, half)
-
-    def _integrate(self, error):
-        total, ki, period = self._total_error, self._ki, self._period
-        lo, hi = self._min_integral, self._max_integral
-        # (type() first: np.ndim costs a microsecond, and a robot loop's values are floats)
-        if ((type(error) is float or np.ndim(error) == 0) and (type(ki) is float or np.ndim(ki) == 0)
-                and (type(total) is float or np.ndim(total) == 0)):
-            if abs(error) > self._i_zone:
-                return 0.0
-            if ki != 0.0:
-                return min(max(total + error * period, lo / ki), hi / ki)
-            return total
-        # Batch path: the same rule element-wise; where ki == 0 the accumulator is
-        # left as it was, so the division by ki is masked rather than evaluated.
-        reset = np.abs(error) > self._i_zone
-        if (type(ki) is float or np.ndim(ki) == 0) and ki == 0.0:  # a PD loop: the accumulator stays, everywhere
-            return np.where(reset, 0.0, total)
-        ki = np.asarray(ki, dtype=float)
-        candidate = total + error * period
-        nz = ki != 0.0
-        safe_ki = np.where(nz, ki, 1.0)
-        clamped = np.clip(candidate, lo / safe_ki, hi / safe_ki)
-        new = np.where(nz, clamped, total)
-        return np.where(reset, 0.0, new)
+        k = _kernel()
+        if self._s.ndim == 1:
+            k.reset(self._s, 0)
+        else:
+            k.reset_each(self._s)

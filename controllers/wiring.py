@@ -31,11 +31,14 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+import numpy as np
+
 from simcore import PeriodicController, checks, protocols
 from simcore.batch_params import is_quantity
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 
 from .feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward
+from .pid import PIDController
 
 __all__ = ["control_loop"]
 
@@ -152,7 +155,50 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         return BatchedControlLoop(spec, loop.name, params, n)
 
     loop.batched = batched
+    if type(controller) is PIDController and not callable(setpoint) \
+            and (feedforward is None or isinstance(feedforward, _AtSetpoint)):
+        loop.kernel_loop = KernelPIDLoop(controller, measure, command, ref, feedforward, output_limits)
     return loop
+
+
+class KernelPIDLoop:
+    """What :class:`simcore.Simulator` needs to run a loop's ticks inside the compiled kernel
+    (:mod:`simcore.kernel.ticks`, a loop around a PIDController with a constant setpoint): the signals it
+    measures and commands, its numbers when a stretch of ticks starts (the controller's parameters and
+    state, the setpoint, the feedforward at it, the output limits), and where its state goes back after.
+    The controller object stays the loop's state between stretches, so its ticks may run in Python or in
+    the kernel alike.
+    """
+
+    def __init__(self, pid, measure, command, reference, feedforward, output_limits):
+        self.pid, self.measure, self.command = pid, measure, command
+        self.reference, self.feedforward, self.output_limits = reference, feedforward, output_limits
+
+    def numbers(self, t: float, signals):
+        """``(parameters, state)`` as lists of floats (the controller's own :mod:`simcore.kernel.pid` vectors,
+        then the loop's setpoint, feedforward and output limits), or None when the loop holds what the kernel
+        cannot run (a controller or a setpoint of arrays)."""
+        vectors = self.pid.kernel_vectors()
+        r = self.reference(t)
+        if vectors is None or _plain(r) is None:
+            return None
+        ff = self.feedforward(t, r, signals) if self.feedforward is not None else 0.0
+        if _plain(ff) is None:
+            return None
+        lo, hi = self.output_limits if self.output_limits is not None else (-math.inf, math.inf)
+        p, s = vectors
+        return p.tolist() + [float(r), float(ff), lo, hi], s.tolist()
+
+    def store(self, state) -> None:
+        """The controller's state from the kernel's vector (after a stretch of ticks there)."""
+        self.pid.kernel_vectors()[1][:] = state
+
+
+def _plain(value):
+    """``value`` as a float when it is a plain real number (a Python or numpy scalar), else None."""
+    if isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)):
+        return float(value)
+    return None
 
 
 def _check_setpoint(value, loop: str, t: float) -> None:

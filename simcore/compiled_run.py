@@ -25,6 +25,7 @@ import numpy as np
 from .event_handler import _SAMPLE_FRACTIONS, JUST_OFF_ZERO, MAX_EVENTS_AT_ONE_INSTANT, PROBE_STEP, ZENO_GAP
 from .kernel import advance as ka
 from .kernel import layout as kl
+from .kernel import ticks as kt
 from .dopri5 import check_tableau
 from .kernel.dopri5 import interior_weights
 from .kernel import battery as kb
@@ -109,7 +110,8 @@ class CompiledRun:
         Whether every accepted step is recorded (else only the rows at events and interval ends).
     """
 
-    def __init__(self, forms, slices, n_inputs, n_variants, *, rtol, atol, max_step, method, keep_steps):
+    def __init__(self, forms, slices, n_inputs, n_variants, *, rtol, atol, max_step, method, keep_steps,
+                 loops=None):
         N = n_variants
         n_parts = len(forms)
         table = np.zeros((n_parts, 5), dtype=np.int64)
@@ -123,9 +125,15 @@ class CompiledRun:
         self.table = table
         self.mode_names = [f[2] for f in forms]
         self.mode_codes = [{name: i for i, name in enumerate(f[2])} for f in forms]
-        self.P = np.empty((N, p_off))
+        # The loops ticking in the kernel (simcore.kernel.ticks): their table, their parameters after the parts'.
+        CT, loop_params, n_cs = loops if loops is not None else (np.zeros((0, kt.N_LOOP_FIELDS), np.int64),
+                                                                 np.zeros(0), 0)
+        self.CT = np.array(CT, dtype=np.int64)
+        self.CT[:, kt.C_P] += p_off
+        self.P = np.empty((N, p_off + np.shape(loop_params)[-1]))
         for k, (_, params, _) in enumerate(forms):
             self.P[:, table[k, T_P]:table[k, T_P] + np.shape(params)[-1]] = params
+        self.P[:, p_off:] = loop_params
         n = slices[-1].stop if slices else 0
         self.N, self.n, self.n_parts = N, n, n_parts
         # A battery that disables the outputs keeps its run state after the inputs (brownout_slots).
@@ -137,8 +145,9 @@ class CompiledRun:
         n_p = max(n_parts, 1)
         # The run's state in one float and one integer block (so that a snapshot is two copies), viewed as:
         floats = {"X": (n,), "U": (u_off,), "F0": (n,), "RS": (kl.N_RUN_STATE,), "G_PREV": (A,),
-                  "SEARCH": (n_p, kl.N_EVENTS), "LAST_T": (n_p, kl.N_EVENTS), "FIRED": (A, 4), "X_BEFORE": (n,)}
-        ints = {"modes": (n_parts,), "ACTIVE": (A, 4)}
+                  "SEARCH": (n_p, kl.N_EVENTS), "LAST_T": (n_p, kl.N_EVENTS), "FIRED": (A, 4), "X_BEFORE": (n,),
+                  "CS": (n_cs,)}
+        ints = {"modes": (n_parts,), "ACTIVE": (A, 4), "TICKS": (len(self.CT),)}
         assert tuple(floats) == kl.FLOAT_BLOCK and tuple(ints) == kl.INT_BLOCK  # the kernel's layout
         self._floats = _block(self, floats, N, float)
         self._ints = _block(self, ints, N, np.int64)
@@ -157,7 +166,9 @@ class CompiledRun:
         records = max(EVENT_BUFFER if N == 1 else min(EVENT_BUFFER, BATCH_ROW_BUFFER // 4), A + 1)
         self.ROWS_T = np.empty((N, rows))
         self.ROWS_Y = np.empty((N, rows, n))
-        self.ROWS_M = np.empty((N, rows, n_parts), dtype=np.int64)
+        # Each row's modes, and how many of the kernel's ticks came before it (the inputs it was held at).
+        self.ROWS_M = np.empty((N, rows, n_parts + 1), dtype=np.int64)
+        self.TICK_ROWS = np.empty((N, rows, 3))
         self.EVR_F = np.empty((N, records, kl.N_EVENT_FIELDS))
         self.EVR_X = np.empty((N, records, 2, nx_max))
         self.flags = np.zeros(kl.N_FLAGS, dtype=np.bool_)
@@ -167,7 +178,7 @@ class CompiledRun:
         # What every advance passes the kernel (the arrays are fixed for the run; their contents change).
         self._advance_args = (self.table, self.P, self._floats, self._ints, rtol, atol, max_step, self.flags,
                               STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F,
-                              self.EVR_X, self.BAD_X, self.STATUS)
+                              self.EVR_X, self.BAD_X, self.STATUS, self.CT, self.TICK_ROWS)
 
     # -- state in and out ------------------------------------------------------------------------------
     def set_modes(self, v, names):
@@ -246,6 +257,29 @@ class CompiledRun:
             self._empty_buffers(sink)
             if status[0] != kl.PAUSE:
                 return int(status[0])
+
+    def advance_ticking_single(self, sink) -> int:
+        """Advance variant 0 from ``RS[RS_T_NS]`` to ``RS[RS_TARGET_NS]`` with its loops ticking in the kernel
+        (:func:`simcore.kernel.advance.advance_ticking`); ``sink(n_rows, n_events, n_ticks)`` takes the buffered
+        rows, event records and tick records whenever a buffer fills, and at the end. Returns the status."""
+        status = self.STATUS
+        RS = self.RS
+        self.flags[kl.F_TICKING] = True
+        try:
+            while True:
+                status[0] = kl.DONE
+                ka.advance_chunk(0, 1, *self._advance_args)
+                n_rows, n_ev, n_ticks = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS]), \
+                    int(RS[0, kl.RS_N_TICK_RECORDS])
+                if n_rows or n_ev or n_ticks:
+                    sink(n_rows, n_ev, n_ticks)
+                    RS[0, kl.S_NROWS] = 0
+                    RS[0, kl.RS_N_EV_RECORDS] = 0
+                    RS[0, kl.RS_N_TICK_RECORDS] = 0
+                if status[0] != kl.PAUSE:
+                    return int(status[0])
+        finally:
+            self.flags[kl.F_TICKING] = False
 
     def input_jumps_single(self, t: float, U_before: np.ndarray, sink) -> int:
         """Fire variant 0's events that the writes at tick ``t`` trigger (``U_before``: the inputs before

@@ -85,7 +85,35 @@ def _compiled_run(simulator):
         return None
     return CompiledRun(forms, lay.slices, [len(u) for u in lay.U], 1, rtol=simulator.rtol, atol=simulator.atol,
                        max_step=simulator.max_step, method=simulator.method,
-                       keep_steps=simulator._rec.keeps_steps)
+                       keep_steps=simulator._rec.keeps_steps, loops=_kernel_loops(simulator))
+
+
+def _kernel_loops(simulator):
+    """``(CT, parameters, n_cs)`` for :class:`~simcore.compiled_run.CompiledRun` when every controller of the
+    simulation can tick in the kernel (:mod:`simcore.kernel.ticks`: a loop with a ``kernel_loop``, measuring
+    a state, commanding an input no coupling drives), else None (they tick in Python)."""
+    from .kernel import pid as kp
+    from .kernel import ticks as kt
+
+    lay, controllers = simulator._layout, simulator.controllers
+    if not controllers:
+        return None
+    u_first = np.cumsum([0] + [len(u) for u in lay.U])
+    CT = np.zeros((len(controllers), kt.N_LOOP_FIELDS), dtype=np.int64)
+    for c, ctl in enumerate(controllers):
+        spec = getattr(ctl, "kernel_loop", None)
+        if spec is None:
+            return None
+        measured, commanded = lay.index.get(spec.measure), lay.index.get(spec.command)
+        if measured is None or measured[0] != "x" or commanded is None or commanded[0] != "u" \
+                or spec.command in lay.coupled:
+            return None  # (the Python path checks the names and raises where they are wrong)
+        CT[c] = (kt.LOOP_PID, simulator._t0_ns + ctl.offset_ns, ctl.period_ns,
+                 measured[2], u_first[commanded[1]] + commanded[2],  # (a state's index is the stacked one)
+                 c * kt.N_PID_LOOP_PARAMETERS, c * kp.N_PID_STATE,
+                 kt.FLAG_FEEDFORWARD * (spec.feedforward is not None)
+                 + kt.FLAG_LIMITS * (spec.output_limits is not None))
+    return CT, np.zeros(len(controllers) * kt.N_PID_LOOP_PARAMETERS), len(controllers) * kp.N_PID_STATE
 
 class Simulator:
     """A simulation that can be advanced from outside.
@@ -181,6 +209,7 @@ class Simulator:
         self._schedule = TickSchedule(self._t0_ns, controllers)
         self._rec = Recorder(self.record, cnames)
         self._ran_once = [False] * len(controllers)  # on_start runs before a controller's first tick
+        self._writers = [f"controller {c.name!r}" for c in controllers]  # (who wrote an input, in its errors)
         self._kernel_handed_over = False
         self._kernel_counted = (0, 0, 0, 0)  # the kernel's steps, segments, events, dropped rows already counted
         self._pending_tick = None  # a tick interrupted by an exception: [t_ns, active, g_before, ran]
@@ -190,6 +219,9 @@ class Simulator:
         self._stats = {"n_steps": 0, "n_segments": 0, "n_ticks": 0, "n_events": 0}
         # Built-in parts only: the RK45 stretches, events included, run in the compiled kernel.
         self._compiled = _compiled_run(self) if USE_KERNEL else None
+        self._sink = self._make_sink() if self._compiled is not None else None
+        self._loaded_modes = None  # the kernel's modes as last loaded or stored, when they are the systems'
+        self._reads_inputs = {}  # per modes: whether an armed guard reads the held inputs
 
     @staticmethod
     def _check_systems(systems) -> None:
@@ -329,7 +361,9 @@ class Simulator:
         pend = self._pending_tick
         if pend is None or pend[0] != t_ns:
             if self._kernel_on() and not initial:  # the kernel compares the guards before and after the writes
-                pend = self._pending_tick = [t_ns, None, self._compiled_inputs(), False]
+                # (the layout's snapshot of the inputs is a copy, made anew after a write)
+                u_before = self._compiled_inputs() if lay.couplings else lay.held(t, self._X)[0]
+                pend = self._pending_tick = [t_ns, None, u_before, False]
             else:
                 active = [] if initial else ev.active_events()
                 pend = self._pending_tick = [t_ns, active, ev.guards_before_writes(active, t, self._X), False]
@@ -347,7 +381,7 @@ class Simulator:
                 raise
             written = checked_writes(c.name, written)
             for name, value in written.items():
-                lay.write_input(name, value, f"controller {c.name!r}", t)
+                lay.write_input(name, value, self._writers[i], t)
             sched.done(i)
             self._stats["n_ticks"] += 1
             rec.tick(c.name, t, dict(written))
@@ -403,28 +437,42 @@ class Simulator:
 
     def _compiled_load(self) -> None:
         """The kernel's variant 0 from the simulation: time, state, held inputs, modes."""
-        cr = self._compiled
+        cr, lay = self._compiled, self._layout
         cr.X[0] = self._X
-        cr.U[0, :cr.n_u] = self._compiled_inputs()
+        cr.U[0, :cr.n_u] = self._compiled_inputs() if lay.couplings else lay.held(self.t, self._X)[0]
         if cr.brownout_part is not None:  # the commands a disabling battery holds back (its coupling may have)
             cr.hold_commands(0, self.systems[cr.brownout_part].held_commands())
-        cr.set_modes(0, [s.mode for s in self.systems])
+        modes = self._modes()
+        if self._loaded_modes is None or modes != self._loaded_modes[0]:  # (an event or a rollback changed them)
+            cr.set_modes(0, modes)
+            self._loaded_modes = (modes, cr.modes[0].tolist())
+        self._t_off = cr.t_off(0)  # when a disabling battery's outputs went off (NaN: on), for the sink's calls
         cr.RS[0, _kl.S_T] = self.t
 
     def _compiled_sink(self):
         """``sink(n_rows, n_events)`` for the kernel's buffers: rows and events to the recorder."""
+        return self._sink
+
+    def _make_sink(self):
+        """The simulation's :meth:`_compiled_sink`, made once. A row in the modes the kernel was loaded with
+        shares the layout's snapshot of inputs and modes (as the Python path's rows do); a row in other modes
+        (after an event) gets a snapshot of those, one per call and modes."""
         cr, rec, lay = self._compiled, self._rec, self._layout
         stage = rec.stager()
         names = [s.name for s in self.systems]
-        U = self._compiled_inputs()
-        held_by_modes = {}
-
         coupled = bool(lay.couplings)
-        t_off = [cr.t_off(0)]  # when a disabling battery's outputs went off (NaN: on), carried from call to call
 
         def sink(n_rows, n_events):
-            T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows].tolist()
-            off, off_before, off_after, t_off[0] = cr.brownout_times(0, n_rows, n_events, t_off[0])
+            T, Y = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy()
+            M = [m[:-1] for m in cr.ROWS_M[0, :n_rows].tolist()]  # (without the kernel loops' tick count)
+            off, off_before, off_after, self._t_off = cr.brownout_times(0, n_rows, n_events, self._t_off)
+            loaded = self._loaded_modes[1]
+            if not coupled and n_rows and all(m == loaded for m in M):
+                held = lay.held(T[0], Y[0])
+                for t, y in zip(T, Y):
+                    stage((t, y, held))
+                n_rows = 0
+            held_by_modes = {}
             for r in range(n_rows):
                 key = tuple(M[r])
                 if coupled:  # the coupled inputs (a battery's bus) at the row, solved in the row's modes
@@ -434,25 +482,36 @@ class Simulator:
                     continue
                 held = held_by_modes.get(key)
                 if held is None:
-                    held = held_by_modes[key] = (U, tuple(cr.mode_name(k, c) for k, c in enumerate(key)))
+                    held = held_by_modes[key] = (self._compiled_inputs(),
+                                                 tuple(cr.mode_name(k, c) for k, c in enumerate(key)))
                 stage((T[r], Y[r], held))
-            for e in range(n_events):
-                t, k, ev_id, mb, ma, at_tick = cr.EVR_F[0, e, :_kl.E_ROW]
-                k = int(k)
-                nx = lay.slices[k].stop - lay.slices[k].start
-                rec.event(EventRecord(float(t), self.systems[k].kernel_events[int(ev_id)].name, names[k],
-                                      cr.EVR_X[0, e, 0, :nx].copy(), cr.EVR_X[0, e, 1, :nx].copy(),
-                                      cr.mode_name(k, mb, off_before[e]), cr.mode_name(k, ma, off_after[e]),
-                                      bool(at_tick)))
+            self._sink_events(n_events, names, off_before, off_after)
 
         return sink
+
+    def _sink_events(self, n_events: int, names, off_before=None, off_after=None) -> None:
+        """The kernel's first ``n_events`` event records to the recorder (``off_before``, ``off_after``: when a
+        disabling battery's outputs went off, before and after each, from :meth:`CompiledRun.brownout_times`)."""
+        cr, rec, lay = self._compiled, self._rec, self._layout
+        for e in range(n_events):
+            t, k, ev_id, mb, ma, at_tick = cr.EVR_F[0, e, :_kl.E_ROW]
+            k = int(k)
+            nx = lay.slices[k].stop - lay.slices[k].start
+            before, after = (math.nan, math.nan) if off_before is None else (off_before[e], off_after[e])
+            rec.event(EventRecord(float(t), self.systems[k].kernel_events[int(ev_id)].name, names[k],
+                                  cr.EVR_X[0, e, 0, :nx].copy(), cr.EVR_X[0, e, 1, :nx].copy(),
+                                  cr.mode_name(k, mb, before), cr.mode_name(k, ma, after), bool(at_tick)))
 
     def _compiled_store(self) -> None:
         """The simulation from the kernel's variant 0: state, modes, statistics."""
         cr, stats = self._compiled, self._stats
         RS = cr.RS[0]
         self._X = cr.X[0].copy()
-        self._modes_from_kernel()
+        loaded = self._loaded_modes
+        codes = cr.modes[0].tolist()
+        if self._layout.couplings or loaded is None or codes != loaded[1]:
+            self._modes_from_kernel()  # (an event switched one; a battery's sink set them row by row)
+            self._loaded_modes = (self._modes(), codes)
         if cr.brownout_part is not None:
             self.systems[cr.brownout_part].hold_commands(cr.held_commands(0))
         counted = self._kernel_counted
@@ -493,10 +552,153 @@ class Simulator:
         if status == _kl.SWITCH:  # "auto" found the run stiff: its implicit method takes over, in Python
             self._hand_over_to_python()
 
+    # -- the loops ticking in the kernel (simcore.kernel.ticks) ----------------------------------------------
+    def _ticks_in_kernel(self) -> bool:
+        """Whether the ticks from here run in the kernel: every controller is a loop it runs, each has
+        started (its first tick, with its ``on_start``, ran in Python), and the kernel integrates."""
+        cr = self._compiled
+        return (cr is not None and len(cr.CT) > 0 and self._kernel_on() and self._integrator.current == "RK45"
+                and self._pending_tick is None and all(self._ran_once)
+                and cr.brownout_part is None)  # (a disabling battery's held-back commands: ticks in Python)
+
+    def _compiled_ticks(self, target_ns: int) -> None:
+        """Integrate to ``target_ns`` with the loops ticking in the kernel, the ticks at it included (what
+        the loop of :meth:`_run_until_ns` does, in one call); stops early where "auto" hands the run to its
+        implicit method, or where a loop's write is refused (that tick is then run in Python, which raises
+        the error naming it). An exception leaves the simulation where the call began."""
+        from .kernel import ticks as kt
+
+        cr, rec, lay, sched = self._compiled, self._rec, self._layout, self._schedule
+        specs = [c.kernel_loop for c in self.controllers]
+        numbers = [spec.numbers(self.t, self._signals) for spec in specs]
+        if any(n is None for n in numbers):
+            return
+        X, modes, snap = self._X, self._modes(), cr.snapshot()
+        self._compiled_load()
+        RS, CT = cr.RS[0], cr.CT
+        for c, (params, state) in enumerate(numbers):
+            rng = lay.input_ranges.get(specs[c].command, (-math.inf, math.inf))
+            po, so = int(CT[c, kt.C_P]), int(CT[c, kt.C_S])
+            cr.P[0, po:po + len(params) + 2] = params + [float(rng[0]), float(rng[1])]
+            cr.CS[0, so:so + len(state)] = state
+            cr.TICKS[0, c] = sched._k[c]
+        RS[_kl.RS_T_NS], RS[_kl.RS_TARGET_NS] = self._t_ns, target_ns
+        ticked = []
+        try:
+            status = cr.advance_ticking_single(self._ticking_sink(ticked))
+            if not math.isnan(cr.RS[0, _kl.RS_WARN_T]):
+                self._integrator.stiffness_warning(cr.RS[0, _kl.RS_WARN_T])
+                cr.RS[0, _kl.RS_WARN_T] = math.nan
+            if status not in (_kl.DONE, _kl.SWITCH, _kl.TICK_REFUSED):
+                self._compiled_failure(status)
+        except BaseException:
+            self._compiled_rollback(snap, modes, X)
+            raise
+        # Kept (nothing below can fail): the ticks' logs and schedule, the held inputs, the loops' states.
+        for c, spec in enumerate(specs):
+            rec.ticks_done(self.controllers[c].name, [(t, {spec.command: value}) for t, loop, value in ticked
+                                                      if loop == c])
+        self._stats["n_ticks"] += len(ticked)
+        for c, spec in enumerate(specs):
+            sched._k[c] = int(cr.TICKS[0, c])
+            sched._next[c] = sched._base[c] + sched._k[c] * sched._period[c]
+            so = int(CT[c, kt.C_S])
+            spec.store(cr.CS[0, so:so + len(numbers[c][1])])
+        for c, spec in enumerate(specs):  # the commanded inputs only: a coupling's are the Python solve's
+            _, k, i = lay.index[spec.command]
+            lay.U[k][i] = cr.U[0, CT[c, kt.C_COMMAND]]
+        lay.modes_changed()  # (the held inputs changed: a new snapshot)
+        self._compiled_store()
+        self._t_ns = int(RS[_kl.RS_T_NS])
+        self.t = float(RS[_kl.S_T])
+        rec.commit(self.t)
+        if status == _kl.SWITCH:
+            self._hand_over_to_python()
+
+    def _ticking_sink(self, ticked):
+        """``sink(n_rows, n_events, n_ticks)`` of :meth:`_compiled_ticks`: its ticks into ``ticked`` (time,
+        loop, value), its rows (each with the inputs held after the ticks before it) and events to the
+        recorder."""
+        from .kernel import ticks as kt
+
+        cr, rec, lay = self._compiled, self._rec, self._layout
+        stage, n_parts = rec.stager(), cr.n_parts
+        names = [s.name for s in self.systems]
+        coupled = bool(lay.couplings)
+        commands = cr.CT[:, kt.C_COMMAND]
+        targets = [lay.index[c.kernel_loop.command][1:] for c in self.controllers]
+        # The inputs after each count of the kernel's ticks (counted over the run), from the count now.
+        pending = rec.pending_rows()
+        held_u = {int(cr.RS[0, _kl.RS_N_TICKS]): cr.U[0].copy()}
+        last = [int(cr.RS[0, _kl.RS_N_TICKS])]
+        snapshots = {}
+
+        def sink(n_rows, n_events, n_ticks):
+            if n_ticks:
+                count = last[0]
+                records = cr.TICK_ROWS[0, :n_ticks]
+                ticked.extend(records.tolist())
+                # The inputs after each of these ticks: each commanded input holds the last value written to it.
+                U = np.repeat(held_u[count][None, :], n_ticks + 1, axis=0)
+                loops = records[:, 1].astype(np.int64)
+                after = np.arange(n_ticks)
+                for c, column in enumerate(commands):
+                    at = np.flatnonzero(loops == c)
+                    if len(at):
+                        latest = np.searchsorted(at, after, side="right") - 1
+                        written = latest >= 0
+                        U[1:][written, column] = records[at[latest[written]], 2]
+                for j in range(1, n_ticks + 1):
+                    held_u[count + j] = U[j]
+                last[0] = count + n_ticks
+            T, Y = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy()
+            if coupled:
+                M = cr.ROWS_M[0, :n_rows].tolist()
+                for r in range(n_rows):
+                    # The coupled inputs (a battery's bus) at the row, solved in the row's modes and inputs.
+                    key = M[r]
+                    for k in range(n_parts):
+                        self.systems[k].mode = cr.mode_name(k, key[k])
+                    u = held_u[key[n_parts]]
+                    for (k, i), j in zip(targets, commands):
+                        lay.U[k][i] = u[j]
+                    stage((T[r], Y[r], lay.held(T[r], Y[r])))
+            elif n_rows:
+                M = cr.ROWS_M[0, :n_rows]
+                if (M[:, :n_parts] == M[0, :n_parts]).all():  # one set of modes (no event): by the tick count alone
+                    counts = M[:, n_parts]
+                    first = int(counts[0])
+                    helds = np.empty(int(counts[-1]) - first + 1, dtype=object)
+                    modes = tuple(M[0, :n_parts].tolist())
+                    mode_names = tuple(cr.mode_name(k, m) for k, m in enumerate(modes))
+                    for c in range(first, int(counts[-1]) + 1):
+                        held = snapshots.get(modes + (c,))
+                        if held is None:
+                            held = snapshots[modes + (c,)] = (held_u[c], mode_names)
+                        helds[c - first] = held
+                    pending.extend(zip(T, Y, helds[counts - first]))
+                else:
+                    helds = []
+                    for key in map(tuple, M.tolist()):
+                        held = snapshots.get(key)
+                        if held is None:
+                            held = snapshots[key] = (held_u[key[n_parts]],
+                                                     tuple(cr.mode_name(k, key[k]) for k in range(n_parts)))
+                        helds.append(held)
+                    pending.extend(zip(T, Y, helds))
+            self._sink_events(n_events, names)
+
+        return sink
+
     def _compiled_input_jumps(self, u_before, t) -> None:
         """:meth:`_after_writes` in the kernel: the events a write triggers, the row after it."""
         cr, rec = self._compiled, self._rec
-        if not any(e.kernel_guard in _READS_INPUTS for _, e in self._events.active_events()):
+        modes = self._modes()
+        reads = self._reads_inputs.get(tuple(modes))
+        if reads is None:
+            reads = self._reads_inputs[tuple(modes)] = any(e.kernel_guard in _READS_INPUTS
+                                                           for _, e in self._events.active_events())
+        if not reads:
             # No armed guard reads the inputs (a stop's, a velocity's read the state alone): the write
             # cannot move one across zero. Only the row after the write.
             rec.row(t, self._X, self._layout.held(t, self._X))
@@ -518,6 +720,7 @@ class Simulator:
         """Put the simulation and the kernel's run back as they were before a kernel call that raised."""
         self._rec.rollback()
         self._compiled.restore(snap)
+        self._loaded_modes = None  # the kernel's modes are the snapshot's again
         self._restore_modes(modes)
         self._X, self._terminated = X, False
 
@@ -641,6 +844,10 @@ class Simulator:
             if self._terminated:
                 return
         while not self._terminated:
+            if self._ticks_in_kernel():
+                self._compiled_ticks(target_ns)  # to the target, unless "auto" hands over or a write is refused
+                if self._terminated:
+                    return
             nxt = self._schedule.next_ns()
             seg_end_ns = target_ns if nxt is None else min(nxt, target_ns)
             if seg_end_ns > self._t_ns:

@@ -109,6 +109,10 @@ class Recorder:
         """``stage(row)`` for ``(t, X, held)`` tuples: :meth:`row` without the call (the per-step path)."""
         return self._pending.append
 
+    def pending_rows(self) -> list:
+        """The staged rows, a list of ``(t, X, held)`` a caller may extend (the block path of :meth:`stager`)."""
+        return self._pending
+
     def event(self, record) -> None:
         """Stage a fired event's record (kept at the next :meth:`commit`)."""
         self._pending_events.append(record)
@@ -120,6 +124,14 @@ class Recorder:
             self.dropped["ticks"] += 1  # "none": the tick it replaces
         ticks.append(t)
         self.tick_log[controller].append((t, written))
+
+    def ticks_done(self, controller: str, entries) -> None:
+        """:meth:`tick` for each ``(t, written)`` of ``entries``, in order."""
+        ticks = self.ticks[controller]
+        if ticks.maxlen is not None:
+            self.dropped["ticks"] += max(0, len(ticks) + len(entries) - ticks.maxlen)
+        ticks.extend([t for t, _ in entries])
+        self.tick_log[controller].extend(entries)
 
     def skipped_step(self) -> None:
         """A solver step that this policy does not keep."""

@@ -22,17 +22,18 @@ import math
 
 import numpy as np
 
-from . import geared
+from . import geared, ticks as kt
 
 from .borrowed import borrowed, keep_alive
 from .jit import jit
 from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE,
-                     E_PART, E_ROW, E_T, EVENT, F_ARMED, F_DETECT, F_KEEP, F_START, FD_ID, FD_PART, FD_PRE_SIDE,
-                     FD_PREV_T, NONFINITE_GUARD, PAUSE, RS_DETECT,
+                     E_PART, E_ROW, E_T, EVENT, F_ARMED, F_DETECT, F_KEEP, F_START, F_TICKING, FD_ID, FD_PART,
+                     FD_PRE_SIDE, FD_PREV_T, NONFINITE_GUARD, PAUSE, RS_DETECT,
                      RS_IN_SEGMENT, RS_LAST_EVENT_T, RS_N_ACTIVE, RS_N_EV_RECORDS, RS_N_EVENTS, RS_N_FIRED,
                      RS_N_SEGMENTS, RS_WARN_T, RS_ZENO_EVENT, RS_ZENO_RUN, S_BAD_INDEX, S_BAD_T, S_H, S_NFEV, S_NROOTS,
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
-                     WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS)
+                     WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS, RS_N_TICK_RECORDS, RS_N_TICKS, RS_T_NS, RS_TARGET_NS,
+                     TICK_REFUSED)
 from .events import crosses
 from .parts import T_NX, T_X, active_events, couple, derivatives, event_of, fire, guard
 from .segment import integrate_segment, record_row
@@ -372,9 +373,66 @@ def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, ro
 
 
 @jit
+def advance_ticking(CT, table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before, CS, ticks,
+                    tick_rows, rtol, atol, max_step, flags, stiff_rule, fractions, weights,
+                    rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags,
+                    part_a, code_a, dir_a, roots_j, ids, sf_a, g_a, roots_t, roots_ga, x_e,
+                    y_new, work, tmp, f_s, samples, ts, tj, vals, U_before, cs_before, written, g_before, g_after,
+                    done):
+    """Advance one variant from ``rs[RS_T_NS]`` to ``rs[RS_TARGET_NS]`` (integer ns), running the loops of
+    ``CT`` (:mod:`simcore.kernel.ticks`) at their ticks on the way, the ticks at the target included: what
+    :class:`simcore.engine.Simulator` does from one call of ``advance`` to its end, with the loops in the
+    kernel. Each tick's writes go to ``tick_rows`` (time, loop, value) and fire the events they trigger,
+    with the row after them. Returns :func:`advance_one`'s statuses, or TICK_REFUSED (a loop's write was
+    refused at ``rs[RS_T_NS]``: nothing of that tick ran)."""
+    target_ns = int(rs[RS_TARGET_NS])
+    n_parts = table.shape[0]
+    while True:
+        now_ns = int(rs[RS_T_NS])
+        next_ns = kt.next_tick_ns(CT, ticks)
+        end_ns = target_ns if (next_ns < 0 or next_ns > target_ns) else next_ns
+        if end_ns > now_ns:
+            rs[S_T_END] = end_ns / 1e9
+            status = advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
+                                 rtol, atol, max_step, flags, stiff_rule, fractions, weights, rows_t, rows_y,
+                                 rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags, part_a, code_a, dir_a, roots_j,
+                                 ids, sf_a, g_a, roots_t, roots_ga, x_e, y_new, work, tmp, f_s, samples, ts, tj,
+                                 vals)
+            if status != DONE:
+                return status
+            rs[RS_T_NS] = end_ns
+            rs[S_T] = end_ns / 1e9
+        if end_ns == next_ns:
+            # The tick: room for its records, the rows of the events its writes may fire and the row after.
+            if not (rs[S_NROWS] + 2 * n_parts + 2 < rows_t.shape[0]
+                    and rs[RS_N_EV_RECORDS] + n_parts < evr_f.shape[0]
+                    and rs[RS_N_TICK_RECORDS] + CT.shape[0] <= tick_rows.shape[0]):
+                return PAUSE
+            t = end_ns / 1e9
+            if not kt.tick(CT, P, CS, ticks, end_ns, X, U, U_before, cs_before, written):
+                return TICK_REFUSED
+            r = int(rs[RS_N_TICK_RECORDS])
+            for c in range(CT.shape[0]):
+                if not math.isnan(written[c]):
+                    tick_rows[r, 0] = t
+                    tick_rows[r, 1] = c
+                    tick_rows[r, 2] = written[c]
+                    r += 1
+                    rs[RS_N_TICKS] += 1
+            rs[RS_N_TICK_RECORDS] = r
+            status = input_jumps(table, P, U_before, U, modes, t, X, rs, rows_t, rows_y, rows_m, evr_f, evr_x,
+                                 bad_x, True, active, ids, g_before, g_after, done)
+            if status != DONE:
+                return status
+        if end_ns >= target_ns:
+            return DONE
+
+
+@jit
 def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, stiff_rule, fractions, weights,
-                  ROWS_T, ROWS_Y, ROWS_M, EVR_F, EVR_X, BAD_X, STATUS):
-    """:func:`advance_one` for variants ``v0 <= v < v1``, statuses into ``STATUS``.
+                  ROWS_T, ROWS_Y, ROWS_M, EVR_F, EVR_X, BAD_X, STATUS, CT, TICK_ROWS):
+    """:func:`advance_one` for variants ``v0 <= v < v1``, statuses into ``STATUS`` (:func:`advance_ticking`,
+    with the loops of ``CT`` and their records into ``TICK_ROWS``, when ``flags[F_TICKING]``).
 
     Each variant's state is its row of ``FLOATS`` and of ``INTS`` (laid out as :data:`FLOAT_BLOCK` and
     :data:`INT_BLOCK` say) and its parameters its row of ``P``; its rows and event records go to its rows
@@ -388,7 +446,11 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
     n_p = max(n_parts, 1)
     A = MAX_ACTIVE * n_p
     n_frac = fractions.shape[0]
-    nu = FLOATS.shape[1] - (3 * n + N_RUN_STATE + A + 2 * n_p * N_EVENTS + 4 * A)
+    n_c = CT.shape[0]
+    n_cs = 0
+    for c in range(n_c):
+        n_cs = max(n_cs, CT[c, kt.C_S] + kt.pid.N_PID_STATE)
+    nu = FLOATS.shape[1] - (3 * n + N_RUN_STATE + A + 2 * n_p * N_EVENTS + 4 * A + n_cs)
     fl = np.empty(FLOATS.shape[1])
     il = np.empty(INTS.shape[1], dtype=np.int64)
     p = np.empty(P.shape[1])
@@ -411,8 +473,19 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
     fired = fl[o:o + 4 * A].reshape((A, 4))
     o += 4 * A
     X_before = fl[o:o + n]
+    o += n
+    CS = fl[o:o + n_cs]
     modes = il[0:n_parts]
     active = il[n_parts:n_parts + 4 * A].reshape((A, 4))
+    ticks = il[n_parts + 4 * A:n_parts + 4 * A + n_c]
+    TR = TICK_ROWS.shape[1]
+    tick_rows = np.empty((TR, 3))
+    U_before = np.empty(nu)
+    cs_before = np.empty(n_cs)
+    written = np.empty(n_c)
+    g_before = np.empty(A)
+    g_after = np.empty(A)
+    done = np.empty(n_p, dtype=np.bool_)
     R = ROWS_T.shape[1]
     E = EVR_F.shape[1]
     rows_t = np.empty(R)
@@ -461,6 +534,10 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
     b_y_new, b_work, b_tmp, b_f_s, b_samples = borrowed(y_new), borrowed(work), borrowed(tmp), borrowed(f_s), \
         borrowed(samples)
     b_ts, b_tj, b_vals = borrowed(ts), borrowed(tj), borrowed(vals)
+    b_CS, b_ticks, b_tick_rows, b_U_before, b_cs_before, b_written = borrowed(CS), borrowed(ticks), \
+        borrowed(tick_rows), borrowed(U_before), borrowed(cs_before), borrowed(written)
+    b_g_before, b_g_after, b_done, b_CT = borrowed(g_before), borrowed(g_after), borrowed(done), borrowed(CT)
+    ticking = flags[F_TICKING]
     for v in range(v0, v1):
         for i in range(fl.shape[0]):
             fl[i] = FLOATS[v, i]
@@ -470,11 +547,22 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
             p[i] = P[v, i]
         r0 = int(rs[S_NROWS])
         e0 = int(rs[RS_N_EV_RECORDS])
-        status = advance_one(b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search, b_last_t,
-                             b_fired, b_X_before, rtol, atol, max_step, b_flags, b_stiff_rule, b_fractions,
-                             b_weights, b_rows_t, b_rows_y, b_rows_m, b_evr_f, b_evr_x, b_bad_x, b_K, b_Q,
-                             b_seg_flags, b_part_a, b_code_a, b_dir_a, b_roots_j, b_ids, b_sf_a, b_g_a, b_roots_t,
-                             b_roots_ga, b_x_e, b_y_new, b_work, b_tmp, b_f_s, b_samples, b_ts, b_tj, b_vals)
+        k0 = int(rs[RS_N_TICK_RECORDS])
+        if ticking:
+            status = advance_ticking(b_CT, b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search,
+                                     b_last_t, b_fired, b_X_before, b_CS, b_ticks, b_tick_rows, rtol, atol, max_step,
+                                     b_flags, b_stiff_rule, b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m,
+                                     b_evr_f, b_evr_x, b_bad_x, b_K, b_Q, b_seg_flags, b_part_a, b_code_a, b_dir_a,
+                                     b_roots_j, b_ids, b_sf_a, b_g_a, b_roots_t, b_roots_ga, b_x_e, b_y_new, b_work,
+                                     b_tmp, b_f_s, b_samples, b_ts, b_tj, b_vals, b_U_before, b_cs_before, b_written,
+                                     b_g_before, b_g_after, b_done)
+        else:
+            status = advance_one(b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search,
+                                 b_last_t, b_fired, b_X_before, rtol, atol, max_step, b_flags, b_stiff_rule,
+                                 b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m, b_evr_f, b_evr_x, b_bad_x,
+                                 b_K, b_Q, b_seg_flags, b_part_a, b_code_a, b_dir_a, b_roots_j, b_ids, b_sf_a,
+                                 b_g_a, b_roots_t, b_roots_ga, b_x_e, b_y_new, b_work, b_tmp, b_f_s, b_samples, b_ts,
+                                 b_tj, b_vals)
         STATUS[v] = status
         for i in range(fl.shape[0]):
             FLOATS[v, i] = fl[i]
@@ -492,13 +580,17 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
             for a in range(2):
                 for i in range(evr_x.shape[2]):
                     EVR_X[v, e, a, i] = evr_x[e, a, i]
+        for r in range(k0, int(rs[RS_N_TICK_RECORDS])):
+            for i in range(3):
+                TICK_ROWS[v, r, i] = tick_rows[r, i]
         if status != DONE and status != PAUSE and status != SWITCH:
             for i in range(n):
                 BAD_X[v, i] = bad_x[i]
     # The arrays borrowed above are freed only after this (numba frees an array after its variable's last use).
     keep_alive((fl, il, p, rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags, part_a, code_a, dir_a,
                 roots_j, ids, sf_a, g_a, roots_t, roots_ga, x_e, y_new, work, tmp, f_s, samples, ts, tj, vals,
-                table, flags, stiff_rule, fractions, weights))
+                table, flags, stiff_rule, fractions, weights, tick_rows, U_before, cs_before, written, g_before,
+                g_after, done, CT))
 
 
 @jit

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 # -- statuses of a segment or an advance ---------------------------------------------------------------
 (DONE, EVENT, SWITCH, PAUSE, STEP_TOO_SMALL, NONFINITE_STATE, NONFINITE_DERIVATIVE, NONFINITE_GUARD,
- WARN_STIFF) = range(9)
+ WARN_STIFF, TICK_REFUSED) = range(10)
 #: Events accumulated (Zeno).
 ZENO = 20
 
@@ -17,19 +17,24 @@ ZENO = 20
 N_STATE = 18
 (RS_IN_SEGMENT, RS_ZENO_RUN, RS_LAST_EVENT_T, RS_N_FIRED, RS_N_EVENTS, RS_N_SEGMENTS, RS_N_ACTIVE,
  RS_ZENO_EVENT, RS_N_EV_RECORDS, RS_DETECT, RS_WARN_T) = range(N_STATE, N_STATE + 11)
-N_RUN_STATE = N_STATE + 11
+#: With loops ticking in the kernel (simcore.kernel.ticks): the time reached and the time to reach, integer ns
+#: (held exactly in a float below 2**53 ns, 104 days); the ticks run in the kernel so far (each row records
+#: how many, so that its held inputs can be told); the tick records in the buffer.
+RS_T_NS, RS_TARGET_NS, RS_N_TICKS, RS_N_TICK_RECORDS = range(N_STATE + 11, N_STATE + 15)
+N_RUN_STATE = N_STATE + 15
 
 # -- a variant's arrays in its row of the run's float block and of its integer block, in this order ----------
 #: X (n), U (inputs), F0 (n), RS (N_RUN_STATE), G_PREV (A), SEARCH (parts, N_EVENTS), LAST_T (parts, N_EVENTS),
-#: FIRED (A, 4), X_BEFORE (n); A = MAX_ACTIVE * parts (parts at least 1). With a disabling battery U ends with
-#: its run state (simcore.kernel.parts.brownout_slots).
-FLOAT_BLOCK = ("X", "U", "F0", "RS", "G_PREV", "SEARCH", "LAST_T", "FIRED", "X_BEFORE")
-#: modes (parts), ACTIVE (A, 4).
-INT_BLOCK = ("modes", "ACTIVE")
+#: FIRED (A, 4), X_BEFORE (n), CS (the kernel loops' states); A = MAX_ACTIVE * parts (parts at least 1). With a
+#: disabling battery U ends with its run state (simcore.kernel.parts.brownout_slots).
+FLOAT_BLOCK = ("X", "U", "F0", "RS", "G_PREV", "SEARCH", "LAST_T", "FIRED", "X_BEFORE", "CS")
+#: modes (parts), ACTIVE (A, 4), TICKS (each kernel loop's ticks so far).
+INT_BLOCK = ("modes", "ACTIVE", "TICKS")
 
-# -- flags of a call: "auto"; stiffness estimates made; every step recorded; guards armed; segment start --
-F_AUTO, F_DETECT, F_KEEP, F_ARMED, F_START = range(5)
-N_FLAGS = 5
+# -- flags of a call: "auto"; stiffness estimates made; every step recorded; guards armed; segment start; the
+# -- loops tick in the kernel (the advance goes to RS_TARGET_NS, not S_T_END) --
+F_AUTO, F_DETECT, F_KEEP, F_ARMED, F_START, F_TICKING = range(6)
+N_FLAGS = 6
 
 # -- the stiffness rule's numbers, in this order (simcore.solvers') --------------------------------------
 R_BOUNDARY, R_STIFF_STEPS, R_CLEAR_AFTER, R_SKIP_STEPS, R_MIN_EXPLICIT = range(5)

@@ -31,7 +31,7 @@ from .layout import (DONE, EVENT, F_ARMED, F_AUTO, F_DETECT, F_KEEP, F_START, NO
                      NONFINITE_GUARD, NONFINITE_STATE, PAUSE, R_BOUNDARY, R_CLEAR_AFTER, R_MIN_EXPLICIT,
                      R_SKIP_STEPS, R_STIFF_STEPS, S_BAD_INDEX, S_BAD_T, S_CALM, S_DROPPED, S_H, S_NFEV,
                      S_NROOTS, S_NROWS, S_NSTEPS, S_SPAN, S_STEPS_HERE, S_STIFF, S_SWITCH_DUE, S_T, S_T_END,
-                     S_T_NEW, S_TE, S_WARN_DUE, STEP_TOO_SMALL, SWITCH, WARN_STIFF)
+                     S_T_NEW, S_TE, S_WARN_DUE, STEP_TOO_SMALL, SWITCH, WARN_STIFF, RS_N_TICKS)
 
 
 @jit
@@ -71,13 +71,15 @@ def choose_first_step(table, P, U, modes, y, f0, rtol, atol, max_step, state, wo
 
 @jit
 def record_row(rows_t, rows_y, rows_m, state, t, X, modes):
-    """Append the row ``(t, X, modes)`` to the buffers."""
+    """Append the row ``(t, X, modes)`` to the buffers (``state`` the variant's run state, ``RS_*``)."""
     r = int(state[S_NROWS])
     rows_t[r] = t
     for i in range(X.shape[0]):
         rows_y[r, i] = X[i]
     for k in range(modes.shape[0]):
         rows_m[r, k] = modes[k]
+    if rows_m.shape[1] > modes.shape[0]:  # and the ticks run in the kernel so far (its held inputs)
+        rows_m[r, modes.shape[0]] = int(state[RS_N_TICKS])
     state[S_NROWS] = r + 1
 
 
