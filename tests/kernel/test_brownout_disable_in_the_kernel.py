@@ -160,14 +160,13 @@ def test_a_battery_browned_out_at_the_start_equals_the_python_path():
 
 
 def _several_motors():
-    """An arm with stops and friction, an elevator and a flywheel (energy ledgers kept) on one weak battery, under
-    robot code that quarters its outputs while the battery reports a brownout (so the outputs it restores let the
-    bus recover)."""
+    """An arm with stops and friction, an elevator and a flywheel on one weak battery, under robot code that
+    quarters its outputs while the battery reports a brownout (so the outputs it restores let the bus recover)."""
     arm = models.Arm(NEO, 60.0, mass=3.0, com_distance=0.3, min_angle=-0.8, max_angle=1.6, static_friction=0.2,
-                     efficiency=0.8, track_energy=True)
+                     efficiency=0.8)
     elevator = models.Elevator(VEX_775PRO, 20.0, carriage_mass=6.0, drum_radius=0.02, min_height=0.0,
                                max_height=1.0, static_friction=5.0)
-    flywheel = models.Flywheel(NEO, 1.0, moi=0.004, n_motors=2, track_energy=True)
+    flywheel = models.Flywheel(NEO, 1.0, moi=0.004, n_motors=2)
     battery = models.Battery(resistance=0.02, brownout_behaviour="disable", brownout_voltage=7.0)
 
     def code(t, s):
