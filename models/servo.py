@@ -46,11 +46,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from simcore import checks
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
+from simcore.kernel import layout as _kl
 
 from .drive import MotorDrive
-from .mechanism import GearedMechanism, split_mechanism_options
+from .mechanism import _KERNEL_REPLACES, FRICTION_PARAMETERS, GearedMechanism, _defined_in, split_mechanism_options
 from .motors import DCMotor
 
 __all__ = ["ServoType", "ServoMechanism", "servo_drive_command", "KG_CM", "DEFAULT_RAIL_VOLTAGE",
@@ -153,9 +156,10 @@ class ServoType:
         return self.travel / (self.pulse_max - self.pulse_min)
 
     def angle_of_pulse(self, pulse_width: float) -> float:
-        """The position-mode target of ``pulse_width`` µs, rad (clamped to the accepted pulse range)."""
-        p = min(max(pulse_width, self.pulse_min), self.pulse_max)
-        return (p - self.pulse_centre) * self.radians_per_microsecond
+        """The position-mode target of ``pulse_width`` µs, rad (clamped to the accepted pulse range; the law
+        is :func:`simcore.kernel.servo.target_angle`)."""
+        return _servo_kernel().target_angle(float(pulse_width), self.pulse_min, self.pulse_max,
+                                            self.radians_per_microsecond)
 
 
 # goBILDA 2000 Series Dual Mode Servos. goBILDA publishes, per SKU, a table at 4.8 / 6.0 / 7.4 V (the servo's
@@ -208,22 +212,24 @@ REV_SMART_ROBOT_SERVO = ServoType(
 SERVO_TYPES = {n: globals()[n] for n in __all__ if isinstance(globals().get(n), ServoType)}
 
 
+def _servo_kernel():
+    """The servo's electronics in kernel form (imported at first use: building a model loads no numba)."""
+    from simcore.kernel import servo
+
+    return servo
+
+
 def servo_drive_command(angle: float, pulse_width: float, pwm_enabled: float, pulse_min: float, pulse_max: float,
                         radians_per_microsecond: float, proportional_band: float, continuous: bool,
                         continuous_full_speed_pulse: float) -> tuple:
     """The servo electronics' ``(duty, brake)`` for the motor at output ``angle`` (rad), as the module docstring
-    writes it: plain float arithmetic, the one implementation of the servo's loop."""
-    if pwm_enabled < 0.5:
-        return 0.0, 0.0  # no pulses: the servo's bridge is off, it goes limp
-    p = pulse_width if pulse_width > pulse_min else pulse_min
-    if p > pulse_max:
-        p = pulse_max
-    centre = 0.5 * (pulse_min + pulse_max)
-    if continuous:
-        duty = (p - centre) / continuous_full_speed_pulse
-    else:
-        duty = ((p - centre) * radians_per_microsecond - angle) / proportional_band
-    return (1.0 if duty > 1.0 else -1.0 if duty < -1.0 else duty), 1.0
+    writes it (pulse widths in µs, ``radians_per_microsecond`` rad/µs, ``proportional_band`` rad). The law is
+    :func:`simcore.kernel.servo.drive_command`, which the compiled kernel runs too."""
+    duty, brake = _servo_kernel().drive_command(float(angle), float(pulse_width), float(pwm_enabled),
+                                                float(pulse_min), float(pulse_max), float(radians_per_microsecond),
+                                                float(proportional_band), bool(continuous),
+                                                float(continuous_full_speed_pulse))
+    return duty, brake
 
 
 class ServoMechanism(GearedMechanism):
@@ -258,8 +264,15 @@ class ServoMechanism(GearedMechanism):
     Inputs ``pulse_width`` (µs), ``pwm_enabled`` (0/1), ``rail_voltage`` (V); at the start
     the PWM is off (as the SDK leaves a servo port until its first ``setPosition``).
     Extra outputs ``target_angle`` (rad, the position-mode target of the held pulse)
-    and ``loop_duty`` (what the servo's loop applies). No batched form yet.
+    and ``loop_duty`` (what the servo's loop applies).
+
+    A servo without a ``load_torque`` written in Python runs in the compiled kernel
+    (:mod:`simcore.kernel.servo`) and batches (:attr:`BATCH_PARAMETERS`: ``load_inertia`` and
+    the friction parameters); with one, the simulation takes the Python path.
     """
+
+    #: The parameters a batch varies (``params["<name>.<parameter>"]``, :meth:`kernel_parameters`' keys).
+    BATCH_PARAMETERS = ("load_inertia",) + FRICTION_PARAMETERS
 
     def __init__(self, servo_type: ServoType, *, load_inertia=0.0, load_torque=None, continuous: bool = False,
                  min_angle=None, max_angle=None, start_angle=0.0, rail_voltage=DEFAULT_RAIL_VOLTAGE,
@@ -290,15 +303,17 @@ class ServoMechanism(GearedMechanism):
                          parameter_names={"mass": "load_inertia", "start_position": "start_angle",
                                           "min_position": "min_angle", "max_position": "max_angle"},
                          extra_outputs=("target_angle", "loop_duty"), **mech_opts)
+        # (the electronics' values in the order of servo_drive_command's arguments, from the kernel vector)
+        p = self._kernel_p
+        self._loop = (float(p[_kl.SP_PULSE_MIN]), float(p[_kl.SP_PULSE_MAX]), float(p[_kl.SP_RADIANS_PER_MICROSECOND]),
+                      float(p[_kl.SP_PROPORTIONAL_BAND]), bool(p[_kl.SP_CONTINUOUS] != 0.0),
+                      float(p[_kl.SP_FULL_SPEED_PULSE]))
         # The servo's own inputs replace the drive's duty and brake (its electronics make those).
         self.input_names = ("pulse_width", "pwm_enabled", "rail_voltage")
         self.input_ranges = {"pulse_width": (0.0, 65535.0), "pwm_enabled": (0.0, 1.0),
                              "rail_voltage": (0.0, math.inf)}
         self.units.update({"pulse_width": "microsecond", "pwm_enabled": "", "rail_voltage": "V",
                            "target_angle": "rad", "loop_duty": ""})
-        st = servo_type
-        self._loop = (st.pulse_min, st.pulse_max, st.radians_per_microsecond, st.proportional_band,
-                      self.continuous, st.continuous_full_speed_pulse)
 
     # -- the servo's electronics ----------------------------------------------------------------------
     def _drive_inputs(self, angle, u) -> list:
@@ -320,8 +335,13 @@ class ServoMechanism(GearedMechanism):
         return super().derivatives_of_floats(t, x, self._drive_inputs(x[0], u))
 
     def outputs(self, t, x, u):
-        drive = self._drive_inputs(x[0], u)
-        return tuple(super().outputs(t, x, drive)) + (self.target_angle(float(u[0])), drive[0])
+        """The outputs at time ``t`` (s), state ``x`` and inputs ``u`` (the law is
+        :func:`simcore.kernel.servo.outputs`)."""
+        p, mode = self._output_parameters(x)
+        out = np.empty(_kl.N_SERVO_OUTPUTS)
+        _servo_kernel().outputs(p, 0, mode, np.asarray(x, dtype=float), 0, np.asarray(u, dtype=float), 0,
+                                math.nan if t is None else float(t), out, 0)
+        return tuple(out.tolist())
 
     def applied_force(self, q, u, direction: float = 1.0) -> float:
         return super().applied_force(q, self._drive_inputs(q, u), direction)
@@ -338,3 +358,46 @@ class ServoMechanism(GearedMechanism):
         if not math.isfinite(f):
             raise NonFiniteError("load_torque of", self.name, f, math.nan)
         return f
+
+    # -- the parameter vector and the compiled kernel -------------------------------------------------
+    def kernel_load(self):
+        """No load in kernel form (None: a ``load_torque`` written in Python, which keeps the Python path)."""
+        return (_kl.LOAD_NONE, 0.0, 0.0) if self.load_torque is None else None
+
+    def _batch_parameter_unit(self, key: str) -> str:
+        return "kg*m**2" if key == "load_inertia" else super()._batch_parameter_unit(key)
+
+    def _batch_base_value(self, key: str) -> float:
+        return self.load_mass if key == "load_inertia" else super()._batch_base_value(key)
+
+    def _variant_load(self, value, varied, refuse):
+        kind, a, b = self.kernel_load() or (_kl.LOAD_NONE, math.nan, math.nan)
+        return value("load_inertia"), kind, a, b
+
+    def _variant_parameters(self, overrides, n: int):
+        """The geared mechanism's vector (:meth:`GearedMechanism.kernel_parameters`), then the electronics'
+        values at ``SP_*`` (:mod:`simcore.kernel.layout`): shape ``(n, N_SERVO_PARAMETERS)``."""
+        p, derived = super()._variant_parameters(overrides, n)
+        st = self.servo_type
+        full = np.empty((p.shape[0], _kl.N_SERVO_PARAMETERS))
+        full[:, :_kl.N_PARAMETERS] = p
+        full[:, _kl.SP_PULSE_MIN], full[:, _kl.SP_PULSE_MAX] = st.pulse_min, st.pulse_max
+        full[:, _kl.SP_RADIANS_PER_MICROSECOND] = st.radians_per_microsecond
+        full[:, _kl.SP_PROPORTIONAL_BAND] = st.proportional_band
+        full[:, _kl.SP_CONTINUOUS] = 1.0 if self.continuous else 0.0
+        full[:, _kl.SP_FULL_SPEED_PULSE] = st.continuous_full_speed_pulse
+        return full, derived
+
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this servo in the compiled kernel (:mod:`simcore.kernel.servo`),
+        or None when its load is written in Python or a subclass changes its physics in Python (then the
+        simulation takes the Python path)."""
+        cls = type(self)
+        if self._load_in_python:
+            return None
+        if any(_defined_in(cls, name) not in (GearedMechanism, ServoMechanism)
+               for name in _KERNEL_REPLACES + ("_drive_inputs", "target_angle", "_output_parameters")):
+            return None
+        from simcore.kernel.parts import KIND_SERVO
+
+        return KIND_SERVO, self.kernel_parameters()[0], _kl.MODE_NAMES

@@ -34,7 +34,7 @@ from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, 
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
                      WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS)
 from .events import crosses
-from .parts import T_NX, T_P, T_U, T_X, active_events, couple, derivatives, guard
+from .parts import T_NX, T_X, active_events, couple, derivatives, fire, guard
 from .segment import integrate_segment, record_row
 
 # -- the event rules' constants (simcore.event_handler; the tests check they are the same) ------------------
@@ -149,7 +149,7 @@ def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, ro
     for i in range(nx):
         evr_x[e, 0, i] = X[x0 + i]
     couple(table, P, U, modes, t, X)  # the bus before the reset: the new mode reads it
-    new_mode = geared.fire(P, table[part, T_P], ev_id, X, x0, U, table[part, T_U])
+    new_mode = fire(table, P, part, ev_id, X, U)
     modes[part] = new_mode
     evr_f[e, E_MODE_AFTER] = new_mode
     for i in range(nx):

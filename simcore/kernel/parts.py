@@ -9,8 +9,10 @@ functions take the stacked arrays with its offsets (views cost more than the ari
 
 Outputs are stacked the same way: ``y_offsets[k]`` is part ``k``'s first output in the stacked outputs
 (:func:`output_offsets` lays them out; a geared part has :data:`~simcore.kernel.layout.N_OUTPUTS`, the
-first outputs of its Python class). :func:`outputs` fills one row, :func:`outputs_of_rows` many rows,
-each with its own parameters, inputs, modes, time and state (variants, or recorded rows).
+first outputs of its Python class; a servo part, :data:`KIND_SERVO`, has those and then its two own,
+:data:`~simcore.kernel.layout.N_SERVO_OUTPUTS` in all). :func:`outputs` fills one row,
+:func:`outputs_of_rows` many rows, each with its own parameters, inputs, modes, time and state (variants,
+or recorded rows).
 
 A battery part (:data:`KIND_BATTERY`, at most one) feeds every geared part: :func:`couple` solves its
 bus and writes the bus voltage into each geared part's ``bus_voltage`` input and the battery's own
@@ -22,13 +24,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import battery, geared
+from . import battery, geared, servo
 from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
 from .jit import jit
-from .layout import GUARD_BACKWARD_PUSH, GUARD_FORWARD_PUSH, N_OUTPUTS
+from .layout import GUARD_BACKWARD_PUSH, GUARD_FORWARD_PUSH, N_OUTPUTS, N_SERVO_OUTPUTS
 
 KIND_GEARED = 1
 KIND_BATTERY = 2
+#: A servo (:mod:`simcore.kernel.servo`): a geared mechanism driven by its own electronics, on its own rail (no
+#: battery's load).
+KIND_SERVO = 3
 T_KIND, T_X, T_NX, T_U, T_P = range(5)
 #: A geared part's ``bus_voltage`` input (its third).
 GEARED_BUS_INPUT = 2
@@ -41,6 +46,8 @@ def derivatives(table, P, U, modes, t, X, out):
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_GEARED:
             geared.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
+        elif table[k, T_KIND] == KIND_SERVO:
+            servo.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
 
 
 @jit
@@ -48,13 +55,15 @@ def guard(table, P, U, modes, part, code, t, X):
     """Guard ``code`` of part ``part`` at (t, X)."""
     if code == GUARD_FORWARD_PUSH or code == GUARD_BACKWARD_PUSH:  # they read the bus voltage
         couple(table, P, U, modes, t, X)
+    if table[part, T_KIND] == KIND_SERVO:
+        return servo.guard(P, table[part, T_P], code, X, table[part, T_X], U, table[part, T_U])
     return geared.guard(P, table[part, T_P], code, X, table[part, T_X], U, table[part, T_U])
 
 
 def output_offsets(kinds) -> np.ndarray:
     """Each part's first output in the stacked outputs, for parts of kinds ``kinds`` (in table order), and
     after them their total number: an int64 array of ``len(kinds) + 1``."""
-    sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0}  # (the battery's outputs are its Python class's)
+    sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0, KIND_SERVO: N_SERVO_OUTPUTS}  # (the battery's outputs are its Python class's)
     off = np.zeros(len(kinds) + 1, dtype=np.int64)
     for k, kind in enumerate(kinds):
         off[k + 1] = off[k] + sizes[int(kind)]
@@ -68,6 +77,8 @@ def outputs(table, P, U, modes, t, X, y_offsets, out):
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_GEARED:
             geared.outputs(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], t, out, y_offsets[k])
+        elif table[k, T_KIND] == KIND_SERVO:
+            servo.outputs(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], t, out, y_offsets[k])
 
 
 @jit
@@ -95,11 +106,13 @@ def initial_modes(table, P, U, X, out):
         for k in range(table.shape[0]):
             if table[k, T_KIND] == KIND_GEARED:
                 out[r, k] = geared.initial_mode(P[r], table[k, T_P], X[r], table[k, T_X], U[r], table[k, T_U])
+            elif table[k, T_KIND] == KIND_SERVO:
+                out[r, k] = servo.initial_mode(P[r], table[k, T_P], X[r], table[k, T_X], U[r], table[k, T_U])
 
 
 @jit
 def _active_events(kind, p, mode, ids):
-    if kind == KIND_GEARED:
+    if kind == KIND_GEARED or kind == KIND_SERVO:  # (a servo's events are the geared mechanism's)
         return geared.active_events(p, 0, mode, ids)
     return 0
 
@@ -113,9 +126,17 @@ def active_events_of(kind, p, mode, ids):
 @jit
 def active_events(table, P, part, mode, ids):
     """The events armed for part ``part`` in ``mode`` (ids into ``ids``); returns their number."""
-    if table[part, T_KIND] == KIND_GEARED:
+    if table[part, T_KIND] == KIND_GEARED or table[part, T_KIND] == KIND_SERVO:
         return geared.active_events(P, table[part, T_P], mode, ids)
     return 0
+
+
+@jit
+def fire(table, P, part, ev_id, X, U):
+    """Apply event ``ev_id`` of part ``part``: its reset of ``X`` (in place); returns the part's mode after it."""
+    if table[part, T_KIND] == KIND_SERVO:
+        return servo.fire(P, table[part, T_P], ev_id, X, table[part, T_X], U, table[part, T_U])
+    return geared.fire(P, table[part, T_P], ev_id, X, table[part, T_X], U, table[part, T_U])
 
 
 # -- the battery's bus -----------------------------------------------------------------------------------
