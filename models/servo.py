@@ -49,6 +49,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from simcore import checks
+from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 from simcore.kernel import layout as _kl
 
@@ -212,6 +213,13 @@ REV_SMART_ROBOT_SERVO = ServoType(
 SERVO_TYPES = {n: globals()[n] for n in __all__ if isinstance(globals().get(n), ServoType)}
 
 
+def _gravity_of(mgd, direction):
+    """``(kind, a, b)`` of gravity's torque ``mgd sin(direction - angle)`` in the kernel (per variant when ``mgd``
+    is an array): none where ``mgd`` is 0, so a servo without a gravity load evaluates no sine."""
+    kind = np.where(np.asarray(mgd) != 0.0, _kl.LOAD_ARM_GRAVITY, _kl.LOAD_NONE)
+    return (int(kind) if kind.ndim == 0 else kind), mgd, direction
+
+
 def _servo_kernel():
     """The servo's electronics in kernel form (imported at first use: building a model loads no numba)."""
     from simcore.kernel import servo
@@ -239,11 +247,25 @@ class ServoMechanism(GearedMechanism):
     ----------
     servo_type : ServoType
         The servo (``GOBILDA_TORQUE_SERVO``, ``REV_SMART_ROBOT_SERVO``, ...).
-    load_inertia : float or Quantity
-        Inertia of the load at the output, kg·m² (default 0: the servo alone).
+    load_inertia : float or Quantity, optional
+        Inertia of the load about the output axis, kg·m² (default: ``load_mass`` as a point at
+        ``load_com_distance``, ``m d²``, the least a body of that mass and centre can have; 0
+        without a load mass: the servo alone).
+    load_mass : float or Quantity
+        Mass of the load that gravity pulls on, kg (default 0: no gravity torque).
+    load_com_distance : float or Quantity
+        Distance of that mass's centre from the output axis, m (default 0).
+    gravity_direction : float
+        Direction of gravity in the plane the load turns in, rad from ``angle = 0`` (default
+        ``-pi/2``: the load is level at the centre of travel and ``angle`` turns it up). Gravity's
+        torque on the output is ``m g d sin(gravity_direction - angle)``: ``-m g d cos(angle)``
+        by default, as an :class:`~simcore.models.Arm`'s.
+    g : float or Quantity
+        Gravitational acceleration, m/s² (default standard gravity).
     load_torque : callable ``f(angle) -> N·m``, optional
-        Torque of the load on the output at ``angle`` (rad), positive toward increasing
-        angle: gravity on a wrist is ``lambda a: -m * g * d * cos(a)``.
+        Any other torque of the load on the output at ``angle`` (rad), positive toward
+        increasing angle, written in Python (a spring, a cable): the simulation then takes the
+        Python path. Gravity is ``load_mass`` and ``load_com_distance``.
     continuous : bool
         True for a servo set to continuous rotation (a goBILDA dual-mode servo
         programmed to CR): the pulse sets its speed, not its position.
@@ -267,15 +289,16 @@ class ServoMechanism(GearedMechanism):
     and ``loop_duty`` (what the servo's loop applies).
 
     A servo without a ``load_torque`` written in Python runs in the compiled kernel
-    (:mod:`simcore.kernel.servo`) and batches (:attr:`BATCH_PARAMETERS`: ``load_inertia`` and
-    the friction parameters); with one, the simulation takes the Python path.
+    (:mod:`simcore.kernel.servo`) and batches (:attr:`BATCH_PARAMETERS`: the load's inertia, mass
+    and centre distance, and the friction parameters); with one, the simulation takes the Python path.
     """
 
     #: The parameters a batch varies (``params["<name>.<parameter>"]``, :meth:`kernel_parameters`' keys).
-    BATCH_PARAMETERS = ("load_inertia",) + FRICTION_PARAMETERS
+    BATCH_PARAMETERS = ("load_inertia", "load_mass", "load_com_distance") + FRICTION_PARAMETERS
 
-    def __init__(self, servo_type: ServoType, *, load_inertia=0.0, load_torque=None, continuous: bool = False,
+    def __init__(self, servo_type: ServoType, *, load_inertia=None, load_torque=None, continuous: bool = False,
                  min_angle=None, max_angle=None, start_angle=0.0, rail_voltage=DEFAULT_RAIL_VOLTAGE,
+                 load_mass=0.0, load_com_distance=0.0, gravity_direction=-math.pi / 2, g=STANDARD_GRAVITY,
                  name: str = "servo", **options):
         if not isinstance(servo_type, ServoType):
             raise ConfigTypeError("servo_type", servo_type, "a simcore.models.servo.ServoType, e.g. "
@@ -286,7 +309,20 @@ class ServoMechanism(GearedMechanism):
         self.continuous = checks.flag("continuous", continuous)
         self.load_torque = load_torque
         self.rail_voltage = checks.positive("rail_voltage", rail_voltage, "V", what="voltage")
-        load = checks.nonnegative("load_inertia", load_inertia, "kg*m**2", what="inertia")
+        #: The mass gravity pulls on, kg, its centre's distance from the axis, m, and gravity (m/s², rad).
+        self.gravity_load_mass = checks.nonnegative("load_mass", load_mass, "kg", what="mass")
+        self.load_com_distance = checks.nonnegative("load_com_distance", load_com_distance, "m", what="distance")
+        self.g = checks.nonnegative("g", g, "m/s**2", what="acceleration magnitude (gravity pulls down)")
+        self.gravity_direction = checks.angle("gravity_direction", gravity_direction)
+        #: True when ``load_inertia`` was not given (so it is the load mass as a point, ``m d²``, per variant too).
+        self.load_inertia_from_mass = load_inertia is None
+        if load_inertia is None:
+            load = self.gravity_load_mass * self.load_com_distance ** 2
+            if not math.isfinite(load):
+                raise ConfigError("load_mass", load_mass,
+                                  f"a mass whose point inertia m d² (d={self.load_com_distance!r} m) is finite")
+        else:
+            load = checks.nonnegative("load_inertia", load_inertia, "kg*m**2", what="inertia")
         motor = servo_type.motor
         for key in ("command", "nominal_bus_voltage", "n_motors"):
             if key in options:
@@ -305,6 +341,8 @@ class ServoMechanism(GearedMechanism):
                          extra_outputs=("target_angle", "loop_duty"), **mech_opts)
         # (the electronics' values in the order of servo_drive_command's arguments, from the kernel vector)
         p = self._kernel_p
+        #: Gravity's torque ``a sin(b - angle)`` as the kernel vector holds it: ``(kind, a, b)`` (LOAD_*).
+        self._gravity = (int(p[_kl.P_LOAD_KIND]), float(p[_kl.P_LOAD_A]), float(p[_kl.P_LOAD_B]))
         self._loop = (float(p[_kl.SP_PULSE_MIN]), float(p[_kl.SP_PULSE_MAX]), float(p[_kl.SP_RADIANS_PER_MICROSECOND]),
                       float(p[_kl.SP_PROPORTIONAL_BAND]), bool(p[_kl.SP_CONTINUOUS] != 0.0),
                       float(p[_kl.SP_FULL_SPEED_PULSE]))
@@ -351,28 +389,55 @@ class ServoMechanism(GearedMechanism):
         return super().supply_current_at(x, self._drive_inputs(x[0], u), bus_voltage)
 
     def load_force(self, q):
-        """The load torque at ``q`` (rad), N·m (NonFiniteError for a non-finite ``load_torque(q)``)."""
+        """The load torque at ``q`` (rad), N·m: gravity's (as the kernel's load, :meth:`kernel_load`), plus
+        ``load_torque(q)`` (NonFiniteError for a non-finite value)."""
+        kind, a, b = self._gravity
+        f = a * math.sin(b - q) if kind == _kl.LOAD_ARM_GRAVITY else 0.0
         if self.load_torque is None:
-            return 0.0
-        f = float(self.load_torque(q))
-        if not math.isfinite(f):
-            raise NonFiniteError("load_torque of", self.name, f, math.nan)
-        return f
+            return f
+        extra = float(self.load_torque(q))
+        if not math.isfinite(extra):
+            raise NonFiniteError("load_torque of", self.name, extra, math.nan)
+        return f + extra
+
+    def potential_energy(self, q):
+        """Gravity's potential energy at ``q`` (rad), J, zero at ``angle = 0`` (a ``load_torque`` has none)."""
+        kind, a, b = self._gravity
+        return a * (math.cos(b) - math.cos(b - q)) if kind == _kl.LOAD_ARM_GRAVITY else 0.0
 
     # -- the parameter vector and the compiled kernel -------------------------------------------------
     def kernel_load(self):
-        """No load in kernel form (None: a ``load_torque`` written in Python, which keeps the Python path)."""
-        return (_kl.LOAD_NONE, 0.0, 0.0) if self.load_torque is None else None
+        """Gravity on the load in kernel form (None: a ``load_torque`` written in Python, which keeps the Python
+        path; the vector then holds gravity's torque alone, :meth:`load_force` adds the Python one)."""
+        if self.load_torque is not None:
+            return None
+        return _gravity_of(self.gravity_load_mass * self.g * self.load_com_distance, self.gravity_direction)
+
+    _BATCH_UNITS = {"load_inertia": "kg*m**2", "load_mass": "kg", "load_com_distance": "m"}
 
     def _batch_parameter_unit(self, key: str) -> str:
-        return "kg*m**2" if key == "load_inertia" else super()._batch_parameter_unit(key)
+        return self._BATCH_UNITS.get(key) or super()._batch_parameter_unit(key)
 
     def _batch_base_value(self, key: str) -> float:
-        return self.load_mass if key == "load_inertia" else super()._batch_base_value(key)
+        base = {"load_inertia": self.load_mass, "load_mass": self.gravity_load_mass,
+                "load_com_distance": self.load_com_distance}
+        return base[key] if key in base else super()._batch_base_value(key)
 
     def _variant_load(self, value, varied, refuse):
-        kind, a, b = self.kernel_load() or (_kl.LOAD_NONE, math.nan, math.nan)
-        return value("load_inertia"), kind, a, b
+        """The load's inertia (given, or each variant's point mass ``m d²``) and gravity's torque per variant."""
+        mass, com = value("load_mass"), value("load_com_distance")
+        if self.load_inertia_from_mass and "load_inertia" not in varied:
+            inertia = mass * com * com
+            refuse(~np.isfinite(inertia), ("load_mass", "load_com_distance"),
+                   "a load mass and centre distance whose point inertia m d² is finite", "load_mass")
+        else:
+            inertia = value("load_inertia")
+        mgd = mass * self.g * com
+        refuse(~np.isfinite(mgd), ("load_mass", "load_com_distance"),
+               f"a load mass and centre distance whose gravity torque m g d (g={self.g!r} m/s²) is finite",
+               "load_mass")
+        kind, a, b = _gravity_of(mgd, self.gravity_direction)
+        return inertia, kind, a, b
 
     def _variant_parameters(self, overrides, n: int):
         """The geared mechanism's vector (:meth:`GearedMechanism.kernel_parameters`), then the electronics'

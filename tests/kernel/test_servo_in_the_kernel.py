@@ -152,7 +152,7 @@ def test_servos_beside_an_arm_and_a_hub_motor_equal_the_python_path():
     assert {e.system for e in a[0].events} >= {"arm", "wrist"}
 
 
-def test_a_hub_servo_moved_by_an_op_mode_equals_the_python_path():
+def test_a_hub_servo_lifting_a_claw_against_gravity_from_an_op_mode_equals_the_python_path():
     class Wave(LinearOpMode):
         def runOpMode(self):
             wrist = self.hardwareMap.get(Servo, "wrist")
@@ -165,17 +165,20 @@ def test_a_hub_servo_moved_by_an_op_mode_equals_the_python_path():
             self.sleep(200)
 
     def make():
-        wrist = ServoMechanism(TORQUE, name="wrist", load_inertia=3e-4, min_angle=-1.5, max_angle=1.5)
+        wrist = ServoMechanism(TORQUE, name="wrist", load_mass=0.3, load_com_distance=0.12, min_angle=-1.5,
+                               max_angle=1.5, static_friction=0.01)
         hub = Hub()
         servo = hub.servo(0, wrist)
         return [wrist], run_opmode(Wave, hubs=[hub], configuration={"wrist": servo}, stop_time=1.2)
 
-    a, b = _both(make, 1.3, method="RK45")
+    a, b = _both(make, 1.6, method="RK45")
     _assert_same(a, b)
     res = a[0]
     # 0.6 of the SDK's 600-2400 us is 1680 us: 27 degrees on a goBILDA servo, reached before the PWM goes off
     assert res.sample("wrist.target_angle", 0.9) == pytest.approx(math.radians(27.0), rel=1e-12)
     assert res["wrist.pwm_enabled"][-1] == 0.0
+    assert res["wrist.angle"][-1] == -1.5  # limp, the claw falls onto the lower stop
+    assert res.events[-1].name == "lower_stop"
 
 
 def test_a_servo_whose_load_or_loop_is_python_takes_the_python_path():

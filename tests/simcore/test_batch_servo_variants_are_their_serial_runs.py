@@ -58,6 +58,29 @@ def test_each_servo_variant_is_its_own_serial_run_to_the_bit(seed):
         _assert_is_its_serial_run(batch[int(j)], serial, NAMES)
 
 
+def test_wrists_lifting_claws_of_each_mass_are_their_serial_runs():
+    # The claw's mass and centre distance varied; the load inertia not given, so each variant's is its own m d².
+    mass = np.array([0.1, 0.45, 0.3, 0.8])
+    com = np.array([0.12, 0.05, 0.15, 0.1])
+
+    def wrist(m=0.2, d=0.1):
+        return ServoMechanism(GOBILDA_TORQUE_SERVO, name="wrist", load_mass=m, load_com_distance=d,
+                              min_angle=-1.0, max_angle=1.1)
+
+    batch = simulate_batch(wrist(), 2.0, [_pulses()], params={"wrist.load_mass": mass, "wrist.load_com_distance": com})
+    for j in (3, 0, 2):
+        serial = simulate(wrist(float(mass[j]), float(com[j])), 2.0, [_pulses()], method="RK45")
+        _assert_is_its_serial_run(batch[j], serial, NAMES + ("wrist.motor_torque",))
+    # Held at 1600 us (15 degrees) each claw droops until the loop's torque, droop / band * T_stall(5 V), holds
+    # its weight's m g d cos(15 degrees - droop): to first order in the droop (a few hundredths of a radian),
+    # droop = band m g d cos(15 deg) / T_stall (the cosine's change, droop * tan(15 deg), under 1.5 %).
+    st = GOBILDA_TORQUE_SERVO
+    droop = math.radians(15.0) - np.array([batch[j]["wrist.angle"][-1] for j in range(len(mass))])
+    expected = st.proportional_band * mass * 9.80665 * com * math.cos(math.radians(15.0)) / (
+        st.stall_torque * 5.0 / st.nominal_voltage)
+    np.testing.assert_allclose(droop, expected, rtol=0.015)
+
+
 def test_servo_and_arm_variants_together_are_their_serial_runs_in_any_position():
     inertia = np.array([1e-4, 1.5e-3, 6e-4, 0.0])
     mass = np.array([1.0, 3.0, 2.0, 1.5])
