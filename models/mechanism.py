@@ -584,8 +584,8 @@ class GearedMechanism(System):
             key = next(iter(overrides))
             raise ConfigError(f"params[{self.name + '.' + str(key)!r}]", key,
                               f"no parameter: {cls} {self.name!r} batches with its controllers' parameters only "
-                              f"(the parameters a batch varies: Flywheel, Arm and Elevator's physical ones, a "
-                              f"Battery's resistance and open_circuit_voltage)")
+                              f"(the parameters a batch varies: Flywheel, Arm, Elevator and ServoMechanism's "
+                              f"physical ones, a Battery's resistance and open_circuit_voltage)")
         varied = {}
         for key, value in overrides.items():
             label = f"params[{self.name + '.' + str(key)!r}]"

@@ -26,7 +26,9 @@ Inputs held by the hub: ``pulse_width`` (µs, the PWM pulse the hub sends),
 The duty is applied to the rail through :class:`~simcore.models.drive.MotorDrive`,
 so the saturation at the supply, the stall current and the back-EMF are the
 motor law every other mechanism uses. ``angle = 0`` is the centre of travel
-(pulse 1500 µs); a longer pulse turns it positive.
+(pulse 1500 µs); a longer pulse turns it positive. The law is written once, in
+kernel form (:mod:`simcore.kernel.servo`): a simulation of servos whose load has
+no Python ``load_torque`` runs it compiled, and batches.
 
 APPROXIMATIONS (each a field of :class:`ServoType`)
     The position loop is proportional with saturation (``proportional_band``: the
@@ -222,9 +224,15 @@ def _gravity_of(mgd, direction):
 
 def _servo_kernel():
     """The servo's electronics in kernel form (imported at first use: building a model loads no numba)."""
-    from simcore.kernel import servo
+    global _servo_kernel_module
+    if _servo_kernel_module is None:
+        from simcore.kernel import servo
 
-    return servo
+        _servo_kernel_module = servo
+    return _servo_kernel_module
+
+
+_servo_kernel_module = None
 
 
 def servo_drive_command(angle: float, pulse_width: float, pwm_enabled: float, pulse_min: float, pulse_max: float,
@@ -356,7 +364,9 @@ class ServoMechanism(GearedMechanism):
     # -- the servo's electronics ----------------------------------------------------------------------
     def _drive_inputs(self, angle, u) -> list:
         """The drive's inputs ``[duty, brake, bus voltage]`` the servo's loop makes of its own inputs ``u``."""
-        duty, brake = servo_drive_command(float(angle), float(u[0]), float(u[1]), *self._loop)
+        # (servo_drive_command's law, called without its conversions: the Python path's hot loop)
+        duty, brake = (_servo_kernel_module or _servo_kernel()).drive_command(float(angle), float(u[0]), float(u[1]),
+                                                                               *self._loop)
         return [duty, brake, float(u[2])]
 
     def target_angle(self, pulse_width: float) -> float:

@@ -19,6 +19,8 @@ from simcore.models import Arm
 from simcore.models.motors import NEO
 from simcore.models.servo import GOBILDA_TORQUE_SERVO, ServoMechanism
 
+from test_batch_variants_are_their_serial_runs import _assert_is_its_serial_run
+
 pytestmark = pytest.mark.filterwarnings("ignore::simcore.solvers.StiffnessWarning")
 NAMES = ("wrist.angle", "wrist.velocity", "wrist.stator_current", "wrist.loop_duty", "wrist.target_angle")
 
@@ -33,15 +35,6 @@ def _pulses():
         pulse = np.where(t < 0.4, 2200.0, np.where(t < 0.8, 900.0, 1600.0))
         return {"wrist.pulse_width": pulse, "wrist.pwm_enabled": 1.0}
     return elementwise(PeriodicController(0.02, write, name="pulses"))
-
-
-def _assert_is_its_serial_run(variant, serial, names):
-    assert np.array_equal(variant.t, serial.t)
-    for name in names:
-        assert np.array_equal(variant[name], serial[name]), name
-    assert [(e.t, e.name, e.mode_after) for e in variant.events] == \
-        [(e.t, e.name, e.mode_after) for e in serial.events]
-    assert variant.stats["n_steps"] == serial.stats["n_steps"]
 
 
 @pytest.mark.parametrize("seed", range(3))
