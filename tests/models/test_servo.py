@@ -212,3 +212,23 @@ def test_bad_gravity_load_values_are_named():
         ServoMechanism(GOBILDA_TORQUE_SERVO, load_mass=0.1, load_com_distance=float("inf"))
     with pytest.raises(ConfigError, match="gravity_direction"):
         ServoMechanism(GOBILDA_TORQUE_SERVO, gravity_direction=float("nan"))
+
+
+def test_energy_ledger_of_a_wrist_lifting_a_claw_onto_its_stop_closes():
+    # Drawn from the rail = kinetic + gravity's potential m g d (sin q1 - sin q0) + the losses (copper, friction,
+    # the stop's impact, the datasheet motor's conversion mismatch). The inertia is the claw's m d² plus the
+    # servo's rotor, T_stall tau / w_free reflected to the output.
+    st = GOBILDA_TORQUE_SERVO
+    m, d = 0.3, 0.12
+    wrist = ServoMechanism(st, name="w", load_mass=m, load_com_distance=d, max_angle=math.radians(50.0),
+                           start_angle=math.radians(-30.0), static_friction=0.02, track_energy=True)
+    res = run(wrist, 0.6, pulse_for(st, 70.0))
+    assert [e.name for e in res.events][-1] == "upper_stop"
+    J = m * d * d + st.stall_torque * st.mechanical_time_constant / st.free_speed
+    q0, q1 = res["w.angle"][0], res.final("w.angle")
+    ke = 0.5 * J * res.final("w.velocity") ** 2
+    pe = m * 9.80665 * d * (math.sin(q1) - math.sin(q0))
+    losses = sum(res.final(f"w.{k}") for k in ("copper_loss", "gear_loss", "friction_loss", "impact_loss",
+                                               "conversion_loss"))
+    assert res.final("w.impact_loss") > 0
+    assert res.final("w.energy_in") == pytest.approx(ke + pe + losses, rel=1e-6)
