@@ -347,10 +347,10 @@ class ServoMechanism(GearedMechanism):
                          parameter_names={"mass": "load_inertia", "start_position": "start_angle",
                                           "min_position": "min_angle", "max_position": "max_angle"},
                          extra_outputs=("target_angle", "loop_duty"), **mech_opts)
-        # (the electronics' values in the order of servo_drive_command's arguments, from the kernel vector)
         p = self._kernel_p
         #: Gravity's torque ``a sin(b - angle)`` as the kernel vector holds it: ``(kind, a, b)`` (LOAD_*).
         self._gravity = (int(p[_kl.P_LOAD_KIND]), float(p[_kl.P_LOAD_A]), float(p[_kl.P_LOAD_B]))
+        # (the electronics' values in the order of servo_drive_command's arguments, from the kernel vector)
         self._loop = (float(p[_kl.SP_PULSE_MIN]), float(p[_kl.SP_PULSE_MAX]), float(p[_kl.SP_RADIANS_PER_MICROSECOND]),
                       float(p[_kl.SP_PROPORTIONAL_BAND]), bool(p[_kl.SP_CONTINUOUS] != 0.0),
                       float(p[_kl.SP_FULL_SPEED_PULSE]))

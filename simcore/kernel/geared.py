@@ -7,7 +7,9 @@ the kernel form of its equations of motion, its outputs (:func:`outputs`, which
 :meth:`GearedMechanism.outputs` calls), the guards of its events, their resets and mode switches. (The
 Python form of the equations of motion in :mod:`simcore.models.mechanism` still serves the Python path:
 the tests hold the kernel to it bit for bit.) States ``x``: position, velocity (and, with energy tracking, the six ledger states); inputs ``u``:
-command (V or duty), brake, bus voltage; ``mode`` an integer (``MODE_*``).
+command (V or duty), brake, bus voltage; ``mode`` an integer (``MODE_*``). Each function reading the
+inputs has a ``*_driven`` form taking those three as floats, and :func:`reset` is :func:`fire` without
+the mode at rest: a part that makes its drive's inputs itself (:mod:`simcore.kernel.servo`) calls these.
 """
 from __future__ import annotations
 

@@ -9,16 +9,19 @@ functions take the stacked arrays with its offsets (views cost more than the ari
 
 Outputs are stacked the same way: ``y_offsets[k]`` is part ``k``'s first output in the stacked outputs
 (:func:`output_offsets` lays them out; a geared part has :data:`~simcore.kernel.layout.N_OUTPUTS`, the
-first outputs of its Python class; a servo part, :data:`KIND_SERVO`, has those and then its two own,
-:data:`~simcore.kernel.layout.N_SERVO_OUTPUTS` in all). :func:`outputs` fills one row,
-:func:`outputs_of_rows` many rows, each with its own parameters, inputs, modes, time and state (variants,
-or recorded rows).
+first outputs of its Python class). :func:`outputs` fills one row, :func:`outputs_of_rows` many rows,
+each with its own parameters, inputs, modes, time and state (variants, or recorded rows).
 
 A battery part (:data:`KIND_BATTERY`, at most one) feeds every geared part: :func:`couple` solves its
 bus and writes the bus voltage into each geared part's ``bus_voltage`` input and the battery's own
 inputs (bus voltage, current), as :class:`simcore.models.battery.Battery`'s coupling does on the Python
 path. :func:`derivatives` and the guards that read the inputs solve it first; so does an event's firing
 (:mod:`simcore.kernel.advance`), whose new mode reads the inputs.
+
+A servo part (:data:`KIND_SERVO`, :mod:`simcore.kernel.servo`) is a geared mechanism driven by its own
+electronics from its own inputs (pulse width, PWM on, rail voltage): its events are the geared ones, its
+outputs the geared ones and then its two own (:data:`~simcore.kernel.layout.N_SERVO_OUTPUTS` in all), and
+it is no load of the battery (its rail is the hub's).
 """
 from __future__ import annotations
 
@@ -63,7 +66,8 @@ def guard(table, P, U, modes, part, code, t, X):
 def output_offsets(kinds) -> np.ndarray:
     """Each part's first output in the stacked outputs, for parts of kinds ``kinds`` (in table order), and
     after them their total number: an int64 array of ``len(kinds) + 1``."""
-    sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0, KIND_SERVO: N_SERVO_OUTPUTS}  # (the battery's outputs are its Python class's)
+    # (the battery's outputs are its Python class's)
+    sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0, KIND_SERVO: N_SERVO_OUTPUTS}
     off = np.zeros(len(kinds) + 1, dtype=np.int64)
     for k, kind in enumerate(kinds):
         off[k + 1] = off[k] + sizes[int(kind)]
