@@ -303,6 +303,8 @@ class ServoMechanism(GearedMechanism):
 
     #: The parameters a batch varies (``params["<name>.<parameter>"]``, :meth:`kernel_parameters`' keys).
     BATCH_PARAMETERS = ("load_inertia", "load_mass", "load_com_distance") + FRICTION_PARAMETERS
+    #: Supplied by its own rail (the hub's servo power), not a load of a battery in the simulation.
+    own_supply = True
 
     def __init__(self, servo_type: ServoType, *, load_inertia=None, load_torque=None, continuous: bool = False,
                  min_angle=None, max_angle=None, start_angle=0.0, rail_voltage=DEFAULT_RAIL_VOLTAGE,

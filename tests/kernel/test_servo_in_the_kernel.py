@@ -133,7 +133,8 @@ def test_a_claw_stalled_on_its_game_piece_and_let_go_equals_the_python_path():
     assert np.all(res["claw.stator_current"][held] == pytest.approx(TORQUE.stall_current * 5.0 / 6.0, rel=1e-9))
 
 
-def test_servos_beside_an_arm_and_a_hub_motor_equal_the_python_path():
+def test_servos_beside_an_arm_and_a_hub_motor_on_a_battery_equal_the_python_path():
+    # The battery feeds the arm and the hub motor; the servos are on their own rail (no load of its bus).
     def make():
         arm = models.Arm(NEO, 60, mass=2.0, com_distance=0.3, min_angle=-0.5, max_angle=1.0)
         hub = models.HubMotor(GOBILDA_5203_312, load_inertia=0.01, name="hub")
@@ -145,11 +146,16 @@ def test_servos_beside_an_arm_and_a_hub_motor_equal_the_python_path():
                     "wrist.pulse_width": 1900.0 if t < 0.6 else 1300.0, "wrist.pwm_enabled": 1.0,
                     "cr.pulse_width": 1500.0 + 500.0 * math.sin(3 * t), "cr.pwm_enabled": 1.0}
 
-        return [arm, wrist, hub, cr], [PeriodicController(0.02, drive, name="drive")]
+        return [models.Battery(resistance=0.05), arm, wrist, hub, cr], [PeriodicController(0.02, drive, name="drive")]
 
     a, b = _both(make, 1.2)
     _assert_same(a, b)
-    assert {e.system for e in a[0].events} >= {"arm", "wrist"}
+    res = a[0]
+    assert {e.system for e in res.events} >= {"arm", "wrist"}
+    assert np.all(res["wrist.supply_voltage"] == 5.0)  # the hub's servo rail, whatever the battery's sag
+    assert res["battery.current"].max() > 1.0
+    np.testing.assert_allclose(res["battery.current"], res["arm.supply_current"] + res["hub.supply_current"],
+                               rtol=1e-9, atol=1e-9)
 
 
 def test_a_hub_servo_lifting_a_claw_against_gravity_from_an_op_mode_equals_the_python_path():
