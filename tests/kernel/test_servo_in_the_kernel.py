@@ -3,7 +3,8 @@
 The servo's electronics (the pulse's target, its proportional loop, the open bridge without pulses) are
 checked against duties computed here by hand from the datasheet geometry; then position and continuous
 servos, the PWM switched on and off, a claw stalled on its stop and let go, servos beside other mechanisms
-and a servo driven by the hub's ``Servo`` from an op mode are each run in the kernel and on the Python path
+on a battery and a servo lifting a claw against gravity, driven by the hub's ``Servo`` from an op mode, are
+each run in the kernel and on the Python path
 (``simcore.engine.USE_KERNEL = False``: simcore.dopri5's steps, the model's Python guards, scipy's brentq),
 which must agree exactly: rows, every signal, events with their states, modes and statistics.
 """
