@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from . import geared
 from .jit import jit
-from .layout import (SP_CONTINUOUS, SP_FULL_SPEED_PULSE, SP_PROPORTIONAL_BAND, SP_PULSE_MAX,
-                     SP_PULSE_MIN, SP_RADIANS_PER_MICROSECOND, Y_LOOP_DUTY, Y_TARGET_ANGLE)
+from .layout import (GUARD_BACKWARD_PUSH, GUARD_FORWARD_PUSH, SP_CONTINUOUS, SP_FULL_SPEED_PULSE,
+                     SP_PROPORTIONAL_BAND, SP_PULSE_MAX, SP_PULSE_MIN, SP_RADIANS_PER_MICROSECOND, Y_LOOP_DUTY,
+                     Y_TARGET_ANGLE)
 
 __all__ = ["drive_command", "target_angle", "derivatives", "outputs", "guard", "initial_mode", "fire"]
 
@@ -84,6 +85,8 @@ def outputs(p, po, mode, x, xo, u, uo, t, out, yo):
 @jit
 def guard(p, po, code, x, xo, u, uo):
     """The value of guard ``code`` (the geared mechanism's ``GUARD_*``) at state ``x`` and inputs ``u``."""
+    if code != GUARD_FORWARD_PUSH and code != GUARD_BACKWARD_PUSH:  # a stop's or the velocity's: the state alone
+        return geared.guard_driven(p, po, code, x, xo, 0.0, 0.0, 0.0)
     duty, brake = _command(p, po, x[xo], u, uo)
     return geared.guard_driven(p, po, code, x, xo, duty, brake, u[uo + 2])
 
