@@ -425,9 +425,9 @@ class GearedMechanism(System):
         # the engine reports as a NonFiniteError naming the signal (the float form raises instead).
         return np.array(self.derivatives_of_floats(t, x, u), dtype=float)
 
-    def outputs(self, t, x, u):
-        """The outputs at time ``t`` (s), state ``x`` and inputs ``u`` (the law is
-        :func:`simcore.kernel.geared.outputs`; a load written in Python is evaluated here and handed to it)."""
+    def _output_parameters(self, x):
+        """``(parameters, mode code)`` the kernel's outputs are evaluated with at state ``x``: the kernel
+        vector, with a load written in Python evaluated here at ``x`` and handed to it as a constant."""
         p = self._kernel_p
         mode = _MODE_CODES.get(self.mode, _kl.MODE_MOVING)  # (no mode yet: free, as the right-hand side)
         if self._load_in_python:
@@ -435,6 +435,12 @@ class GearedMechanism(System):
             p[_kl.P_LOAD_KIND] = _kl.LOAD_CONSTANT
             # (at rest the acceleration is zero without it: the load is not evaluated, as the right-hand side)
             p[_kl.P_LOAD_A] = 0.0 if mode in _RESTING_CODES else self.load_force(x[0])
+        return p, mode
+
+    def outputs(self, t, x, u):
+        """The outputs at time ``t`` (s), state ``x`` and inputs ``u`` (the law is
+        :func:`simcore.kernel.geared.outputs`; a load written in Python is evaluated here and handed to it)."""
+        p, mode = self._output_parameters(x)
         out = np.empty(_kl.N_OUTPUTS)
         _geared_kernel().outputs(p, 0, mode, np.asarray(x, dtype=float), 0, np.asarray(u, dtype=float), 0,
                                  math.nan if t is None else float(t), out, 0)
@@ -578,8 +584,8 @@ class GearedMechanism(System):
             key = next(iter(overrides))
             raise ConfigError(f"params[{self.name + '.' + str(key)!r}]", key,
                               f"no parameter: {cls} {self.name!r} batches with its controllers' parameters only "
-                              f"(the parameters a batch varies: Flywheel, Arm and Elevator's physical ones, a "
-                              f"Battery's resistance and open_circuit_voltage)")
+                              f"(the parameters a batch varies: Flywheel, Arm, Elevator and ServoMechanism's "
+                              f"physical ones, a Battery's resistance and open_circuit_voltage)")
         varied = {}
         for key, value in overrides.items():
             label = f"params[{self.name + '.' + str(key)!r}]"

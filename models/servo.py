@@ -26,7 +26,9 @@ Inputs held by the hub: ``pulse_width`` (µs, the PWM pulse the hub sends),
 The duty is applied to the rail through :class:`~simcore.models.drive.MotorDrive`,
 so the saturation at the supply, the stall current and the back-EMF are the
 motor law every other mechanism uses. ``angle = 0`` is the centre of travel
-(pulse 1500 µs); a longer pulse turns it positive.
+(pulse 1500 µs); a longer pulse turns it positive. The law is written once, in
+kernel form (:mod:`simcore.kernel.servo`): a simulation of servos whose load has
+no Python ``load_torque`` runs it compiled, and batches.
 
 APPROXIMATIONS (each a field of :class:`ServoType`)
     The position loop is proportional with saturation (``proportional_band``: the
@@ -46,11 +48,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from simcore import checks
+from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
+from simcore.kernel import layout as _kl
 
 from .drive import MotorDrive
-from .mechanism import GearedMechanism, split_mechanism_options
+from .mechanism import _KERNEL_REPLACES, FRICTION_PARAMETERS, GearedMechanism, _defined_in, split_mechanism_options
 from .motors import DCMotor
 
 __all__ = ["ServoType", "ServoMechanism", "servo_drive_command", "KG_CM", "DEFAULT_RAIL_VOLTAGE",
@@ -153,9 +159,10 @@ class ServoType:
         return self.travel / (self.pulse_max - self.pulse_min)
 
     def angle_of_pulse(self, pulse_width: float) -> float:
-        """The position-mode target of ``pulse_width`` µs, rad (clamped to the accepted pulse range)."""
-        p = min(max(pulse_width, self.pulse_min), self.pulse_max)
-        return (p - self.pulse_centre) * self.radians_per_microsecond
+        """The position-mode target of ``pulse_width`` µs, rad (clamped to the accepted pulse range; the law
+        is :func:`simcore.kernel.servo.target_angle`)."""
+        return _servo_kernel().target_angle(float(pulse_width), self.pulse_min, self.pulse_max,
+                                            self.radians_per_microsecond)
 
 
 # goBILDA 2000 Series Dual Mode Servos. goBILDA publishes, per SKU, a table at 4.8 / 6.0 / 7.4 V (the servo's
@@ -208,22 +215,37 @@ REV_SMART_ROBOT_SERVO = ServoType(
 SERVO_TYPES = {n: globals()[n] for n in __all__ if isinstance(globals().get(n), ServoType)}
 
 
+def _gravity_of(mgd, direction):
+    """``(kind, a, b)`` of gravity's torque ``mgd sin(direction - angle)`` in the kernel (per variant when ``mgd``
+    is an array): none where ``mgd`` is 0, so a servo without a gravity load evaluates no sine."""
+    kind = np.where(np.asarray(mgd) != 0.0, _kl.LOAD_ARM_GRAVITY, _kl.LOAD_NONE)
+    return (int(kind) if kind.ndim == 0 else kind), mgd, direction
+
+
+def _servo_kernel():
+    """The servo's electronics in kernel form (imported at first use: building a model loads no numba)."""
+    global _servo_kernel_module
+    if _servo_kernel_module is None:
+        from simcore.kernel import servo
+
+        _servo_kernel_module = servo
+    return _servo_kernel_module
+
+
+_servo_kernel_module = None
+
+
 def servo_drive_command(angle: float, pulse_width: float, pwm_enabled: float, pulse_min: float, pulse_max: float,
                         radians_per_microsecond: float, proportional_band: float, continuous: bool,
                         continuous_full_speed_pulse: float) -> tuple:
     """The servo electronics' ``(duty, brake)`` for the motor at output ``angle`` (rad), as the module docstring
-    writes it: plain float arithmetic, the one implementation of the servo's loop."""
-    if pwm_enabled < 0.5:
-        return 0.0, 0.0  # no pulses: the servo's bridge is off, it goes limp
-    p = pulse_width if pulse_width > pulse_min else pulse_min
-    if p > pulse_max:
-        p = pulse_max
-    centre = 0.5 * (pulse_min + pulse_max)
-    if continuous:
-        duty = (p - centre) / continuous_full_speed_pulse
-    else:
-        duty = ((p - centre) * radians_per_microsecond - angle) / proportional_band
-    return (1.0 if duty > 1.0 else -1.0 if duty < -1.0 else duty), 1.0
+    writes it (pulse widths in µs, ``radians_per_microsecond`` rad/µs, ``proportional_band`` rad). The law is
+    :func:`simcore.kernel.servo.drive_command`, which the compiled kernel runs too."""
+    duty, brake = _servo_kernel().drive_command(float(angle), float(pulse_width), float(pwm_enabled),
+                                                float(pulse_min), float(pulse_max), float(radians_per_microsecond),
+                                                float(proportional_band), bool(continuous),
+                                                float(continuous_full_speed_pulse))
+    return duty, brake
 
 
 class ServoMechanism(GearedMechanism):
@@ -233,11 +255,25 @@ class ServoMechanism(GearedMechanism):
     ----------
     servo_type : ServoType
         The servo (``GOBILDA_TORQUE_SERVO``, ``REV_SMART_ROBOT_SERVO``, ...).
-    load_inertia : float or Quantity
-        Inertia of the load at the output, kg·m² (default 0: the servo alone).
+    load_inertia : float or Quantity, optional
+        Inertia of the load about the output axis, kg·m² (default: ``load_mass`` as a point at
+        ``load_com_distance``, ``m d²``, the least a body of that mass and centre can have; 0
+        without a load mass: the servo alone).
+    load_mass : float or Quantity
+        Mass of the load that gravity pulls on, kg (default 0: no gravity torque).
+    load_com_distance : float or Quantity
+        Distance of that mass's centre from the output axis, m (default 0).
+    gravity_direction : float
+        Direction of gravity in the plane the load turns in, rad from ``angle = 0`` (default
+        ``-pi/2``: the load is level at the centre of travel and ``angle`` turns it up). Gravity's
+        torque on the output is ``m g d sin(gravity_direction - angle)``: ``-m g d cos(angle)``
+        by default, as an :class:`~simcore.models.Arm`'s.
+    g : float or Quantity
+        Gravitational acceleration, m/s² (default standard gravity).
     load_torque : callable ``f(angle) -> N·m``, optional
-        Torque of the load on the output at ``angle`` (rad), positive toward increasing
-        angle: gravity on a wrist is ``lambda a: -m * g * d * cos(a)``.
+        Any other torque of the load on the output at ``angle`` (rad), positive toward
+        increasing angle, written in Python (a spring, a cable): the simulation then takes the
+        Python path. Gravity is ``load_mass`` and ``load_com_distance``.
     continuous : bool
         True for a servo set to continuous rotation (a goBILDA dual-mode servo
         programmed to CR): the pulse sets its speed, not its position.
@@ -258,11 +294,21 @@ class ServoMechanism(GearedMechanism):
     Inputs ``pulse_width`` (µs), ``pwm_enabled`` (0/1), ``rail_voltage`` (V); at the start
     the PWM is off (as the SDK leaves a servo port until its first ``setPosition``).
     Extra outputs ``target_angle`` (rad, the position-mode target of the held pulse)
-    and ``loop_duty`` (what the servo's loop applies). No batched form yet.
+    and ``loop_duty`` (what the servo's loop applies).
+
+    A servo without a ``load_torque`` written in Python runs in the compiled kernel
+    (:mod:`simcore.kernel.servo`) and batches (:attr:`BATCH_PARAMETERS`: the load's inertia, mass
+    and centre distance, and the friction parameters); with one, the simulation takes the Python path.
     """
 
-    def __init__(self, servo_type: ServoType, *, load_inertia=0.0, load_torque=None, continuous: bool = False,
+    #: The parameters a batch varies (``params["<name>.<parameter>"]``, :meth:`kernel_parameters`' keys).
+    BATCH_PARAMETERS = ("load_inertia", "load_mass", "load_com_distance") + FRICTION_PARAMETERS
+    #: Supplied by its own rail (the hub's servo power), not a load of a battery in the simulation.
+    own_supply = True
+
+    def __init__(self, servo_type: ServoType, *, load_inertia=None, load_torque=None, continuous: bool = False,
                  min_angle=None, max_angle=None, start_angle=0.0, rail_voltage=DEFAULT_RAIL_VOLTAGE,
+                 load_mass=0.0, load_com_distance=0.0, gravity_direction=-math.pi / 2, g=STANDARD_GRAVITY,
                  name: str = "servo", **options):
         if not isinstance(servo_type, ServoType):
             raise ConfigTypeError("servo_type", servo_type, "a simcore.models.servo.ServoType, e.g. "
@@ -273,7 +319,20 @@ class ServoMechanism(GearedMechanism):
         self.continuous = checks.flag("continuous", continuous)
         self.load_torque = load_torque
         self.rail_voltage = checks.positive("rail_voltage", rail_voltage, "V", what="voltage")
-        load = checks.nonnegative("load_inertia", load_inertia, "kg*m**2", what="inertia")
+        #: The mass gravity pulls on, kg, its centre's distance from the axis, m, and gravity (m/s², rad).
+        self.gravity_load_mass = checks.nonnegative("load_mass", load_mass, "kg", what="mass")
+        self.load_com_distance = checks.nonnegative("load_com_distance", load_com_distance, "m", what="distance")
+        self.g = checks.nonnegative("g", g, "m/s**2", what="acceleration magnitude (gravity pulls down)")
+        self.gravity_direction = checks.angle("gravity_direction", gravity_direction)
+        #: True when ``load_inertia`` was not given (so it is the load mass as a point, ``m d²``, per variant too).
+        self.load_inertia_from_mass = load_inertia is None
+        if load_inertia is None:
+            load = self.gravity_load_mass * self.load_com_distance ** 2
+            if not math.isfinite(load):
+                raise ConfigError("load_mass", load_mass,
+                                  f"a mass whose point inertia m d² (d={self.load_com_distance!r} m) is finite")
+        else:
+            load = checks.nonnegative("load_inertia", load_inertia, "kg*m**2", what="inertia")
         motor = servo_type.motor
         for key in ("command", "nominal_bus_voltage", "n_motors"):
             if key in options:
@@ -290,20 +349,26 @@ class ServoMechanism(GearedMechanism):
                          parameter_names={"mass": "load_inertia", "start_position": "start_angle",
                                           "min_position": "min_angle", "max_position": "max_angle"},
                          extra_outputs=("target_angle", "loop_duty"), **mech_opts)
+        p = self._kernel_p
+        #: Gravity's torque ``a sin(b - angle)`` as the kernel vector holds it: ``(kind, a, b)`` (LOAD_*).
+        self._gravity = (int(p[_kl.P_LOAD_KIND]), float(p[_kl.P_LOAD_A]), float(p[_kl.P_LOAD_B]))
+        # (the electronics' values in the order of servo_drive_command's arguments, from the kernel vector)
+        self._loop = (float(p[_kl.SP_PULSE_MIN]), float(p[_kl.SP_PULSE_MAX]), float(p[_kl.SP_RADIANS_PER_MICROSECOND]),
+                      float(p[_kl.SP_PROPORTIONAL_BAND]), bool(p[_kl.SP_CONTINUOUS] != 0.0),
+                      float(p[_kl.SP_FULL_SPEED_PULSE]))
         # The servo's own inputs replace the drive's duty and brake (its electronics make those).
         self.input_names = ("pulse_width", "pwm_enabled", "rail_voltage")
         self.input_ranges = {"pulse_width": (0.0, 65535.0), "pwm_enabled": (0.0, 1.0),
                              "rail_voltage": (0.0, math.inf)}
         self.units.update({"pulse_width": "microsecond", "pwm_enabled": "", "rail_voltage": "V",
                            "target_angle": "rad", "loop_duty": ""})
-        st = servo_type
-        self._loop = (st.pulse_min, st.pulse_max, st.radians_per_microsecond, st.proportional_band,
-                      self.continuous, st.continuous_full_speed_pulse)
 
     # -- the servo's electronics ----------------------------------------------------------------------
     def _drive_inputs(self, angle, u) -> list:
         """The drive's inputs ``[duty, brake, bus voltage]`` the servo's loop makes of its own inputs ``u``."""
-        duty, brake = servo_drive_command(float(angle), float(u[0]), float(u[1]), *self._loop)
+        # (servo_drive_command's law, called without its conversions: the Python path's hot loop)
+        duty, brake = (_servo_kernel_module or _servo_kernel()).drive_command(float(angle), float(u[0]), float(u[1]),
+                                                                               *self._loop)
         return [duty, brake, float(u[2])]
 
     def target_angle(self, pulse_width: float) -> float:
@@ -320,8 +385,13 @@ class ServoMechanism(GearedMechanism):
         return super().derivatives_of_floats(t, x, self._drive_inputs(x[0], u))
 
     def outputs(self, t, x, u):
-        drive = self._drive_inputs(x[0], u)
-        return tuple(super().outputs(t, x, drive)) + (self.target_angle(float(u[0])), drive[0])
+        """The outputs at time ``t`` (s), state ``x`` and inputs ``u`` (the law is
+        :func:`simcore.kernel.servo.outputs`)."""
+        p, mode = self._output_parameters(x)
+        out = np.empty(_kl.N_SERVO_OUTPUTS)
+        _servo_kernel().outputs(p, 0, mode, np.asarray(x, dtype=float), 0, np.asarray(u, dtype=float), 0,
+                                math.nan if t is None else float(t), out, 0)
+        return tuple(out.tolist())
 
     def applied_force(self, q, u, direction: float = 1.0) -> float:
         return super().applied_force(q, self._drive_inputs(q, u), direction)
@@ -331,10 +401,80 @@ class ServoMechanism(GearedMechanism):
         return super().supply_current_at(x, self._drive_inputs(x[0], u), bus_voltage)
 
     def load_force(self, q):
-        """The load torque at ``q`` (rad), N·m (NonFiniteError for a non-finite ``load_torque(q)``)."""
+        """The load torque at ``q`` (rad), N·m: gravity's (as the kernel's load, :meth:`kernel_load`), plus
+        ``load_torque(q)`` (NonFiniteError for a non-finite value)."""
+        kind, a, b = self._gravity
+        f = a * math.sin(b - q) if kind == _kl.LOAD_ARM_GRAVITY else 0.0
         if self.load_torque is None:
-            return 0.0
-        f = float(self.load_torque(q))
-        if not math.isfinite(f):
-            raise NonFiniteError("load_torque of", self.name, f, math.nan)
-        return f
+            return f
+        extra = float(self.load_torque(q))
+        if not math.isfinite(extra):
+            raise NonFiniteError("load_torque of", self.name, extra, math.nan)
+        return f + extra
+
+    def potential_energy(self, q):
+        """Gravity's potential energy at ``q`` (rad), J, zero at ``angle = 0`` (a ``load_torque`` has none)."""
+        kind, a, b = self._gravity
+        return a * (math.cos(b) - math.cos(b - q)) if kind == _kl.LOAD_ARM_GRAVITY else 0.0
+
+    # -- the parameter vector and the compiled kernel -------------------------------------------------
+    def kernel_load(self):
+        """Gravity on the load in kernel form (None: a ``load_torque`` written in Python, which keeps the Python
+        path; the vector then holds gravity's torque alone, :meth:`load_force` adds the Python one)."""
+        if self.load_torque is not None:
+            return None
+        return _gravity_of(self.gravity_load_mass * self.g * self.load_com_distance, self.gravity_direction)
+
+    _BATCH_UNITS = {"load_inertia": "kg*m**2", "load_mass": "kg", "load_com_distance": "m"}
+
+    def _batch_parameter_unit(self, key: str) -> str:
+        return self._BATCH_UNITS.get(key) or super()._batch_parameter_unit(key)
+
+    def _batch_base_value(self, key: str) -> float:
+        base = {"load_inertia": self.load_mass, "load_mass": self.gravity_load_mass,
+                "load_com_distance": self.load_com_distance}
+        return base[key] if key in base else super()._batch_base_value(key)
+
+    def _variant_load(self, value, varied, refuse):
+        """The load's inertia (given, or each variant's point mass ``m d²``) and gravity's torque per variant."""
+        mass, com = value("load_mass"), value("load_com_distance")
+        if self.load_inertia_from_mass and "load_inertia" not in varied:
+            inertia = mass * com * com
+            refuse(~np.isfinite(inertia), ("load_mass", "load_com_distance"),
+                   "a load mass and centre distance whose point inertia m d² is finite", "load_mass")
+        else:
+            inertia = value("load_inertia")
+        mgd = mass * self.g * com
+        refuse(~np.isfinite(mgd), ("load_mass", "load_com_distance"),
+               f"a load mass and centre distance whose gravity torque m g d (g={self.g!r} m/s²) is finite",
+               "load_mass")
+        kind, a, b = _gravity_of(mgd, self.gravity_direction)
+        return inertia, kind, a, b
+
+    def _variant_parameters(self, overrides, n: int):
+        """The geared mechanism's vector (:meth:`GearedMechanism.kernel_parameters`), then the electronics'
+        values at ``SP_*`` (:mod:`simcore.kernel.layout`): shape ``(n, N_SERVO_PARAMETERS)``."""
+        p, derived = super()._variant_parameters(overrides, n)
+        st = self.servo_type
+        full = np.empty((p.shape[0], _kl.N_SERVO_PARAMETERS))
+        full[:, :_kl.N_PARAMETERS] = p
+        full[:, _kl.SP_PULSE_MIN], full[:, _kl.SP_PULSE_MAX] = st.pulse_min, st.pulse_max
+        full[:, _kl.SP_RADIANS_PER_MICROSECOND] = st.radians_per_microsecond
+        full[:, _kl.SP_PROPORTIONAL_BAND] = st.proportional_band
+        full[:, _kl.SP_CONTINUOUS] = 1.0 if self.continuous else 0.0
+        full[:, _kl.SP_FULL_SPEED_PULSE] = st.continuous_full_speed_pulse
+        return full, derived
+
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this servo in the compiled kernel (:mod:`simcore.kernel.servo`),
+        or None when its load is written in Python or a subclass changes its physics in Python (then the
+        simulation takes the Python path)."""
+        cls = type(self)
+        if self._load_in_python:
+            return None
+        if any(_defined_in(cls, name) not in (GearedMechanism, ServoMechanism)
+               for name in _KERNEL_REPLACES + ("_drive_inputs", "target_angle", "_output_parameters")):
+            return None
+        from simcore.kernel.parts import KIND_SERVO
+
+        return KIND_SERVO, self.kernel_parameters()[0], _kl.MODE_NAMES

@@ -22,7 +22,8 @@ parameters given as arrays of length ``N``. Each variant's trajectory is what it
   :attr:`BatchResult.stiff_at` keeps the times.
 
 What batches. A system batches when it has a kernel form (``kernel_form()``: Flywheel, Arm,
-Elevator, HubMotor, and a Battery, with ``brownout_behaviour="flag"`` or ``"disable"``): its variants' parameters come
+Elevator, HubMotor, ServoMechanism, and a Battery, with ``brownout_behaviour="flag"`` or ``"disable"``): its
+variants' parameters come
 from its own ``kernel_parameters``, their outputs and the bus from the kernel's functions
 (:mod:`simcore.batch_parts`);
 a controller when it has a ``batched`` attribute (:func:`simcore.controllers.control_loop`'s
@@ -188,9 +189,9 @@ class _Batch:
         forms = [s.kernel_form() if callable(getattr(s, "kernel_form", None)) else None for s in systems]
         for s, form in zip(systems, forms):
             if form is None or not hasattr(s, "kernel_parameters"):
-                raise ConfigTypeError("systems", s, f"a system that can batch (a Flywheel, Arm, Elevator, HubMotor or "
-                                                    f"Battery, not a subclass that changes its physics); "
-                                                    f"{type(s).__name__} {s.name!r} cannot batch")
+                raise ConfigTypeError("systems", s, f"a system that can batch (a Flywheel, Arm, Elevator, HubMotor, "
+                                                    f"ServoMechanism or Battery, not a subclass that changes its "
+                                                    f"physics); {type(s).__name__} {s.name!r} cannot batch")
         self.systems = [variants_of(s, form, params.get(s.name, {}), n) for s, form in zip(systems, forms)]
         self.bcontrollers = []
         for c in controllers:

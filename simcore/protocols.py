@@ -405,7 +405,8 @@ def check_simulation(systems: Sequence, controllers: Sequence = ()) -> None:
       while the real one is left as the default;
     * with a battery (a system whose ``feeds_bus`` is true), every other system with
       a ``bus_voltage`` input is a :class:`BusLoad`, and every system with a
-      ``supply_current_at`` method has that input (else it would draw nothing);
+      ``supply_current_at`` method has that input (else it would draw nothing), but for
+      one whose ``own_supply`` is true (a servo on the hub's rail, not the battery's load);
     * a system with the pose states ``x``, ``y``, ``heading`` spells the
       :class:`FieldDrawable` members it has right (``outline``, ``module_positions``).
 
@@ -440,7 +441,7 @@ def check_simulation(systems: Sequence, controllers: Sequence = ()) -> None:
             has_input = "bus_voltage" in s.input_names
             if has_input:
                 check(s, BusLoad, parameter=f"systems[{k}]", role=f"{role} (it has a bus_voltage input)")
-            elif callable(getattr(s, "supply_current_at", None)):
+            elif callable(getattr(s, "supply_current_at", None)) and getattr(s, "own_supply", False) is not True:
                 _check_signals(s, f"systems[{k}]", f"{role} (it has supply_current_at)", BUS_LOAD_INPUTS)
     for k, s in enumerate(systems):
         if {"x", "y", "heading"} <= set(s.state_names):

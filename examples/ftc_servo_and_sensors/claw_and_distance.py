@@ -50,8 +50,8 @@ def build():
     """The robot, its hub configuration and the op mode's controllers."""
     drive = MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0,
                          moi=0.35, start_pose=(0.8288, 0.0, 0.0))
-    wrist = ServoMechanism(GOBILDA_TORQUE_SERVO, name="wrist", load_inertia=CLAW_MASS * CLAW_ARM ** 2,
-                           load_torque=lambda a: -CLAW_MASS * G * CLAW_ARM * math.cos(a))
+    # the claw's weight on the wrist: gravity's torque -m g d cos(angle); its inertia m d² (a point at 0.12 m)
+    wrist = ServoMechanism(GOBILDA_TORQUE_SERVO, name="wrist", load_mass=CLAW_MASS, load_com_distance=CLAW_ARM, g=G)
     hub = Hub()
     config = {w: hub.motor(port, drive, wheel=w) for port, w in enumerate(WHEELS)}
     config["front_distance"] = hub.i2c(0, Rev2mDistanceSensor(drive, x=0.18))

@@ -7,7 +7,9 @@ the kernel form of its equations of motion, its outputs (:func:`outputs`, which
 :meth:`GearedMechanism.outputs` calls), the guards of its events, their resets and mode switches. (The
 Python form of the equations of motion in :mod:`simcore.models.mechanism` still serves the Python path:
 the tests hold the kernel to it bit for bit.) States ``x``: position, velocity (and, with energy tracking, the six ledger states); inputs ``u``:
-command (V or duty), brake, bus voltage; ``mode`` an integer (``MODE_*``).
+command (V or duty), brake, bus voltage; ``mode`` an integer (``MODE_*``). Each function reading the
+inputs has a ``*_driven`` form taking those three as floats, and :func:`reset` is :func:`fire` without
+the mode at rest: a part that makes its drive's inputs itself (:mod:`simcore.kernel.servo`) calls these.
 """
 from __future__ import annotations
 
@@ -98,9 +100,15 @@ def resting(mode):
 @jit
 def derivatives(p, po, mode, x, xo, u, uo, out):
     """Write dx/dt into ``out`` (the same length as ``x``)."""
+    derivatives_driven(p, po, mode, x, xo, u[uo + 0], u[uo + 1], u[uo + 2], out)
+
+
+@jit
+def derivatives_driven(p, po, mode, x, xo, u0, u1, u2, out):
+    """:func:`derivatives` with the drive's inputs given as floats (command, brake, bus voltage): what a part
+    whose drive inputs come from its own electronics calls (:mod:`simcore.kernel.servo`)."""
     q = x[xo + 0]
     v = x[xo + 1]
-    u0, u1, u2 = u[uo + 0], u[uo + 1], u[uo + 2]
     track = p[po + P_TRACK_ENERGY] != 0.0
     if resting(mode):
         out[xo + 0] = 0.0
@@ -145,9 +153,14 @@ def outputs(p, po, mode, x, xo, u, uo, t, out, yo):
     the drive force, N, times the drum radius, m (the gearbox output torque). Currents are the group's, A;
     voltages V; ``saturated`` and ``current_limited`` 0 or 1.
     """
+    outputs_driven(p, po, mode, x, xo, u[uo + 0], u[uo + 1], u[uo + 2], t, out, yo)
+
+
+@jit
+def outputs_driven(p, po, mode, x, xo, u0, u1, u2, t, out, yo):
+    """:func:`outputs` with the drive's inputs given as floats (command, brake, bus voltage)."""
     q = x[xo + 0]
     v = x[xo + 1]
-    u0, u1, u2 = u[uo + 0], u[uo + 1], u[uo + 2]
     rest = resting(mode)
     v_drive = 0.0 if rest else v
     e = _electrical(p, po, v_drive, u0, u1, u2)
@@ -177,6 +190,12 @@ def outputs(p, po, mode, x, xo, u, uo, t, out, yo):
 @jit
 def guard(p, po, code, x, xo, u, uo):
     """The value of guard ``code`` (``GUARD_*``) at state ``x`` and inputs ``u``."""
+    return guard_driven(p, po, code, x, xo, u[uo + 0], u[uo + 1], u[uo + 2])
+
+
+@jit
+def guard_driven(p, po, code, x, xo, u0, u1, u2):
+    """:func:`guard` with the drive's inputs given as floats (command, brake, bus voltage)."""
     if code == GUARD_LOWER_STOP:
         return x[xo + 0] - p[po + P_MIN]
     if code == GUARD_UPPER_STOP:
@@ -184,8 +203,8 @@ def guard(p, po, code, x, xo, u, uo):
     if code == GUARD_VELOCITY:
         return x[xo + 1]
     if code == GUARD_FORWARD_PUSH:
-        return applied_force(p, po, x[xo + 0], u[uo + 0], u[uo + 1], u[uo + 2], 1.0) - p[po + P_BREAKAWAY]
-    return -applied_force(p, po, x[xo + 0], u[uo + 0], u[uo + 1], u[uo + 2], -1.0) - p[po + P_BREAKAWAY]
+        return applied_force(p, po, x[xo + 0], u0, u1, u2, 1.0) - p[po + P_BREAKAWAY]
+    return -applied_force(p, po, x[xo + 0], u0, u1, u2, -1.0) - p[po + P_BREAKAWAY]
 
 
 # -- events -----------------------------------------------------------------------------------------------
@@ -234,9 +253,15 @@ def active_events(p, po, mode, ids):
 @jit
 def rest_mode(p, po, q, u, uo):
     """The mode of the body at rest at ``q`` under inputs ``u`` (GearedMechanism._rest_mode)."""
+    return rest_mode_driven(p, po, q, u[uo + 0], u[uo + 1], u[uo + 2])
+
+
+@jit
+def rest_mode_driven(p, po, q, u0, u1, u2):
+    """:func:`rest_mode` with the drive's inputs given as floats (command, brake, bus voltage)."""
     fb = p[po + P_BREAKAWAY]
-    f_fwd = applied_force(p, po, q, u[uo + 0], u[uo + 1], u[uo + 2], 1.0)
-    f_rev = applied_force(p, po, q, u[uo + 0], u[uo + 1], u[uo + 2], -1.0) if p[po + P_EFFICIENCY] < 1.0 else f_fwd
+    f_fwd = applied_force(p, po, q, u0, u1, u2, 1.0)
+    f_rev = applied_force(p, po, q, u0, u1, u2, -1.0) if p[po + P_EFFICIENCY] < 1.0 else f_fwd
     if q <= p[po + P_MIN] and f_fwd <= fb:
         return MODE_LOWER_STOP
     if q >= p[po + P_MAX] and f_rev >= -fb:
@@ -254,26 +279,45 @@ def rest_mode(p, po, q, u, uo):
 def initial_mode(p, po, x, xo, u, uo):
     """The mode at the start from ``x`` (GearedMechanism.initial_mode, its checks aside): sliding the way
     it moves, or the mode of a body at rest there."""
+    return initial_mode_driven(p, po, x, xo, u[uo + 0], u[uo + 1], u[uo + 2])
+
+
+@jit
+def initial_mode_driven(p, po, x, xo, u0, u1, u2):
+    """:func:`initial_mode` with the drive's inputs given as floats (command, brake, bus voltage)."""
     v = x[xo + 1]
     if v > 0.0:
         return MODE_FORWARD if p[po + P_DIRECTIONAL] != 0.0 else MODE_MOVING
     if v < 0.0:
         return MODE_REVERSE if p[po + P_DIRECTIONAL] != 0.0 else MODE_MOVING
-    return rest_mode(p, po, x[xo], u, uo)
+    return rest_mode_driven(p, po, x[xo], u0, u1, u2)
+
+
+#: What :func:`reset` returns for an event that leaves the body at rest: its mode is then
+#: :func:`rest_mode` at the position after the reset.
+TO_REST = -1
 
 
 @jit
 def fire(p, po, ev_id, x, xo, u, uo):
     """Apply event ``ev_id``'s reset to ``x`` (in place); return the mode after it."""
+    mode = reset(p, po, ev_id, x, xo)
+    return rest_mode(p, po, x[xo], u, uo) if mode == TO_REST else mode
+
+
+@jit
+def reset(p, po, ev_id, x, xo):
+    """Apply event ``ev_id``'s reset to ``x`` (in place); return the mode after it, or :data:`TO_REST` when
+    the body comes to rest (a stop's impact, velocity through zero)."""
     if ev_id == EV_LOWER_STOP or ev_id == EV_UPPER_STOP:
         if p[po + P_TRACK_ENERGY] != 0.0:
             x[xo + 6] += 0.5 * p[po + P_M] * (x[xo + 1] * x[xo + 1])
         x[xo + 0] = p[po + P_MIN] if ev_id == EV_LOWER_STOP else p[po + P_MAX]
         x[xo + 1] = 0.0
-        return rest_mode(p, po, x[xo], u, uo)
+        return TO_REST
     if ev_id == EV_VELOCITY_ZERO_FORWARD or ev_id == EV_VELOCITY_ZERO_REVERSE:
         x[xo + 1] = 0.0
-        return rest_mode(p, po, x[xo], u, uo)
+        return TO_REST
     if ev_id == EV_BREAKAWAY_FORWARD:
         return MODE_FORWARD
     if ev_id == EV_BREAKAWAY_REVERSE:

@@ -86,3 +86,15 @@ N_OUTPUTS = 12
 OUTPUT_NAMES = ("acceleration", "rotor_position", "rotor_velocity", "rotor_acceleration", "stator_current",
                 "supply_current", "applied_voltage", "supply_voltage", "torque", "motor_torque", "saturated",
                 "current_limited")
+
+# -- the servo (simcore.kernel.servo; ServoMechanism.kernel_parameters): the geared vector, then its electronics --
+#: Accepted pulse range (µs), the position-mode target per µs (rad/µs), the loop's proportional band (rad),
+#: whether it is set to continuous rotation (0/1), and the continuous mode's full-speed pulse offset (µs); each
+#: an offset from the part's first parameter.
+(SP_PULSE_MIN, SP_PULSE_MAX, SP_RADIANS_PER_MICROSECOND, SP_PROPORTIONAL_BAND, SP_CONTINUOUS,
+ SP_FULL_SPEED_PULSE) = range(N_PARAMETERS, N_PARAMETERS + 6)
+N_SERVO_PARAMETERS = N_PARAMETERS + 6
+#: The servo's outputs after the geared ones (ServoMechanism's extra outputs): the position-mode target of the
+#: held pulse (rad) and the duty its loop applies.
+Y_TARGET_ANGLE, Y_LOOP_DUTY = N_OUTPUTS, N_OUTPUTS + 1
+N_SERVO_OUTPUTS = N_OUTPUTS + 2

@@ -23,18 +23,26 @@ events (:mod:`simcore.kernel.battery`); its run state, when the outputs went off
 command held back, follows the inputs in ``U`` (:func:`brownout_slots`), so it travels with them through
 every function here. :func:`couple` holds the commands back (or gives them back) before it solves the bus;
 :func:`event_of` and :func:`fire` serve every part's events.
+
+A servo part (:data:`KIND_SERVO`, :mod:`simcore.kernel.servo`) is a geared mechanism driven by its own
+electronics from its own inputs (pulse width, PWM on, rail voltage): its events are the geared ones, its
+outputs the geared ones and then its two own (:data:`~simcore.kernel.layout.N_SERVO_OUTPUTS` in all), and
+it is no load of the battery (its rail is the hub's).
 """
 from __future__ import annotations
 
 import numpy as np
 
-from . import battery, geared
+from . import battery, geared, servo
 from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
 from .jit import jit
-from .layout import GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, N_OUTPUTS
+from .layout import GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, N_OUTPUTS, N_SERVO_OUTPUTS
 
 KIND_GEARED = 1
 KIND_BATTERY = 2
+#: A servo (:mod:`simcore.kernel.servo`): a geared mechanism driven by its own electronics, on its own rail (no
+#: battery's load).
+KIND_SERVO = 3
 T_KIND, T_X, T_NX, T_U, T_P = range(5)
 #: A geared part's ``bus_voltage`` input (its third).
 GEARED_BUS_INPUT = 2
@@ -47,6 +55,8 @@ def derivatives(table, P, U, modes, t, X, out):
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_GEARED:
             geared.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
+        elif table[k, T_KIND] == KIND_SERVO:
+            servo.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
 
 
 @jit
@@ -57,13 +67,16 @@ def guard(table, P, U, modes, part, code, t, X):
     elif code == GUARD_BROWNOUT or code == GUARD_RECOVERY:
         couple(table, P, U, modes, t, X)
         return battery_guard(table, P, U, part, code, t)
+    if table[part, T_KIND] == KIND_SERVO:
+        return servo.guard(P, table[part, T_P], code, X, table[part, T_X], U, table[part, T_U])
     return geared.guard(P, table[part, T_P], code, X, table[part, T_X], U, table[part, T_U])
 
 
 def output_offsets(kinds) -> np.ndarray:
     """Each part's first output in the stacked outputs, for parts of kinds ``kinds`` (in table order), and
     after them their total number: an int64 array of ``len(kinds) + 1``."""
-    sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0}  # (the battery's outputs are its Python class's)
+    # (the battery's outputs are its Python class's)
+    sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0, KIND_SERVO: N_SERVO_OUTPUTS}
     off = np.zeros(len(kinds) + 1, dtype=np.int64)
     for k, kind in enumerate(kinds):
         off[k + 1] = off[k] + sizes[int(kind)]
@@ -77,6 +90,8 @@ def outputs(table, P, U, modes, t, X, y_offsets, out):
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_GEARED:
             geared.outputs(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], t, out, y_offsets[k])
+        elif table[k, T_KIND] == KIND_SERVO:
+            servo.outputs(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], t, out, y_offsets[k])
 
 
 @jit
@@ -104,11 +119,13 @@ def initial_modes(table, P, U, X, out):
         for k in range(table.shape[0]):
             if table[k, T_KIND] == KIND_GEARED:
                 out[r, k] = geared.initial_mode(P[r], table[k, T_P], X[r], table[k, T_X], U[r], table[k, T_U])
+            elif table[k, T_KIND] == KIND_SERVO:
+                out[r, k] = servo.initial_mode(P[r], table[k, T_P], X[r], table[k, T_X], U[r], table[k, T_U])
 
 
 @jit
 def _active_events(kind, p, mode, ids):
-    if kind == KIND_GEARED:
+    if kind == KIND_GEARED or kind == KIND_SERVO:  # (a servo's events are the geared mechanism's)
         return geared.active_events(p, 0, mode, ids)
     if kind == KIND_BATTERY:
         return battery.active_events(p, 0, mode, ids)
@@ -124,7 +141,7 @@ def active_events_of(kind, p, mode, ids):
 @jit
 def active_events(table, P, part, mode, ids):
     """The events armed for part ``part`` in ``mode`` (ids into ``ids``); returns their number."""
-    if table[part, T_KIND] == KIND_GEARED:
+    if table[part, T_KIND] == KIND_GEARED or table[part, T_KIND] == KIND_SERVO:
         return geared.active_events(P, table[part, T_P], mode, ids)
     if table[part, T_KIND] == KIND_BATTERY:
         return battery.active_events(P, table[part, T_P], mode, ids)
@@ -222,6 +239,8 @@ def fire(table, P, U, modes, part, ev_id, t, X):
     return the part's mode after it."""
     if table[part, T_KIND] == KIND_BATTERY:
         return _fire_battery(table, P, U, modes, part, ev_id, t, X)
+    if table[part, T_KIND] == KIND_SERVO:
+        return servo.fire(P, table[part, T_P], ev_id, X, table[part, T_X], U, table[part, T_U])
     return geared.fire(P, table[part, T_P], ev_id, X, table[part, T_X], U, table[part, T_U])
 
 

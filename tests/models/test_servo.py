@@ -166,3 +166,69 @@ def test_bad_servo_values_are_named():
         ServoMechanism(GOBILDA_TORQUE_SERVO, load_torque=3.0)
     with pytest.raises(ConfigError, match="rail_voltage"):
         ServoMechanism(GOBILDA_TORQUE_SERVO, rail_voltage=float("nan"))
+
+
+def test_a_wrist_under_gravity_droops_where_its_loop_balances_the_weight():
+    # A 0.3 kg claw 0.12 m out, commanded to 67.5 degrees: at rest the motor's torque is duty * T_stall(V) with
+    # duty = droop / band, and it holds the weight's m g d cos(67.5 deg - droop): solved here by bisection.
+    st = GOBILDA_TORQUE_SERVO
+    m, d, g = 0.3, 0.12, 9.80665
+    target = math.radians(67.5)
+    stall = st.stall_torque * 5.0 / st.nominal_voltage
+
+    def imbalance(droop):
+        return droop / st.proportional_band * stall - m * g * d * math.cos(target - droop)
+
+    lo, hi = 0.0, st.proportional_band
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if imbalance(mid) < 0 else (lo, mid)
+    wrist = ServoMechanism(st, name="wrist", load_mass=m, load_com_distance=d)
+    assert wrist.load_mass == pytest.approx(m * d * d, rel=1e-15)  # the point mass's inertia, m d²
+    res = run(wrist, 1.0, pulse_for(st, 67.5))
+    assert target - res["wrist.angle"][-1] == pytest.approx(lo, rel=1e-6)
+    assert res["wrist.motor_torque"][-1] == pytest.approx(m * g * d * math.cos(target - lo), rel=1e-6)
+
+
+def test_gravity_on_the_load_is_the_torque_a_team_would_write():
+    # load_mass / load_com_distance / gravity_direction against the same gravity written as load_torque (the
+    # Python path): the same motion to the integration tolerance. Gravity at 30 degrees off straight down.
+    st = REV_SMART_ROBOT_SERVO
+    m, d, direction = 0.4, 0.1, -math.pi / 2 + math.radians(30.0)
+    a = ServoMechanism(st, name="s", load_mass=m, load_com_distance=d, load_inertia=5e-3, gravity_direction=direction)
+    b = ServoMechanism(st, name="s", load_inertia=5e-3,
+                       load_torque=lambda q: m * 9.80665 * d * math.sin(direction - q))
+    assert a.kernel_form() is not None and b.kernel_form() is None
+    ra, rb = run(a, 0.6, pulse_for(st, 100.0)), run(b, 0.6, pulse_for(st, 100.0))
+    np.testing.assert_allclose(ra.sample("s.angle", rb.t), rb["s.angle"], atol=1e-7)
+    assert a.potential_energy(math.pi / 3) == pytest.approx(m * 9.80665 * d * (math.cos(direction)
+                                                                               - math.cos(direction - math.pi / 3)))
+
+
+def test_bad_gravity_load_values_are_named():
+    with pytest.raises(ConfigError, match="load_mass"):
+        ServoMechanism(GOBILDA_TORQUE_SERVO, load_mass=-0.1, load_com_distance=0.1)
+    with pytest.raises(ConfigError, match="load_com_distance"):
+        ServoMechanism(GOBILDA_TORQUE_SERVO, load_mass=0.1, load_com_distance=float("inf"))
+    with pytest.raises(ConfigError, match="gravity_direction"):
+        ServoMechanism(GOBILDA_TORQUE_SERVO, gravity_direction=float("nan"))
+
+
+def test_energy_ledger_of_a_wrist_lifting_a_claw_onto_its_stop_closes():
+    # Drawn from the rail = kinetic + gravity's potential m g d (sin q1 - sin q0) + the losses (copper, friction,
+    # the stop's impact, the datasheet motor's conversion mismatch). The inertia is the claw's m d² plus the
+    # servo's rotor, T_stall tau / w_free reflected to the output.
+    st = GOBILDA_TORQUE_SERVO
+    m, d = 0.3, 0.12
+    wrist = ServoMechanism(st, name="w", load_mass=m, load_com_distance=d, max_angle=math.radians(50.0),
+                           start_angle=math.radians(-30.0), static_friction=0.02, track_energy=True)
+    res = run(wrist, 0.6, pulse_for(st, 70.0))
+    assert [e.name for e in res.events][-1] == "upper_stop"
+    J = m * d * d + st.stall_torque * st.mechanical_time_constant / st.free_speed
+    q0, q1 = res["w.angle"][0], res.final("w.angle")
+    ke = 0.5 * J * res.final("w.velocity") ** 2
+    pe = m * 9.80665 * d * (math.sin(q1) - math.sin(q0))
+    losses = sum(res.final(f"w.{k}") for k in ("copper_loss", "gear_loss", "friction_loss", "impact_loss",
+                                               "conversion_loss"))
+    assert res.final("w.impact_loss") > 0
+    assert res.final("w.energy_in") == pytest.approx(ke + pe + losses, rel=1e-6)
