@@ -136,7 +136,9 @@ def _restart_sides(table, P, U, modes, t, X, active, n_active, g_prev, fired, n_
 
 @jit
 def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, rows_m, rs, evr_f, evr_x):
-    """Apply event ``ev_id`` of ``part`` at ``t``: rows before and after, its record, its reset and mode."""
+    """Apply event ``ev_id`` of ``part`` at ``t``: rows before and after, its record, its reset and mode
+    (``at_tick``: 1.0 for an event a tick's writes fired, else 0.0; a float, as numba compiles a function once
+    per literal boolean it is called with)."""
     record_row(rows_t, rows_y, rows_m, rs, t, X, modes)
     x0 = table[part, T_X]
     nx = table[part, T_NX]
@@ -145,7 +147,7 @@ def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, ro
     evr_f[e, E_PART] = part
     evr_f[e, E_ID] = ev_id
     evr_f[e, E_MODE_BEFORE] = modes[part]
-    evr_f[e, E_AT_TICK] = 1.0 if at_tick else 0.0
+    evr_f[e, E_AT_TICK] = at_tick
     for i in range(nx):
         evr_x[e, 0, i] = X[x0 + i]
     couple(table, P, U, modes, t, X)  # the bus before the reset: the new mode reads it
@@ -282,7 +284,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
                     continue
                 if not crosses(ga, guard(table, P, U, modes, part, active[j, A_CODE], te, X), active[j, A_DIR]):
                     continue
-            _fire_one(table, P, U, modes, part, ev_id, te, X, False, rows_t, rows_y, rows_m, rs, evr_f, evr_x)
+            _fire_one(table, P, U, modes, part, ev_id, te, X, 0.0, rows_t, rows_y, rows_m, rs, evr_f, evr_x)
             fired[n_fired, FD_PART] = part
             fired[n_fired, FD_ID] = ev_id
             fired[n_fired, FD_PRE_SIDE] = 1.0 if ga > 0 else -1.0
@@ -363,7 +365,7 @@ def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, ro
         for j in range(n_active):
             k = active[j, A_PART]
             if not done[k] and crosses(g_before[j], g_after[j], active[j, A_DIR]):
-                _fire_one(table, P, U_after, modes, k, active[j, A_ID], t, X, True, rows_t, rows_y, rows_m, rs,
+                _fire_one(table, P, U_after, modes, k, active[j, A_ID], t, X, 1.0, rows_t, rows_y, rows_m, rs,
                           evr_f, evr_x)
                 done[k] = True
                 fired = True
@@ -379,26 +381,34 @@ def advance_ticking(CT, table, P, U, modes, X, F0, rs, active, g_prev, search, l
                     part_a, code_a, dir_a, roots_j, ids, sf_a, g_a, roots_t, roots_ga, x_e,
                     y_new, work, tmp, f_s, samples, ts, tj, vals, U_before, cs_before, written, g_before, g_after,
                     done):
-    """Advance one variant from ``rs[RS_T_NS]`` to ``rs[RS_TARGET_NS]`` (integer ns), running the loops of
-    ``CT`` (:mod:`simcore.kernel.ticks`) at their ticks on the way, the ticks at the target included: what
-    :class:`simcore.engine.Simulator` does from one call of ``advance`` to its end, with the loops in the
-    kernel. Each tick's writes go to ``tick_rows`` (time, loop, value) and fire the events they trigger,
-    with the row after them. Returns :func:`advance_one`'s statuses, or TICK_REFUSED (a loop's write was
-    refused at ``rs[RS_T_NS]``: nothing of that tick ran)."""
-    target_ns = int(rs[RS_TARGET_NS])
+    """With ``flags[F_TICKING]``: advance one variant from ``rs[RS_T_NS]`` to ``rs[RS_TARGET_NS]`` (integer ns),
+    running the loops of ``CT`` (:mod:`simcore.kernel.ticks`) at their ticks on the way, the ticks at the
+    target included: what :class:`simcore.engine.Simulator` does from one call of ``advance`` to its end, with
+    the loops in the kernel. Each tick's writes go to ``tick_rows`` (time, loop, value) and fire the events
+    they trigger, with the row after them. Returns :func:`advance_one`'s statuses, or TICK_REFUSED (a loop's
+    write was refused at ``rs[RS_T_NS]``: nothing of that tick ran). Without it: :func:`advance_one` to
+    ``rs[S_T_END]``."""
+    ticking = flags[F_TICKING]
+    target_ns = int(rs[RS_TARGET_NS]) if ticking else 0
     n_parts = table.shape[0]
     while True:
-        now_ns = int(rs[RS_T_NS])
-        next_ns = kt.next_tick_ns(CT, ticks)
-        end_ns = target_ns if (next_ns < 0 or next_ns > target_ns) else next_ns
-        if end_ns > now_ns:
-            rs[S_T_END] = end_ns / 1e9
+        # (one call of advance_one, for both kinds of advance: numba compiles it into each of its callers)
+        next_ns = -1
+        integrate = True
+        if ticking:
+            now_ns = int(rs[RS_T_NS])
+            next_ns = kt.next_tick_ns(CT, ticks)
+            end_ns = target_ns if (next_ns < 0 or next_ns > target_ns) else next_ns
+            integrate = end_ns > now_ns
+            if integrate:
+                rs[S_T_END] = end_ns / 1e9
+        if integrate:
             status = advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
                                  rtol, atol, max_step, flags, stiff_rule, fractions, weights, rows_t, rows_y,
                                  rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags, part_a, code_a, dir_a, roots_j,
                                  ids, sf_a, g_a, roots_t, roots_ga, x_e, y_new, work, tmp, f_s, samples, ts, tj,
                                  vals)
-            if status != DONE:
+            if status != DONE or not ticking:
                 return status
             rs[RS_T_NS] = end_ns
             rs[S_T] = end_ns / 1e9
@@ -537,7 +547,6 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
     b_CS, b_ticks, b_tick_rows, b_U_before, b_cs_before, b_written = borrowed(CS), borrowed(ticks), \
         borrowed(tick_rows), borrowed(U_before), borrowed(cs_before), borrowed(written)
     b_g_before, b_g_after, b_done, b_CT = borrowed(g_before), borrowed(g_after), borrowed(done), borrowed(CT)
-    ticking = flags[F_TICKING]
     for v in range(v0, v1):
         for i in range(fl.shape[0]):
             fl[i] = FLOATS[v, i]
@@ -548,21 +557,13 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
         r0 = int(rs[S_NROWS])
         e0 = int(rs[RS_N_EV_RECORDS])
         k0 = int(rs[RS_N_TICK_RECORDS])
-        if ticking:
-            status = advance_ticking(b_CT, b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search,
-                                     b_last_t, b_fired, b_X_before, b_CS, b_ticks, b_tick_rows, rtol, atol, max_step,
-                                     b_flags, b_stiff_rule, b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m,
-                                     b_evr_f, b_evr_x, b_bad_x, b_K, b_Q, b_seg_flags, b_part_a, b_code_a, b_dir_a,
-                                     b_roots_j, b_ids, b_sf_a, b_g_a, b_roots_t, b_roots_ga, b_x_e, b_y_new, b_work,
-                                     b_tmp, b_f_s, b_samples, b_ts, b_tj, b_vals, b_U_before, b_cs_before, b_written,
-                                     b_g_before, b_g_after, b_done)
-        else:
-            status = advance_one(b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search,
-                                 b_last_t, b_fired, b_X_before, rtol, atol, max_step, b_flags, b_stiff_rule,
-                                 b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m, b_evr_f, b_evr_x, b_bad_x,
-                                 b_K, b_Q, b_seg_flags, b_part_a, b_code_a, b_dir_a, b_roots_j, b_ids, b_sf_a,
-                                 b_g_a, b_roots_t, b_roots_ga, b_x_e, b_y_new, b_work, b_tmp, b_f_s, b_samples, b_ts,
-                                 b_tj, b_vals)
+        status = advance_ticking(b_CT, b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search,
+                                 b_last_t, b_fired, b_X_before, b_CS, b_ticks, b_tick_rows, rtol, atol, max_step,
+                                 b_flags, b_stiff_rule, b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m,
+                                 b_evr_f, b_evr_x, b_bad_x, b_K, b_Q, b_seg_flags, b_part_a, b_code_a, b_dir_a,
+                                 b_roots_j, b_ids, b_sf_a, b_g_a, b_roots_t, b_roots_ga, b_x_e, b_y_new, b_work,
+                                 b_tmp, b_f_s, b_samples, b_ts, b_tj, b_vals, b_U_before, b_cs_before, b_written,
+                                 b_g_before, b_g_after, b_done)
         STATUS[v] = status
         for i in range(fl.shape[0]):
             FLOATS[v, i] = fl[i]

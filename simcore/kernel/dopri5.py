@@ -127,24 +127,27 @@ def attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol, tmp, f):
     of the state's length); returns the error norm (6 evaluations).
     """
     n = y.shape[0]
+    # The stage indices as values known only when it runs: numba compiles a function once per literal
+    # argument, and six copies of a stage (with the parts' derivatives in each) cost seconds of compiling.
+    first = K.shape[0] - 6
     for i in range(n):
         tmp[i] = (A10 * K[0, i]) * h + y[i]
-    _stage(table, P, U, modes, t + C1 * h, tmp, K, 1, f)
+    _stage(table, P, U, modes, t + C1 * h, tmp, K, first, f)
     for i in range(n):
         tmp[i] = (A20 * K[0, i] + A21 * K[1, i]) * h + y[i]
-    _stage(table, P, U, modes, t + C2 * h, tmp, K, 2, f)
+    _stage(table, P, U, modes, t + C2 * h, tmp, K, first + 1, f)
     for i in range(n):
         tmp[i] = (A30 * K[0, i] + A31 * K[1, i] + A32 * K[2, i]) * h + y[i]
-    _stage(table, P, U, modes, t + C3 * h, tmp, K, 3, f)
+    _stage(table, P, U, modes, t + C3 * h, tmp, K, first + 2, f)
     for i in range(n):
         tmp[i] = (A40 * K[0, i] + A41 * K[1, i] + A42 * K[2, i] + A43 * K[3, i]) * h + y[i]
-    _stage(table, P, U, modes, t + C4 * h, tmp, K, 4, f)
+    _stage(table, P, U, modes, t + C4 * h, tmp, K, first + 3, f)
     for i in range(n):
         tmp[i] = (A50 * K[0, i] + A51 * K[1, i] + A52 * K[2, i] + A53 * K[3, i] + A54 * K[4, i]) * h + y[i]
-    _stage(table, P, U, modes, t + h, tmp, K, 5, f)
+    _stage(table, P, U, modes, t + h, tmp, K, first + 4, f)
     for i in range(n):
         y_new[i] = (B0 * K[0, i] + B2 * K[2, i] + B3 * K[3, i] + B4 * K[4, i] + B5 * K[5, i]) * h + y[i]
-    _stage(table, P, U, modes, t + h, y_new, K, 6, f)
+    _stage(table, P, U, modes, t + h, y_new, K, first + 5, f)
     sq = 0.0
     for i in range(n):
         z = ((E0 * K[0, i] + E2 * K[2, i] + E3 * K[3, i] + E4 * K[4, i] + E5 * K[5, i] + E6 * K[6, i]) * h) / (

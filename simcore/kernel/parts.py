@@ -156,7 +156,7 @@ def couple(table, P, U, modes, t, X):
     for b in range(table.shape[0]):
         if table[b, T_KIND] == KIND_BATTERY:
             if P[table[b, T_P] + battery.P_DISABLE] != 0.0:
-                _hold_or_restore_commands(table, U, modes[b] == battery.MODE_BROWNED_OUT)
+                _hold_or_restore_commands(table, U, 1.0 if modes[b] == battery.MODE_BROWNED_OUT else 0.0)
             _solve_bus(table, P, U, modes, X, b)
             return
 
@@ -258,8 +258,9 @@ def _brownout_start(table, U):
 
 @jit
 def _hold_or_restore_commands(table, U, browned_out):
-    """Every geared part's motor command (its first input) held back while ``browned_out``, else given back
-    (:func:`simcore.kernel.battery.held_back`, :func:`~simcore.kernel.battery.restored`)."""
+    """Every geared part's motor command (its first input) held back while ``browned_out`` (1.0; a float, as
+    numba compiles a function once per literal boolean), else given back (:func:`simcore.kernel.battery.held_back`,
+    :func:`~simcore.kernel.battery.restored`)."""
     s0 = _brownout_start(table, U) + 1
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_GEARED:
@@ -294,8 +295,8 @@ def _fire_battery(table, P, U, modes, b, ev_id, t, X):
                 trial[table[k, T_U]] = battery.restored(trial[table[k, T_U]], trial[s0 + 1 + k])
         _solve_bus(table, P, trial, modes, X, b)
         if not battery.stays_browned_out(trial[table[b, T_U]], P[table[b, T_P] + battery.P_BROWNOUT]):
-            _hold_or_restore_commands(table, U, False)  # at once, as the Python path's row after the event does
+            _hold_or_restore_commands(table, U, 0.0)  # at once, as the Python path's row after the event does
             return battery.MODE_NORMAL
     U[s0] = t
-    _hold_or_restore_commands(table, U, True)
+    _hold_or_restore_commands(table, U, 1.0)
     return battery.MODE_BROWNED_OUT
