@@ -461,11 +461,15 @@ class Simulator:
         stage = rec.stager()
         names = [s.name for s in self.systems]
         coupled = bool(lay.couplings)
+        disabling = cr.brownout_part is not None  # (a battery that disables the outputs: its run state per row)
 
         def sink(n_rows, n_events):
             T, Y = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy()
             M = [m[:-1] for m in cr.ROWS_M[0, :n_rows].tolist()]  # (without the kernel loops' tick count)
-            off, off_before, off_after, self._t_off = cr.brownout_times(0, n_rows, n_events, self._t_off)
+            if disabling:
+                off, off_before, off_after, self._t_off = cr.brownout_times(0, n_rows, n_events, self._t_off)
+            else:
+                off, off_before, off_after = None, None, None
             loaded = self._loaded_modes[1]
             if not coupled and n_rows and all(m == loaded for m in M):
                 held = lay.held(T[0], Y[0])
@@ -477,7 +481,7 @@ class Simulator:
                 key = tuple(M[r])
                 if coupled:  # the coupled inputs (a battery's bus) at the row, solved in the row's modes
                     for k, c in enumerate(key):
-                        self.systems[k].mode = cr.mode_name(k, c, off[r])
+                        self.systems[k].mode = cr.mode_name(k, c, off[r]) if disabling else cr.mode_name(k, c)
                     stage((T[r], Y[r], lay.held(T[r], Y[r])))
                     continue
                 held = held_by_modes.get(key)
