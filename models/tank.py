@@ -114,6 +114,7 @@ import numpy as np
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
+from simcore.kernel import tank_layout as _tl
 from simcore.system import System
 from simcore.units import to_si
 
@@ -183,6 +184,31 @@ def motor_and_gearing(parameter: str, motor, gearing, gearing_name: str = "geari
 def regularized_sign(s: float, eps: float) -> float:
     """``s / sqrt(s^2 + eps^2)``: the regularized sign of a slip speed."""
     return s / math.sqrt(s * s + eps * eps)
+
+
+def _characterized_kernel():
+    """The compiled characterized tank (imported at first use: building a model loads no numba)."""
+    from simcore.kernel import characterized_tank
+
+    return characterized_tank
+
+
+def batch_values(model, key, value, n, allowed, unit, *, nonnegative=False):
+    """A batch's ``n`` values of ``model``'s parameter ``key`` (SI, float array ``(n,)``), checked as its
+    constructor checks them (positive, or with ``nonnegative`` non-negative), naming
+    ``params['<name>.<key>'][j]``; a key not in ``allowed`` is refused, naming them."""
+    from simcore.batch_params import variant_values
+
+    label = f"params[{model.name + '.' + str(key)!r}]"
+    if key not in allowed:
+        raise ConfigError(label, key, f"a batch parameter of {type(model).__name__} {model.name!r}: "
+                                      f"{', '.join(allowed)}")
+    arr = variant_values(label, value, unit, positive=not nonnegative, nonnegative=nonnegative)
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,):
+        raise ConfigError(label, f"<array of shape {arr.shape}>", f"{n} values (one per variant)")
+    return arr
 
 
 class TankSample:
@@ -807,6 +833,10 @@ class CharacterizedTankDrive(System):
     to it; this model has no motor data, so it draws no current from a Battery).
     Outputs ``velocity``, ``yaw_rate``, ``left_acceleration``,
     ``right_acceleration``, ``left_applied_voltage``, ``right_applied_voltage``.
+
+    The law is written once, in kernel form (:mod:`simcore.kernel.characterized_tank`): this class calls it,
+    and a simulation of built-in parts runs it compiled. ``simulate_batch`` varies the gains and the track
+    width (:attr:`BATCH_PARAMETERS`, derived by :meth:`kernel_parameters`).
     """
 
     def __init__(self, *, kv_linear, ka_linear, kv_angular, ka_angular, ks=0.0, track_width,
@@ -819,13 +849,11 @@ class CharacterizedTankDrive(System):
         self.track_width = checks.positive("track_width", track_width, "m", what="distance")
         self.nominal_bus_voltage = checks.positive("nominal_bus_voltage", nominal_bus_voltage, "V")
         self.start_pose = checks.pose("start_pose", start_pose)
-        # WPILib identifyDrivetrainSystem: angular gains to per-wheel gains (x 2/trackwidth).
-        kva = self.kv_angular * 2.0 / self.track_width
-        kaa = self.ka_angular * 2.0 / self.track_width
-        self.A1 = -0.5 * (self.kv_linear / self.ka_linear + kva / kaa)
-        self.A2 = -0.5 * (self.kv_linear / self.ka_linear - kva / kaa)
-        self.B1 = 0.5 / self.ka_linear + 0.5 / kaa
-        self.B2 = 0.5 / self.ka_linear - 0.5 / kaa
+        #: The parameter vector of the kernel form (:meth:`kernel_parameters`, the one derivation).
+        self._kernel_p = self.kernel_parameters()[0]
+        self.A1, self.A2, self.B1, self.B2 = (float(self._kernel_p[i]) for i in (_tl.CP_A1, _tl.CP_A2, _tl.CP_B1,
+                                                                                   _tl.CP_B2))
+        self._kernel_law = self._law_is_the_kernels()
         states = ["x", "y", "heading", "left_velocity", "right_velocity", "left_position", "right_position"]
         outputs = ["velocity", "yaw_rate", "left_acceleration", "right_acceleration", "left_applied_voltage",
                    "right_applied_voltage"]
@@ -854,31 +882,107 @@ class CharacterizedTankDrive(System):
     def initial_inputs(self):
         return np.array([0.0, 0.0, self.nominal_bus_voltage])
 
+    # -- the parameter vector and the kernel form ------------------------------------------------
+    #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``), with
+    #: their SI units and whether zero is allowed.
+    BATCH_PARAMETERS = ("kv_linear", "ka_linear", "kv_angular", "ka_angular", "ks", "track_width")
+    _BATCH_UNITS = {"kv_linear": "V*s/m", "ka_linear": "V*s**2/m", "kv_angular": "V*s/rad",
+                    "ka_angular": "V*s**2/rad", "ks": "V", "track_width": "m"}
+
+    def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
+        """The parameter vector of this drive in the compiled kernel, for ``n`` variants at once.
+
+        The one derivation of the plant: the constructor calls it with no overrides (its attributes ``A1``,
+        ``A2``, ``B1``, ``B2`` come from it), :meth:`kernel_form` returns its row, and a batch calls it with
+        its variants' values. WPILib's ``identifyDrivetrainSystem``: the angular gains become per-wheel gains
+        (``x 2/trackwidth``), then ``A1 = -(kVl/kAl + kVa'/kAa')/2``, ``A2 = -(kVl/kAl - kVa'/kAa')/2``,
+        ``B1 = (1/kAl + 1/kAa')/2``, ``B2 = (1/kAl - 1/kAa')/2``.
+
+        Parameters
+        ----------
+        overrides : mapping of str to array-like or Quantity, optional
+            Batch parameter (one of :attr:`BATCH_PARAMETERS`, named as the constructor's argument) -> ``n``
+            values in SI units or as a pint Quantity (a single value serves every variant).
+        n : int
+            Number of variants.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n, N_CHARACTERIZED_PARAMETERS)``, laid out by :mod:`simcore.kernel.tank_layout`'s ``CP_*``.
+
+        Raises
+        ------
+        ConfigError
+            A parameter this drive does not batch, or a value the constructor would refuse, naming
+            ``params['<name>.<parameter>'][j]``, its value and the variant ``j``.
+        """
+        n = checks.integer("n", n, minimum=1)
+        values = {key: np.full(n, float(getattr(self, key))) for key in self.BATCH_PARAMETERS}
+        for key, value in (overrides or {}).items():
+            values[key] = batch_values(self, key, value, n, self.BATCH_PARAMETERS, self._BATCH_UNITS[key]
+                                       if key in self._BATCH_UNITS else "", nonnegative=key == "ks")
+        tw = values["track_width"]
+        kva = values["kv_angular"] * 2.0 / tw
+        kaa = values["ka_angular"] * 2.0 / tw
+        kvl, kal = values["kv_linear"], values["ka_linear"]
+        p = np.empty((n, _tl.N_CHARACTERIZED_PARAMETERS))
+        p[:, _tl.CP_A1] = -0.5 * (kvl / kal + kva / kaa)
+        p[:, _tl.CP_A2] = -0.5 * (kvl / kal - kva / kaa)
+        p[:, _tl.CP_B1] = 0.5 / kal + 0.5 / kaa
+        p[:, _tl.CP_B2] = 0.5 / kal - 0.5 / kaa
+        p[:, _tl.CP_KS] = values["ks"]
+        p[:, _tl.CP_TRACK_WIDTH] = tw
+        return p
+
+    def _law_is_the_kernels(self) -> bool:
+        """Whether this class keeps the kernel's law (a subclass changing ``_volts``, ``_accel``, the
+        derivatives or the outputs has its own, on the Python path)."""
+        cls = type(self)
+        return all(getattr(cls, name) is getattr(CharacterizedTankDrive, name)
+                   for name in ("_volts", "_accel", "derivatives", "outputs", "initial_mode", "events"))
+
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this drive in the compiled kernel
+        (:mod:`simcore.kernel.characterized_tank`; the parameters are :meth:`kernel_parameters`' row), or
+        None for a subclass that changes the law (then the simulation takes the Python path)."""
+        if not self._kernel_law:
+            return None
+        from simcore.kernel.parts import KIND_CHARACTERIZED_TANK
+
+        return KIND_CHARACTERIZED_TANK, self._kernel_p, (None,)
+
+    # -- the law (simcore.kernel.characterized_tank) ------------------------------------------------
     def _volts(self, u):
-        bus = max(u[2], 0.0)
-        out = []
-        for v in (u[0], u[1]):
-            v = min(max(v, -bus), bus)
-            out.append(math.copysign(max(abs(v) - self.ks, 0.0), v))
-        return out
+        """Both sides' applied voltages, V (:func:`simcore.kernel.characterized_tank.applied_voltage`)."""
+        k, p = _characterized_kernel(), self._kernel_p
+        return [k.applied_voltage(p, 0, float(u[0]), float(u[2])), k.applied_voltage(p, 0, float(u[1]), float(u[2]))]
 
     def _accel(self, x, u):
+        """``(a_L, a_R, V_L, V_R)``: the side accelerations, m/s², and applied voltages, V."""
         vl_in, vr_in = self._volts(u)
-        vl, vr = x[3], x[4]
-        al = self.A1 * vl + self.A2 * vr + self.B1 * vl_in + self.B2 * vr_in
-        ar = self.A2 * vl + self.A1 * vr + self.B2 * vl_in + self.B1 * vr_in
+        al, ar = _characterized_kernel().accelerations(self._kernel_p, 0, float(x[3]), float(x[4]), vl_in, vr_in)
         return al, ar, vl_in, vr_in
 
     def derivatives(self, t, x, u):
-        al, ar, _, _ = self._accel(x, u)
-        vl, vr = x[3], x[4]
-        v = 0.5 * (vl + vr)
-        return np.array([v * math.cos(x[2]), v * math.sin(x[2]), (vr - vl) / self.track_width, al, ar, vl, vr])
+        k, out = _characterized_kernel(), np.empty(7)
+        x = np.asarray(x, dtype=float)
+        if self._kernel_law:
+            k.derivatives(self._kernel_p, 0, x, 0, np.asarray(u, dtype=float), 0, out)
+        else:  # a subclass's accelerations, the kernel's kinematics
+            al, ar, _, _ = self._accel(x, u)
+            k.pose_rates(self._kernel_p, 0, x, 0, float(al), float(ar), out)
+        return out
 
     def outputs(self, t, x, u):
-        al, ar, vli, vri = self._accel(x, u)
-        vl, vr = x[3], x[4]
-        return (0.5 * (vl + vr), (vr - vl) / self.track_width, al, ar, vli, vri)
+        k, out = _characterized_kernel(), np.empty(_tl.N_CHARACTERIZED_OUTPUTS)
+        x = np.asarray(x, dtype=float)
+        if self._kernel_law:
+            k.outputs(self._kernel_p, 0, x, 0, np.asarray(u, dtype=float), 0, out, 0)
+        else:
+            al, ar, vli, vri = self._accel(x, u)
+            k.outputs_from(self._kernel_p, 0, x, 0, float(al), float(ar), float(vli), float(vri), out, 0)
+        return tuple(out.tolist())
 
     def outline(self):
         """Robot outline in the robot frame for field plots, m."""

@@ -22,7 +22,7 @@ from .errors import ConfigError
 from .kernel import layout as kl
 from .kernel import parts as kp
 
-__all__ = ["PartVariants", "BatteryVariants", "EventKind", "variants_of"]
+__all__ = ["PartVariants", "BatteryVariants", "DrivetrainVariants", "EventKind", "variants_of"]
 
 
 class EventKind:
@@ -191,10 +191,34 @@ class KernelBus:
             off += nu
 
 
+class DrivetrainVariants(_Variants):
+    """A drivetrain without modes or events (a :class:`~simcore.models.CharacterizedTankDrive`) for ``n``
+    variants: its start values the model's, its outputs the kernel's (as :class:`PartVariants`')."""
+
+    events = ()
+
+    def __init__(self, model, form, params, n):
+        super().__init__(model, form, params, n)
+        self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=np.int64)
+        self._y_offsets = kp.output_offsets([self.kind])
+
+    def couplings(self, systems) -> list:
+        return []
+
+    def initial_mode(self, t, x, u) -> np.ndarray:
+        return np.zeros(self.n, dtype=np.int8)
+
+    initial_state = PartVariants.initial_state
+    initial_inputs = PartVariants.initial_inputs
+    outputs = PartVariants.outputs
+
+
 def variants_of(model, form, params, n):
-    """The batch's part for ``model`` (its kernel form ``form``): a :class:`BatteryVariants` or a
-    :class:`PartVariants`."""
+    """The batch's part for ``model`` (its kernel form ``form``): a :class:`BatteryVariants`, a
+    :class:`DrivetrainVariants` or a :class:`PartVariants`."""
     if form[0] == kp.KIND_BATTERY:
         return BatteryVariants(model, form, params, n)
+    if form[0] == kp.KIND_CHARACTERIZED_TANK:
+        return DrivetrainVariants(model, form, params, n)
     return PartVariants(model, form, params, n)
 

@@ -22,13 +22,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import battery, geared
+from . import battery, characterized_tank, geared
 from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
 from .jit import jit
 from .layout import GUARD_BACKWARD_PUSH, GUARD_FORWARD_PUSH, N_OUTPUTS
+from .tank_layout import N_CHARACTERIZED_OUTPUTS
 
 KIND_GEARED = 1
 KIND_BATTERY = 2
+#: Drivetrains: kinds 10 and up (simcore.kernel.characterized_tank: no modes, no events, no supply current).
+KIND_CHARACTERIZED_TANK = 11
 T_KIND, T_X, T_NX, T_U, T_P = range(5)
 #: A geared part's ``bus_voltage`` input (its third).
 GEARED_BUS_INPUT = 2
@@ -41,6 +44,8 @@ def derivatives(table, P, U, modes, t, X, out):
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_GEARED:
             geared.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
+        elif table[k, T_KIND] == KIND_CHARACTERIZED_TANK:
+            characterized_tank.derivatives(P, table[k, T_P], X, table[k, T_X], U, table[k, T_U], out)
 
 
 @jit
@@ -54,7 +59,7 @@ def guard(table, P, U, modes, part, code, t, X):
 def output_offsets(kinds) -> np.ndarray:
     """Each part's first output in the stacked outputs, for parts of kinds ``kinds`` (in table order), and
     after them their total number: an int64 array of ``len(kinds) + 1``."""
-    sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0}  # (the battery's outputs are its Python class's)
+    sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0, KIND_CHARACTERIZED_TANK: N_CHARACTERIZED_OUTPUTS}  # (the battery's outputs are its Python class's)
     off = np.zeros(len(kinds) + 1, dtype=np.int64)
     for k, kind in enumerate(kinds):
         off[k + 1] = off[k] + sizes[int(kind)]
@@ -68,6 +73,8 @@ def outputs(table, P, U, modes, t, X, y_offsets, out):
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_GEARED:
             geared.outputs(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], t, out, y_offsets[k])
+        elif table[k, T_KIND] == KIND_CHARACTERIZED_TANK:
+            characterized_tank.outputs(P, table[k, T_P], X, table[k, T_X], U, table[k, T_U], out, y_offsets[k])
 
 
 @jit
