@@ -90,6 +90,13 @@ and its yaw rate; with a traction limit that is the ground motion, not the wheel
 rims, so a pod sees through wheel slip. A hub encoder port reads it
 (``hub.encoder(port, drive, pod)``).
 
+**In the compiled kernel.** A drive without a wheelbase, ``cog_height``, walls or odometry pods (and not a
+subclass) has a kernel form (:mod:`simcore.kernel.tank`: both channels, the axle's chassis, the traction modes
+as an integer, the breakaway and grip events, the energy ledger, its supply current on the battery's bus): a
+simulation of built-in parts runs it compiled, and ``simulate_batch`` varies its ``mass``, ``moi``,
+``wheel_radius``, ``gearing`` and ``friction_coefficient``. Its evaluation is the kernel's on every path (this
+class calls it). The others (scrub, load transfer and the tip event, walls) run on the Python path.
+
 **Characterized model** (:meth:`TankDrive.characterized`): WPILib's
 ``LinearSystemId.identifyDrivetrainSystem(kVlinear, kAlinear, kVangular, kAangular,
 trackwidth)``; the angular gains are in V/(rad/s) and V/(rad/s^2) and are
@@ -118,11 +125,11 @@ from simcore.kernel import tank_layout as _tl
 from simcore.system import System
 from simcore.units import to_si
 
-from .chassis import (DEFAULT_FIELD, DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive, square_safe,
-                      walls_of)
+from .chassis import (BACKWARD, BREAKAWAY_MARGIN, DEFAULT_FIELD, DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, FORWARD, ROLL,
+                      Chassis, ChassisDrive, ContactSolution, square_safe, walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .ftc_motor_types import MotorType
-from .motor_channels import MotorChannels, motor_friction
+from .motor_channels import ChannelState, MotorChannels, free_current_friction, motor_friction
 from .motors import DCMotor
 from .odometry import odometry_pods_of, pod_rates, pod_readings, pod_signals
 
@@ -184,6 +191,21 @@ def motor_and_gearing(parameter: str, motor, gearing, gearing_name: str = "geari
 def regularized_sign(s: float, eps: float) -> float:
     """``s / sqrt(s^2 + eps^2)``: the regularized sign of a slip speed."""
     return s / math.sqrt(s * s + eps * eps)
+
+
+def _tank_kernel():
+    """The compiled tank drive (imported at first use: building a model loads no numba)."""
+    from simcore.kernel import tank
+
+    return tank
+
+
+def tank_rim_mechanics(gearing, wheel_radius, wheel_inertia, rotor_inertia, n_motors):
+    """``(k, M_w)``: rotor rad per m at the wheel rim ``G / r`` (1/m), and one side's rotating mass at the rim
+    ``(wheel_inertia + n rotor_inertia G^2) / r^2`` (kg), for floats or arrays of variants alike (the one
+    derivation: :class:`TankDrive`'s constructor and its batch parameters)."""
+    r = wheel_radius
+    return gearing / r, (wheel_inertia + n_motors * rotor_inertia * gearing * gearing) / (r * r)
 
 
 def _characterized_kernel():
@@ -351,7 +373,7 @@ class TankDrive(ChassisDrive, System):
         self.wheel_inertia = checks.nonnegative("wheel_inertia", wheel_inertia, "kg*m**2", what="inertia")
         r = self.wheel_radius
         #: Equivalent mass of one side's rotating parts at the wheel rim, kg.
-        self.side_rotating_mass = (self.wheel_inertia + n * self.rotor_inertia * G * G) / (r * r)
+        self._k, self.side_rotating_mass = tank_rim_mechanics(G, r, self.wheel_inertia, self.rotor_inertia, n)
         if self.traction and not self.side_rotating_mass > 0:
             raise ConfigError("wheel_inertia", wheel_inertia,
                               "a positive inertia (or a positive rotor_inertia) with a traction limit")
@@ -397,19 +419,24 @@ class TankDrive(ChassisDrive, System):
         self._contact_axle = [a for a in range(len(axles)) for _ in (0, 1)]
         self._free_dirs = [(0.0, 1.0)] * len(contacts)
         self._free_arm = [xa for xa, _ in contacts]
-        self._k = G / r
         self._ones2, self._zeros2, self._arms = (1.0, 1.0), (0.0, 0.0), (-self._rb, self._rb)
         self.chassis.set_geometry(self._ones2, self._zeros2, self._arms, self._free_dirs, self._free_arm)
-        self._axle_only = not self.scrub and not self.chassis.tips  # Chassis.solve_axle's case
         self._zeros = [0.0] * len(contacts)
         self._contact_mu = ([self.lateral_friction_coefficient[a] for a in self._contact_axle] if self.scrub
                             else self._zeros)
         # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
         self.viscous_friction, b_rotor = motor_friction("viscous_friction", viscous_friction, self.drive, G / r,
                                                         "N*s/m")
+        self._viscous_given = viscous_friction is not None
         self.channels = MotorChannels([self.drive, self.drive], [b_rotor, b_rotor])
         self._names(name, command, contacts)
         self._setup_modes()
+        # The drive without a wheelbase, load transfer or walls is evaluated by the kernel's form
+        # (simcore.kernel.tank) on every path; with no odometry pods its derivatives and outputs too.
+        self._axle_kernel = not self.scrub and not self.chassis.tips and not self.chassis.walls
+        self._kernel_whole = self._axle_kernel and not self.odometry_pods
+        self._kernel_p = self.kernel_parameters()[0] if self._axle_kernel else None
+        self._kernel_events()
 
     def _layout(self, wheelbase, axle_positions, track_width):
         """The user's layout parameters, for :class:`Chassis` to name in its errors."""
@@ -635,6 +662,8 @@ class TankDrive(ChassisDrive, System):
         return v, (xl[self._ilat] if self.scrub else 0.0), om
 
     def _evaluate(self, x, u, mode):
+        if self._axle_kernel:
+            return self._evaluate_in_kernel(x, u, mode[0])
         xl, ul = x.tolist(), u.tolist()
         wheels, contacts = mode
         th = xl[2]
@@ -667,11 +696,8 @@ class TankDrive(ChassisDrive, System):
             lat = coef = self._zeros
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
-        if self._axle_only and not contacts:
-            sol = ch.solve_axle(D, wheels, self._arms, c * fx + s * fy, tz, om * v)
-        else:
-            sol = ch.solve_fixed((om * vlat, om * vlat), D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,
-                                 ch.wall_rows(contacts, om, c, s) if contacts else (), None if self.scrub else om * v)
+        sol = ch.solve_fixed((om * vlat, om * vlat), D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,
+                             ch.wall_rows(contacts, om, c, s) if contacts else (), None if self.scrub else om * v)
         smp = TankSample()
         smp.sol = sol
         sl, sr = vl - gl, vr - gr
@@ -694,7 +720,46 @@ class TankDrive(ChassisDrive, System):
             smp.external_power = fx * (c * v - s * vlat) + fy * (s * v + c * vlat) + tz * om
         return smp
 
+    def _evaluate_in_kernel(self, x, u, wheels):
+        """:meth:`_evaluate` by the kernel's form (:func:`simcore.kernel.tank.evaluate`)."""
+        s = np.empty(_tl.N_TANK_SAMPLE)
+        _tank_kernel().evaluate(self._kernel_p, 0, int(wheels[0]), int(wheels[1]), np.asarray(x, dtype=float), 0,
+                                np.asarray(u, dtype=float), 0, s)
+        s = s.tolist()
+        sol = ContactSolution()
+        sol.ax, sol.ay, sol.alpha, sol.wall_force = s[_tl.TS_AX], s[_tl.TS_AY], s[_tl.TS_ALPHA], ()
+        sol.normal = [s[_tl.TS_NORMAL_L], s[_tl.TS_NORMAL_R]]
+        sol.free_force = self._zeros
+        sol.traction = [s[_tl.TS_F_L], s[_tl.TS_F_R]]
+        sol.wheel_accel = [s[_tl.TS_WA_L], s[_tl.TS_WA_R]]
+        chs = ChannelState()
+        cl, cr = _tl.TS_CHANNEL_L, _tl.TS_CHANNEL_R
+        (chs.applied_voltage, chs.stator_current, chs.supply_current, chs.saturated, chs.current_limited,
+         chs.motor_torque, chs.output_torque, chs.friction_torque) = zip(s[cl:cl + 8], s[cr:cr + 8])
+        smp = TankSample()
+        smp.sol = sol
+        smp.slip_free = (s[_tl.TS_SLIP_FREE_L], s[_tl.TS_SLIP_FREE_R])
+        smp.slip = (s[_tl.TS_SLIP_L], s[_tl.TS_SLIP_R])
+        smp.pose = (float(x[0]), float(x[1]), s[_tl.TS_COS], s[_tl.TS_SIN])
+        smp.velocity = (s[_tl.TS_V], s[_tl.TS_VLAT], s[_tl.TS_OM])
+        smp.wheel_speed = (s[_tl.TS_WS_L], s[_tl.TS_WS_R])
+        smp.rotor_speed = (s[_tl.TS_ROTOR_L], s[_tl.TS_ROTOR_R])
+        smp.channels = chs
+        smp.bus = s[_tl.TS_BUS]
+        smp.friction_power = s[_tl.TS_FRICTION_POWER]
+        smp.external_power = s[_tl.TS_EXTERNAL_POWER]
+        return smp
+
+    def _mode_code(self) -> int:
+        """The kernel's code of the present mode (the wheels rolling before a mode is set)."""
+        return self._MODE_CODES.get(self.mode, 0)
+
     def derivatives(self, t, x, u):
+        if self._kernel_whole:
+            out = np.empty(len(self.state_names))
+            _tank_kernel().derivatives(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                       np.asarray(u, dtype=float), 0, out)
+            return out
         smp = self._sample(t, x, u)
         sol = smp.sol
         v, vlat, om = smp.velocity
@@ -735,6 +800,12 @@ class TankDrive(ChassisDrive, System):
                       + self.side_rotating_mass * (vl * vl + vr * vr))
 
     def outputs(self, t, x, u):
+        if self._kernel_whole:
+            out = np.empty(_tl.N_TANK_OUTPUTS)
+            _tank_kernel().outputs(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                   np.asarray(u, dtype=float), 0, out, 0)
+            out = out.tolist()
+            return out if self.traction else out[:2] + out[4:]
         smp = self._sample(t, x, u)
         sol, chs = smp.sol, smp.channels
         v, vlat, om = smp.velocity
@@ -799,6 +870,121 @@ class TankDrive(ChassisDrive, System):
         if self.scrub:
             x[self._ilat] = vy
         return x
+
+    # -- the kernel form (simcore.kernel.tank) -------------------------------------------------------
+    #: The kernel's mode codes (``3 w_L + w_R``, simcore.kernel.tank_layout) by the drive's mode.
+    _MODE_CODES = {((a, b), ()): 3 * i + j for i, a in enumerate(_tl.TANK_WHEEL_MODES)
+                   for j, b in enumerate(_tl.TANK_WHEEL_MODES)}
+    #: The kernel's mode names, indexed by code.
+    KERNEL_MODES = tuple(sorted(_MODE_CODES, key=_MODE_CODES.get))
+    #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``) and their units.
+    BATCH_PARAMETERS = ("mass", "moi", "wheel_radius", "gearing", "friction_coefficient")
+    _BATCH_UNITS = {"mass": "kg", "moi": "kg*m**2", "wheel_radius": "m", "gearing": "", "friction_coefficient": ""}
+
+    def _kernel_events(self) -> None:
+        """The events by their kernel id (simcore.kernel.tank_layout's ``EV_TANK_*``), marked with their guard's
+        code."""
+        self.kernel_events = {}
+        if not self.traction:
+            return
+        events = {_tl.EV_TANK_BREAKAWAY_LEFT: self._breakaway[0], _tl.EV_TANK_BREAKAWAY_RIGHT: self._breakaway[1],
+                  _tl.EV_TANK_GRIP_LEFT_FORWARD: self._grip[(0, FORWARD)],
+                  _tl.EV_TANK_GRIP_LEFT_BACKWARD: self._grip[(0, BACKWARD)],
+                  _tl.EV_TANK_GRIP_RIGHT_FORWARD: self._grip[(1, FORWARD)],
+                  _tl.EV_TANK_GRIP_RIGHT_BACKWARD: self._grip[(1, BACKWARD)]}
+        for i, e in events.items():
+            e.kernel_guard = _tl.TANK_GUARD_BASE + i
+        self.kernel_events = events
+
+    def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
+        """The parameter vector of this drive in the compiled kernel, for ``n`` variants at once.
+
+        The constructor calls it with no overrides, :meth:`kernel_form` returns its row, and a batch calls it
+        with its variants' values (:attr:`BATCH_PARAMETERS`: ``mass``, ``moi``, ``wheel_radius``, ``gearing``,
+        ``friction_coefficient``). What the constructor derives from them is derived again from each variant's
+        value with its rules (:func:`tank_rim_mechanics`; a ``viscous_friction`` given at the rim acts at the
+        rotors through each variant's ``G / r``; the loads at rest are ``m g`` times each contact's share), so row
+        ``j`` is the vector of the drive built with variant ``j``'s values, to the bit.
+
+        Parameters
+        ----------
+        overrides : mapping of str to array-like or Quantity, optional
+            Batch parameter -> ``n`` values in SI units or as a pint Quantity (one value serves every variant).
+        n : int
+            Number of variants.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n, N_TANK_PARAMETERS)``, laid out by :mod:`simcore.kernel.tank_layout`'s ``TP_*``.
+
+        Raises
+        ------
+        ConfigError
+            A parameter this drive does not batch, a value the constructor would refuse, or a drive the kernel
+            has no form of (scrub, load transfer or walls), naming ``params['<name>.<parameter>'][j]`` and the
+            variant ``j``.
+        """
+        n = checks.integer("n", n, minimum=1)
+        if not self._axle_kernel:
+            raise ConfigError(f"params[{self.name!r}]", sorted(overrides or {}),
+                              "a TankDrive without wheelbase, axle_positions, cog_height or walls (the compiled "
+                              "kernel's tank)")
+        base = {"mass": self.mass, "moi": self.moi, "wheel_radius": self.wheel_radius, "gearing": self.gearing,
+                "friction_coefficient": self.friction_coefficient if self.traction else math.nan}
+        values = {key: np.full(n, float(v)) for key, v in base.items()}
+        for key, value in (overrides or {}).items():
+            values[key] = batch_values(self, key, value, n, self.BATCH_PARAMETERS, self._BATCH_UNITS.get(key, ""))
+            if key == "friction_coefficient" and not self.traction:
+                raise ConfigError(f"params[{self.name + '.' + key!r}]", key,
+                                  "a parameter of a drive built with a friction_coefficient (this one never slips)")
+            if key == "wheel_radius":
+                for j, r in enumerate(values[key]):
+                    square_safe(f"params[{self.name + '.' + key!r}][{j}]", float(r), "m", what="radius")
+        d = self.drive
+        G, r, m = values["gearing"], values["wheel_radius"], values["mass"]
+        with np.errstate(over="ignore", invalid="ignore"):
+            k, Mw = tank_rim_mechanics(G, r, self.wheel_inertia, self.rotor_inertia, d.n_motors)
+            b_rotor = (self.viscous_friction / k / k if self._viscous_given
+                       else np.full(n, free_current_friction(d)))
+        bad = ~(np.isfinite(k) & np.isfinite(Mw) & np.isfinite(b_rotor)) | (self.traction & ~(Mw > 0))
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            key = next((key for key in ("gearing", "wheel_radius") if key in (overrides or {})), "gearing")
+            raise ConfigError(f"params[{self.name + '.' + key!r}][{j}]", float(values[key][j]),
+                              f"a value whose rotating mass at the rim and rotor friction are finite (and the mass "
+                              f"positive with a traction limit) (variant {j})")
+        mu = values["friction_coefficient"]
+        share = self.chassis.load_share
+        p = np.empty((n, _tl.N_TANK_PARAMETERS))
+        p[:, _tl.TP_R], p[:, _tl.TP_INV_KV], p[:, _tl.TP_KV], p[:, _tl.TP_KT] = d.R, 1.0 / d.Kv, d.Kv, d.Kt
+        p[:, _tl.TP_GEARING], p[:, _tl.TP_EFFICIENCY] = G, d.efficiency
+        p[:, _tl.TP_DUTY] = 1.0 if d.command == "duty" else 0.0
+        p[:, _tl.TP_LIMITED] = 1.0 if self.channels.any_limits else 0.0
+        p[:, _tl.TP_STATOR_LIMIT], p[:, _tl.TP_SUPPLY_LIMIT] = d.stator_current_limit, d.supply_current_limit
+        p[:, _tl.TP_B_ROTOR], p[:, _tl.TP_CONDUCTANCE], p[:, _tl.TP_CONVERSION] = b_rotor, 1.0 / d.R, 1.0 / d.Kv - d.Kt
+        p[:, _tl.TP_K], p[:, _tl.TP_WHEEL_RADIUS] = k, r
+        p[:, _tl.TP_RB], p[:, _tl.TP_TRACK_WIDTH] = self._rb, self.track_width
+        p[:, _tl.TP_MASS], p[:, _tl.TP_MOI], p[:, _tl.TP_MW] = m, values["moi"], Mw
+        p[:, _tl.TP_MU], p[:, _tl.TP_MU_BREAKAWAY] = mu, mu * (1.0 + BREAKAWAY_MARGIN)
+        weight = m * self.gravity
+        p[:, _tl.TP_LOAD0_L], p[:, _tl.TP_LOAD0_R] = weight * share[0], weight * share[1]
+        p[:, _tl.TP_TRACTION] = 1.0 if self.traction else 0.0
+        p[:, _tl.TP_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
+        p[:, _tl.TP_BRAKE_L], p[:, _tl.TP_BRAKE_R] = self._ib
+        p[:, _tl.TP_EXTERNAL], p[:, _tl.TP_BUS] = self._iext, self._ibus
+        return p
+
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this drive in the compiled kernel (:mod:`simcore.kernel.tank`), or
+        None where the kernel has no form of it yet (then the simulation takes the Python path): a wheelbase or
+        axle positions (scrub), a ``cog_height`` (load transfer and the tip event), walls, odometry pods, or a
+        subclass."""
+        if not self._kernel_whole or type(self) is not TankDrive:
+            return None
+        from simcore.kernel.parts import KIND_TANK
+
+        return KIND_TANK, self._kernel_p, self.KERNEL_MODES
 
     def outline(self):
         """Robot outline in the robot frame for field plots: the bumper, or a square of the track width, m."""

@@ -87,6 +87,29 @@ def _compiled_run(simulator):
                        max_step=simulator.max_step, method=simulator.method,
                        keep_steps=simulator._rec.keeps_steps)
 
+def _stage_coupled_rows(cr, lay, stage, U, T, Y, M, n_rows) -> None:
+    """Stage the kernel's rows of a coupled run (a battery's bus) with their coupled inputs, solved for every
+    row at once by the kernel's bus solve (:func:`simcore.kernel.parts.couple_rows`, the coupling the run
+    itself used) in the row's modes; the simulation's held inputs are left as the last row's solve leaves
+    them, as the coupling applied row by row does."""
+    from .kernel.parts import couple_rows
+
+    rows_u = np.repeat(U[None, :], n_rows, axis=0)
+    couple_rows(cr.table, np.repeat(cr.P[:1], n_rows, axis=0), rows_u, np.ascontiguousarray(cr.ROWS_M[0, :n_rows]),
+                np.array(T), Y)
+    names_of = {}
+    for r in range(n_rows):
+        key = tuple(M[r])
+        names = names_of.get(key)
+        if names is None:
+            names = names_of[key] = tuple(cr.mode_name(k, c) for k, c in enumerate(key))
+        stage((T[r], Y[r], (rows_u[r], names)))
+    off = 0
+    for u in lay.U:
+        u[...] = rows_u[-1, off:off + len(u)]
+        off += len(u)
+
+
 class Simulator:
     """A simulation that can be advanced from outside.
 
@@ -421,13 +444,11 @@ class Simulator:
 
         def sink(n_rows, n_events):
             T, Y, M = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy(), cr.ROWS_M[0, :n_rows].tolist()
+            if coupled and n_rows:
+                _stage_coupled_rows(cr, lay, stage, U, T, Y, M, n_rows)
+                n_rows = 0
             for r in range(n_rows):
                 key = tuple(M[r])
-                if coupled:  # the coupled inputs (a battery's bus) at the row, solved in the row's modes
-                    for k, c in enumerate(key):
-                        self.systems[k].mode = cr.mode_name(k, c)
-                    stage((T[r], Y[r], lay.held(T[r], Y[r])))
-                    continue
                 held = held_by_modes.get(key)
                 if held is None:
                     held = held_by_modes[key] = (U, tuple(cr.mode_name(k, c) for k, c in enumerate(key)))

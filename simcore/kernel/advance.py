@@ -34,7 +34,8 @@ from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, 
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
                      WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS)
 from .events import crosses
-from .parts import T_NX, T_P, T_U, T_X, active_events, couple, derivatives, guard
+from .parts import (T_NX, T_X, active_events, couple, derivatives, event_direction, event_guard, event_has_reset,
+                    fire, guard)
 from .segment import integrate_segment, record_row
 
 # -- the event rules' constants (simcore.event_handler; the tests check they are the same) ------------------
@@ -54,8 +55,8 @@ def _load_active(table, P, modes, active, ids):
         for i in range(m):
             active[n, A_PART] = k
             active[n, A_ID] = ids[i]
-            active[n, A_CODE] = geared.EVENT_GUARD[ids[i]]
-            active[n, A_DIR] = geared.EVENT_DIRECTION[ids[i]]
+            active[n, A_CODE] = event_guard(table, k, ids[i])
+            active[n, A_DIR] = event_direction(table, k, ids[i])
             n += 1
     return n
 
@@ -123,12 +124,13 @@ def _restart_sides(table, P, U, modes, t, X, active, n_active, g_prev, fired, n_
                 search[part, ev_id] = t + dt
         else:
             changed = False
-            if geared.EVENT_HAS_RESET[ev_id] and not accumulating:
+            has_reset = event_has_reset(table, part, ev_id)
+            if has_reset and not accumulating:
                 after = _guard_rate(table, P, U, modes, part, code, t, X, dt)
                 before = _guard_rate(table, P, U, modes, part, code, t, X_before, dt)
                 rs[S_NFEV] += 2
                 changed = abs(after - before) > 1e-6 * max(abs(after), abs(before))
-            if geared.EVENT_HAS_RESET[ev_id] and (accumulating or changed):
+            if has_reset and (accumulating or changed):
                 g_prev[j] = pre_side * JUST_OFF_ZERO
             else:
                 g_prev[j] = g0 if g0 * side > 0 else side * JUST_OFF_ZERO
@@ -149,7 +151,7 @@ def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, ro
     for i in range(nx):
         evr_x[e, 0, i] = X[x0 + i]
     couple(table, P, U, modes, t, X)  # the bus before the reset: the new mode reads it
-    new_mode = geared.fire(P, table[part, T_P], ev_id, X, x0, U, table[part, T_U])
+    new_mode = fire(table, P, U, modes, part, ev_id, X)
     modes[part] = new_mode
     evr_f[e, E_MODE_AFTER] = new_mode
     for i in range(nx):

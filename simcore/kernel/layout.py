@@ -76,3 +76,8 @@ N_OUTPUTS = 12
 OUTPUT_NAMES = ("acceleration", "rotor_position", "rotor_velocity", "rotor_acceleration", "stator_current",
                 "supply_current", "applied_voltage", "supply_voltage", "torque", "motor_torque", "saturated",
                 "current_limited")
+
+# -- the drivetrains' guards that read the held inputs too (simcore.kernel.tank_layout) -------------------------
+from .tank_layout import TANK_GUARDS_READING_INPUTS as _TANK_GUARDS_READING_INPUTS  # noqa: E402
+
+GUARDS_READING_INPUTS = GUARDS_READING_INPUTS + _TANK_GUARDS_READING_INPUTS

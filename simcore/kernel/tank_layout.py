@@ -22,3 +22,46 @@ CU_LEFT_VOLTAGE, CU_RIGHT_VOLTAGE, CU_BUS_VOLTAGE = range(3)
 CHARACTERIZED_OUTPUT_NAMES = ("velocity", "yaw_rate", "left_acceleration", "right_acceleration",
                               "left_applied_voltage", "right_applied_voltage")
 N_CHARACTERIZED_OUTPUTS = 6
+
+# -- the physical tank drive (simcore.kernel.tank; TankDrive.kernel_parameters) ----------------------------------
+#: Both sides' motor channel (one MotorDrive): resistance ohm, 1/Kv and Kv, Kt N·m/A, gearing, efficiency, whether
+#: the command is a duty, whether it has current limits, the limits A, the rotor's viscous friction N·m·s/rad, the
+#: conductance 1/R S and ``1/Kv - Kt`` (the conversion loss's factor); the chassis: rotor rad per m at the rim
+#: ``k = G/r``, the wheel radius m, half the track width and the track width m, mass kg, moment of inertia kg·m²,
+#: each side's rotating mass at the rim kg, the friction coefficient (NaN: no traction limit) and it times
+#: ``1 + BREAKAWAY_MARGIN``, each side's load at rest N, whether there is a traction limit, whether energy is
+#: tracked; the input slots of the left and right brake, the external force x and the bus voltage.
+(TP_R, TP_INV_KV, TP_KV, TP_KT, TP_GEARING, TP_EFFICIENCY, TP_DUTY, TP_LIMITED, TP_STATOR_LIMIT, TP_SUPPLY_LIMIT,
+ TP_B_ROTOR, TP_CONDUCTANCE, TP_CONVERSION, TP_K, TP_WHEEL_RADIUS, TP_RB, TP_TRACK_WIDTH, TP_MASS, TP_MOI, TP_MW,
+ TP_MU, TP_MU_BREAKAWAY, TP_LOAD0_L, TP_LOAD0_R, TP_TRACTION, TP_TRACK_ENERGY, TP_BRAKE_L, TP_BRAKE_R,
+ TP_EXTERNAL, TP_BUS) = range(30)
+N_TANK_PARAMETERS = 30
+
+#: A tank's modes: the wheels' traction modes (ROLL 0, FORWARD 1, BACKWARD -1 of simcore.models.chassis), coded
+#: ``3 w_L + w_R`` with each wheel's index in :data:`TANK_WHEEL_MODES`.
+TANK_WHEEL_MODES = (0, 1, -1)
+N_TANK_MODES = 9
+#: A tank's events by kernel id: each side's breakaway (armed rolling) and grip (armed slipping forward, backward).
+(EV_TANK_BREAKAWAY_LEFT, EV_TANK_BREAKAWAY_RIGHT, EV_TANK_GRIP_LEFT_FORWARD, EV_TANK_GRIP_LEFT_BACKWARD,
+ EV_TANK_GRIP_RIGHT_FORWARD, EV_TANK_GRIP_RIGHT_BACKWARD) = range(6)
+N_TANK_EVENTS = 6
+#: Each event's guard code is its id plus this (the geared mechanism's codes are below it).
+TANK_GUARD_BASE = 10
+#: The tank's guards that read the held inputs: the breakaways (the force rolling takes follows the commands).
+TANK_GUARDS_READING_INPUTS = (TANK_GUARD_BASE + EV_TANK_BREAKAWAY_LEFT, TANK_GUARD_BASE + EV_TANK_BREAKAWAY_RIGHT)
+
+#: The slots of one evaluation of a tank (simcore.kernel.tank.evaluate): the chassis solution, the slips, the chassis
+#: velocity, the rims' and rotors' speeds, the heading's cosine and sine, the bus, each channel's state (8 slots from
+#: TS_CHANNEL_L and TS_CHANNEL_R, in simcore.kernel.channels.channel's order), the power terms of the ledger.
+(TS_AX, TS_AY, TS_ALPHA, TS_F_L, TS_F_R, TS_WA_L, TS_WA_R, TS_SLIP_FREE_L, TS_SLIP_FREE_R, TS_SLIP_L, TS_SLIP_R,
+ TS_V, TS_VLAT, TS_OM, TS_WS_L, TS_WS_R, TS_ROTOR_L, TS_ROTOR_R, TS_COS, TS_SIN, TS_BUS, TS_NORMAL_L, TS_NORMAL_R,
+ TS_FRICTION_POWER, TS_EXTERNAL_POWER) = range(25)
+TS_CHANNEL_L, TS_CHANNEL_R = 25, 33
+(CH_APPLIED, CH_STATOR, CH_SUPPLY, CH_SATURATED, CH_LIMITED, CH_MOTOR_TORQUE, CH_OUTPUT_TORQUE,
+ CH_FRICTION_TORQUE) = range(8)
+N_TANK_SAMPLE = 41
+#: The tank's outputs without scrub, walls or pods (simcore.kernel.tank.outputs): four slots that hold, with a
+#: traction limit, the slips and the ground forces, else the chassis velocity and yaw rate (and two NaN); then
+#: acceleration, yaw acceleration, supply current, kinetic energy; 12 per side (SIDE_OUTPUTS); the supply voltage
+#: and the two normal loads.
+N_TANK_OUTPUTS = 4 + 4 + 24 + 3
