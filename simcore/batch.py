@@ -22,7 +22,8 @@ parameters given as arrays of length ``N``. Each variant's trajectory is what it
   :attr:`BatchResult.stiff_at` keeps the times.
 
 What batches. A system batches when it has a kernel form (``kernel_form()``: Flywheel, Arm,
-Elevator, HubMotor, CharacterizedTankDrive, and a Battery with ``brownout_behaviour="flag"``): its
+Elevator, HubMotor, TankDrive (without a wheelbase, cog height, walls or pods), CharacterizedTankDrive, and a
+Battery with ``brownout_behaviour="flag"``): its
 variants' parameters come from its own ``kernel_parameters``, their outputs and the bus from the kernel's functions
 (:mod:`simcore.batch_parts`);
 a controller when it has a ``batched`` attribute (:func:`simcore.controllers.control_loop`'s
@@ -193,7 +194,7 @@ class _Batch:
                                                     "switches the loads off, which the batch does not model)")
             if form is None or not hasattr(s, "kernel_parameters"):
                 raise ConfigTypeError("systems", s, f"a system that can batch (a Flywheel, Arm, Elevator, HubMotor, "
-                                                    f"CharacterizedTankDrive or Battery with "
+                                                    f"TankDrive, CharacterizedTankDrive or Battery with "
                                                     f"brownout_behaviour='flag', not a subclass that "
                                                     f"changes its physics); {type(s).__name__} {s.name!r} cannot batch")
         self.systems = [variants_of(s, form, params.get(s.name, {}), n) for s, form in zip(systems, forms)]

@@ -22,7 +22,7 @@ from .errors import ConfigError
 from .kernel import layout as kl
 from .kernel import parts as kp
 
-__all__ = ["PartVariants", "BatteryVariants", "DrivetrainVariants", "EventKind", "variants_of"]
+__all__ = ["PartVariants", "BatteryVariants", "DrivetrainVariants", "TankVariants", "EventKind", "variants_of"]
 
 
 class EventKind:
@@ -170,7 +170,7 @@ class KernelBus:
         for s in systems:
             nx, nu = len(s.state_names), len(s.input_names)
             rows.append([s.kind, x_off, nx, u_off, p_off])
-            if s.kind == kp.KIND_GEARED:
+            if s.kind == kp.KIND_GEARED or s.kind == kp.KIND_TANK:
                 self.targets.append(f"{s.name}.bus_voltage")
             elif s.kind == kp.KIND_BATTERY:
                 self.targets += [f"{s.name}.{name}" for name in s.input_names]
@@ -213,11 +213,43 @@ class DrivetrainVariants(_Variants):
     outputs = PartVariants.outputs
 
 
+class TankVariants(DrivetrainVariants):
+    """A :class:`~simcore.models.TankDrive` for ``n`` variants: its traction modes and events (breakaway, grip)
+    as the kernel arms them, its initial modes and outputs the kernel's (as its own model's)."""
+
+    def __init__(self, model, form, params, n):
+        super().__init__(model, form, params, n)
+        ids = np.empty(kl.MAX_ACTIVE, dtype=np.int64)
+        armed = {}
+        for code in range(len(self.MODES)):
+            for i in kp.active_events_of(self.kind, self.P[0], code, ids):
+                armed.setdefault(int(i), set()).add(code)
+        self.events = tuple(
+            EventKind(model.kernel_events[i].name, np.array([c in armed.get(i, ()) for c in range(len(self.MODES))]),
+                      model.kernel_events[i].kernel_guard in kl.GUARDS_READING_INPUTS, i)
+            for i in sorted(model.kernel_events))
+        # the kernel's output slots this drive has (without a traction limit, two of the first four are not)
+        self._slots = np.arange(self._y_offsets[-1]) if model.traction else \
+            np.r_[0:2, 4:self._y_offsets[-1]]
+
+    def initial_mode(self, t, x, u) -> np.ndarray:
+        """Each variant's traction modes at the start, settled as its own model's ``initial_mode`` settles them."""
+        out = np.empty((self.n, 1), dtype=np.int64)
+        kp.initial_modes(self._table, self.P, np.ascontiguousarray(u.T, dtype=float),
+                         np.ascontiguousarray(x.T, dtype=float), out)
+        return out[:, 0].astype(np.int8)
+
+    def outputs(self, t, x, u, mode) -> np.ndarray:
+        return PartVariants.outputs(self, t, x, u, mode)[self._slots]
+
+
 def variants_of(model, form, params, n):
     """The batch's part for ``model`` (its kernel form ``form``): a :class:`BatteryVariants`, a
-    :class:`DrivetrainVariants` or a :class:`PartVariants`."""
+    :class:`TankVariants`, a :class:`DrivetrainVariants` or a :class:`PartVariants`."""
     if form[0] == kp.KIND_BATTERY:
         return BatteryVariants(model, form, params, n)
+    if form[0] == kp.KIND_TANK:
+        return TankVariants(model, form, params, n)
     if form[0] == kp.KIND_CHARACTERIZED_TANK:
         return DrivetrainVariants(model, form, params, n)
     return PartVariants(model, form, params, n)
