@@ -129,6 +129,7 @@ from .chassis import (BACKWARD, BREAKAWAY_MARGIN, DEFAULT_FIELD, DRIVE_ENERGY_ST
                       Chassis, ChassisDrive, ContactSolution, square_safe, walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .ftc_motor_types import MotorType
+from .battery import SupplyCurve
 from .motor_channels import ChannelState, MotorChannels, free_current_friction, motor_friction
 from .motors import DCMotor
 from .odometry import odometry_pods_of, pod_rates, pod_readings, pod_signals
@@ -833,6 +834,9 @@ class TankDrive(ChassisDrive, System):
 
     def supply_current_at(self, x, u, bus_voltage: float) -> float:
         """Both sides' supply current, A, at bus voltage ``bus_voltage`` V (for the Battery)."""
+        if self._axle_kernel:
+            return _tank_kernel().supply_current_at(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                                    np.asarray(u, dtype=float), 0, float(bus_voltage))
         cmd, brake = self._commands(u.tolist())
         return self.channels.supply_current(self._rotor_speeds(x), cmd, brake, bus_voltage)
 
@@ -840,6 +844,12 @@ class TankDrive(ChassisDrive, System):
         """Both sides' supply current as a function of the bus voltage (a SupplyCurve), or None with limits."""
         if self.channels.any_limits:
             return None
+        if self._axle_kernel:  # the kernel's assembly of the two motors' pieces
+            abc, breaks = np.zeros(3), np.empty((2, 4))
+            nb = _tank_kernel().add_supply_curve(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                                 np.asarray(u, dtype=float), 0, abc, breaks, 0)
+            a, b, c = abc.tolist()
+            return SupplyCurve(a, b, c, [tuple(row) for row in breaks[:nb].tolist()])
         ul = u.tolist()
         ib0, ib1 = self._ib
         return self.channels.supply_curve(self._rotor_speeds(x), ul, (ul[ib0], ul[ib1]))  # commands first in u
