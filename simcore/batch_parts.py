@@ -36,6 +36,19 @@ class EventKind:
         self.name, self.active, self.reads_inputs, self.kernel_id = name, active, reads_inputs, kernel_id
 
 
+def event_kinds(model, kind, p, n_modes) -> tuple:
+    """The events of ``model`` (its ``kernel_events``), each with the modes the kernel arms it in (a part of
+    ``kind`` with parameters ``p`` and ``n_modes`` modes) and whether its guard reads the held inputs."""
+    ids = np.empty(kl.MAX_ACTIVE, dtype=np.int64)
+    armed = {}
+    for code in range(n_modes):
+        for i in kp.active_events_of(kind, p, code, ids):
+            armed.setdefault(int(i), set()).add(code)
+    return tuple(EventKind(model.kernel_events[i].name, np.array([c in armed.get(i, ()) for c in range(n_modes)]),
+                           model.kernel_events[i].kernel_guard in kl.GUARDS_READING_INPUTS, i)
+                 for i in sorted(model.kernel_events))
+
+
 class _Variants:
     """What every built-in part of a batch holds: its model's names and units, its kernel kind and mode
     names, and each variant's kernel parameters ``P`` (n, n_p) from the model's ``kernel_parameters``."""
@@ -75,15 +88,7 @@ class PartVariants(_Variants):
     def __init__(self, model, form, params, n):
         super().__init__(model, form, params, n)
         self.min_position, self.max_position = model.min_position, model.max_position
-        ids = np.empty(kl.MAX_ACTIVE, dtype=np.int64)
-        armed = {}
-        for code in range(len(self.MODES)):
-            for i in kp.active_events_of(self.kind, self.P[0], code, ids):
-                armed.setdefault(int(i), set()).add(code)
-        self.events = tuple(
-            EventKind(model.kernel_events[i].name, np.array([c in armed.get(i, ()) for c in range(len(self.MODES))]),
-                      model.kernel_events[i].kernel_guard in kl.GUARDS_READING_INPUTS, i)
-            for i in sorted(model.kernel_events))
+        self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
         self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=np.int64)
         self._y_offsets = kp.output_offsets([self.kind])
 
@@ -219,15 +224,7 @@ class TankVariants(DrivetrainVariants):
 
     def __init__(self, model, form, params, n):
         super().__init__(model, form, params, n)
-        ids = np.empty(kl.MAX_ACTIVE, dtype=np.int64)
-        armed = {}
-        for code in range(len(self.MODES)):
-            for i in kp.active_events_of(self.kind, self.P[0], code, ids):
-                armed.setdefault(int(i), set()).add(code)
-        self.events = tuple(
-            EventKind(model.kernel_events[i].name, np.array([c in armed.get(i, ()) for c in range(len(self.MODES))]),
-                      model.kernel_events[i].kernel_guard in kl.GUARDS_READING_INPUTS, i)
-            for i in sorted(model.kernel_events))
+        self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
         # the kernel's output slots this drive has (without a traction limit, two of the first four are not)
         self._slots = np.arange(self._y_offsets[-1]) if model.traction else \
             np.r_[0:2, 4:self._y_offsets[-1]]

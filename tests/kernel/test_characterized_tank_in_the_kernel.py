@@ -11,8 +11,7 @@ import math
 import numpy as np
 import pytest
 
-import simcore
-import simcore.engine as engine
+from both_paths import run_on_path
 from simcore import PeriodicController, simulate, simulate_batch
 from simcore.batch import elementwise
 from simcore.errors import ConfigError
@@ -35,19 +34,6 @@ def _commands(amp_l, amp_r, w):
     return fn
 
 
-def _run(flag, make, t_end, **kw):
-    old = engine.USE_KERNEL
-    engine.USE_KERNEL = flag
-    try:
-        systems, controllers = make()
-        sim = simcore.Simulator(systems, controllers, **kw)
-        assert (sim._compiled is not None) == flag
-        sim.run_until(t_end)
-        return sim.result()
-    finally:
-        engine.USE_KERNEL = old
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_a_characterized_tank_in_the_kernel_is_the_python_path_to_the_bit(seed):
     rng = np.random.default_rng(seed)
@@ -61,8 +47,8 @@ def test_a_characterized_tank_in_the_kernel_is_the_python_path_to_the_bit(seed):
     def make():
         return [_drive(**gains)], [PeriodicController(period, _commands(amp_l, amp_r, w), name="c")]
 
-    a = _run(True, make, 1.5, method=method)
-    b = _run(False, make, 1.5, method=method)
+    a = run_on_path(True, make, 1.5, method=method)
+    b = run_on_path(False, make, 1.5, method=method)
     assert np.array_equal(a.t, b.t)
     assert a.names == b.names
     for name in a.names:

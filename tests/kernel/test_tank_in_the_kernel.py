@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 import simcore
-import simcore.engine as engine
 import simcore.models as models
-import simcore.solvers as solvers
+from both_paths import run_on_path
 from simcore import PeriodicController
 from simcore.checks import STANDARD_GRAVITY
 from simcore.kernel import tank as kernel_tank
@@ -32,23 +31,6 @@ def _tank(**kw):
     args = dict(n_motors_per_side=2, wheel_radius=0.0762, track_width=0.6, mass=50.0, moi=5.0)
     args.update(kw)
     return TankDrive(CIM, 10.71, **args)
-
-
-def _run(flag, make, t_end, **kw):
-    old, small = engine.USE_KERNEL, solvers.SMALL
-    engine.USE_KERNEL = flag
-    # The Python path steps with simcore.dopri5 (whose stage sums are the kernel's) at any number of states: above
-    # dopri5.SMALL it would take scipy's RK45, whose stage sums BLAS orders, so that a drive with the energy
-    # ledger (16 states) would agree with the kernel to the tolerance, not to the bit.
-    solvers.SMALL = 10_000
-    try:
-        systems, controllers = make()
-        sim = simcore.Simulator(systems, controllers, **kw)
-        assert (sim._compiled is not None) == flag
-        sim.run_until(t_end)
-        return sim.result()
-    finally:
-        engine.USE_KERNEL, solvers.SMALL = old, small
 
 
 def _assert_same(a, b):
@@ -111,8 +93,8 @@ def test_a_tank_in_the_kernel_is_the_python_path_to_the_bit(case):
 
         return systems, [PeriodicController(case["period"], loop, name="loop")]
 
-    a = _run(True, make, 1.7, method=case["method"])
-    b = _run(False, make, 1.7, method=case["method"])
+    a = run_on_path(True, make, 1.7, method=case["method"])
+    b = run_on_path(False, make, 1.7, method=case["method"])
     _assert_same(a, b)
     if case["mu"] is not None and case["limit"] is None and not case["duty"]:
         assert {e.name for e in a.events} >= {"breakaway", "grip"}  # the modes were exercised
