@@ -90,12 +90,13 @@ and its yaw rate; with a traction limit that is the ground motion, not the wheel
 rims, so a pod sees through wheel slip. A hub encoder port reads it
 (``hub.encoder(port, drive, pod)``).
 
-**In the compiled kernel.** A drive without a wheelbase, ``cog_height``, walls or odometry pods (and not a
-subclass) has a kernel form (:mod:`simcore.kernel.tank`: both channels, the axle's chassis, the traction modes
-as an integer, the breakaway and grip events, the energy ledger, its supply current on the battery's bus): a
-simulation of built-in parts runs it compiled, and ``simulate_batch`` varies its ``mass``, ``moi``,
-``wheel_radius``, ``gearing`` and ``friction_coefficient``. Its evaluation is the kernel's on every path (this
-class calls it). The others (scrub, load transfer and the tip event, walls) run on the Python path.
+**In the compiled kernel.** A drive without a ``cog_height``, walls or odometry pods, on at most four axles (and
+not a subclass) has a kernel form (:mod:`simcore.kernel.tank`: both channels, the chassis with its scrub, the
+traction modes as an integer, the breakaway and grip events, the energy ledger, the external force inputs, its
+supply current on the battery's bus): a simulation of built-in parts runs it compiled, and ``simulate_batch``
+varies its ``mass``, ``moi``, ``wheel_radius``, ``gearing`` and ``friction_coefficient``. Its evaluation is the
+kernel's on every path (this class calls it). The others (load transfer and the tip event, walls, pods) run on
+the Python path.
 
 **Characterized model** (:meth:`TankDrive.characterized`): WPILib's
 ``LinearSystemId.identifyDrivetrainSystem(kVlinear, kAlinear, kVangular, kAangular,
@@ -432,11 +433,12 @@ class TankDrive(ChassisDrive, System):
         self.channels = MotorChannels([self.drive, self.drive], [b_rotor, b_rotor])
         self._names(name, command, contacts)
         self._setup_modes()
-        # The drive without a wheelbase, load transfer or walls is evaluated by the kernel's form
-        # (simcore.kernel.tank) on every path; with no odometry pods its derivatives and outputs too.
-        self._axle_kernel = not self.scrub and not self.chassis.tips and not self.chassis.walls
-        self._kernel_whole = self._axle_kernel and not self.odometry_pods
-        self._kernel_p = self.kernel_parameters()[0] if self._axle_kernel else None
+        # The drive without load transfer or walls is evaluated by the kernel's form (simcore.kernel.tank) on every
+        # path; with no odometry pods its derivatives and outputs too.
+        self._kernel_eval = (not self.chassis.tips and not self.chassis.walls
+                             and (not self.scrub or len(self.axle_x) <= _tl.MAX_AXLES))
+        self._kernel_whole = self._kernel_eval and not self.odometry_pods
+        self._kernel_p = self.kernel_parameters()[0] if self._kernel_eval else None
         self._kernel_events()
 
     def _layout(self, wheelbase, axle_positions, track_width):
@@ -663,7 +665,7 @@ class TankDrive(ChassisDrive, System):
         return v, (xl[self._ilat] if self.scrub else 0.0), om
 
     def _evaluate(self, x, u, mode):
-        if self._axle_kernel:
+        if self._kernel_eval:
             return self._evaluate_in_kernel(x, u, mode[0])
         xl, ul = x.tolist(), u.tolist()
         wheels, contacts = mode
@@ -729,8 +731,9 @@ class TankDrive(ChassisDrive, System):
         s = s.tolist()
         sol = ContactSolution()
         sol.ax, sol.ay, sol.alpha, sol.wall_force = s[_tl.TS_AX], s[_tl.TS_AY], s[_tl.TS_ALPHA], ()
-        sol.normal = [s[_tl.TS_NORMAL_L], s[_tl.TS_NORMAL_R]]
-        sol.free_force = self._zeros
+        nc = len(self._zeros)
+        sol.normal = s[_tl.TS_NORMAL:_tl.TS_NORMAL + nc]
+        sol.free_force = s[_tl.TS_FREE:_tl.TS_FREE + nc] if self.scrub else self._zeros
         sol.traction = [s[_tl.TS_F_L], s[_tl.TS_F_R]]
         sol.wheel_accel = [s[_tl.TS_WA_L], s[_tl.TS_WA_R]]
         chs = ChannelState()
@@ -802,7 +805,7 @@ class TankDrive(ChassisDrive, System):
 
     def outputs(self, t, x, u):
         if self._kernel_whole:
-            out = np.empty(_tl.N_TANK_OUTPUTS)
+            out = np.empty(_tl.n_tank_outputs(len(self.axle_x) if self.scrub else 0))
             _tank_kernel().outputs(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
                                    np.asarray(u, dtype=float), 0, out, 0)
             out = out.tolist()
@@ -834,7 +837,7 @@ class TankDrive(ChassisDrive, System):
 
     def supply_current_at(self, x, u, bus_voltage: float) -> float:
         """Both sides' supply current, A, at bus voltage ``bus_voltage`` V (for the Battery)."""
-        if self._axle_kernel:
+        if self._kernel_eval:
             return _tank_kernel().supply_current_at(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
                                                     np.asarray(u, dtype=float), 0, float(bus_voltage))
         cmd, brake = self._commands(u.tolist())
@@ -844,7 +847,7 @@ class TankDrive(ChassisDrive, System):
         """Both sides' supply current as a function of the bus voltage (a SupplyCurve), or None with limits."""
         if self.channels.any_limits:
             return None
-        if self._axle_kernel:  # the kernel's assembly of the two motors' pieces
+        if self._kernel_eval:  # the kernel's assembly of the two motors' pieces
             abc, breaks = np.zeros(3), np.empty((2, 4))
             nb = _tank_kernel().add_supply_curve(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
                                                  np.asarray(u, dtype=float), 0, abc, breaks, 0)
@@ -887,7 +890,8 @@ class TankDrive(ChassisDrive, System):
                    for j, b in enumerate(_tl.TANK_WHEEL_MODES)}
     #: The kernel's mode names, indexed by code.
     KERNEL_MODES = tuple(sorted(_MODE_CODES, key=_MODE_CODES.get))
-    #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``) and their units.
+    #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``) and their units
+    #: (``cog_height`` is not one: a drive with load transfer has no kernel form yet).
     BATCH_PARAMETERS = ("mass", "moi", "wheel_radius", "gearing", "friction_coefficient")
     _BATCH_UNITS = {"mass": "kg", "moi": "kg*m**2", "wheel_radius": "m", "gearing": "", "friction_coefficient": ""}
 
@@ -936,12 +940,14 @@ class TankDrive(ChassisDrive, System):
             variant ``j``.
         """
         n = checks.integer("n", n, minimum=1)
-        if not self._axle_kernel:
+        if not self._kernel_eval:
             raise ConfigError(f"params[{self.name!r}]", sorted(overrides or {}),
-                              "a TankDrive without wheelbase, axle_positions, cog_height or walls (the compiled "
-                              "kernel's tank)")
-        base = {"mass": self.mass, "moi": self.moi, "wheel_radius": self.wheel_radius, "gearing": self.gearing,
-                "friction_coefficient": self.friction_coefficient if self.traction else math.nan}
+                              f"a TankDrive without cog_height or walls, on at most {_tl.MAX_AXLES} axles (the "
+                              "compiled kernel's tank)")
+        ch = self.chassis
+        # (the chassis' values as they are now: the Python path reads them at each solve)
+        base = {"mass": ch.mass, "moi": ch.moi, "wheel_radius": self.wheel_radius, "gearing": self.gearing,
+                "friction_coefficient": ch.mu[0] if self.traction else math.nan}
         values = {key: np.full(n, float(v)) for key, v in base.items()}
         for key, value in (overrides or {}).items():
             values[key] = batch_values(self, key, value, n, self.BATCH_PARAMETERS, self._BATCH_UNITS.get(key, ""))
@@ -953,8 +959,11 @@ class TankDrive(ChassisDrive, System):
                     square_safe(f"params[{self.name + '.' + key!r}][{j}]", float(r), "m", what="radius")
         d = self.drive
         G, r, m = values["gearing"], values["wheel_radius"], values["mass"]
+        varied = overrides or {}
         with np.errstate(over="ignore", invalid="ignore"):
             k, Mw = tank_rim_mechanics(G, r, self.wheel_inertia, self.rotor_inertia, d.n_motors)
+            if "gearing" not in varied and "wheel_radius" not in varied:
+                Mw = np.full(n, float(ch.mass_eq[0]))
             b_rotor = (self.viscous_friction / k / k if self._viscous_given
                        else np.full(n, free_current_friction(d)))
         bad = ~(np.isfinite(k) & np.isfinite(Mw) & np.isfinite(b_rotor)) | (self.traction & ~(Mw > 0))
@@ -966,7 +975,8 @@ class TankDrive(ChassisDrive, System):
                               f"positive with a traction limit) (variant {j})")
         mu = values["friction_coefficient"]
         share = self.chassis.load_share
-        p = np.empty((n, _tl.N_TANK_PARAMETERS))
+        n_axles = len(self.axle_x) if self.scrub else 0
+        p = np.empty((n, _tl.n_tank_parameters(n_axles)))
         p[:, _tl.TP_R], p[:, _tl.TP_INV_KV], p[:, _tl.TP_KV], p[:, _tl.TP_KT] = d.R, 1.0 / d.Kv, d.Kv, d.Kt
         p[:, _tl.TP_GEARING], p[:, _tl.TP_EFFICIENCY] = G, d.efficiency
         p[:, _tl.TP_DUTY] = 1.0 if d.command == "duty" else 0.0
@@ -977,23 +987,49 @@ class TankDrive(ChassisDrive, System):
         p[:, _tl.TP_RB], p[:, _tl.TP_TRACK_WIDTH] = self._rb, self.track_width
         p[:, _tl.TP_MASS], p[:, _tl.TP_MOI], p[:, _tl.TP_MW] = m, values["moi"], Mw
         p[:, _tl.TP_MU], p[:, _tl.TP_MU_BREAKAWAY] = mu, mu * (1.0 + BREAKAWAY_MARGIN)
-        weight = m * self.gravity
-        p[:, _tl.TP_LOAD0_L], p[:, _tl.TP_LOAD0_R] = weight * share[0], weight * share[1]
+        if "mass" in varied:
+            weight = m * self.gravity
+            contact_load = [weight * f for f in share]  # Chassis: m g times each contact's share
+            for i, slot in enumerate((_tl.TP_LOAD0_L, _tl.TP_LOAD0_R)):  # a side's, its contacts' (wheel_load0)
+                p[:, slot] = sum(contact_load[j] for j in ch.contacts_of_wheel[i])
+        else:
+            contact_load = ch.load0
+            p[:, _tl.TP_LOAD0_L], p[:, _tl.TP_LOAD0_R] = ch.wheel_load0
+        p[:, _tl.TP_SCRUB] = 1.0 if self.scrub else 0.0
+        p[:, _tl.TP_SLIP_EPS2] = self.slip_epsilon ** 2
+        p[:, _tl.TP_N_AXLES] = n_axles
+        # load transfer coefficients: zero without a cog height (the kernel's tank has none)
+        p[:, _tl.TP_WLX_L], p[:, _tl.TP_WLX_R] = self.chassis.wheel_load_x
+        p[:, _tl.TP_WLY_L], p[:, _tl.TP_WLY_R] = self.chassis.wheel_load_y
+        for a in range(n_axles):
+            o = _tl.TP_AXLES + _tl.N_AXLE * a
+            p[:, o + _tl.AX_X], p[:, o + _tl.AX_MU] = self.axle_x[a], self.lateral_friction_coefficient[a]
+            p[:, o + _tl.AX_LOAD0_L], p[:, o + _tl.AX_LOAD0_R] = contact_load[2 * a], contact_load[2 * a + 1]
         p[:, _tl.TP_TRACTION] = 1.0 if self.traction else 0.0
         p[:, _tl.TP_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
         p[:, _tl.TP_BRAKE_L], p[:, _tl.TP_BRAKE_R] = self._ib
         p[:, _tl.TP_EXTERNAL], p[:, _tl.TP_BUS] = self._iext, self._ibus
         return p
 
+    def initial_mode(self, t, x, u):
+        self._refresh_kernel()
+        return super().initial_mode(t, x, u)
+
+    def _refresh_kernel(self) -> None:
+        """The kernel's parameters from the chassis as it is now (a simulation starts: what the Python path reads
+        at each solve, the kernel reads from them)."""
+        if self._kernel_eval:
+            self._kernel_p = self.kernel_parameters()[0]
+
     def kernel_form(self):
         """``(kind, parameters, mode names)`` of this drive in the compiled kernel (:mod:`simcore.kernel.tank`), or
-        None where the kernel has no form of it yet (then the simulation takes the Python path): a wheelbase or
-        axle positions (scrub), a ``cog_height`` (load transfer and the tip event), walls, odometry pods, or a
-        subclass."""
+        None where the kernel has no form of it yet (then the simulation takes the Python path): a ``cog_height``
+        (load transfer and the tip event), walls, more than ``MAX_AXLES`` (4) axles, odometry pods, or a subclass."""
         if not self._kernel_whole or type(self) is not TankDrive:
             return None
         from simcore.kernel.parts import KIND_TANK
 
+        self._refresh_kernel()
         return KIND_TANK, self._kernel_p, self.KERNEL_MODES
 
     def outline(self):

@@ -22,7 +22,7 @@ parameters given as arrays of length ``N``. Each variant's trajectory is what it
   :attr:`BatchResult.stiff_at` keeps the times.
 
 What batches. A system batches when it has a kernel form (``kernel_form()``: Flywheel, Arm,
-Elevator, HubMotor, TankDrive (without a wheelbase, cog height, walls or pods), CharacterizedTankDrive, and a
+Elevator, HubMotor, TankDrive (without a cog height, walls or pods), CharacterizedTankDrive, and a
 Battery with ``brownout_behaviour="flag"``): its
 variants' parameters come from its own ``kernel_parameters``, their outputs and the bus from the kernel's functions
 (:mod:`simcore.batch_parts`);

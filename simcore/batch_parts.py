@@ -225,9 +225,13 @@ class TankVariants(DrivetrainVariants):
     def __init__(self, model, form, params, n):
         super().__init__(model, form, params, n)
         self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
-        # the kernel's output slots this drive has (without a traction limit, two of the first four are not)
-        self._slots = np.arange(self._y_offsets[-1]) if model.traction else \
-            np.r_[0:2, 4:self._y_offsets[-1]]
+        # the kernel's output slots (as many as its axles need) that this drive has (without a traction limit,
+        # two of the first four are not)
+        from .kernel.tank_layout import n_tank_outputs
+
+        n_out = n_tank_outputs(len(model.axle_x) if model.scrub else 0)
+        self._y_offsets = np.array([0, n_out], dtype=np.int64)
+        self._slots = np.arange(n_out) if model.traction else np.r_[0:2, 4:n_out]
 
     def initial_mode(self, t, x, u) -> np.ndarray:
         """Each variant's traction modes at the start, settled as its own model's ``initial_mode`` settles them."""

@@ -3,11 +3,13 @@
 The physics is documented in :mod:`simcore.models.tank` (:class:`TankDrive`) and
 :mod:`simcore.models.chassis` (:class:`Chassis`, :class:`ChassisDrive`); :meth:`TankDrive.kernel_parameters`
 derives the parameter vector ``p`` (``TP_*`` of :mod:`simcore.kernel.tank_layout`). This module is the
-drive without a wheelbase (no scrub), load transfer or walls: both sides' wheels on one axle through the
-centre of mass, each rolling or slipping (exact Coulomb friction with modes). It is the one form of that
+drive without load transfer or walls: both sides' wheels on one axle through the centre of mass, or on up to
+``MAX_AXLES`` axles with sideways scrub (a regularized Coulomb law per contact), each side rolling or slipping
+(exact Coulomb friction with modes). It is the one form of that
 evaluation (:func:`evaluate`): :class:`TankDrive` calls it on its own path, and the compiled segment
 through :mod:`simcore.kernel.parts`, so both give the same bits. The arithmetic is the Python forms', operation
-for operation (``Chassis.solve_axle``'s sums and Cramer's rule, ``ChassisDrive``'s resets and settling).
+for operation (``Chassis.solve_axle``'s and ``Chassis.solve_fixed``'s sums and Cramer's rule, ``ChassisDrive``'s
+resets and settling).
 
 A mode is an integer ``3 w_L + w_R`` (each wheel's index into ``TANK_WHEEL_MODES``: roll, forward, backward).
 The events (``EV_TANK_*``): a rolling side's ``breakaway`` (the force rolling takes reaches ``mu N`` times
@@ -24,6 +26,8 @@ import numpy as np
 from .battery import curve_at, motor_supply_piece
 from .channels import channel
 from .jit import jit
+from .tank_layout import AX_LOAD0_L, AX_LOAD0_R, AX_MU, AX_X, N_AXLE, TP_AXLES, TP_N_AXLES, TP_SCRUB, TP_SLIP_EPS2
+from .tank_layout import TP_WLX_L, TP_WLX_R, TP_WLY_L, TP_WLY_R, TS_FREE, TS_LATERAL, TS_NORMAL
 from .tank_layout import (CH_APPLIED, CH_FRICTION_TORQUE, CH_LIMITED, CH_MOTOR_TORQUE, CH_OUTPUT_TORQUE,
                           CH_SATURATED, CH_STATOR, CH_SUPPLY, EV_TANK_BREAKAWAY_LEFT, EV_TANK_BREAKAWAY_RIGHT,
                           EV_TANK_GRIP_LEFT_BACKWARD, EV_TANK_GRIP_LEFT_FORWARD, EV_TANK_GRIP_RIGHT_BACKWARD,
@@ -63,6 +67,13 @@ def mode_of(wl, wr):
 
 @jit
 def _energy_index(p, po):
+    return (I_ENERGY_TRACTION if p[po + TP_TRACTION] != 0.0 else I_ENERGY_ROLLING) + (
+        1 if p[po + TP_SCRUB] != 0.0 else 0)
+
+
+@jit
+def _lateral_index(p, po):
+    """The slot of the sideways velocity state (with scrub)."""
     return I_ENERGY_TRACTION if p[po + TP_TRACTION] != 0.0 else I_ENERGY_ROLLING
 
 
@@ -118,6 +129,94 @@ def axle_solution(m, J, k0, k1, ar0, ar1, roll0, roll1, slip0, slip1, d0, d1, fe
 
 
 @jit
+def _scrub_solution(p, po, wl_mode, wr_mode, d0, d1, h, fext_x, fext_y, torque, vlat, om, s):
+    """The chassis on its axles with sideways scrub (Chassis.solve_fixed with its _fixed_matrix, the tank's
+    geometry: traction along x, arms ``-rb``, ``rb``, couples 1; no load transfer or walls): the contacts' sideways
+    slips, forces and loads into ``s``; returns ``(A_x, A_y, alpha, f0, f1, a0, a1)``. ``h``: the part of the
+    ground acceleration along x that is not an unknown (``omega v_y``); ``fext_*``, ``torque``: the external force
+    (robot frame) and torque."""
+    m, J, mw, rb = p[po + TP_MASS], p[po + TP_MOI], p[po + TP_MW], p[po + TP_RB]
+    # The matrix of the wheels' modes (rows A_x, A_y, alpha; each entry's terms in wheel order).
+    a00, a01, a02 = m, 0.0, 0.0
+    a10, a11, a12 = 0.0, m, 0.0
+    a20, a21, a22 = 0.0, 0.0, J
+    fxs = np.empty(2)
+    fys = np.empty(2)
+    fas = np.empty(2)
+    f0s = np.empty(2)
+    for i in range(2):
+        mode = wl_mode if i == 0 else wr_mode
+        ar = -rb if i == 0 else rb
+        if mode == ROLL:
+            kk = mw / (1.0 * 1.0)
+            fx, fy, fa = -kk * 1.0, -kk * 0.0, -kk * ar
+        else:
+            lim = mode * p[po + TP_MU]
+            f0s[i] = lim * (p[po + TP_LOAD0_L] if i == 0 else p[po + TP_LOAD0_R])
+            fx = lim * (p[po + TP_WLX_L] if i == 0 else p[po + TP_WLX_R])
+            fy = lim * (p[po + TP_WLY_L] if i == 0 else p[po + TP_WLY_R])
+            fa = 0.0
+        fxs[i], fys[i], fas[i] = fx, fy, fa
+        a00 -= fx * 1.0
+        a01 -= fy * 1.0
+        a02 -= fa * 1.0
+        a10 -= fx * 0.0
+        a11 -= fy * 0.0
+        a12 -= fa * 0.0
+        a20 -= fx * ar
+        a21 -= fy * ar
+        a22 -= fa * ar
+    c00 = a11 * a22 - a12 * a21
+    c01 = a12 * a20 - a10 * a22
+    c02 = a10 * a21 - a11 * a20
+    det = a00 * c00 + a01 * c01 + a02 * c02
+    kx0, kx1, kx2 = c00, a02 * a21 - a01 * a22, a01 * a12 - a02 * a11
+    ky0, ky1, ky2 = c01, a00 * a22 - a02 * a20, a02 * a10 - a00 * a12
+    ka0, ka1, ka2 = c02, a01 * a20 - a00 * a21, a00 * a11 - a01 * a10
+    # The contacts' sideways slips and regularized Coulomb forces, on the loads at rest.
+    n_contacts = 2 * int(p[po + TP_N_AXLES])
+    eps2 = p[po + TP_SLIP_EPS2]
+    for j in range(n_contacts):
+        ax_o = po + TP_AXLES + N_AXLE * (j // 2)
+        sn_j = vlat + om * p[ax_o + AX_X]
+        coef = p[ax_o + AX_MU] * sn_j / math.sqrt(sn_j * sn_j + eps2)
+        load = p[ax_o + (AX_LOAD0_L if j % 2 == 0 else AX_LOAD0_R)]
+        s[TS_LATERAL + j] = sn_j
+        s[TS_NORMAL + j] = load
+        s[TS_FREE + j] = -coef * load
+    b0, b1, b2 = fext_x, fext_y, torque
+    for i in range(2):
+        mode = wl_mode if i == 0 else wr_mode
+        ar = -rb if i == 0 else rb
+        if mode == ROLL:
+            f0s[i] = ((d0 if i == 0 else d1) - mw * h / 1.0) / 1.0
+        b0 += f0s[i] * 1.0
+        b1 += f0s[i] * 0.0
+        b2 += f0s[i] * ar
+    for j in range(n_contacts):
+        g0 = s[TS_FREE + j]
+        if g0 != 0.0:
+            b0 += g0 * 0.0
+            b1 += g0 * 1.0
+            b2 += g0 * p[po + TP_AXLES + N_AXLE * (j // 2) + AX_X]
+    ax = (b0 * kx0 + b1 * kx1 + b2 * kx2) / det
+    ay = (b0 * ky0 + b1 * ky1 + b2 * ky2) / det
+    alpha = (b0 * ka0 + b1 * ka1 + b2 * ka2) / det
+    f = np.empty(2)
+    wa = np.empty(2)
+    for i in range(2):
+        mode = wl_mode if i == 0 else wr_mode
+        ar = -rb if i == 0 else rb
+        fi = f0s[i] + fxs[i] * ax + fys[i] * ay + fas[i] * alpha
+        f[i] = fi
+        if mode == ROLL:
+            wa[i] = (1.0 * ax + 0.0 * ay + ar * alpha + h) / 1.0
+        else:
+            wa[i] = ((d0 if i == 0 else d1) - fi * 1.0 - 0.0) / mw
+    return ax, ay, alpha, f[0], f[1], wa[0], wa[1]
+
+
+@jit
 def evaluate(p, po, wl_mode, wr_mode, x, xo, u, uo, s):
     """The drive at state ``x`` and inputs ``u`` with the wheels in modes ``(wl_mode, wr_mode)``: every quantity
     the derivatives, the outputs, the guards and the resets read, into ``s`` (``TS_*`` slots)
@@ -135,7 +234,8 @@ def evaluate(p, po, wl_mode, wr_mode, x, xo, u, uo, s):
     else:
         v, om = 0.5 * (vl + vr), (vr - vl) / p[po + TP_TRACK_WIDTH]
         gl, gr, wl, wr = vl, vr, vl, vr
-    vlat = 0.0
+    scrub = p[po + TP_SCRUB] != 0.0
+    vlat = x[xo + _lateral_index(p, po)] if scrub else 0.0
     k = p[po + TP_K]
     rotor_l, rotor_r = k * wl, k * wr
     bus = u[uo + int(p[po + TP_BUS])]
@@ -149,11 +249,19 @@ def evaluate(p, po, wl_mode, wr_mode, x, xo, u, uo, s):
     load0_l, load0_r = p[po + TP_LOAD0_L], p[po + TP_LOAD0_R]
     roll0, roll1 = wl_mode == ROLL, wr_mode == ROLL
     mw = p[po + TP_MW]
-    ax, alpha, f0, f1, a0, a1 = axle_solution(
-        p[po + TP_MASS], p[po + TP_MOI], mw, mw, -rb, rb, roll0, roll1,
-        0.0 if roll0 else wl_mode * p[po + TP_MU] * load0_l, 0.0 if roll1 else wr_mode * p[po + TP_MU] * load0_r,
-        d0, d1, c * fx + sn * fy, tz)
-    s[TS_AX], s[TS_AY], s[TS_ALPHA] = ax, om * v, alpha
+    if scrub:
+        ax, ay, alpha, f0, f1, a0, a1 = _scrub_solution(p, po, wl_mode, wr_mode, d0, d1, om * vlat, c * fx + sn * fy,
+                                                        -sn * fx + c * fy, tz, vlat, om, s)
+        s[TS_AX], s[TS_AY], s[TS_ALPHA] = ax, ay, alpha
+    else:
+        ax, alpha, f0, f1, a0, a1 = axle_solution(
+            p[po + TP_MASS], p[po + TP_MOI], mw, mw, -rb, rb, roll0, roll1,
+            0.0 if roll0 else wl_mode * p[po + TP_MU] * load0_l,
+            0.0 if roll1 else wr_mode * p[po + TP_MU] * load0_r, d0, d1, c * fx + sn * fy, tz)
+        s[TS_AX], s[TS_AY], s[TS_ALPHA] = ax, om * v, alpha
+        s[TS_NORMAL], s[TS_NORMAL + 1] = load0_l, load0_r
+        s[TS_FREE], s[TS_FREE + 1] = 0.0, 0.0
+        s[TS_LATERAL], s[TS_LATERAL + 1] = 0.0, 0.0
     s[TS_F_L], s[TS_F_R], s[TS_WA_L], s[TS_WA_R] = f0, f1, a0, a1
     s[TS_NORMAL_L], s[TS_NORMAL_R] = load0_l, load0_r
     sl, sr = vl - gl, vr - gr
@@ -167,7 +275,13 @@ def evaluate(p, po, wl_mode, wr_mode, x, xo, u, uo, s):
     s[TS_COS], s[TS_SIN], s[TS_BUS] = c, sn, bus
     if p[po + TP_TRACK_ENERGY] != 0.0:
         tf0, tf1 = s[TS_CHANNEL_L + CH_FRICTION_TORQUE], s[TS_CHANNEL_R + CH_FRICTION_TORQUE]
-        s[TS_FRICTION_POWER] = tf0 * rotor_l + tf1 * rotor_r + f0 * sl + f1 * sr
+        fric = tf0 * rotor_l + tf1 * rotor_r + f0 * sl + f1 * sr
+        if scrub:
+            scrubbing = 0.0
+            for j in range(2 * int(p[po + TP_N_AXLES])):
+                scrubbing += s[TS_FREE + j] * s[TS_LATERAL + j]
+            fric -= scrubbing
+        s[TS_FRICTION_POWER] = fric
         s[TS_EXTERNAL_POWER] = fx * (c * v - sn * vlat) + fy * (sn * v + c * vlat) + tz * om
     else:
         s[TS_FRICTION_POWER] = 0.0
@@ -191,6 +305,8 @@ def derivatives(p, po, mode, x, xo, u, uo, out):
     if p[po + TP_TRACTION] != 0.0:
         out[xo + I_VELOCITY] = s[TS_AX] + om * vlat
         out[xo + I_YAW_RATE] = s[TS_ALPHA]
+    if p[po + TP_SCRUB] != 0.0:
+        out[xo + _lateral_index(p, po)] = s[TS_AY] - om * v
     if p[po + TP_TRACK_ENERGY] != 0.0:
         e = xo + _energy_index(p, po)
         cl, cr = TS_CHANNEL_L, TS_CHANNEL_R
@@ -214,10 +330,11 @@ def derivatives(p, po, mode, x, xo, u, uo, out):
 @jit
 def chassis_velocity(p, po, x, xo):
     """(forward speed m/s, sideways speed m/s, yaw rate rad/s), robot frame (TankDrive._chassis_velocity)."""
+    vlat = x[xo + _lateral_index(p, po)] if p[po + TP_SCRUB] != 0.0 else 0.0
     if p[po + TP_TRACTION] != 0.0:
-        return x[xo + I_VELOCITY], 0.0, x[xo + I_YAW_RATE]
+        return x[xo + I_VELOCITY], vlat, x[xo + I_YAW_RATE]
     vl, vr = x[xo + 3], x[xo + 4]
-    return 0.5 * (vl + vr), 0.0, (vr - vl) / p[po + TP_TRACK_WIDTH]
+    return 0.5 * (vl + vr), vlat, (vr - vl) / p[po + TP_TRACK_WIDTH]
 
 
 @jit
@@ -231,8 +348,8 @@ def kinetic_energy(p, po, x, xo):
 
 @jit
 def outputs(p, po, mode, x, xo, u, uo, out, yo):
-    """Write the outputs (:data:`~simcore.kernel.tank_layout.N_TANK_OUTPUTS` slots, TankDrive.outputs' order; see
-    the layout for the first four) at state ``x`` and inputs ``u`` into ``out[yo:]``."""
+    """Write the outputs (``n_tank_outputs(axles)`` slots, TankDrive.outputs' order; see the layout for the first
+    four) at state ``x`` and inputs ``u`` into ``out[yo:]``."""
     s = np.empty(N_TANK_SAMPLE)
     evaluate(p, po, wheel_mode(mode, 0), wheel_mode(mode, 1), x, xo, u, uo, s)
     v, vlat, om = s[TS_V], s[TS_VLAT], s[TS_OM]
@@ -266,8 +383,12 @@ def outputs(p, po, mode, x, xo, u, uo, out, yo):
         out[o + 11] = s[ch + CH_LIMITED]
         o += 12
     out[o] = bus
-    out[o + 1] = s[TS_NORMAL_L]
-    out[o + 2] = s[TS_NORMAL_R]
+    o += 1
+    n_contacts = 2 * int(p[po + TP_N_AXLES]) if p[po + TP_SCRUB] != 0.0 else 2
+    for j in range(n_contacts):
+        out[o + j] = s[TS_NORMAL + j]
+    if p[po + TP_SCRUB] != 0.0:
+        out[o + n_contacts] = s[TS_AY] - om * v
 
 
 # -- events -------------------------------------------------------------------------------------------------

@@ -30,12 +30,27 @@ N_CHARACTERIZED_OUTPUTS = 6
 #: ``k = G/r``, the wheel radius m, half the track width and the track width m, mass kg, moment of inertia kg·m²,
 #: each side's rotating mass at the rim kg, the friction coefficient (NaN: no traction limit) and it times
 #: ``1 + BREAKAWAY_MARGIN``, each side's load at rest N, whether there is a traction limit, whether energy is
-#: tracked; the input slots of the left and right brake, the external force x and the bus voltage.
+#: tracked; the input slots of the left and right brake, the external force x and the bus voltage; scrub: whether
+#: the drive has axles (a wheelbase), the square of its slip speed epsilon (m²/s²), its number of axles, each side's
+#: load transfer coefficients (N per m/s² along x and y: zero without a cog height); then per axle (``TP_AXLES``,
+#: ``N_AXLE`` slots each) its x (m), its sideways friction coefficient and its left and right contacts' loads at
+#: rest (N).
 (TP_R, TP_INV_KV, TP_KV, TP_KT, TP_GEARING, TP_EFFICIENCY, TP_DUTY, TP_LIMITED, TP_STATOR_LIMIT, TP_SUPPLY_LIMIT,
  TP_B_ROTOR, TP_CONDUCTANCE, TP_CONVERSION, TP_K, TP_WHEEL_RADIUS, TP_RB, TP_TRACK_WIDTH, TP_MASS, TP_MOI, TP_MW,
  TP_MU, TP_MU_BREAKAWAY, TP_LOAD0_L, TP_LOAD0_R, TP_TRACTION, TP_TRACK_ENERGY, TP_BRAKE_L, TP_BRAKE_R,
- TP_EXTERNAL, TP_BUS) = range(30)
-N_TANK_PARAMETERS = 30
+ TP_EXTERNAL, TP_BUS, TP_SCRUB, TP_SLIP_EPS2, TP_N_AXLES, TP_WLX_L, TP_WLX_R, TP_WLY_L, TP_WLY_R) = range(37)
+TP_AXLES = 37
+AX_X, AX_MU, AX_LOAD0_L, AX_LOAD0_R = range(4)
+N_AXLE = 4
+#: The most axles the kernel's tank takes (a drive with more runs on the Python path).
+MAX_AXLES = 4
+MAX_CONTACTS = 2 * MAX_AXLES
+#: The parameters of a drive with ``n_axles`` axles (0 without scrub).
+def n_tank_parameters(n_axles: int) -> int:
+    return TP_AXLES + N_AXLE * n_axles
+
+
+N_TANK_PARAMETERS = TP_AXLES
 
 #: A tank's modes: the wheels' traction modes (ROLL 0, FORWARD 1, BACKWARD -1 of simcore.models.chassis), coded
 #: ``3 w_L + w_R`` with each wheel's index in :data:`TANK_WHEEL_MODES`.
@@ -59,9 +74,17 @@ TANK_GUARDS_READING_INPUTS = (TANK_GUARD_BASE + EV_TANK_BREAKAWAY_LEFT, TANK_GUA
 TS_CHANNEL_L, TS_CHANNEL_R = 25, 33
 (CH_APPLIED, CH_STATOR, CH_SUPPLY, CH_SATURATED, CH_LIMITED, CH_MOTOR_TORQUE, CH_OUTPUT_TORQUE,
  CH_FRICTION_TORQUE) = range(8)
-N_TANK_SAMPLE = 41
-#: The tank's outputs without scrub, walls or pods (simcore.kernel.tank.outputs): four slots that hold, with a
-#: traction limit, the slips and the ground forces, else the chassis velocity and yaw rate (and two NaN); then
-#: acceleration, yaw acceleration, supply current, kinetic energy; 12 per side (SIDE_OUTPUTS); the supply voltage
-#: and the two normal loads.
-N_TANK_OUTPUTS = 4 + 4 + 24 + 3
+#: Per ground contact ``j`` (left then right on each axle, front to back; two without scrub): its normal load N at
+#: ``TS_NORMAL + j``, its sideways force N at ``TS_FREE + j`` and its sideways slip m/s at ``TS_LATERAL + j``
+#: (``TS_NORMAL_L``, ``TS_NORMAL_R`` above are each side's load, the sum of its contacts').
+TS_NORMAL, TS_FREE, TS_LATERAL = 41, 41 + MAX_CONTACTS, 41 + 2 * MAX_CONTACTS
+N_TANK_SAMPLE = 41 + 3 * MAX_CONTACTS
+#: The tank's outputs without walls or pods (simcore.kernel.tank.outputs): four slots that hold, with a traction
+#: limit, the slips and the ground forces, else the chassis velocity and yaw rate (and two NaN); then acceleration,
+#: yaw acceleration, supply current, kinetic energy; 12 per side (SIDE_OUTPUTS); the supply voltage, each
+#: contact's normal load, and with scrub the lateral acceleration. Without scrub: N_TANK_OUTPUTS.
+def n_tank_outputs(n_axles: int) -> int:
+    return 4 + 4 + 24 + 1 + (2 * n_axles + 1 if n_axles else 2)
+
+
+N_TANK_OUTPUTS = n_tank_outputs(0)

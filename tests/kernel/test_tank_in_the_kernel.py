@@ -1,10 +1,12 @@
 """The physical tank drive in the compiled kernel: its run is the Python path's to the bit, its slipping wheels
-push with exactly ``mu N``, and the drives the kernel has no form of yet stay on the Python path.
+push with exactly ``mu N``, turning in place its scrub resists with ``sum mu_a N_a |x_a|``, and the drives the
+kernel has no form of yet stay on the Python path.
 
 The Python path (``simcore.engine.USE_KERNEL = False``) steps with simcore.dopri5, locates the breakaway and
 grip events with its own guards and scipy-semantics root finder, and solves the battery's bus with its
 Python coupling. Random drives (traction or none, energy ledger, voltage or duty commands, current limits,
-battery or none, a geared arm on the same bus), driven hard enough that the wheels break away and grip.
+battery or none, a geared arm on the same bus, no axle line or two or three axles with sideways scrub), driven
+hard enough that the wheels break away and grip.
 """
 from __future__ import annotations
 
@@ -59,6 +61,7 @@ for i in range(10):
         period=float(rng.choice([0.01, 0.02])),
         method=str(rng.choice(["auto", "RK45"])),
         push=bool(rng.integers(0, 2)),
+        axles=[None, (0.275, -0.275), (0.3, 0.0, -0.3)][i % 3],
     ))
 
 
@@ -69,7 +72,8 @@ def test_a_tank_in_the_kernel_is_the_python_path_to_the_bit(case):
 
     def make():
         drive = _tank(friction_coefficient=case["mu"], track_energy=case["energy"], command=cmd,
-                      stator_current_limit=case["limit"], efficiency=case["efficiency"])
+                      stator_current_limit=case["limit"], efficiency=case["efficiency"], axle_positions=case["axles"],
+                      lateral_friction_coefficient=None if case["axles"] is None else 0.6)
         systems = [drive]
         if case["battery"] == "default":
             systems.append(Battery())
@@ -86,6 +90,7 @@ def test_a_tank_in_the_kernel_is_the_python_path_to_the_bit(case):
             out = {f"drive.left_{cmd}": scale * left, f"drive.right_{cmd}": scale * right}
             if case["push"]:
                 out["drive.external_force_x"] = 80.0 * math.sin(3.0 * t)
+                out["drive.external_force_y"] = 60.0 * math.cos(5.0 * t)  # pushes sideways only with scrub
                 out["drive.external_torque"] = 20.0 * math.cos(2.0 * t)
             if len(systems) == 3:
                 out["arm.voltage"] = 6.0 * math.sin(4.0 * t)
@@ -117,8 +122,26 @@ def test_a_slipping_wheel_pushes_with_exactly_mu_times_its_load():
     assert np.all(res["drive.yaw_rate"] == 0.0)
 
 
-@pytest.mark.parametrize("options", [dict(wheelbase=0.5, friction_coefficient=0.9),
-                                     dict(cog_height=0.2, friction_coefficient=0.9),
+def test_turning_in_place_the_scrub_torque_is_the_end_axles_friction():
+    # A rolling drive (no traction limit, no rotating mass at the rims: the ground takes each side's rim force D)
+    # turning in place, much faster than the slip epsilon at the axles: the end axles slide sideways at
+    # |omega x_a|, each contact pushing back with mu_a N, a torque sum mu_a N_a |x_a| = mu m g L / 2 on a wheelbase
+    # L. So J alpha = (D_R - D_L) b / 2 - mu m g L / 2 once it turns.
+    mu, m, J, L, b, r = 0.8, 50.0, 5.0, 0.6, 0.6, 0.0762
+    drive = _tank(wheelbase=L, lateral_friction_coefficient=mu, slip_epsilon=1e-4, mass=m, moi=J)
+    assert drive.kernel_form() is not None
+    res = simcore.simulate([drive], 0.5, inputs={"drive.left_voltage": -10.0, "drive.right_voltage": 10.0})
+    turning = np.abs(res["drive.yaw_rate"]) * L / 2.0 > 0.05
+    assert turning.sum() > 10
+    rim_force = res["drive.right_torque"][turning] / r - res["drive.left_torque"][turning] / r
+    scrub = mu * m * STANDARD_GRAVITY * L / 2.0
+    np.testing.assert_allclose(J * res["drive.yaw_acceleration"][turning], rim_force * b / 2.0 - scrub,
+                               rtol=1e-6, atol=1e-6 * scrub)
+    np.testing.assert_allclose(res["drive.lateral_velocity"], 0.0, atol=1e-12)  # symmetric: no sideways motion
+
+
+@pytest.mark.parametrize("options", [dict(cog_height=0.2, friction_coefficient=0.9),
+                                     dict(axle_positions=(0.3, 0.1, -0.1, -0.2, -0.3), friction_coefficient=0.9),
                                      dict(bumper=(0.8, 0.8), field=(-4.0, -4.0, 4.0, 4.0), friction_coefficient=0.9),
                                      dict(odometry_pods=[OdometryPod("pod", 0.0, 0.1, 0.0, 0.016, 2000.0)])])
 def test_a_tank_the_kernel_has_no_form_of_yet_takes_the_python_path(options):
