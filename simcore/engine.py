@@ -567,7 +567,7 @@ class Simulator:
 
         cr, ev = self._compiled, self._events
         RS = cr.RS[0]
-        objects = [s.kernel_events for s in self.systems]
+        objects = [getattr(s, "kernel_events", {}) for s in self.systems]  # (a battery has no events)
         ev.fired_here = [_Fired(int(f[_kl.FD_PART]), objects[int(f[_kl.FD_PART])][int(f[_kl.FD_ID])],
                                 float(f[_kl.FD_PRE_SIDE]), cr.X_BEFORE[0].copy(),
                                 None if math.isnan(f[_kl.FD_PREV_T]) else float(f[_kl.FD_PREV_T]))

@@ -24,7 +24,7 @@ from simcore.kernel import tank as kernel_tank
 from simcore.kernel import tank_layout
 from simcore.models import chassis
 from simcore.models.battery import Battery
-from simcore.models.motors import CIM, NEO
+from simcore.models.motors import CIM, FALCON_500, NEO
 from simcore.models.odometry import OdometryPod
 from simcore.models.tank import TankDrive
 
@@ -169,3 +169,18 @@ def test_the_kernels_constants_are_the_chassis():
     assert drive.kernel_parameters()[0, tank_layout.TP_MU_BREAKAWAY] == 0.8 * (1.0 + chassis.BREAKAWAY_MARGIN)
     assert [drive.KERNEL_MODES[kernel_tank.mode_of(a, b)] for a in (0, 1, -1) for b in (0, 1, -1)] == \
         [((a, b), ()) for a in (0, 1, -1) for b in (0, 1, -1)]
+
+
+def test_a_tank_found_stiff_hands_over_to_radau_as_the_python_path_does():
+    # Spinning in place against the scrub of a 0.6 m wheelbase with current-limited Falcons on a battery: "auto"
+    # finds it stiff and goes on with Radau, from the kernel's state and event search (the battery has no events).
+    def make():
+        drive = TankDrive(FALCON_500, 8.45, n_motors_per_side=2, wheel_radius=0.0762, track_width=0.56, mass=55.0,
+                          moi=models.rectangle_moi(55.0, 0.8, 0.8), friction_coefficient=1.1,
+                          stator_current_limit=60.0, wheelbase=0.6)
+        return [drive, Battery()], []
+
+    a = run_on_path(True, make, 1.5, inputs={"drive.left_voltage": -10.0, "drive.right_voltage": 10.0})
+    b = run_on_path(False, make, 1.5, inputs={"drive.left_voltage": -10.0, "drive.right_voltage": 10.0})
+    assert a.stats["intervals_by_method"].get("Radau", 0) >= 1
+    _assert_same(a, b)
