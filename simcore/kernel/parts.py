@@ -231,23 +231,29 @@ def _bus_from_curves(table, P, U, modes, X, voc, r):
 
 @jit
 def _descending(breaks, nb):
-    """Rows ``breaks[:nb]`` sorted from the top, as Python sorts the tuples with ``reverse=True`` (stable)."""
-    out = breaks[:nb].copy()
-    for i in range(1, nb):
-        row = out[i].copy()
+    """Rows ``breaks[:nb]`` sorted from the top, as Python sorts the tuples with ``reverse=True`` (stable): an
+    insertion sort of row indices, by scalar comparisons (row copies cost numba much more to compile)."""
+    order = np.empty(nb, dtype=np.int64)
+    for i in range(nb):
+        o = i
         j = i - 1
-        while j >= 0 and _row_less(out[j], row):
-            out[j + 1] = out[j]
+        while j >= 0 and _row_less(breaks, order[j], o):
+            order[j + 1] = order[j]
             j -= 1
-        out[j + 1] = row
+        order[j + 1] = o
+    out = np.empty((nb, 4))
+    for i in range(nb):
+        for c in range(4):
+            out[i, c] = breaks[order[i], c]
     return out
 
 
 @jit
-def _row_less(a, b):
-    for i in range(a.shape[0]):
-        if a[i] != b[i]:
-            return a[i] < b[i]
+def _row_less(rows, a, b):
+    """Whether row ``a`` of ``rows`` sorts before row ``b`` (as tuples)."""
+    for c in range(4):
+        if rows[a, c] != rows[b, c]:
+            return rows[a, c] < rows[b, c]
     return False
 
 
