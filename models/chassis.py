@@ -231,7 +231,9 @@ class Chassis:
                                            "the contact positions)")
         rho = np.column_stack([np.ones_like(xs), xs, ys]) @ np.linalg.pinv(S, rcond=1e-12)
         m, h = mass, self.cog_height
-        self.load0 = (m * gravity * (rho[:, 0] if static_share is None else np.asarray(static_share))).tolist()
+        #: Each contact's share of the weight at rest (its load at rest is ``m g`` times it).
+        self.load_share = rho[:, 0] if static_share is None else np.asarray(static_share, dtype=float)
+        self.load0 = (m * gravity * self.load_share).tolist()
         self.load_x = (-m * h * rho[:, 1]).tolist()
         self.load_y = (-m * h * rho[:, 2]).tolist()
         if min(self.load0) <= 0.0:
@@ -301,7 +303,6 @@ class Chassis:
         self.mass_eq, self.mu, self.free_of_wheel = list(mass_eq), list(mu), list(free_of_wheel)
         self._reacts = [j >= 0 and cp != 0.0 for j, cp in zip(self.free_of_wheel, self.couple_free)]
         self._no_free = [0.0] * len(self.contacts)
-        self._axle_rows = {}  # solve_axle's matrix per (modes, arms)
         self._fixed_rows = {}  # solve_fixed's per mode
 
     def solve(self, vx, vy, om, dx, dy, arm, hterm, drive, modes, free_dirs, free_arm, free_coef,
@@ -473,9 +474,8 @@ class Chassis:
         return sol
 
     def clear_cache(self) -> None:
-        """Forget the matrices built per mode (:meth:`solve_axle`, :meth:`solve_fixed`): they are built from
-        the mass, inertia, grip and wheel parameters, read again at the next solve."""
-        self._axle_rows = {}
+        """Forget the matrices built per mode (:meth:`solve_fixed`): they are built from the mass, inertia, grip
+        and wheel parameters, read again at the next solve."""
         self._fixed_rows = {}
 
     def set_geometry(self, dx, dy, arm, free_dirs, free_arm) -> None:
@@ -588,30 +588,18 @@ class Chassis:
         ``-y``), their couples 1, there are no free forces, load transfer or wall contacts,
         and ``A_y`` is ``ay_fixed``: a tank drive without a wheelbase. The system is then
         2x2 in ``A_x`` and ``alpha`` (the same sums and Cramer's rule as the general 3x3
-        with its zero terms left out); its matrix depends on the wheels' modes and arms
-        only, so it is formed once for each.
+        with its zero terms left out), solved by the kernel's
+        :func:`simcore.kernel.tank.axle_solution` (which the compiled tank uses).
         """
-        key = (modes, arm)
-        rows = self._axle_rows.get(key)
-        if rows is None:
-            rows = self._axle_rows[key] = self._axle_matrix(modes, arm)
-        a00, a02, a22, det, (roll0, k0, ar0, slip0), (roll1, k1, ar1, slip1) = rows
-        d0, d1 = drive
-        f0 = d0 if roll0 else slip0
-        f1 = d1 if roll1 else slip1
-        b0 = fext_x + f0 + f1
-        b2 = torque + f0 * ar0 + f1 * ar1
-        ax = (b0 * a22 - b2 * a02) / det
-        alpha = (b2 * a00 - b0 * a02) / det
-        # A rolling wheel's force is what the constraint needs; a slipping one's rim obeys its own dynamics.
-        if roll0:
-            f0, a0 = f0 - k0 * ax - k0 * ar0 * alpha, ax + ar0 * alpha
-        else:
-            a0 = (d0 - f0) / k0
-        if roll1:
-            f1, a1 = f1 - k1 * ax - k1 * ar1 * alpha, ax + ar1 * alpha
-        else:
-            a1 = (d1 - f1) / k1
+        from simcore.kernel.tank import axle_solution
+
+        roll0, roll1 = modes[0] == ROLL, modes[1] == ROLL
+        slip0 = 0.0 if roll0 else modes[0] * self.mu[0] * self.wheel_load0[0]
+        slip1 = 0.0 if roll1 else modes[1] * self.mu[1] * self.wheel_load0[1]
+        ax, alpha, f0, f1, a0, a1 = axle_solution(
+            float(self.mass), float(self.moi), float(self.mass_eq[0]), float(self.mass_eq[1]), float(arm[0]),
+            float(arm[1]), roll0, roll1, float(slip0), float(slip1), float(drive[0]), float(drive[1]),
+            float(fext_x), float(torque))
         sol = ContactSolution()
         sol.ax, sol.ay, sol.alpha, sol.wall_force = ax, ay_fixed, alpha, ()
         sol.normal = self.load0
@@ -619,21 +607,6 @@ class Chassis:
         sol.traction = [f0, f1]
         sol.wheel_accel = [a0, a1]
         return sol
-
-    def _axle_matrix(self, modes, arm):
-        """:meth:`solve_axle`'s matrix: ``(a00, a02, a22, det, then per wheel (rolling, M_i, arm, the force of
-        a slipping wheel))``."""
-        m, J = self.mass, self.moi
-        a00, a02, a22 = m, 0.0, J
-        wheels = []
-        for i, mode in enumerate(modes):
-            k, ar = self.mass_eq[i], arm[i]
-            if mode == ROLL:
-                a00 += k
-                a02 += k * ar
-                a22 += k * ar * ar
-            wheels.append((mode == ROLL, k, ar, None if mode == ROLL else mode * self.mu[i] * self.wheel_load0[i]))
-        return (a00, a02, a22, a00 * a22 - a02 * a02, *wheels)
 
     # -- wall impacts ---------------------------------------------------------------------------------------
     def impact(self, contacts, vx: float, vy: float, om: float, c: float, s: float, lateral_fixed: bool = False):

@@ -90,6 +90,14 @@ and its yaw rate; with a traction limit that is the ground motion, not the wheel
 rims, so a pod sees through wheel slip. A hub encoder port reads it
 (``hub.encoder(port, drive, pod)``).
 
+**In the compiled kernel.** A drive without a ``cog_height``, walls or odometry pods, on at most four axles (and
+not a subclass) has a kernel form (:mod:`simcore.kernel.tank`: both channels, the chassis with its scrub, the
+traction modes as an integer, the breakaway and grip events, the energy ledger, the external force inputs, its
+supply current on the battery's bus): a simulation of built-in parts runs it compiled, and ``simulate_batch``
+varies its ``mass``, ``moi``, ``wheel_radius``, ``gearing`` and ``friction_coefficient``. Its evaluation is the
+kernel's on every path (this class calls it). The others (load transfer and the tip event, walls, pods) run on
+the Python path.
+
 **Characterized model** (:meth:`TankDrive.characterized`): WPILib's
 ``LinearSystemId.identifyDrivetrainSystem(kVlinear, kAlinear, kVangular, kAangular,
 trackwidth)``; the angular gains are in V/(rad/s) and V/(rad/s^2) and are
@@ -114,14 +122,16 @@ import numpy as np
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
+from simcore.kernel import tank_layout as _tl
 from simcore.system import System
 from simcore.units import to_si
 
-from .chassis import (DEFAULT_FIELD, DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive, square_safe,
-                      walls_of)
+from .chassis import (BACKWARD, BREAKAWAY_MARGIN, DEFAULT_FIELD, DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, FORWARD, ROLL,
+                      Chassis, ChassisDrive, ContactSolution, square_safe, walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .ftc_motor_types import MotorType
-from .motor_channels import MotorChannels, motor_friction
+from .battery import SupplyCurve
+from .motor_channels import ChannelState, MotorChannels, free_current_friction, motor_friction
 from .motors import DCMotor
 from .odometry import odometry_pods_of, pod_rates, pod_readings, pod_signals
 
@@ -183,6 +193,46 @@ def motor_and_gearing(parameter: str, motor, gearing, gearing_name: str = "geari
 def regularized_sign(s: float, eps: float) -> float:
     """``s / sqrt(s^2 + eps^2)``: the regularized sign of a slip speed."""
     return s / math.sqrt(s * s + eps * eps)
+
+
+def _tank_kernel():
+    """The compiled tank drive (imported at first use: building a model loads no numba)."""
+    from simcore.kernel import tank
+
+    return tank
+
+
+def tank_rim_mechanics(gearing, wheel_radius, wheel_inertia, rotor_inertia, n_motors):
+    """``(k, M_w)``: rotor rad per m at the wheel rim ``G / r`` (1/m), and one side's rotating mass at the rim
+    ``(wheel_inertia + n rotor_inertia G^2) / r^2`` (kg), for floats or arrays of variants alike (the one
+    derivation: :class:`TankDrive`'s constructor and its batch parameters)."""
+    r = wheel_radius
+    return gearing / r, (wheel_inertia + n_motors * rotor_inertia * gearing * gearing) / (r * r)
+
+
+def _characterized_kernel():
+    """The compiled characterized tank (imported at first use: building a model loads no numba)."""
+    from simcore.kernel import characterized_tank
+
+    return characterized_tank
+
+
+def batch_values(model, key, value, n, allowed, unit, *, nonnegative=False):
+    """A batch's ``n`` values of ``model``'s parameter ``key`` (SI, float array ``(n,)``), checked as its
+    constructor checks them (positive, or with ``nonnegative`` non-negative), naming
+    ``params['<name>.<key>'][j]``; a key not in ``allowed`` is refused, naming them."""
+    from simcore.batch_params import variant_values
+
+    label = f"params[{model.name + '.' + str(key)!r}]"
+    if key not in allowed:
+        raise ConfigError(label, key, f"a batch parameter of {type(model).__name__} {model.name!r}: "
+                                      f"{', '.join(allowed)}")
+    arr = variant_values(label, value, unit, positive=not nonnegative, nonnegative=nonnegative)
+    if arr.ndim == 0:
+        arr = np.full(n, float(arr))
+    if arr.shape != (n,):
+        raise ConfigError(label, f"<array of shape {arr.shape}>", f"{n} values (one per variant)")
+    return arr
 
 
 class TankSample:
@@ -325,7 +375,7 @@ class TankDrive(ChassisDrive, System):
         self.wheel_inertia = checks.nonnegative("wheel_inertia", wheel_inertia, "kg*m**2", what="inertia")
         r = self.wheel_radius
         #: Equivalent mass of one side's rotating parts at the wheel rim, kg.
-        self.side_rotating_mass = (self.wheel_inertia + n * self.rotor_inertia * G * G) / (r * r)
+        self._k, self.side_rotating_mass = tank_rim_mechanics(G, r, self.wheel_inertia, self.rotor_inertia, n)
         if self.traction and not self.side_rotating_mass > 0:
             raise ConfigError("wheel_inertia", wheel_inertia,
                               "a positive inertia (or a positive rotor_inertia) with a traction limit")
@@ -371,19 +421,25 @@ class TankDrive(ChassisDrive, System):
         self._contact_axle = [a for a in range(len(axles)) for _ in (0, 1)]
         self._free_dirs = [(0.0, 1.0)] * len(contacts)
         self._free_arm = [xa for xa, _ in contacts]
-        self._k = G / r
         self._ones2, self._zeros2, self._arms = (1.0, 1.0), (0.0, 0.0), (-self._rb, self._rb)
         self.chassis.set_geometry(self._ones2, self._zeros2, self._arms, self._free_dirs, self._free_arm)
-        self._axle_only = not self.scrub and not self.chassis.tips  # Chassis.solve_axle's case
         self._zeros = [0.0] * len(contacts)
         self._contact_mu = ([self.lateral_friction_coefficient[a] for a in self._contact_axle] if self.scrub
                             else self._zeros)
         # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
         self.viscous_friction, b_rotor = motor_friction("viscous_friction", viscous_friction, self.drive, G / r,
                                                         "N*s/m")
+        self._viscous_given = viscous_friction is not None
         self.channels = MotorChannels([self.drive, self.drive], [b_rotor, b_rotor])
         self._names(name, command, contacts)
         self._setup_modes()
+        # The drive without load transfer or walls is evaluated by the kernel's form (simcore.kernel.tank) on every
+        # path; with no odometry pods its derivatives and outputs too.
+        self._kernel_eval = (not self.chassis.tips and not self.chassis.walls
+                             and (not self.scrub or len(self.axle_x) <= _tl.MAX_AXLES))
+        self._kernel_whole = self._kernel_eval and not self.odometry_pods
+        self._kernel_p = self.kernel_parameters()[0] if self._kernel_eval else None
+        self._kernel_events()
 
     def _layout(self, wheelbase, axle_positions, track_width):
         """The user's layout parameters, for :class:`Chassis` to name in its errors."""
@@ -609,6 +665,8 @@ class TankDrive(ChassisDrive, System):
         return v, (xl[self._ilat] if self.scrub else 0.0), om
 
     def _evaluate(self, x, u, mode):
+        if self._kernel_eval:
+            return self._evaluate_in_kernel(x, u, mode[0])
         xl, ul = x.tolist(), u.tolist()
         wheels, contacts = mode
         th = xl[2]
@@ -641,11 +699,8 @@ class TankDrive(ChassisDrive, System):
             lat = coef = self._zeros
         ie = self._iext
         fx, fy, tz = ul[ie], ul[ie + 1], ul[ie + 2]
-        if self._axle_only and not contacts:
-            sol = ch.solve_axle(D, wheels, self._arms, c * fx + s * fy, tz, om * v)
-        else:
-            sol = ch.solve_fixed((om * vlat, om * vlat), D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,
-                                 ch.wall_rows(contacts, om, c, s) if contacts else (), None if self.scrub else om * v)
+        sol = ch.solve_fixed((om * vlat, om * vlat), D, wheels, coef, c * fx + s * fy, -s * fx + c * fy, tz,
+                             ch.wall_rows(contacts, om, c, s) if contacts else (), None if self.scrub else om * v)
         smp = TankSample()
         smp.sol = sol
         sl, sr = vl - gl, vr - gr
@@ -668,7 +723,47 @@ class TankDrive(ChassisDrive, System):
             smp.external_power = fx * (c * v - s * vlat) + fy * (s * v + c * vlat) + tz * om
         return smp
 
+    def _evaluate_in_kernel(self, x, u, wheels):
+        """:meth:`_evaluate` by the kernel's form (:func:`simcore.kernel.tank.evaluate`)."""
+        s = np.empty(_tl.N_TANK_SAMPLE)
+        _tank_kernel().evaluate(self._kernel_p, 0, int(wheels[0]), int(wheels[1]), np.asarray(x, dtype=float), 0,
+                                np.asarray(u, dtype=float), 0, s)
+        s = s.tolist()
+        sol = ContactSolution()
+        sol.ax, sol.ay, sol.alpha, sol.wall_force = s[_tl.TS_AX], s[_tl.TS_AY], s[_tl.TS_ALPHA], ()
+        nc = len(self._zeros)
+        sol.normal = s[_tl.TS_NORMAL:_tl.TS_NORMAL + nc]
+        sol.free_force = s[_tl.TS_FREE:_tl.TS_FREE + nc] if self.scrub else self._zeros
+        sol.traction = [s[_tl.TS_F_L], s[_tl.TS_F_R]]
+        sol.wheel_accel = [s[_tl.TS_WA_L], s[_tl.TS_WA_R]]
+        chs = ChannelState()
+        cl, cr = _tl.TS_CHANNEL_L, _tl.TS_CHANNEL_R
+        (chs.applied_voltage, chs.stator_current, chs.supply_current, chs.saturated, chs.current_limited,
+         chs.motor_torque, chs.output_torque, chs.friction_torque) = zip(s[cl:cl + 8], s[cr:cr + 8])
+        smp = TankSample()
+        smp.sol = sol
+        smp.slip_free = (s[_tl.TS_SLIP_FREE_L], s[_tl.TS_SLIP_FREE_R])
+        smp.slip = (s[_tl.TS_SLIP_L], s[_tl.TS_SLIP_R])
+        smp.pose = (float(x[0]), float(x[1]), s[_tl.TS_COS], s[_tl.TS_SIN])
+        smp.velocity = (s[_tl.TS_V], s[_tl.TS_VLAT], s[_tl.TS_OM])
+        smp.wheel_speed = (s[_tl.TS_WS_L], s[_tl.TS_WS_R])
+        smp.rotor_speed = (s[_tl.TS_ROTOR_L], s[_tl.TS_ROTOR_R])
+        smp.channels = chs
+        smp.bus = s[_tl.TS_BUS]
+        smp.friction_power = s[_tl.TS_FRICTION_POWER]
+        smp.external_power = s[_tl.TS_EXTERNAL_POWER]
+        return smp
+
+    def _mode_code(self) -> int:
+        """The kernel's code of the present mode (the wheels rolling before a mode is set)."""
+        return self._MODE_CODES.get(self.mode, 0)
+
     def derivatives(self, t, x, u):
+        if self._kernel_whole:
+            out = np.empty(len(self.state_names))
+            _tank_kernel().derivatives(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                       np.asarray(u, dtype=float), 0, out)
+            return out
         smp = self._sample(t, x, u)
         sol = smp.sol
         v, vlat, om = smp.velocity
@@ -709,6 +804,12 @@ class TankDrive(ChassisDrive, System):
                       + self.side_rotating_mass * (vl * vl + vr * vr))
 
     def outputs(self, t, x, u):
+        if self._kernel_whole:
+            out = np.empty(_tl.n_tank_outputs(len(self.axle_x) if self.scrub else 0))
+            _tank_kernel().outputs(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                   np.asarray(u, dtype=float), 0, out, 0)
+            out = out.tolist()
+            return out if self.traction else out[:2] + out[4:]
         smp = self._sample(t, x, u)
         sol, chs = smp.sol, smp.channels
         v, vlat, om = smp.velocity
@@ -736,6 +837,9 @@ class TankDrive(ChassisDrive, System):
 
     def supply_current_at(self, x, u, bus_voltage: float) -> float:
         """Both sides' supply current, A, at bus voltage ``bus_voltage`` V (for the Battery)."""
+        if self._kernel_eval:
+            return _tank_kernel().supply_current_at(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                                    np.asarray(u, dtype=float), 0, float(bus_voltage))
         cmd, brake = self._commands(u.tolist())
         return self.channels.supply_current(self._rotor_speeds(x), cmd, brake, bus_voltage)
 
@@ -743,6 +847,12 @@ class TankDrive(ChassisDrive, System):
         """Both sides' supply current as a function of the bus voltage (a SupplyCurve), or None with limits."""
         if self.channels.any_limits:
             return None
+        if self._kernel_eval:  # the kernel's assembly of the two motors' pieces
+            abc, breaks = np.zeros(3), np.empty((2, 4))
+            nb = _tank_kernel().add_supply_curve(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                                 np.asarray(u, dtype=float), 0, abc, breaks, 0)
+            a, b, c = abc.tolist()
+            return SupplyCurve(a, b, c, [tuple(row) for row in breaks[:nb].tolist()])
         ul = u.tolist()
         ib0, ib1 = self._ib
         return self.channels.supply_curve(self._rotor_speeds(x), ul, (ul[ib0], ul[ib1]))  # commands first in u
@@ -773,6 +883,154 @@ class TankDrive(ChassisDrive, System):
         if self.scrub:
             x[self._ilat] = vy
         return x
+
+    # -- the kernel form (simcore.kernel.tank) -------------------------------------------------------
+    #: The kernel's mode codes (``3 w_L + w_R``, simcore.kernel.tank_layout) by the drive's mode.
+    _MODE_CODES = {((a, b), ()): 3 * i + j for i, a in enumerate(_tl.TANK_WHEEL_MODES)
+                   for j, b in enumerate(_tl.TANK_WHEEL_MODES)}
+    #: The kernel's mode names, indexed by code.
+    KERNEL_MODES = tuple(sorted(_MODE_CODES, key=_MODE_CODES.get))
+    #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``) and their units
+    #: (``cog_height`` is not one: a drive with load transfer has no kernel form yet).
+    BATCH_PARAMETERS = ("mass", "moi", "wheel_radius", "gearing", "friction_coefficient")
+    _BATCH_UNITS = {"mass": "kg", "moi": "kg*m**2", "wheel_radius": "m", "gearing": "", "friction_coefficient": ""}
+
+    def _kernel_events(self) -> None:
+        """The events by their kernel id (simcore.kernel.tank_layout's ``EV_TANK_*``), marked with their guard's
+        code."""
+        self.kernel_events = {}
+        if not self.traction:
+            return
+        events = {_tl.EV_TANK_BREAKAWAY_LEFT: self._breakaway[0], _tl.EV_TANK_BREAKAWAY_RIGHT: self._breakaway[1],
+                  _tl.EV_TANK_GRIP_LEFT_FORWARD: self._grip[(0, FORWARD)],
+                  _tl.EV_TANK_GRIP_LEFT_BACKWARD: self._grip[(0, BACKWARD)],
+                  _tl.EV_TANK_GRIP_RIGHT_FORWARD: self._grip[(1, FORWARD)],
+                  _tl.EV_TANK_GRIP_RIGHT_BACKWARD: self._grip[(1, BACKWARD)]}
+        for i, e in events.items():
+            e.kernel_guard = _tl.TANK_GUARD_BASE + i
+        self.kernel_events = events
+
+    def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
+        """The parameter vector of this drive in the compiled kernel, for ``n`` variants at once.
+
+        The constructor calls it with no overrides, :meth:`kernel_form` returns its row, and a batch calls it
+        with its variants' values (:attr:`BATCH_PARAMETERS`: ``mass``, ``moi``, ``wheel_radius``, ``gearing``,
+        ``friction_coefficient``). What the constructor derives from them is derived again from each variant's
+        value with its rules (:func:`tank_rim_mechanics`; a ``viscous_friction`` given at the rim acts at the
+        rotors through each variant's ``G / r``; the loads at rest are ``m g`` times each contact's share), so row
+        ``j`` is the vector of the drive built with variant ``j``'s values, to the bit.
+
+        Parameters
+        ----------
+        overrides : mapping of str to array-like or Quantity, optional
+            Batch parameter -> ``n`` values in SI units or as a pint Quantity (one value serves every variant).
+        n : int
+            Number of variants.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n, N_TANK_PARAMETERS)``, laid out by :mod:`simcore.kernel.tank_layout`'s ``TP_*``.
+
+        Raises
+        ------
+        ConfigError
+            A parameter this drive does not batch, a value the constructor would refuse, or a drive the kernel
+            has no form of (scrub, load transfer or walls), naming ``params['<name>.<parameter>'][j]`` and the
+            variant ``j``.
+        """
+        n = checks.integer("n", n, minimum=1)
+        if not self._kernel_eval:
+            raise ConfigError(f"params[{self.name!r}]", sorted(overrides or {}),
+                              f"a TankDrive without cog_height or walls, on at most {_tl.MAX_AXLES} axles (the "
+                              "compiled kernel's tank)")
+        ch = self.chassis
+        # (the chassis' values as they are now: the Python path reads them at each solve)
+        base = {"mass": ch.mass, "moi": ch.moi, "wheel_radius": self.wheel_radius, "gearing": self.gearing,
+                "friction_coefficient": ch.mu[0] if self.traction else math.nan}
+        values = {key: np.full(n, float(v)) for key, v in base.items()}
+        for key, value in (overrides or {}).items():
+            values[key] = batch_values(self, key, value, n, self.BATCH_PARAMETERS, self._BATCH_UNITS.get(key, ""))
+            if key == "friction_coefficient" and not self.traction:
+                raise ConfigError(f"params[{self.name + '.' + key!r}]", key,
+                                  "a parameter of a drive built with a friction_coefficient (this one never slips)")
+            if key == "wheel_radius":
+                for j, r in enumerate(values[key]):
+                    square_safe(f"params[{self.name + '.' + key!r}][{j}]", float(r), "m", what="radius")
+        d = self.drive
+        G, r, m = values["gearing"], values["wheel_radius"], values["mass"]
+        varied = overrides or {}
+        with np.errstate(over="ignore", invalid="ignore"):
+            k, Mw = tank_rim_mechanics(G, r, self.wheel_inertia, self.rotor_inertia, d.n_motors)
+            if "gearing" not in varied and "wheel_radius" not in varied:
+                Mw = np.full(n, float(ch.mass_eq[0]))
+            b_rotor = (self.viscous_friction / k / k if self._viscous_given
+                       else np.full(n, free_current_friction(d)))
+        bad = ~(np.isfinite(k) & np.isfinite(Mw) & np.isfinite(b_rotor)) | (self.traction & ~(Mw > 0))
+        if bad.any():
+            j = int(np.flatnonzero(bad)[0])
+            key = next((key for key in ("gearing", "wheel_radius") if key in (overrides or {})), "gearing")
+            raise ConfigError(f"params[{self.name + '.' + key!r}][{j}]", float(values[key][j]),
+                              f"a value whose rotating mass at the rim and rotor friction are finite (and the mass "
+                              f"positive with a traction limit) (variant {j})")
+        mu = values["friction_coefficient"]
+        share = self.chassis.load_share
+        n_axles = len(self.axle_x) if self.scrub else 0
+        p = np.empty((n, _tl.n_tank_parameters(n_axles)))
+        p[:, _tl.TP_R], p[:, _tl.TP_INV_KV], p[:, _tl.TP_KV], p[:, _tl.TP_KT] = d.R, 1.0 / d.Kv, d.Kv, d.Kt
+        p[:, _tl.TP_GEARING], p[:, _tl.TP_EFFICIENCY] = G, d.efficiency
+        p[:, _tl.TP_DUTY] = 1.0 if d.command == "duty" else 0.0
+        p[:, _tl.TP_LIMITED] = 1.0 if self.channels.any_limits else 0.0
+        p[:, _tl.TP_STATOR_LIMIT], p[:, _tl.TP_SUPPLY_LIMIT] = d.stator_current_limit, d.supply_current_limit
+        p[:, _tl.TP_B_ROTOR], p[:, _tl.TP_CONDUCTANCE], p[:, _tl.TP_CONVERSION] = b_rotor, 1.0 / d.R, 1.0 / d.Kv - d.Kt
+        p[:, _tl.TP_K], p[:, _tl.TP_WHEEL_RADIUS] = k, r
+        p[:, _tl.TP_RB], p[:, _tl.TP_TRACK_WIDTH] = self._rb, self.track_width
+        p[:, _tl.TP_MASS], p[:, _tl.TP_MOI], p[:, _tl.TP_MW] = m, values["moi"], Mw
+        p[:, _tl.TP_MU], p[:, _tl.TP_MU_BREAKAWAY] = mu, mu * (1.0 + BREAKAWAY_MARGIN)
+        if "mass" in varied:
+            weight = m * self.gravity
+            contact_load = [weight * f for f in share]  # Chassis: m g times each contact's share
+            for i, slot in enumerate((_tl.TP_LOAD0_L, _tl.TP_LOAD0_R)):  # a side's, its contacts' (wheel_load0)
+                p[:, slot] = sum(contact_load[j] for j in ch.contacts_of_wheel[i])
+        else:
+            contact_load = ch.load0
+            p[:, _tl.TP_LOAD0_L], p[:, _tl.TP_LOAD0_R] = ch.wheel_load0
+        p[:, _tl.TP_SCRUB] = 1.0 if self.scrub else 0.0
+        p[:, _tl.TP_SLIP_EPS2] = self.slip_epsilon ** 2
+        p[:, _tl.TP_N_AXLES] = n_axles
+        # load transfer coefficients: zero without a cog height (the kernel's tank has none)
+        p[:, _tl.TP_WLX_L], p[:, _tl.TP_WLX_R] = self.chassis.wheel_load_x
+        p[:, _tl.TP_WLY_L], p[:, _tl.TP_WLY_R] = self.chassis.wheel_load_y
+        for a in range(n_axles):
+            o = _tl.TP_AXLES + _tl.N_AXLE * a
+            p[:, o + _tl.AX_X], p[:, o + _tl.AX_MU] = self.axle_x[a], self.lateral_friction_coefficient[a]
+            p[:, o + _tl.AX_LOAD0_L], p[:, o + _tl.AX_LOAD0_R] = contact_load[2 * a], contact_load[2 * a + 1]
+        p[:, _tl.TP_TRACTION] = 1.0 if self.traction else 0.0
+        p[:, _tl.TP_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
+        p[:, _tl.TP_BRAKE_L], p[:, _tl.TP_BRAKE_R] = self._ib
+        p[:, _tl.TP_EXTERNAL], p[:, _tl.TP_BUS] = self._iext, self._ibus
+        return p
+
+    def initial_mode(self, t, x, u):
+        self._refresh_kernel()
+        return super().initial_mode(t, x, u)
+
+    def _refresh_kernel(self) -> None:
+        """The kernel's parameters from the chassis as it is now (a simulation starts: what the Python path reads
+        at each solve, the kernel reads from them)."""
+        if self._kernel_eval:
+            self._kernel_p = self.kernel_parameters()[0]
+
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this drive in the compiled kernel (:mod:`simcore.kernel.tank`), or
+        None where the kernel has no form of it yet (then the simulation takes the Python path): a ``cog_height``
+        (load transfer and the tip event), walls, more than ``MAX_AXLES`` (4) axles, odometry pods, or a subclass."""
+        if not self._kernel_whole or type(self) is not TankDrive:
+            return None
+        from simcore.kernel.parts import KIND_TANK
+
+        self._refresh_kernel()
+        return KIND_TANK, self._kernel_p, self.KERNEL_MODES
 
     def outline(self):
         """Robot outline in the robot frame for field plots: the bumper, or a square of the track width, m."""
@@ -807,6 +1065,10 @@ class CharacterizedTankDrive(System):
     to it; this model has no motor data, so it draws no current from a Battery).
     Outputs ``velocity``, ``yaw_rate``, ``left_acceleration``,
     ``right_acceleration``, ``left_applied_voltage``, ``right_applied_voltage``.
+
+    The law is written once, in kernel form (:mod:`simcore.kernel.characterized_tank`): this class calls it,
+    and a simulation of built-in parts runs it compiled. ``simulate_batch`` varies the gains and the track
+    width (:attr:`BATCH_PARAMETERS`, derived by :meth:`kernel_parameters`).
     """
 
     def __init__(self, *, kv_linear, ka_linear, kv_angular, ka_angular, ks=0.0, track_width,
@@ -819,13 +1081,11 @@ class CharacterizedTankDrive(System):
         self.track_width = checks.positive("track_width", track_width, "m", what="distance")
         self.nominal_bus_voltage = checks.positive("nominal_bus_voltage", nominal_bus_voltage, "V")
         self.start_pose = checks.pose("start_pose", start_pose)
-        # WPILib identifyDrivetrainSystem: angular gains to per-wheel gains (x 2/trackwidth).
-        kva = self.kv_angular * 2.0 / self.track_width
-        kaa = self.ka_angular * 2.0 / self.track_width
-        self.A1 = -0.5 * (self.kv_linear / self.ka_linear + kva / kaa)
-        self.A2 = -0.5 * (self.kv_linear / self.ka_linear - kva / kaa)
-        self.B1 = 0.5 / self.ka_linear + 0.5 / kaa
-        self.B2 = 0.5 / self.ka_linear - 0.5 / kaa
+        #: The parameter vector of the kernel form (:meth:`kernel_parameters`, the one derivation).
+        self._kernel_p = self.kernel_parameters()[0]
+        self.A1, self.A2, self.B1, self.B2 = (float(self._kernel_p[i]) for i in (_tl.CP_A1, _tl.CP_A2, _tl.CP_B1,
+                                                                                   _tl.CP_B2))
+        self._kernel_law = self._law_is_the_kernels()
         states = ["x", "y", "heading", "left_velocity", "right_velocity", "left_position", "right_position"]
         outputs = ["velocity", "yaw_rate", "left_acceleration", "right_acceleration", "left_applied_voltage",
                    "right_applied_voltage"]
@@ -854,31 +1114,107 @@ class CharacterizedTankDrive(System):
     def initial_inputs(self):
         return np.array([0.0, 0.0, self.nominal_bus_voltage])
 
+    # -- the parameter vector and the kernel form ------------------------------------------------
+    #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``), with
+    #: their SI units and whether zero is allowed.
+    BATCH_PARAMETERS = ("kv_linear", "ka_linear", "kv_angular", "ka_angular", "ks", "track_width")
+    _BATCH_UNITS = {"kv_linear": "V*s/m", "ka_linear": "V*s**2/m", "kv_angular": "V*s/rad",
+                    "ka_angular": "V*s**2/rad", "ks": "V", "track_width": "m"}
+
+    def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
+        """The parameter vector of this drive in the compiled kernel, for ``n`` variants at once.
+
+        The one derivation of the plant: the constructor calls it with no overrides (its attributes ``A1``,
+        ``A2``, ``B1``, ``B2`` come from it), :meth:`kernel_form` returns its row, and a batch calls it with
+        its variants' values. WPILib's ``identifyDrivetrainSystem``: the angular gains become per-wheel gains
+        (``x 2/trackwidth``), then ``A1 = -(kVl/kAl + kVa'/kAa')/2``, ``A2 = -(kVl/kAl - kVa'/kAa')/2``,
+        ``B1 = (1/kAl + 1/kAa')/2``, ``B2 = (1/kAl - 1/kAa')/2``.
+
+        Parameters
+        ----------
+        overrides : mapping of str to array-like or Quantity, optional
+            Batch parameter (one of :attr:`BATCH_PARAMETERS`, named as the constructor's argument) -> ``n``
+            values in SI units or as a pint Quantity (a single value serves every variant).
+        n : int
+            Number of variants.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n, N_CHARACTERIZED_PARAMETERS)``, laid out by :mod:`simcore.kernel.tank_layout`'s ``CP_*``.
+
+        Raises
+        ------
+        ConfigError
+            A parameter this drive does not batch, or a value the constructor would refuse, naming
+            ``params['<name>.<parameter>'][j]``, its value and the variant ``j``.
+        """
+        n = checks.integer("n", n, minimum=1)
+        values = {key: np.full(n, float(getattr(self, key))) for key in self.BATCH_PARAMETERS}
+        for key, value in (overrides or {}).items():
+            values[key] = batch_values(self, key, value, n, self.BATCH_PARAMETERS, self._BATCH_UNITS[key]
+                                       if key in self._BATCH_UNITS else "", nonnegative=key == "ks")
+        tw = values["track_width"]
+        kva = values["kv_angular"] * 2.0 / tw
+        kaa = values["ka_angular"] * 2.0 / tw
+        kvl, kal = values["kv_linear"], values["ka_linear"]
+        p = np.empty((n, _tl.N_CHARACTERIZED_PARAMETERS))
+        p[:, _tl.CP_A1] = -0.5 * (kvl / kal + kva / kaa)
+        p[:, _tl.CP_A2] = -0.5 * (kvl / kal - kva / kaa)
+        p[:, _tl.CP_B1] = 0.5 / kal + 0.5 / kaa
+        p[:, _tl.CP_B2] = 0.5 / kal - 0.5 / kaa
+        p[:, _tl.CP_KS] = values["ks"]
+        p[:, _tl.CP_TRACK_WIDTH] = tw
+        return p
+
+    def _law_is_the_kernels(self) -> bool:
+        """Whether this class keeps the kernel's law (a subclass changing ``_volts``, ``_accel``, the
+        derivatives or the outputs has its own, on the Python path)."""
+        cls = type(self)
+        return all(getattr(cls, name) is getattr(CharacterizedTankDrive, name)
+                   for name in ("_volts", "_accel", "derivatives", "outputs", "initial_mode", "events"))
+
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this drive in the compiled kernel
+        (:mod:`simcore.kernel.characterized_tank`; the parameters are :meth:`kernel_parameters`' row), or
+        None for a subclass that changes the law (then the simulation takes the Python path)."""
+        if not self._kernel_law:
+            return None
+        from simcore.kernel.parts import KIND_CHARACTERIZED_TANK
+
+        return KIND_CHARACTERIZED_TANK, self._kernel_p, (None,)
+
+    # -- the law (simcore.kernel.characterized_tank) ------------------------------------------------
     def _volts(self, u):
-        bus = max(u[2], 0.0)
-        out = []
-        for v in (u[0], u[1]):
-            v = min(max(v, -bus), bus)
-            out.append(math.copysign(max(abs(v) - self.ks, 0.0), v))
-        return out
+        """Both sides' applied voltages, V (:func:`simcore.kernel.characterized_tank.applied_voltage`)."""
+        k, p = _characterized_kernel(), self._kernel_p
+        return [k.applied_voltage(p, 0, float(u[0]), float(u[2])), k.applied_voltage(p, 0, float(u[1]), float(u[2]))]
 
     def _accel(self, x, u):
+        """``(a_L, a_R, V_L, V_R)``: the side accelerations, m/s², and applied voltages, V."""
         vl_in, vr_in = self._volts(u)
-        vl, vr = x[3], x[4]
-        al = self.A1 * vl + self.A2 * vr + self.B1 * vl_in + self.B2 * vr_in
-        ar = self.A2 * vl + self.A1 * vr + self.B2 * vl_in + self.B1 * vr_in
+        al, ar = _characterized_kernel().accelerations(self._kernel_p, 0, float(x[3]), float(x[4]), vl_in, vr_in)
         return al, ar, vl_in, vr_in
 
     def derivatives(self, t, x, u):
-        al, ar, _, _ = self._accel(x, u)
-        vl, vr = x[3], x[4]
-        v = 0.5 * (vl + vr)
-        return np.array([v * math.cos(x[2]), v * math.sin(x[2]), (vr - vl) / self.track_width, al, ar, vl, vr])
+        k, out = _characterized_kernel(), np.empty(7)
+        x = np.asarray(x, dtype=float)
+        if self._kernel_law:
+            k.derivatives(self._kernel_p, 0, x, 0, np.asarray(u, dtype=float), 0, out)
+        else:  # a subclass's accelerations, the kernel's kinematics
+            al, ar, _, _ = self._accel(x, u)
+            k.pose_rates(self._kernel_p, 0, x, 0, float(al), float(ar), out)
+        return out
 
     def outputs(self, t, x, u):
-        al, ar, vli, vri = self._accel(x, u)
-        vl, vr = x[3], x[4]
-        return (0.5 * (vl + vr), (vr - vl) / self.track_width, al, ar, vli, vri)
+        k, out = _characterized_kernel(), np.empty(_tl.N_CHARACTERIZED_OUTPUTS)
+        x = np.asarray(x, dtype=float)
+        if self._kernel_law:
+            k.outputs(self._kernel_p, 0, x, 0, np.asarray(u, dtype=float), 0, out, 0)
+        else:
+            al, ar, vli, vri = self._accel(x, u)
+            k.outputs_from(self._kernel_p, 0, x, 0, float(al), float(ar), float(vli), float(vri), out, 0)
+        return tuple(out.tolist())
 
     def outline(self):
         """Robot outline in the robot frame for field plots, m."""

@@ -22,9 +22,9 @@ parameters given as arrays of length ``N``. Each variant's trajectory is what it
   :attr:`BatchResult.stiff_at` keeps the times.
 
 What batches. A system batches when it has a kernel form (``kernel_form()``: Flywheel, Arm,
-Elevator, HubMotor, ServoMechanism, and a Battery, with ``brownout_behaviour="flag"`` or ``"disable"``): its
-variants' parameters come
-from its own ``kernel_parameters``, their outputs and the bus from the kernel's functions
+Elevator, HubMotor, ServoMechanism, TankDrive (without a cog height, walls or pods), CharacterizedTankDrive,
+and a Battery, with ``brownout_behaviour="flag"`` or ``"disable"`` (a disabling one not with a tank drive)): its
+variants' parameters come from its own ``kernel_parameters``, their outputs and the bus from the kernel's functions
 (:mod:`simcore.batch_parts`);
 a controller when it has a ``batched`` attribute (:func:`simcore.controllers.control_loop`'s
 loops with a PIDController or an element-wise callable; any PeriodicController whose function is
@@ -175,7 +175,7 @@ class _Batch:
 
     def __init__(self, systems, controllers, params, n, t0_ns, x0, inputs, rtol, atol, max_step, record):
         from .batch_parts import variants_of  # (numba loads with the first batch, not with simcore)
-        from .compiled_run import CompiledRun
+        from .compiled_run import CompiledRun, disabling_battery_beside_a_tank
         from .dopri5 import check_tableau
 
         changed = check_tableau()
@@ -190,8 +190,14 @@ class _Batch:
         for s, form in zip(systems, forms):
             if form is None or not hasattr(s, "kernel_parameters"):
                 raise ConfigTypeError("systems", s, f"a system that can batch (a Flywheel, Arm, Elevator, HubMotor, "
-                                                    f"ServoMechanism or Battery, not a subclass that changes its "
-                                                    f"physics); {type(s).__name__} {s.name!r} cannot batch")
+                                                    f"ServoMechanism, TankDrive, CharacterizedTankDrive or Battery, "
+                                                    f"not a subclass that changes its physics); {type(s).__name__} "
+                                                    f"{s.name!r} cannot batch")
+        if disabling_battery_beside_a_tank(forms):
+            battery = next(s for s in systems if getattr(s, "brownout_behaviour", None) == "disable")
+            raise ConfigTypeError("systems", battery, f"a Battery with brownout_behaviour='flag' beside a tank drive: "
+                                                      f"battery {battery.name!r} disables the outputs, which a batch "
+                                                      f"models for geared mechanisms only (simulate runs it)")
         self.systems = [variants_of(s, form, params.get(s.name, {}), n) for s, form in zip(systems, forms)]
         self.bcontrollers = []
         for c in controllers:

@@ -22,7 +22,7 @@ from .errors import ConfigError
 from .kernel import layout as kl
 from .kernel import parts as kp
 
-__all__ = ["PartVariants", "BatteryVariants", "EventKind", "variants_of"]
+__all__ = ["PartVariants", "BatteryVariants", "DrivetrainVariants", "TankVariants", "EventKind", "variants_of"]
 
 
 class EventKind:
@@ -34,6 +34,19 @@ class EventKind:
 
     def __init__(self, name, active, reads_inputs, kernel_id):
         self.name, self.active, self.reads_inputs, self.kernel_id = name, active, reads_inputs, kernel_id
+
+
+def event_kinds(model, kind, p, n_modes) -> tuple:
+    """The events of ``model`` (its ``kernel_events``), each with the modes the kernel arms it in (a part of
+    ``kind`` with parameters ``p`` and ``n_modes`` modes) and whether its guard reads the held inputs."""
+    ids = np.empty(kl.MAX_ACTIVE, dtype=np.int64)
+    armed = {}
+    for code in range(n_modes):
+        for i in kp.active_events_of(kind, p, code, ids):
+            armed.setdefault(int(i), set()).add(code)
+    return tuple(EventKind(model.kernel_events[i].name, np.array([c in armed.get(i, ()) for c in range(n_modes)]),
+                           model.kernel_events[i].kernel_guard in kl.GUARDS_READING_INPUTS, i)
+                 for i in sorted(model.kernel_events))
 
 
 class _Variants:
@@ -75,15 +88,7 @@ class PartVariants(_Variants):
     def __init__(self, model, form, params, n):
         super().__init__(model, form, params, n)
         self.min_position, self.max_position = model.min_position, model.max_position
-        ids = np.empty(kl.MAX_ACTIVE, dtype=np.int64)
-        armed = {}
-        for code in range(len(self.MODES)):
-            for i in kp.active_events_of(self.kind, self.P[0], code, ids):
-                armed.setdefault(int(i), set()).add(code)
-        self.events = tuple(
-            EventKind(model.kernel_events[i].name, np.array([c in armed.get(i, ()) for c in range(len(self.MODES))]),
-                      model.kernel_events[i].kernel_guard in kl.GUARDS_READING_INPUTS, i)
-            for i in sorted(model.kernel_events))
+        self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
         self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=np.int64)
         self._y_offsets = kp.output_offsets([self.kind])
 
@@ -219,7 +224,7 @@ class KernelBus:
         for s in systems:
             nx, nu = len(s.state_names), len(s.input_names)
             rows.append([s.kind, x_off, nx, u_off, p_off])
-            if s.kind == kp.KIND_GEARED:
+            if s.kind == kp.KIND_GEARED or s.kind == kp.KIND_TANK:
                 self.targets.append(f"{s.name}.bus_voltage")
             elif s.kind == kp.KIND_BATTERY:
                 self.targets += [f"{s.name}.{name}" for name in s.input_names]
@@ -244,10 +249,62 @@ class KernelBus:
             off += nu
 
 
+class DrivetrainVariants(_Variants):
+    """A drivetrain without modes or events (a :class:`~simcore.models.CharacterizedTankDrive`) for ``n``
+    variants: its start values the model's, its outputs the kernel's (as :class:`PartVariants`')."""
+
+    events = ()
+
+    def __init__(self, model, form, params, n):
+        super().__init__(model, form, params, n)
+        self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=np.int64)
+        self._y_offsets = kp.output_offsets([self.kind])
+
+    def couplings(self, systems) -> list:
+        return []
+
+    def initial_mode(self, t, x, u) -> np.ndarray:
+        return np.zeros(self.n, dtype=np.int8)
+
+    initial_state = PartVariants.initial_state
+    initial_inputs = PartVariants.initial_inputs
+    outputs = PartVariants.outputs
+
+
+class TankVariants(DrivetrainVariants):
+    """A :class:`~simcore.models.TankDrive` for ``n`` variants: its traction modes and events (breakaway, grip)
+    as the kernel arms them, its initial modes and outputs the kernel's (as its own model's)."""
+
+    def __init__(self, model, form, params, n):
+        super().__init__(model, form, params, n)
+        self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
+        # the kernel's output slots (as many as its axles need) that this drive has (without a traction limit,
+        # two of the first four are not)
+        from .kernel.tank_layout import n_tank_outputs
+
+        n_out = n_tank_outputs(len(model.axle_x) if model.scrub else 0)
+        self._y_offsets = np.array([0, n_out], dtype=np.int64)
+        self._slots = np.arange(n_out) if model.traction else np.r_[0:2, 4:n_out]
+
+    def initial_mode(self, t, x, u) -> np.ndarray:
+        """Each variant's traction modes at the start, settled as its own model's ``initial_mode`` settles them."""
+        out = np.empty((self.n, 1), dtype=np.int64)
+        kp.initial_modes(self._table, self.P, np.ascontiguousarray(u.T, dtype=float),
+                         np.ascontiguousarray(x.T, dtype=float), out)
+        return out[:, 0].astype(np.int8)
+
+    def outputs(self, t, x, u, mode) -> np.ndarray:
+        return PartVariants.outputs(self, t, x, u, mode)[self._slots]
+
+
 def variants_of(model, form, params, n):
-    """The batch's part for ``model`` (its kernel form ``form``): a :class:`BatteryVariants` or a
-    :class:`PartVariants`."""
+    """The batch's part for ``model`` (its kernel form ``form``): a :class:`BatteryVariants`, a
+    :class:`TankVariants`, a :class:`DrivetrainVariants` or a :class:`PartVariants`."""
     if form[0] == kp.KIND_BATTERY:
         return BatteryVariants(model, form, params, n)
+    if form[0] == kp.KIND_TANK:
+        return TankVariants(model, form, params, n)
+    if form[0] == kp.KIND_CHARACTERIZED_TANK:
+        return DrivetrainVariants(model, form, params, n)
     return PartVariants(model, form, params, n)
 

@@ -88,7 +88,20 @@ def kernel_forms(systems):
         if form is None:
             return None
         forms.append(form)
+    if disabling_battery_beside_a_tank(forms):
+        return None  # (its brownout holds back the geared parts' commands only: the Python path models it)
     return forms
+
+
+def disabling_battery_beside_a_tank(forms) -> bool:
+    """Whether ``forms`` hold a Battery that disables the outputs on a brownout and a tank drive: the kernel's
+    brownout holds back the geared parts' motor commands, not a tank's two."""
+    from .kernel import battery as kb
+    from .kernel.parts import KIND_BATTERY, KIND_TANK
+
+    kinds = [int(f[0]) for f in forms]
+    return KIND_TANK in kinds and any(
+        kind == KIND_BATTERY and np.any(np.asarray(f[1])[..., kb.P_DISABLE] != 0.0) for kind, f in zip(kinds, forms))
 
 
 class CompiledRun:

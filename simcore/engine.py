@@ -115,6 +115,29 @@ def _kernel_loops(simulator):
                  + kt.FLAG_LIMITS * (spec.output_limits is not None))
     return CT, np.zeros(len(controllers) * kt.N_PID_LOOP_PARAMETERS), len(controllers) * kp.N_PID_STATE
 
+def _stage_coupled_rows(cr, lay, stage, U, T, Y, M, n_rows) -> None:
+    """Stage the kernel's rows of a coupled run (a battery's bus) with their coupled inputs, solved for every
+    row at once by the kernel's bus solve (:func:`simcore.kernel.parts.couple_rows`, the coupling the run
+    itself used) in the row's modes; the simulation's held inputs are left as the last row's solve leaves
+    them, as the coupling applied row by row does."""
+    from .kernel.parts import couple_rows
+
+    rows_u = np.repeat(U[None, :], n_rows, axis=0)
+    couple_rows(cr.table, np.repeat(cr.P[:1], n_rows, axis=0), rows_u,
+                np.ascontiguousarray(cr.ROWS_M[0, :n_rows, :-1]), np.array(T), Y)  # (without the tick count)
+    names_of = {}
+    for r in range(n_rows):
+        key = tuple(M[r])
+        names = names_of.get(key)
+        if names is None:
+            names = names_of[key] = tuple(cr.mode_name(k, c) for k, c in enumerate(key))
+        stage((T[r], Y[r], (rows_u[r], names)))
+    off = 0
+    for u in lay.U:
+        u[...] = rows_u[-1, off:off + len(u)]
+        off += len(u)
+
+
 class Simulator:
     """A simulation that can be advanced from outside.
 
@@ -476,6 +499,9 @@ class Simulator:
                 for t, y in zip(T, Y):
                     stage((t, y, held))
                 n_rows = 0
+            elif coupled and not disabling and n_rows:  # every row's bus in one kernel call
+                _stage_coupled_rows(cr, lay, stage, self._compiled_inputs(), T, Y, M, n_rows)
+                n_rows = 0
             held_by_modes = {}
             for r in range(n_rows):
                 key = tuple(M[r])
@@ -760,7 +786,7 @@ class Simulator:
 
         cr, ev = self._compiled, self._events
         RS = cr.RS[0]
-        objects = [s.kernel_events for s in self.systems]
+        objects = [getattr(s, "kernel_events", {}) for s in self.systems]  # (a battery has no events)
         ev.fired_here = [_Fired(int(f[_kl.FD_PART]), objects[int(f[_kl.FD_PART])][int(f[_kl.FD_ID])],
                                 float(f[_kl.FD_PRE_SIDE]), cr.X_BEFORE[0].copy(),
                                 None if math.isnan(f[_kl.FD_PREV_T]) else float(f[_kl.FD_PREV_T]))

@@ -34,7 +34,7 @@ back until then:
 So ``while motor.isBusy(): pass`` ends (each ``isBusy`` is a round trip), and two
 runs are bit-identical. A loop that does none of these never lets time pass,
 so it would hang the simulation: after ``max_lines_without_handover`` lines of
-Python (in the op mode's own code; simcore's frames are not counted) without a
+Python (in the op mode's own code; simcore's and numba's frames are not counted) without a
 hand-over it is stopped with :class:`OpModeStuckError` (an init loop such as
 ``while not self.isStarted(): ...`` needs an ``idle()`` too). The count uses
 ``sys.settrace`` on the op mode's thread (a debugger or coverage tool does not
@@ -78,6 +78,7 @@ the :class:`simcore.Simulator` kept (``simulate`` drops it; read its Result).
 from __future__ import annotations
 
 import dis
+import importlib.util
 import os
 import sys
 import threading
@@ -110,8 +111,24 @@ STOP_GRACE_PERIOD = 0.9
 _NS_PER_S = 1_000_000_000
 #: Wall time, s, to wait for an ended run's thread to unwind before a new run starts.
 _JOIN_TIMEOUT = 5.0
-#: Frames of simcore's own code are not counted towards the bound (but the sample op modes are robot code).
-_SIMCORE_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (simcore, simcore.models, simcore.controllers))
+def _package_dirs(*names) -> tuple:
+    """The folders of the installed packages ``names`` (without importing them), each ending in a separator."""
+    dirs = []
+    for name in names:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            spec = None
+        for folder in (spec.submodule_search_locations or ()) if spec is not None else ():
+            dirs.append(os.path.join(folder, ""))
+    return tuple(dirs)
+
+
+#: Frames of simcore's own code are not counted towards the bound (but the sample op modes are robot code), nor
+#: the compiler's: a read in the op mode's thread may be the first use of a compiled kernel function, which numba
+#: then compiles or loads from its cache there (millions of lines of numba's Python the first time).
+_SIMCORE_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (simcore, simcore.models, simcore.controllers)
+                      ) + _package_dirs("numba", "llvmlite")
 _SAMPLES_FILES = tuple(os.path.join(os.path.dirname(__file__), f) for f in ("samples.py", "device_samples.py"))
 
 

@@ -98,3 +98,8 @@ N_SERVO_PARAMETERS = N_PARAMETERS + 6
 #: held pulse (rad) and the duty its loop applies.
 Y_TARGET_ANGLE, Y_LOOP_DUTY = N_OUTPUTS, N_OUTPUTS + 1
 N_SERVO_OUTPUTS = N_OUTPUTS + 2
+
+# -- the drivetrains' guards that read the held inputs too (simcore.kernel.tank_layout) -------------------------
+from .tank_layout import TANK_GUARDS_READING_INPUTS as _TANK_GUARDS_READING_INPUTS  # noqa: E402
+
+GUARDS_READING_INPUTS = GUARDS_READING_INPUTS + _TANK_GUARDS_READING_INPUTS
