@@ -157,7 +157,7 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     loop.batched = batched
     if type(controller) is PIDController and not callable(setpoint) \
             and (feedforward is None or isinstance(feedforward, _AtSetpoint)):
-        loop.kernel_loop = KernelPIDLoop(controller, measure, command, ref, feedforward, output_limits)
+        loop.kernel_loop = KernelPIDLoop(controller, measure, command, ref, feedforward, output_limits, tick)
     return loop
 
 
@@ -170,9 +170,15 @@ class KernelPIDLoop:
     the kernel alike.
     """
 
-    def __init__(self, pid, measure, command, reference, feedforward, output_limits):
+    def __init__(self, pid, measure, command, reference, feedforward, output_limits, tick):
         self.pid, self.measure, self.command = pid, measure, command
         self.reference, self.feedforward, self.output_limits = reference, feedforward, output_limits
+        self.tick = tick
+
+    def unchanged(self, loop) -> bool:
+        """Whether ``loop`` still ticks as :func:`control_loop` made it: its function is the loop's own and the
+        controller's ``calculate`` its class's (a team may wrap either; then the loop ticks in Python)."""
+        return loop.fn is self.tick and "calculate" not in vars(self.pid)
 
     def numbers(self, t: float, signals):
         """``(parameters, state)`` as lists of floats (the controller's own :mod:`simcore.kernel.pid` vectors,

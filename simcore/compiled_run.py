@@ -272,27 +272,25 @@ class CompiledRun:
                 return int(status[0])
 
     def advance_ticking_single(self, sink) -> int:
-        """Advance variant 0 from ``RS[RS_T_NS]`` to ``RS[RS_TARGET_NS]`` with its loops ticking in the kernel
-        (:func:`simcore.kernel.advance.advance_ticking`); ``sink(n_rows, n_events, n_ticks)`` takes the buffered
-        rows, event records and tick records whenever a buffer fills, and at the end. Returns the status."""
+        """Advance variant 0 from ``RS[RS_T_NS]`` towards ``RS[RS_TARGET_NS]`` with its loops ticking in the kernel
+        (:func:`simcore.kernel.advance.advance_ticking`) until the target or a full buffer (status PAUSE: call
+        again to go on); ``sink(n_rows, n_events, n_ticks)`` takes the buffered rows, event records and tick
+        records. Returns the status."""
         status = self.STATUS
         RS = self.RS
         self.flags[kl.F_TICKING] = True
         try:
-            while True:
-                status[0] = kl.DONE
-                ka.advance_chunk(0, 1, *self._advance_args)
-                n_rows, n_ev, n_ticks = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS]), \
-                    int(RS[0, kl.RS_N_TICK_RECORDS])
-                if n_rows or n_ev or n_ticks:
-                    sink(n_rows, n_ev, n_ticks)
-                    RS[0, kl.S_NROWS] = 0
-                    RS[0, kl.RS_N_EV_RECORDS] = 0
-                    RS[0, kl.RS_N_TICK_RECORDS] = 0
-                if status[0] != kl.PAUSE:
-                    return int(status[0])
+            status[0] = kl.DONE
+            ka.advance_chunk(0, 1, *self._advance_args)
         finally:
             self.flags[kl.F_TICKING] = False
+        n_rows, n_ev, n_ticks = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS]), int(RS[0, kl.RS_N_TICK_RECORDS])
+        if n_rows or n_ev or n_ticks:
+            sink(n_rows, n_ev, n_ticks)
+            RS[0, kl.S_NROWS] = 0
+            RS[0, kl.RS_N_EV_RECORDS] = 0
+            RS[0, kl.RS_N_TICK_RECORDS] = 0
+        return int(status[0])
 
     def input_jumps_single(self, t: float, U_before: np.ndarray, sink) -> int:
         """Fire variant 0's events that the writes at tick ``t`` trigger (``U_before``: the inputs before

@@ -96,8 +96,10 @@ def _kernel_loops(simulator):
     from .kernel import ticks as kt
 
     lay, controllers = simulator._layout, simulator.controllers
-    if not controllers:
+    if not controllers or not all(getattr(c, "kernel_loop", None) is not None for c in controllers):
         return None
+    if len({id(c.kernel_loop.pid) for c in controllers}) < len(controllers):
+        return None  # one PIDController in two loops: each tick updates the one state (in Python)
     u_first = np.cumsum([0] + [len(u) for u in lay.U])
     CT = np.zeros((len(controllers), kt.N_LOOP_FIELDS), dtype=np.int64)
     for c, ctl in enumerate(controllers):
@@ -245,6 +247,7 @@ class Simulator:
         self._sink = self._make_sink() if self._compiled is not None else None
         self._loaded_modes = None  # the kernel's modes as last loaded or stored, when they are the systems'
         self._reads_inputs = {}  # per modes: whether an armed guard reads the held inputs
+        self._kernel_loops_refused = False  # a loop holds what the kernel cannot tick (arrays)
 
     @staticmethod
     def _check_systems(systems) -> None:
@@ -587,42 +590,63 @@ class Simulator:
         """Whether the ticks from here run in the kernel: every controller is a loop it runs, each has
         started (its first tick, with its ``on_start``, ran in Python), and the kernel integrates."""
         cr = self._compiled
-        return (cr is not None and len(cr.CT) > 0 and self._kernel_on() and self._integrator.current == "RK45"
-                and self._pending_tick is None and all(self._ran_once)
-                and cr.brownout_part is None)  # (a disabling battery's held-back commands: ticks in Python)
+        return (cr is not None and len(cr.CT) > 0 and not self._kernel_loops_refused and self._kernel_on()
+                and self._integrator.current == "RK45" and self._pending_tick is None and all(self._ran_once)
+                and cr.brownout_part is None  # (a disabling battery's held-back commands: ticks in Python)
+                and all(c.kernel_loop.unchanged(c) for c in self.controllers))  # (a user's own tick or law)
 
     def _compiled_ticks(self, target_ns: int) -> None:
         """Integrate to ``target_ns`` with the loops ticking in the kernel, the ticks at it included (what
-        the loop of :meth:`_run_until_ns` does, in one call); stops early where "auto" hands the run to its
-        implicit method, or where a loop's write is refused (that tick is then run in Python, which raises
-        the error naming it). An exception leaves the simulation where the call began."""
+        the loop of :meth:`_run_until_ns` does); stops early where "auto" hands the run to its implicit
+        method, or where a loop's write is refused (that tick is then run in Python, which raises the error
+        naming it). The kernel goes on until a buffer of rows fills; each such stretch is kept (recorded, as
+        ``record=`` says) before the next, so an exception leaves the simulation at the end of the last
+        stretch that completed, as the Python path's leaves it at its last completed tick."""
         from .kernel import ticks as kt
 
-        cr, rec, lay, sched = self._compiled, self._rec, self._layout, self._schedule
+        cr, lay, sched = self._compiled, self._layout, self._schedule
         specs = [c.kernel_loop for c in self.controllers]
         numbers = [spec.numbers(self.t, self._signals) for spec in specs]
         if any(n is None for n in numbers):
+            self._kernel_loops_refused = True  # (a controller or setpoint of arrays: they tick in Python)
             return
-        X, modes, snap = self._X, self._modes(), cr.snapshot()
-        self._compiled_load()
-        RS, CT = cr.RS[0], cr.CT
+        CT = cr.CT
         for c, (params, state) in enumerate(numbers):
             rng = lay.input_ranges.get(specs[c].command, (-math.inf, math.inf))
             po, so = int(CT[c, kt.C_P]), int(CT[c, kt.C_S])
             cr.P[0, po:po + len(params) + 2] = params + [float(rng[0]), float(rng[1])]
             cr.CS[0, so:so + len(state)] = state
             cr.TICKS[0, c] = sched._k[c]
-        RS[_kl.RS_T_NS], RS[_kl.RS_TARGET_NS] = self._t_ns, target_ns
+        cr.RS[0, _kl.RS_T_NS], cr.RS[0, _kl.RS_TARGET_NS] = self._t_ns, target_ns
+        while True:
+            status = self._compiled_ticks_stretch(specs, [len(n[1]) for n in numbers])
+            if status != _kl.PAUSE:
+                break
+        if status == _kl.SWITCH:
+            self._hand_over_to_python()
+
+    def _compiled_ticks_stretch(self, specs, state_sizes) -> int:
+        """One call of the kernel for :meth:`_compiled_ticks`, kept whole or not at all: returns its status."""
+        from .kernel import ticks as kt
+
+        cr, rec, lay, sched = self._compiled, self._rec, self._layout, self._schedule
+        X, modes, snap = self._X, self._modes(), cr.snapshot()
+        held = [u.copy() for u in lay.U]  # (a coupled run's sink writes the commands there row by row)
+        self._compiled_load()
+        RS, CT = cr.RS[0], cr.CT
         ticked = []
         try:
             status = cr.advance_ticking_single(self._ticking_sink(ticked))
-            if not math.isnan(cr.RS[0, _kl.RS_WARN_T]):
-                self._integrator.stiffness_warning(cr.RS[0, _kl.RS_WARN_T])
-                cr.RS[0, _kl.RS_WARN_T] = math.nan
-            if status not in (_kl.DONE, _kl.SWITCH, _kl.TICK_REFUSED):
+            if not math.isnan(RS[_kl.RS_WARN_T]):
+                self._integrator.stiffness_warning(RS[_kl.RS_WARN_T])
+                RS[_kl.RS_WARN_T] = math.nan
+            if status not in (_kl.DONE, _kl.SWITCH, _kl.TICK_REFUSED, _kl.PAUSE):
                 self._compiled_failure(status)
         except BaseException:
             self._compiled_rollback(snap, modes, X)
+            for u, before in zip(lay.U, held):
+                u[:] = before
+            lay.modes_changed()
             raise
         # Kept (nothing below can fail): the ticks' logs and schedule, the held inputs, the loops' states.
         for c, spec in enumerate(specs):
@@ -633,7 +657,7 @@ class Simulator:
             sched._k[c] = int(cr.TICKS[0, c])
             sched._next[c] = sched._base[c] + sched._k[c] * sched._period[c]
             so = int(CT[c, kt.C_S])
-            spec.store(cr.CS[0, so:so + len(numbers[c][1])])
+            spec.store(cr.CS[0, so:so + state_sizes[c]])
         for c, spec in enumerate(specs):  # the commanded inputs only: a coupling's are the Python solve's
             _, k, i = lay.index[spec.command]
             lay.U[k][i] = cr.U[0, CT[c, kt.C_COMMAND]]
@@ -642,13 +666,12 @@ class Simulator:
         self._t_ns = int(RS[_kl.RS_T_NS])
         self.t = float(RS[_kl.S_T])
         rec.commit(self.t)
-        if status == _kl.SWITCH:
-            self._hand_over_to_python()
+        return status
 
     def _ticking_sink(self, ticked):
-        """``sink(n_rows, n_events, n_ticks)`` of :meth:`_compiled_ticks`: its ticks into ``ticked`` (time,
-        loop, value), its rows (each with the inputs held after the ticks before it) and events to the
-        recorder."""
+        """``sink(n_rows, n_events, n_ticks)`` of one kernel call of :meth:`_compiled_ticks`: its ticks into
+        ``ticked`` (time, loop, value), its rows (each with the inputs held after the ticks before it) and
+        events to the recorder."""
         from .kernel import ticks as kt
 
         cr, rec, lay = self._compiled, self._rec, self._layout
@@ -668,16 +691,16 @@ class Simulator:
                 count = last[0]
                 records = cr.TICK_ROWS[0, :n_ticks]
                 ticked.extend(records.tolist())
-                # The inputs after each of these ticks: each commanded input holds the last value written to it.
+                # The inputs after each of these ticks: each commanded input holds the last value written to it
+                # (by whichever loop wrote it last: two loops may command one input).
                 U = np.repeat(held_u[count][None, :], n_ticks + 1, axis=0)
-                loops = records[:, 1].astype(np.int64)
+                columns = commands[records[:, 1].astype(np.int64)]
                 after = np.arange(n_ticks)
-                for c, column in enumerate(commands):
-                    at = np.flatnonzero(loops == c)
-                    if len(at):
-                        latest = np.searchsorted(at, after, side="right") - 1
-                        written = latest >= 0
-                        U[1:][written, column] = records[at[latest[written]], 2]
+                for column in np.unique(columns):
+                    at = np.flatnonzero(columns == column)
+                    latest = np.searchsorted(at, after, side="right") - 1
+                    written = latest >= 0
+                    U[1:][written, column] = records[at[latest[written]], 2]
                 for j in range(1, n_ticks + 1):
                     held_u[count + j] = U[j]
                 last[0] = count + n_ticks

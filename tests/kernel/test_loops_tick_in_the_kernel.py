@@ -24,16 +24,16 @@ from simcore.models.motors import NEO, VEX_775PRO
 from test_kernel_equals_the_python_path import _assert_same as same_rows
 
 
-def _counting(loop):
-    """The loop with its Python tick counted (the kernel's ticks do not call it)."""
+def _counting(sim):
+    """The times at which ``sim`` runs controllers' ticks in Python (the kernel's ticks do not go there)."""
     calls = []
-    fn = loop.fn
+    run_ticks = sim._run_ticks
 
-    def counted(t, signals):
-        calls.append(t)
-        return fn(t, signals)
+    def counted(t_ns, **kw):
+        calls.append(t_ns / 1e9)
+        return run_ticks(t_ns, **kw)
 
-    loop.fn = counted
+    sim._run_ticks = counted
     return calls
 
 
@@ -49,8 +49,8 @@ def _three_ways(make, t_end, **kw):
             if how == "python ticks":
                 for c in controllers:
                     c.kernel_loop = None
-            calls = [_counting(c) for c in controllers]
             sim = simcore.Simulator(systems, controllers, **kw)
+            calls = _counting(sim)
             sim.run_until(t_end)
             runs.append((sim.result(), controllers, calls))
         finally:
@@ -78,11 +78,9 @@ def _check(runs):
     kernel, ticks, path = runs
     _assert_same(kernel, ticks)
     _assert_same(kernel, path)
-    # In the kernel the loops' Python ticks ran only at the start (their first tick, with on_start), or not at all
-    # for a loop whose first tick comes later.
-    for calls in kernel[2]:
-        assert len(calls) <= 1 and all(t == 0.0 for t in calls)
-    assert sum(len(c) for c in ticks[2]) > 10
+    # In the kernel the loops' Python ticks ran only at their first ticks (with their on_start).
+    assert kernel[2] == sorted({c.offset_ns / 1e9 for c in kernel[1]})
+    assert len(ticks[2]) > 10
 
 
 CASES = []
@@ -155,7 +153,7 @@ def test_a_loop_whose_first_tick_comes_later_starts_in_python_then_ticks_in_the_
     kernel, ticks, path = _three_ways(make, 1.0)
     _assert_same(kernel, ticks)
     _assert_same(kernel, path)
-    assert kernel[2][0] == [0.013]  # its first tick (with its on_start) in Python, the rest in the kernel
+    assert kernel[2] == [0.013]  # its first tick (with its on_start) in Python, the rest in the kernel
 
 
 def _arm_and_loop():
@@ -169,9 +167,11 @@ def test_advancing_in_pieces_that_end_on_ticks_equals_one_run():
     whole = simcore.simulate(arm, 1.0, [loop])
     arm, loop = _arm_and_loop()
     sim = simcore.Simulator(arm, [loop])
+    calls = _counting(sim)
     for dt in [0.02, 0.0, 0.1, 0.5, 0.38]:
         sim.advance(dt)
     pieces = sim.result()
+    assert calls == [0.0]  # the rest ticked in the kernel
     assert np.array_equal(whole.t, pieces.t)
     for name in ("arm.angle", "arm.velocity", "arm.voltage"):
         assert np.array_equal(whole[name], pieces[name]), name
@@ -187,9 +187,11 @@ def test_advancing_in_pieces_between_ticks_equals_python_ticks():
         if not kernel:
             loop.kernel_loop = None
         sim = simcore.Simulator(arm, [loop])
+        calls = _counting(sim)
         for dt in [0.013, 0.02, 0.0, 0.107, 0.5, 0.36]:
             sim.advance(dt)
         results.append(sim.result())
+        assert (calls == [0.0]) == kernel
     assert np.array_equal(results[0].t, results[1].t)
     for name in ("arm.angle", "arm.velocity", "arm.voltage"):
         assert np.array_equal(results[0][name], results[1][name]), name
@@ -211,16 +213,19 @@ def test_a_refused_write_raises_as_python_ticks_do():
         if not flag:
             controllers[0].kernel_loop = None
         sim = simcore.Simulator(systems, controllers)
+        calls = _counting(sim)
         with pytest.raises(ConfigError) as info:
             sim.run_until(1.0)
-        messages.append((str(info.value), sim.t, sim.result().t[-1]))
+        messages.append((str(info.value), sim.t, sim.result().t[-1], sim.result().tick_log("brake")))
+        if flag:  # the first tick and the refused one ran in Python, those between in the kernel
+            assert calls == [0.0, sim.t] and sim.t > 0.1
     assert messages[0] == messages[1]
-    assert "hub.brake" in messages[0][0] and messages[0][1] > 0.1  # refused in the kernel's stretch
+    assert "hub.brake" in messages[0][0]
 
 
 def test_auto_handing_a_stiff_run_to_its_implicit_method_equals_python_ticks():
     def make():
-        flywheel = models.Flywheel(NEO, 1.0, moi=1e-6)  # the motor's electrical time constant makes it stiff
+        flywheel = models.Flywheel(NEO, 1.0, moi=1.2e-6)  # the motor's electrical time constant makes it stiff
         return [flywheel], [control_loop(PIDController(0.01, 0.0, 0.0, period=0.02), measure="flywheel.velocity",
                                          command="flywheel.voltage", setpoint=300.0, output_limits=(-12, 12))]
 
@@ -228,4 +233,123 @@ def test_auto_handing_a_stiff_run_to_its_implicit_method_equals_python_ticks():
     kernel, ticks, path = runs
     _assert_same(kernel, ticks)
     _assert_same(kernel, path)
-    assert kernel[0].stats["intervals_by_method"].get("Radau", 0) > 0  # it was handed over
+    assert kernel[0].stats["intervals_by_method"].get("Radau", 0) > 0  # it was handed over...
+    assert kernel[2][:2] == [0.0, kernel[2][1]] and kernel[2][1] > 0.02  # ...after ticks in the kernel
+
+
+def test_two_loops_commanding_one_input_record_the_last_write():
+    """Two loops at different rates write one input: each row holds the value written last (by either)."""
+    def make():
+        arm = models.Arm(NEO, 60, mass=2.0, com_distance=0.3, min_angle=-0.8, max_angle=1.6)
+        fast = control_loop(PIDController(40.0, 0.0, 1.0, period=0.02), measure="arm.angle", command="arm.voltage",
+                            setpoint=1.0, name="fast")
+        slow = control_loop(PIDController(80.0, 0.0, 0.0, period=0.03), measure="arm.angle",
+                            command="arm.voltage", setpoint=-0.3, offset=0.005, name="slow")
+        return [arm], [fast, slow]
+
+    _check(_three_ways(make, 0.6))
+
+
+def test_one_controller_in_two_loops_ticks_in_python():
+    """Two loops sharing one PIDController update its one state tick by tick: the kernel, which holds a state per
+    loop, leaves them to Python, and the run is the Python path's."""
+    def make():
+        pid = PIDController(40.0, 1.0, 1.0, period=0.02)
+        arms = [models.Arm(NEO, 60, mass=m, com_distance=0.3, min_angle=-0.8, max_angle=1.6, name=f"arm{i}")
+            for i, m in enumerate((1.0, 2.0))]
+        return arms, [control_loop(pid, measure=f"arm{i}.angle", command=f"arm{i}.voltage", setpoint=1.0,
+                                   name=f"loop{i}") for i in range(2)]
+
+    kernel, ticks, path = _three_ways(make, 0.5)
+    _assert_same(kernel, path)
+    assert len(kernel[2]) > 10
+
+
+def test_a_loop_whose_tick_or_law_a_team_replaced_ticks_in_python():
+    """A wrapped ``loop.fn`` (a disturbance added) or a ``calculate`` replaced on the controller is the team's
+    own code: such a loop ticks in Python, as written."""
+    for how in ("fn", "calculate"):
+        arm, loop = _arm_and_loop()
+        if how == "fn":
+            own = loop.fn
+            loop.fn = lambda t, s: {"arm.voltage": own(t, s)["arm.voltage"] - 5.0}
+        else:  # the controller's law replaced before the loop is made (the loop calls what it was given)
+            pid = PIDController(60.0, 0.5, 1.0, period=0.02)
+            law = pid.calculate
+            pid.calculate = lambda m, r=None: 0.5 * law(m, r)
+            loop = control_loop(pid, measure="arm.angle", command="arm.voltage", setpoint=2.0)
+        sim = simcore.Simulator(arm, [loop])
+        calls = _counting(sim)
+        sim.run_until(0.5)
+        assert len(calls) == 26, how
+        ran = sim.result().tick_log(loop.name)[3][1]["arm.voltage"]
+        arm, plain = _arm_and_loop()
+        reference = simcore.simulate(arm, 0.5, [plain]).tick_log(plain.name)[3][1]["arm.voltage"]
+        assert ran != reference, how
+
+
+def test_a_long_advance_keeps_what_record_keeps_as_it_goes():
+    """One advance of many ticks stays within what ``record=`` keeps: the kernel's stretches are kept one by one
+    (under "none" the staged rows never exceed one buffer)."""
+    from simcore.compiled_run import ROW_BUFFER
+
+    flywheel = models.Flywheel(NEO, 1.0, moi=0.002)
+    loop = control_loop(PIDController(0.02, 0.0, 0.0, period=0.001), measure="flywheel.velocity",
+                        command="flywheel.voltage", setpoint=300.0, output_limits=(-12, 12))
+    sim = simcore.Simulator(flywheel, [loop], record="none")
+    most = [0]
+    stage = sim._rec.commit
+
+    def commit(now):
+        most[0] = max(most[0], len(sim._rec._pending))
+        return stage(now)
+
+    sim._rec.commit = commit
+    sim.advance(5.0)
+    r = sim.result()
+    assert len(r.t) == 1 and r.dropped["ticks"] == 5000 and most[0] <= ROW_BUFFER
+
+
+def test_an_interrupted_advance_keeps_what_completed_and_goes_on_as_one_run(monkeypatch):
+    """An exception in a kernel stretch (here from the recorder, on the third stretch) leaves the simulation at
+    the end of the last stretch kept, its inputs as they were there; advancing again gives the uninterrupted run."""
+    def make():
+        arm = models.Arm(NEO, 60.0, mass=3.0, com_distance=0.3, min_angle=-0.8, max_angle=1.6, static_friction=0.2)
+        flywheel = models.Flywheel(NEO, 1.0, moi=0.002, n_motors=2)
+        battery = models.Battery(resistance=0.03)
+        return [arm, flywheel, battery], [
+            control_loop(PIDController(80.0, 1.0, 1.0, period=0.02), measure="arm.angle", command="arm.voltage",
+                         setpoint=1.4, output_limits=(-12.0, 12.0), name="arm_pid"),
+            control_loop(PIDController(0.05, 0.0, 0.0, period=0.001), measure="flywheel.velocity",
+                         command="flywheel.voltage", setpoint=400.0, output_limits=(-12.0, 12.0), name="fw_pid")]
+
+    systems, controllers = make()
+    whole = simcore.Simulator(systems, controllers)
+    whole.run_until(3.0)
+    systems, controllers = make()
+    sim = simcore.Simulator(systems, controllers)
+    real = sim._ticking_sink
+    calls = [0]
+
+    def failing(ticked):
+        sink = real(ticked)
+        calls[0] += 1
+        if calls[0] == 3:
+            def boom(*args):
+                sink(*args)
+                raise KeyboardInterrupt
+            return boom
+        return sink
+
+    sim._ticking_sink = failing
+    with pytest.raises(KeyboardInterrupt):
+        sim.run_until(3.0)
+    assert 0.0 < sim.t < 3.0  # two stretches were kept
+    kept = [u.copy() for u in sim._layout.U]
+    sim._ticking_sink = real
+    sim.run_until(3.0)
+    a, b = whole.result(), sim.result()
+    assert np.array_equal(a.t, b.t)
+    for name in a.names:
+        assert np.array_equal(a[name], b[name]), name
+    assert kept  # (the inputs were put back: the rerun above is the uninterrupted run)
