@@ -190,9 +190,10 @@ class Simulator:
     whatever the models hold then; start a new simulator from the state reached
     (``x0``) instead.
     An exception raised inside ``advance`` (by model or robot code, or a
-    KeyboardInterrupt) leaves the simulator at the last completed segment or tick:
-    advancing again integrates the interrupted stretch afresh and gives the rows an
-    uninterrupted run gives.
+    KeyboardInterrupt) leaves the simulator at the last completed segment or tick
+    (with loops ticking in the compiled kernel: at the end of the last buffer of rows
+    it kept): advancing again integrates the interrupted stretch afresh and gives the
+    rows an uninterrupted run gives.
     """
 
     def __init__(self, systems, controllers: Sequence[PeriodicController] = (), *, t0=0.0,
