@@ -547,6 +547,7 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
     b_CS, b_ticks, b_tick_rows, b_U_before, b_cs_before, b_written = borrowed(CS), borrowed(ticks), \
         borrowed(tick_rows), borrowed(U_before), borrowed(cs_before), borrowed(written)
     b_g_before, b_g_after, b_done, b_CT = borrowed(g_before), borrowed(g_after), borrowed(done), borrowed(CT)
+    ticking = flags[F_TICKING]
     for v in range(v0, v1):
         for i in range(fl.shape[0]):
             fl[i] = FLOATS[v, i]
@@ -557,13 +558,21 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
         r0 = int(rs[S_NROWS])
         e0 = int(rs[RS_N_EV_RECORDS])
         k0 = int(rs[RS_N_TICK_RECORDS])
-        status = advance_ticking(b_CT, b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search,
-                                 b_last_t, b_fired, b_X_before, b_CS, b_ticks, b_tick_rows, rtol, atol, max_step,
-                                 b_flags, b_stiff_rule, b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m,
-                                 b_evr_f, b_evr_x, b_bad_x, b_K, b_Q, b_seg_flags, b_part_a, b_code_a, b_dir_a,
-                                 b_roots_j, b_ids, b_sf_a, b_g_a, b_roots_t, b_roots_ga, b_x_e, b_y_new, b_work,
-                                 b_tmp, b_f_s, b_samples, b_ts, b_tj, b_vals, b_U_before, b_cs_before, b_written,
-                                 b_g_before, b_g_after, b_done)
+        if ticking:
+            status = advance_ticking(b_CT, b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search,
+                                     b_last_t, b_fired, b_X_before, b_CS, b_ticks, b_tick_rows, rtol, atol, max_step,
+                                     b_flags, b_stiff_rule, b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m,
+                                     b_evr_f, b_evr_x, b_bad_x, b_K, b_Q, b_seg_flags, b_part_a, b_code_a, b_dir_a,
+                                     b_roots_j, b_ids, b_sf_a, b_g_a, b_roots_t, b_roots_ga, b_x_e, b_y_new, b_work,
+                                     b_tmp, b_f_s, b_samples, b_ts, b_tj, b_vals, b_U_before, b_cs_before, b_written,
+                                     b_g_before, b_g_after, b_done)
+        else:  # (directly: a call through advance_ticking passes its fifty arrays once more per variant)
+            status = advance_one(b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search,
+                                 b_last_t, b_fired, b_X_before, rtol, atol, max_step, b_flags, b_stiff_rule,
+                                 b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m, b_evr_f, b_evr_x, b_bad_x,
+                                 b_K, b_Q, b_seg_flags, b_part_a, b_code_a, b_dir_a, b_roots_j, b_ids, b_sf_a,
+                                 b_g_a, b_roots_t, b_roots_ga, b_x_e, b_y_new, b_work, b_tmp, b_f_s, b_samples, b_ts,
+                                 b_tj, b_vals)
         STATUS[v] = status
         for i in range(fl.shape[0]):
             FLOATS[v, i] = fl[i]
