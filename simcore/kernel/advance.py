@@ -45,7 +45,7 @@ PROBE_STEP = 1e-8
 MAX_EVENTS_AT_ONE_INSTANT = 100
 TWICE_TOLERANCE = 2e-13
 
-@jit
+@jit(internal=True)
 def _load_active(table, P, modes, active, ids):
     """The events armed in the current modes, in the engine's order (by part, then the mode's list);
     ``ids`` scratch of MAX_ACTIVE integers."""
@@ -60,7 +60,7 @@ def _load_active(table, P, modes, active, ids):
     return n
 
 
-@jit
+@jit(internal=True)
 def _is_active(active, n_active, part, ev_id):
     for j in range(n_active):
         if active[j, A_PART] == part and active[j, A_ID] == ev_id:
@@ -134,7 +134,7 @@ def _restart_sides(table, P, U, modes, t, X, active, n_active, g_prev, fired, n_
                 g_prev[j] = g0 if g0 * side > 0 else side * JUST_OFF_ZERO
 
 
-@jit
+@jit(internal=True)
 def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, rows_m, rs, evr_f, evr_x):
     """Apply event ``ev_id`` of ``part`` at ``t``: rows before and after, its record, its reset and mode
     (``at_tick``: 1.0 for an event a tick's writes fired, else 0.0; a float, as numba compiles a function once
@@ -162,14 +162,14 @@ def _fire_one(table, P, U, modes, part, ev_id, t, X, at_tick, rows_t, rows_y, ro
     record_row(rows_t, rows_y, rows_m, rs, t, X, modes)
 
 
-@jit
+@jit(internal=True)
 def _room(rs, rows_t, evr_f, n_active):
     """Whether the buffers can take a segment's worst case beyond a full step buffer: every armed event
     firing (two rows and a record each) plus one step row."""
     return (rs[S_NROWS] + 2 * n_active + 2 < rows_t.shape[0]) and (rs[RS_N_EV_RECORDS] + n_active < evr_f.shape[0])
 
 
-@jit
+@jit(internal=True)
 def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
                 rtol, atol, max_step, flags, stiff_rule, fractions, weights,
                 rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags,
@@ -300,7 +300,7 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
             return SWITCH
 
 
-@jit
+@jit(internal=True)
 def _armed_in_mode(table, P, modes, part, ev_id, ids):
     m = active_events(table, P, part, modes[part], ids)
     for i in range(m):
@@ -309,7 +309,7 @@ def _armed_in_mode(table, P, modes, part, ev_id, ids):
     return False
 
 
-@jit
+@jit(internal=True)
 def _drop_searches_before(search, t):
     for a in range(search.shape[0]):
         for b in range(search.shape[1]):
@@ -317,7 +317,7 @@ def _drop_searches_before(search, t):
                 search[a, b] = np.nan
 
 
-@jit
+@jit(internal=True)
 def _sorted_roots(roots_t, roots_j, roots_ga, n):
     """Indices of the roots sorted by (time, event index, guard at the bracket start), as Python sorts tuples."""
     order = np.arange(n)
@@ -332,7 +332,7 @@ def _sorted_roots(roots_t, roots_j, roots_ga, n):
     return order
 
 
-@jit
+@jit(internal=True)
 def _before(t1, j1, g1, t2, j2, g2):
     if t1 != t2:
         return t1 < t2

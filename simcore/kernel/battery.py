@@ -187,7 +187,7 @@ def active_events(p, po, mode, ids):
     return 1
 
 
-@jit
+@jit(internal=True)
 def is_neutral_marker(command):
     """The bus coupling's neutral command ``-0.0``, as distinct from a controller's ``0.0``."""
     return command == 0.0 and math.copysign(1.0, command) < 0.0
@@ -286,7 +286,7 @@ def search_next(s, current):
     return SEARCH_NO_BOUND  # not reached: every stage returns above
 
 
-@jit
+@jit(internal=True)
 def _grid_point(hi, j):
     """Point ``j`` of ``numpy.linspace(hi, 0, GRID_POINTS)``."""
     if j == GRID_POINTS - 1:

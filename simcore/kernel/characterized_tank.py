@@ -21,13 +21,13 @@ from .tank_layout import (CP_A1, CP_A2, CP_B1, CP_B2, CP_KS, CP_TRACK_WIDTH, CY_
                           CY_YAW_RATE)
 
 
-@jit
+@jit(internal=True)
 def py_max(a, b):
     """Python's ``max(a, b)``: ``a`` unless ``b > a`` (so a NaN first stays)."""
     return b if b > a else a
 
 
-@jit
+@jit(internal=True)
 def py_min(a, b):
     """Python's ``min(a, b)``: ``a`` unless ``b < a``."""
     return b if b < a else a

@@ -69,7 +69,7 @@ def rms(z):
     return math.sqrt(s) / len(z) ** 0.5
 
 
-@jit
+@jit(internal=True)
 def initial_step(table, P, U, modes, t0, y0, f0, t_bound, max_step, rtol, atol, work, y1):
     """scipy's ``select_initial_step`` for an order-4 error estimator (one evaluation, into ``work``; ``y1``
     scratch of the state's length)."""
@@ -156,7 +156,7 @@ def attempt(table, P, U, modes, t, h, y, K, y_new, rtol, atol, tmp, f):
     return math.sqrt(sq) / n ** 0.5
 
 
-@jit
+@jit(internal=True)
 def stage_state(s, t, h, y, K, y_new, out):
     """The state stage ``s`` (1..6) of the attempt from ``(t, y)`` with step ``h`` was evaluated at, into
     ``out``; returns that stage's time (as :func:`attempt` computes both)."""
@@ -200,7 +200,7 @@ def dense_coefficients(K, Q):
                            + p6 * K[6, i])
 
 
-@jit
+@jit(internal=True)
 def dense_state(t_old, h, y_old, Q, t, out):
     """scipy's quartic interpolant of the step ``(t_old, t_old + h]`` at ``t``, into ``out``."""
     x = (t - t_old) / h
@@ -211,7 +211,7 @@ def dense_state(t_old, h, y_old, Q, t, out):
         out[i] = y_old[i] + h * (((Q[0, i] * x + Q[1, i] * x2) + Q[2, i] * x3) + Q[3, i] * x4)
 
 
-@jit
+@jit(internal=True)
 def interior_state(y_old, h, K, W, r, out):
     """The state at the fraction of the step whose folded weights are ``W[r]`` (6,), into ``out``."""
     w0, w2, w3, w4, w5, w6 = W[r, 0], W[r, 1], W[r, 2], W[r, 3], W[r, 4], W[r, 5]

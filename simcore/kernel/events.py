@@ -33,7 +33,7 @@ def crosses(g_a, g_b, direction):
     return False
 
 
-@jit
+@jit(internal=True)
 def guard_on_dense(table, P, U, modes, part, code, t_old, h, y_old, Q, s, work):
     """Guard ``code`` of ``part`` at time ``s`` inside the step, on its dense output."""
     dense_state(t_old, h, y_old, Q, s, work)

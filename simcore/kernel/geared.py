@@ -74,7 +74,7 @@ def applied_force(p, po, q, u0, u1, u2, direction):
     return drive_force(p, po, 0.0, u0, u1, u2, direction) + load_force(p, po, q)
 
 
-@jit
+@jit(internal=True)
 def direction_of(mode):
     if mode == MODE_FORWARD:
         return 1.0
@@ -103,7 +103,7 @@ def derivatives(p, po, mode, x, xo, u, uo, out):
     derivatives_driven(p, po, mode, x, xo, u[uo + 0], u[uo + 1], u[uo + 2], out)
 
 
-@jit
+@jit(internal=True)
 def derivatives_driven(p, po, mode, x, xo, u0, u1, u2, out):
     """:func:`derivatives` with the drive's inputs given as floats (command, brake, bus voltage): what a part
     whose drive inputs come from its own electronics calls (:mod:`simcore.kernel.servo`)."""
@@ -156,7 +156,7 @@ def outputs(p, po, mode, x, xo, u, uo, t, out, yo):
     outputs_driven(p, po, mode, x, xo, u[uo + 0], u[uo + 1], u[uo + 2], t, out, yo)
 
 
-@jit
+@jit(internal=True)
 def outputs_driven(p, po, mode, x, xo, u0, u1, u2, t, out, yo):
     """:func:`outputs` with the drive's inputs given as floats (command, brake, bus voltage)."""
     q = x[xo + 0]
@@ -193,7 +193,7 @@ def guard(p, po, code, x, xo, u, uo):
     return guard_driven(p, po, code, x, xo, u[uo + 0], u[uo + 1], u[uo + 2])
 
 
-@jit
+@jit(internal=True)
 def guard_driven(p, po, code, x, xo, u0, u1, u2):
     """:func:`guard` with the drive's inputs given as floats (command, brake, bus voltage)."""
     if code == GUARD_LOWER_STOP:
@@ -250,13 +250,13 @@ def active_events(p, po, mode, ids):
     return n
 
 
-@jit
+@jit(internal=True)
 def rest_mode(p, po, q, u, uo):
     """The mode of the body at rest at ``q`` under inputs ``u`` (GearedMechanism._rest_mode)."""
     return rest_mode_driven(p, po, q, u[uo + 0], u[uo + 1], u[uo + 2])
 
 
-@jit
+@jit(internal=True)
 def rest_mode_driven(p, po, q, u0, u1, u2):
     """:func:`rest_mode` with the drive's inputs given as floats (command, brake, bus voltage)."""
     fb = p[po + P_BREAKAWAY]
@@ -282,7 +282,7 @@ def initial_mode(p, po, x, xo, u, uo):
     return initial_mode_driven(p, po, x, xo, u[uo + 0], u[uo + 1], u[uo + 2])
 
 
-@jit
+@jit(internal=True)
 def initial_mode_driven(p, po, x, xo, u0, u1, u2):
     """:func:`initial_mode` with the drive's inputs given as floats (command, brake, bus voltage)."""
     v = x[xo + 1]

@@ -88,10 +88,13 @@ def cache_dir() -> Path | None:
     return _CACHE_DIR
 
 
-def jit(fn=None, **options):
+def jit(fn=None, *, internal=False, **options):
     """``numba.njit`` with the kernel's settings: cached on disk (where a folder is writable), no
     fast-math (results equal the Python arithmetic to the bit), the GIL released so that kernels can
-    run on several Python threads at once."""
+    run on several Python threads at once. ``internal=True`` for a function only the kernel calls: it is
+    compiled without the wrapper that lets Python call it (a good part of a cold compile's time)."""
+    if internal:
+        options.setdefault("no_cpython_wrapper", True)
     options.setdefault("cache", _CACHE_DIR is not None)
     options.setdefault("nogil", True)
     options.setdefault("error_model", "numpy")  # a division by zero gives inf/nan (checked), not an exception

@@ -189,7 +189,7 @@ def couple(table, P, U, modes, t, X):
             return
 
 
-@jit
+@jit(internal=True)
 def _load_current(table, P, U, modes, X, v):
     """The loads' (geared parts' and tanks') total supply current at bus voltage ``v``, A, in the parts' order."""
     total = 0.0
@@ -201,12 +201,12 @@ def _load_current(table, P, U, modes, X, v):
     return total
 
 
-@jit
+@jit(internal=True)
 def _is_load(kind):
     return kind == KIND_GEARED or kind == KIND_TANK
 
 
-@jit
+@jit(internal=True)
 def _bus_from_curves(table, P, U, modes, X, voc, r):
     """The bus when every load gives its supply curve (tanks without current limits; Battery's coupling with
     ``supply_current_curve``): ``(v, current)``, the curve's exact root (:func:`battery.bus_root`)."""
@@ -229,7 +229,7 @@ def _bus_from_curves(table, P, U, modes, X, voc, r):
     return v, tank.curve_of(abc, breaks, nb, v)
 
 
-@jit
+@jit(internal=True)
 def _descending(breaks, nb):
     """Rows ``breaks[:nb]`` sorted from the top, as Python sorts the tuples with ``reverse=True`` (stable): an
     insertion sort of row indices, by scalar comparisons (row copies cost numba much more to compile)."""
@@ -248,7 +248,7 @@ def _descending(breaks, nb):
     return out
 
 
-@jit
+@jit(internal=True)
 def _row_less(rows, a, b):
     """Whether row ``a`` of ``rows`` sorts before row ``b`` (as tuples)."""
     for c in range(4):
@@ -257,7 +257,7 @@ def _row_less(rows, a, b):
     return False
 
 
-@jit
+@jit(internal=True)
 def _solve_bus(table, P, U, modes, X, b):
     """The bus of battery part ``b`` (Battery's coupling, ``_solve`` with loads that give no supply curve):
     a non-finite bus where the loads allow none (the Python path then raises, naming it)."""
@@ -318,7 +318,7 @@ def couple_rows(table, P, U, modes, T, X):
 
 
 # -- the events of every part; a disabling battery's run state ---------------------------------------------
-@jit
+@jit(internal=True)
 def event_of(table, part, ev_id):
     """``(guard code, direction, whether it resets the state)`` of event ``ev_id`` of part ``part``."""
     if table[part, T_KIND] == KIND_BATTERY:
@@ -347,13 +347,13 @@ def brownout_slots(n_parts: int) -> int:
     return 1 + n_parts
 
 
-@jit
+@jit(internal=True)
 def _brownout_start(table, U):
     """The first slot of the run state (:func:`brownout_slots`) in ``U``."""
     return U.shape[0] - 1 - table.shape[0]
 
 
-@jit
+@jit(internal=True)
 def _hold_or_restore_commands(table, U, browned_out):
     """Every geared part's motor command (its first input) held back while ``browned_out`` (1.0; a float, as
     numba compiles a function once per literal boolean), else given back (:func:`simcore.kernel.battery.held_back`,
@@ -369,7 +369,7 @@ def _hold_or_restore_commands(table, U, browned_out):
                 U[s0 + k] = np.nan
 
 
-@jit
+@jit(internal=True)
 def battery_guard(table, P, U, b, code, t):
     """Guard ``code`` of battery part ``b`` at ``t``, on the bus already solved into ``U``."""
     po = table[b, T_P]
@@ -380,7 +380,7 @@ def battery_guard(table, P, U, b, code, t):
                                   P[po + battery.P_RECOVERY_VOLTAGE])
 
 
-@jit
+@jit(internal=True)
 def _fire_battery(table, P, U, modes, b, ev_id, t, X):
     """The outputs go off (brownout); or come back (recovery) unless the bus with the held commands restored
     would be below the threshold, when they stay off from ``t`` on."""

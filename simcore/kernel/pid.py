@@ -52,7 +52,7 @@ def wrap(p, po, error):
     return modulus(error, -half, half)
 
 
-@jit
+@jit(internal=True)
 def _integrated(p, po, s, so, error):
     """The integrator's sum after ``error``: reset past ``i_zone``; with ``ki != 0`` clamped so that the
     integral term stays in its range; with ``ki == 0`` left as it was."""

@@ -34,7 +34,7 @@ from .layout import (DONE, EVENT, F_ARMED, F_AUTO, F_DETECT, F_KEEP, F_START, NO
                      S_T_NEW, S_TE, S_WARN_DUE, STEP_TOO_SMALL, SWITCH, WARN_STIFF, RS_N_TICKS)
 
 
-@jit
+@jit(internal=True)
 def _all_finite(v):
     for x in v:
         if not math.isfinite(x):
@@ -42,7 +42,7 @@ def _all_finite(v):
     return True
 
 
-@jit
+@jit(internal=True)
 def _all_finite_row(K, s):
     for i in range(K.shape[1]):
         if not math.isfinite(K[s, i]):
@@ -50,7 +50,7 @@ def _all_finite_row(K, s):
     return True
 
 
-@jit
+@jit(internal=True)
 def evaluate_start(table, P, U, modes, t, y, f0, state):
     """f(t, y) into ``f0`` (the derivative at a restart: the held inputs may just have jumped)."""
     derivatives(table, P, U, modes, t, y, f0)
@@ -61,7 +61,7 @@ def evaluate_start(table, P, U, modes, t, y, f0, state):
     return True
 
 
-@jit
+@jit(internal=True)
 def choose_first_step(table, P, U, modes, y, f0, rtol, atol, max_step, state, work, y1):
     """scipy's initial step from (t, y) towards the segment's end (one evaluation)."""
     h = initial_step(table, P, U, modes, state[S_T], y, f0, state[S_T_END], max_step, rtol, atol, work, y1)
@@ -69,7 +69,7 @@ def choose_first_step(table, P, U, modes, y, f0, rtol, atol, max_step, state, wo
     state[S_H] = h
 
 
-@jit
+@jit(internal=True)
 def record_row(rows_t, rows_y, rows_m, state, t, X, modes):
     """Append the row ``(t, X, modes)`` to the buffers (``state`` the variant's run state, ``RS_*``)."""
     r = int(state[S_NROWS])
@@ -83,7 +83,7 @@ def record_row(rows_t, rows_y, rows_m, state, t, X, modes):
     state[S_NROWS] = r + 1
 
 
-@jit
+@jit(internal=True)
 def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, stiff_rule, state,
                       m_ev, ev_part, ev_code, ev_dir, g_prev, search_from, fractions, weights,
                       rows_t, rows_y, roots_t, roots_j, roots_ga, x_e, bad_x, K, Q, rows_m,

@@ -56,7 +56,7 @@ def drive_command(angle, pulse_width, pwm_enabled, pulse_min, pulse_max, radians
     return (1.0 if duty > 1.0 else -1.0 if duty < -1.0 else duty), 1.0
 
 
-@jit
+@jit(internal=True)
 def _command(p, po, angle, u, uo):
     """:func:`drive_command` of the servo with parameters ``p[po:]`` at ``angle`` under its inputs ``u[uo:]``."""
     return drive_command(angle, u[uo + 0], u[uo + 1], p[po + SP_PULSE_MIN], p[po + SP_PULSE_MAX],
@@ -91,7 +91,7 @@ def guard(p, po, code, x, xo, u, uo):
     return geared.guard_driven(p, po, code, x, xo, duty, brake, u[uo + 2])
 
 
-@jit
+@jit(internal=True)
 def rest_mode(p, po, q, u, uo):
     """The mode of the servo at rest at ``q`` under its inputs ``u`` (the electronics at ``q``)."""
     duty, brake = _command(p, po, q, u, uo)

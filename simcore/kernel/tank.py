@@ -52,7 +52,7 @@ I_ENERGY_ROLLING, I_ENERGY_TRACTION = 7, 9
 IMPACT_LOSS = 5
 
 
-@jit
+@jit(internal=True)
 def wheel_mode(mode, side):
     """Side ``side``'s traction mode (ROLL, FORWARD, BACKWARD) in the tank's mode ``mode``."""
     idx = mode // 3 if side == 0 else mode % 3
@@ -65,19 +65,19 @@ def mode_of(wl, wr):
     return 3 * (wl if wl >= 0 else 2) + (wr if wr >= 0 else 2)
 
 
-@jit
+@jit(internal=True)
 def _energy_index(p, po):
     return (I_ENERGY_TRACTION if p[po + TP_TRACTION] != 0.0 else I_ENERGY_ROLLING) + (
         1 if p[po + TP_SCRUB] != 0.0 else 0)
 
 
-@jit
+@jit(internal=True)
 def _lateral_index(p, po):
     """The slot of the sideways velocity state (with scrub)."""
     return I_ENERGY_TRACTION if p[po + TP_TRACTION] != 0.0 else I_ENERGY_ROLLING
 
 
-@jit
+@jit(internal=True)
 def _channel_into(p, po, w, cmd, brk, bus, s, so):
     v, i, isup, sat, lim, tm, to, tf = channel(w, cmd, brk, bus, p[po + TP_R], p[po + TP_INV_KV], p[po + TP_KV],
                                                p[po + TP_KT], p[po + TP_GEARING], p[po + TP_EFFICIENCY],
@@ -128,7 +128,7 @@ def axle_solution(m, J, k0, k1, ar0, ar1, roll0, roll1, slip0, slip1, d0, d1, fe
     return ax, alpha, f0, f1, a0, a1
 
 
-@jit
+@jit(internal=True)
 def _scrub_solution(p, po, wl_mode, wr_mode, d0, d1, h, fext_x, fext_y, torque, vlat, om, s):
     """The chassis on its axles with sideways scrub (Chassis.solve_fixed with its _fixed_matrix, the tank's
     geometry: traction along x, arms ``-rb``, ``rb``, couples 1; no load transfer or walls): the contacts' sideways
@@ -327,7 +327,7 @@ def derivatives(p, po, mode, x, xo, u, uo, out):
         out[e + 6] = s[TS_EXTERNAL_POWER]
 
 
-@jit
+@jit(internal=True)
 def chassis_velocity(p, po, x, xo):
     """(forward speed m/s, sideways speed m/s, yaw rate rad/s), robot frame (TankDrive._chassis_velocity)."""
     vlat = x[xo + _lateral_index(p, po)] if p[po + TP_SCRUB] != 0.0 else 0.0
@@ -489,7 +489,7 @@ def fire(p, po, mode, ev_id, x, xo, u, uo):
 
 
 # -- the battery's load -----------------------------------------------------------------------------------------
-@jit
+@jit(internal=True)
 def rotor_speeds(p, po, mode, x, xo):
     """Both sides' rotor speeds, rad/s, in ``mode`` (TankDrive._rotor_speeds: a rolling side's rim at its ground
     speed)."""
@@ -501,7 +501,7 @@ def rotor_speeds(p, po, mode, x, xo):
             k * (v + om * rb if wheel_mode(mode, 1) == ROLL else x[xo + 4]))
 
 
-@jit
+@jit(internal=True)
 def gives_curve(p, po):
     """Whether the drive's supply current is a curve of the bus voltage (no current limits)."""
     return p[po + TP_LIMITED] == 0.0
@@ -547,7 +547,7 @@ def curve_of(abc, breaks, nb, voltage):
     return curve_at(abc[0], abc[1], abc[2], breaks[:nb], voltage)
 
 
-@jit
+@jit(internal=True)
 def bus_input(p, po):
     """The slot of the ``bus_voltage`` input among the drive's inputs."""
     return int(p[po + TP_BUS])

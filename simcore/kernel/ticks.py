@@ -41,7 +41,7 @@ FLAG_FEEDFORWARD, FLAG_LIMITS = 1, 2
 N_PID_LOOP_PARAMETERS = pid.N_PID_PARAMETERS + 6
 
 
-@jit
+@jit(internal=True)
 def next_tick_ns(CT, ticks):
     """The earliest tick still to run, ns (-1 without loops)."""
     best = -1
