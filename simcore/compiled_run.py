@@ -29,7 +29,7 @@ from .kernel import ticks as kt
 from .dopri5 import check_tableau
 from .kernel.dopri5 import interior_weights
 from .kernel import battery as kb
-from .kernel.parts import KIND_BATTERY, T_KIND, T_NX, T_P, T_U, T_X, brownout_slots
+from .kernel.parts import KIND_BATTERY, KIND_TANK, T_KIND, T_NX, T_P, T_U, T_X, brownout_slots
 from .solvers import MIN_EXPLICIT_STEPS, STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS, STIFF_STEPS
 
 __all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "BATCH_ROW_BUFFER", "EVENT_BUFFER"]
@@ -96,9 +96,6 @@ def kernel_forms(systems):
 def disabling_battery_beside_a_tank(forms) -> bool:
     """Whether ``forms`` hold a Battery that disables the outputs on a brownout and a tank drive: the kernel's
     brownout holds back the geared parts' motor commands, not a tank's two."""
-    from .kernel import battery as kb
-    from .kernel.parts import KIND_BATTERY, KIND_TANK
-
     kinds = [int(f[0]) for f in forms]
     return KIND_TANK in kinds and any(
         kind == KIND_BATTERY and np.any(np.asarray(f[1])[..., kb.P_DISABLE] != 0.0) for kind, f in zip(kinds, forms))
@@ -181,7 +178,7 @@ class CompiledRun:
         self.ROWS_Y = np.empty((N, rows, n))
         # Each row's modes, and how many of the kernel's ticks came before it (the inputs it was held at).
         self.ROWS_M = np.empty((N, rows, n_parts + 1), dtype=np.int64)
-        self.TICK_ROWS = np.empty((N, rows, 3))
+        self.TICK_ROWS = np.empty((N, rows if len(self.CT) else 0, 3))  # (time, loop, value) of each tick
         self.EVR_F = np.empty((N, records, kl.N_EVENT_FIELDS))
         self.EVR_X = np.empty((N, records, 2, nx_max))
         self.flags = np.zeros(kl.N_FLAGS, dtype=np.bool_)
