@@ -96,9 +96,13 @@ def kernel_forms(systems):
 def disabling_battery_beside_a_tank(forms) -> bool:
     """Whether ``forms`` hold a Battery that disables the outputs on a brownout and a tank drive: the kernel's
     brownout holds back the geared parts' motor commands, not a tank's two."""
-    kinds = [int(f[0]) for f in forms]
-    return KIND_TANK in kinds and any(
-        kind == KIND_BATTERY and np.any(np.asarray(f[1])[..., kb.P_DISABLE] != 0.0) for kind, f in zip(kinds, forms))
+    return any(int(f[0]) == KIND_TANK for f in forms) and any(_disables(kind, params) for kind, params, _ in forms)
+
+
+def _disables(kind, params) -> bool:
+    """Whether a part of ``kind`` with ``params`` (one row, or one per variant) is a Battery that disables the
+    outputs on a brownout."""
+    return kind == KIND_BATTERY and bool(np.any(np.asarray(params)[..., kb.P_DISABLE] != 0.0))
 
 
 class CompiledRun:
@@ -147,8 +151,7 @@ class CompiledRun:
         n = slices[-1].stop if slices else 0
         self.N, self.n, self.n_parts = N, n, n_parts
         # A battery that disables the outputs keeps its run state after the inputs (brownout_slots).
-        self.brownout_part = next((k for k, (kind, params, _) in enumerate(forms) if kind == KIND_BATTERY
-                                   and np.any(np.asarray(params)[..., kb.P_DISABLE] != 0.0)), None)
+        self.brownout_part = next((k for k, (kind, params, _) in enumerate(forms) if _disables(kind, params)), None)
         self.n_u = u_off
         u_off += brownout_slots(n_parts) if self.brownout_part is not None else 0
         A = kl.MAX_ACTIVE * max(n_parts, 1)

@@ -120,11 +120,12 @@ def _kernel_loops(simulator):
 def _stage_coupled_rows(cr, lay, stage, U, T, Y, M, n_rows) -> None:
     """Stage the kernel's rows of a coupled run (a battery's bus) with their coupled inputs, solved for every
     row at once by the kernel's bus solve (:func:`simcore.kernel.parts.couple_rows`, the coupling the run
-    itself used) in the row's modes; the simulation's held inputs are left as the last row's solve leaves
-    them, as the coupling applied row by row does."""
+    itself used) in the row's modes ``M`` and held inputs ``U`` (one set for every row, or one per row); the
+    simulation's held inputs are left as the last row's solve leaves them, as the coupling applied row by row
+    does."""
     from .kernel.parts import couple_rows
 
-    rows_u = np.repeat(U[None, :], n_rows, axis=0)
+    rows_u = np.repeat(U[None, :], n_rows, axis=0) if U.ndim == 1 else np.array(U, dtype=float)
     couple_rows(cr.table, np.repeat(cr.P[:1], n_rows, axis=0), rows_u,
                 np.ascontiguousarray(cr.ROWS_M[0, :n_rows, :-1]), np.array(T), Y)  # (without the tick count)
     names_of = {}
@@ -476,12 +477,8 @@ class Simulator:
         self._t_off = cr.t_off(0)  # when a disabling battery's outputs went off (NaN: on), for the sink's calls
         cr.RS[0, _kl.S_T] = self.t
 
-    def _compiled_sink(self):
-        """``sink(n_rows, n_events)`` for the kernel's buffers: rows and events to the recorder."""
-        return self._sink
-
     def _make_sink(self):
-        """The simulation's :meth:`_compiled_sink`, made once. A row in the modes the kernel was loaded with
+        """``sink(n_rows, n_events)`` for the kernel's buffers (rows and events to the recorder), made once. A row in the modes the kernel was loaded with
         shares the layout's snapshot of inputs and modes (as the Python path's rows do); a row in other modes
         (after an event) gets a snapshot of those, one per call and modes."""
         cr, rec, lay = self._compiled, self._rec, self._layout
@@ -569,7 +566,7 @@ class Simulator:
         X, modes, snap = self._X, self._modes(), cr.snapshot()
         self._compiled_load()
         try:
-            status = cr.advance_single(t_end, self._compiled_sink())
+            status = cr.advance_single(t_end, self._sink)
             if not math.isnan(cr.RS[0, _kl.RS_WARN_T]):
                 self._integrator.stiffness_warning(cr.RS[0, _kl.RS_WARN_T])
                 cr.RS[0, _kl.RS_WARN_T] = math.nan
@@ -632,7 +629,7 @@ class Simulator:
 
         cr, rec, lay, sched = self._compiled, self._rec, self._layout, self._schedule
         X, modes, snap = self._X, self._modes(), cr.snapshot()
-        held = [u.copy() for u in lay.U]  # (a coupled run's sink writes the commands there row by row)
+        held = [u.copy() for u in lay.U]  # (a coupled run's sink leaves its last row's inputs there)
         self._compiled_load()
         RS, CT = cr.RS[0], cr.CT
         ticked = []
@@ -680,7 +677,6 @@ class Simulator:
         names = [s.name for s in self.systems]
         coupled = bool(lay.couplings)
         commands = cr.CT[:, kt.C_COMMAND]
-        targets = [lay.index[c.kernel_loop.command][1:] for c in self.controllers]
         # The inputs after each count of the kernel's ticks (counted over the run), from the count now.
         pending = rec.pending_rows()
         held_u = {int(cr.RS[0, _kl.RS_N_TICKS]): cr.U[0].copy()}
@@ -706,17 +702,10 @@ class Simulator:
                     held_u[count + j] = U[j]
                 last[0] = count + n_ticks
             T, Y = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy()
-            if coupled:
+            if coupled and n_rows:  # each row's bus, in its modes with the inputs held there
                 M = cr.ROWS_M[0, :n_rows].tolist()
-                for r in range(n_rows):
-                    # The coupled inputs (a battery's bus) at the row, solved in the row's modes and inputs.
-                    key = M[r]
-                    for k in range(n_parts):
-                        self.systems[k].mode = cr.mode_name(k, key[k])
-                    u = held_u[key[n_parts]]
-                    for (k, i), j in zip(targets, commands):
-                        lay.U[k][i] = u[j]
-                    stage((T[r], Y[r], lay.held(T[r], Y[r])))
+                _stage_coupled_rows(cr, lay, stage, np.array([held_u[m[n_parts]] for m in M]), T, Y,
+                                    [m[:n_parts] for m in M], n_rows)
             elif n_rows:
                 M = cr.ROWS_M[0, :n_rows]
                 if (M[:, :n_parts] == M[0, :n_parts]).all():  # one set of modes (no event): by the tick count alone
@@ -761,7 +750,7 @@ class Simulator:
         X, modes, snap = self._X, self._modes(), cr.snapshot()
         self._compiled_load()
         try:
-            status = cr.input_jumps_single(t, cr.with_run_state(0, u_before)[None, :], self._compiled_sink())
+            status = cr.input_jumps_single(t, cr.with_run_state(0, u_before)[None, :], self._sink)
             if status != _kl.DONE:
                 self._compiled_failure(status)
             rec.commit(t)
