@@ -46,7 +46,10 @@ print(t2 - t0, time.process_time())
 
 def _child(code: str, cache: str, python: str) -> list:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache)
-    out = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True, check=True)
+    # (run from an empty folder: ``-c`` puts the working folder first on the path, where a checkout's own
+    # simcore would shadow the interpreter's)
+    with tempfile.TemporaryDirectory() as empty:
+        out = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=empty)
     return out.stdout.split()
 
 
