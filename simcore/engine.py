@@ -40,6 +40,7 @@ the row after; at each event the row before and the row after the reset.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from typing import Iterable, Sequence
 
@@ -88,34 +89,47 @@ def _compiled_run(simulator):
                        keep_steps=simulator._rec.keeps_steps, loops=_kernel_loops(simulator))
 
 
+def _kernel_tickable(simulator) -> list:
+    """The indices of the controllers that can tick in the kernel (:mod:`simcore.kernel.ticks`), in the order
+    given: loops with a ``kernel_loop`` measuring a state and commanding an input no coupling drives, each
+    around a PIDController no other such loop holds (the kernel keeps a state per loop; two loops sharing
+    one update it tick by tick, in Python). The others tick in Python (the Python path checks the names
+    and raises where they are wrong)."""
+    lay, controllers = simulator._layout, simulator.controllers
+    loops = [i for i, c in enumerate(controllers) if getattr(c, "kernel_loop", None) is not None]
+    holders = Counter(id(controllers[i].kernel_loop.pid) for i in loops)
+    tickable = []
+    for i in loops:
+        spec = controllers[i].kernel_loop
+        measured, commanded = lay.index.get(spec.measure), lay.index.get(spec.command)
+        if (holders[id(spec.pid)] == 1 and measured is not None and measured[0] == "x" and commanded is not None
+                and commanded[0] == "u" and spec.command not in lay.coupled):
+            tickable.append(i)
+    return tickable
+
+
 def _kernel_loops(simulator):
-    """``(CT, parameters, n_cs)`` for :class:`~simcore.compiled_run.CompiledRun` when every controller of the
-    simulation can tick in the kernel (:mod:`simcore.kernel.ticks`: a loop with a ``kernel_loop``, measuring
-    a state, commanding an input no coupling drives), else None (they tick in Python)."""
+    """``(CT, parameters, n_cs)`` for :class:`~simcore.compiled_run.CompiledRun`: a row of the loop table for
+    each controller that can tick in the kernel (``simulator._in_kernel``, :func:`_kernel_tickable`), in
+    their order, else None (every controller ticks in Python)."""
     from .kernel import pid as kp
     from .kernel import ticks as kt
 
-    lay, controllers = simulator._layout, simulator.controllers
-    if not controllers or not all(getattr(c, "kernel_loop", None) is not None for c in controllers):
+    lay, controllers, tickable = simulator._layout, simulator.controllers, simulator._in_kernel
+    if not tickable:
         return None
-    if len({id(c.kernel_loop.pid) for c in controllers}) < len(controllers):
-        return None  # one PIDController in two loops: each tick updates the one state (in Python)
     u_first = np.cumsum([0] + [len(u) for u in lay.U])
-    CT = np.zeros((len(controllers), kt.N_LOOP_FIELDS), dtype=np.int64)
-    for c, ctl in enumerate(controllers):
-        spec = getattr(ctl, "kernel_loop", None)
-        if spec is None:
-            return None
-        measured, commanded = lay.index.get(spec.measure), lay.index.get(spec.command)
-        if measured is None or measured[0] != "x" or commanded is None or commanded[0] != "u" \
-                or spec.command in lay.coupled:
-            return None  # (the Python path checks the names and raises where they are wrong)
+    CT = np.zeros((len(tickable), kt.N_LOOP_FIELDS), dtype=np.int64)
+    for c, i in enumerate(tickable):
+        ctl = controllers[i]
+        spec = ctl.kernel_loop
+        measured, commanded = lay.index[spec.measure], lay.index[spec.command]
         CT[c] = (kt.LOOP_PID, simulator._t0_ns + ctl.offset_ns, ctl.period_ns,
                  measured[2], u_first[commanded[1]] + commanded[2],  # (a state's index is the stacked one)
                  c * kt.N_PID_LOOP_PARAMETERS, c * kp.N_PID_STATE,
                  kt.FLAG_FEEDFORWARD * (spec.feedforward is not None)
                  + kt.FLAG_LIMITS * (spec.output_limits is not None))
-    return CT, np.zeros(len(controllers) * kt.N_PID_LOOP_PARAMETERS), len(controllers) * kp.N_PID_STATE
+    return CT, np.zeros(len(tickable) * kt.N_PID_LOOP_PARAMETERS), len(tickable) * kp.N_PID_STATE
 
 def _stage_coupled_rows(cr, lay, stage, U, T, Y, M, n_rows) -> None:
     """Stage the kernel's rows of a coupled run (a battery's bus) with their coupled inputs, solved for every
@@ -244,6 +258,8 @@ class Simulator:
         self._terminated = False
         self._signals = Signals(self)
         self._stats = {"n_steps": 0, "n_segments": 0, "n_ticks": 0, "n_events": 0}
+        # The controllers whose ticks the kernel can run (the others tick in Python at theirs).
+        self._in_kernel = _kernel_tickable(self)
         # Built-in parts only: the RK45 stretches, events included, run in the compiled kernel.
         self._compiled = _compiled_run(self) if USE_KERNEL else None
         self._sink = self._make_sink() if self._compiled is not None else None
@@ -585,13 +601,35 @@ class Simulator:
 
     # -- the loops ticking in the kernel (simcore.kernel.ticks) ----------------------------------------------
     def _ticks_in_kernel(self) -> bool:
-        """Whether the ticks from here run in the kernel: every controller is a loop it runs, each has
-        started (its first tick, with its ``on_start``, ran in Python), and the kernel integrates."""
+        """Whether the loops the kernel runs (``_in_kernel``) tick there from here (until the next tick of a
+        controller ticking in Python, :meth:`_kernel_ticks_until`): each has started (its first tick, with
+        its ``on_start``, ran in Python), and the kernel integrates."""
         cr = self._compiled
+        loops = [self.controllers[i] for i in self._in_kernel]
         return (cr is not None and len(cr.CT) > 0 and not self._kernel_loops_refused and self._kernel_on()
-                and self._integrator.current == "RK45" and self._pending_tick is None and all(self._ran_once)
+                and self._integrator.current == "RK45" and self._pending_tick is None
+                and all(self._ran_once[i] for i in self._in_kernel)
                 and cr.brownout_part is None  # (a disabling battery's held-back commands: ticks in Python)
-                and all(c.kernel_loop.unchanged(c) for c in self.controllers))  # (a user's own tick or law)
+                and all(getattr(c, "kernel_loop", None) is not None and c.kernel_loop.unchanged(c)
+                        for c in loops))  # (a user's own tick or law)
+
+    def _kernel_ticks_until(self, target_ns: int):
+        """How far the kernel's loops tick from here towards ``target_ns``, ns: to it when no controller ticking
+        in Python is due up to it; else to the last tick of the kernel's loops before the first Python tick
+        (None when there is none: the Python tick comes first). At a Python tick every controller due there
+        ticks in Python, in the order given, the kernel's loops among them (their Python ticks compute what
+        the kernel's do), so the order of the ticks at one instant is always the order given."""
+        sched, kernel = self._schedule, self._in_kernel
+        python_next = min((sched._next[i] for i in range(len(self.controllers)) if i not in kernel), default=None)
+        if python_next is None or python_next > target_ns:
+            return target_ns
+        last = None
+        for i in kernel:
+            n = sched._next[i]
+            if n < python_next:  # its last tick before the Python one
+                n += (python_next - 1 - n) // sched._period[i] * sched._period[i]
+                last = n if last is None else max(last, n)
+        return last if last is not None and last > self._t_ns else None
 
     def _compiled_ticks(self, target_ns: int) -> None:
         """Integrate to ``target_ns`` with the loops ticking in the kernel, the ticks at it included (what
@@ -603,7 +641,7 @@ class Simulator:
         from .kernel import ticks as kt
 
         cr, lay, sched = self._compiled, self._layout, self._schedule
-        specs = [c.kernel_loop for c in self.controllers]
+        specs = [self.controllers[i].kernel_loop for i in self._in_kernel]
         numbers = [spec.numbers(self.t, self._signals) for spec in specs]
         if any(n is None for n in numbers):
             self._kernel_loops_refused = True  # (a controller or setpoint of arrays: they tick in Python)
@@ -614,7 +652,7 @@ class Simulator:
             po, so = int(CT[c, kt.C_P]), int(CT[c, kt.C_S])
             cr.P[0, po:po + len(params) + 2] = params + [float(rng[0]), float(rng[1])]
             cr.CS[0, so:so + len(state)] = state
-            cr.TICKS[0, c] = sched._k[c]
+            cr.TICKS[0, c] = sched._k[self._in_kernel[c]]
         cr.RS[0, _kl.RS_T_NS], cr.RS[0, _kl.RS_TARGET_NS] = self._t_ns, target_ns
         while True:
             status = self._compiled_ticks_stretch(specs, [len(n[1]) for n in numbers])
@@ -648,12 +686,13 @@ class Simulator:
             raise
         # Kept (nothing below can fail): the ticks' logs and schedule, the held inputs, the loops' states.
         for c, spec in enumerate(specs):
-            rec.ticks_done(self.controllers[c].name, [(t, {spec.command: value}) for t, loop, value in ticked
+            rec.ticks_done(self.controllers[self._in_kernel[c]].name, [(t, {spec.command: value}) for t, loop, value in ticked
                                                       if loop == c])
         self._stats["n_ticks"] += len(ticked)
         for c, spec in enumerate(specs):
-            sched._k[c] = int(cr.TICKS[0, c])
-            sched._next[c] = sched._base[c] + sched._k[c] * sched._period[c]
+            i = self._in_kernel[c]
+            sched._k[i] = int(cr.TICKS[0, c])
+            sched._next[i] = sched._base[i] + sched._k[i] * sched._period[i]
             so = int(CT[c, kt.C_S])
             spec.store(cr.CS[0, so:so + state_sizes[c]])
         for c, spec in enumerate(specs):  # the commanded inputs only: a coupling's are the Python solve's
@@ -887,8 +926,9 @@ class Simulator:
             if self._terminated:
                 return
         while not self._terminated:
-            if self._ticks_in_kernel():
-                self._compiled_ticks(target_ns)  # to the target, unless "auto" hands over or a write is refused
+            until = self._kernel_ticks_until(target_ns) if self._ticks_in_kernel() else None
+            if until is not None:
+                self._compiled_ticks(until)  # there, unless "auto" hands over or a write is refused
                 if self._terminated:
                     return
             nxt = self._schedule.next_ns()
