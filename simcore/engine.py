@@ -109,9 +109,10 @@ def _kernel_tickable(simulator) -> list:
 
 
 def _kernel_loops(simulator):
-    """``(CT, parameters, n_cs)`` for :class:`~simcore.compiled_run.CompiledRun`: a row of the loop table for
-    each controller that can tick in the kernel (``simulator._in_kernel``, :func:`_kernel_tickable`), in
-    their order, else None (every controller ticks in Python)."""
+    """``(CT, parameters, n_cs)`` for :class:`~simcore.compiled_run.CompiledRun` when a controller can tick in
+    the kernel (``simulator._in_kernel``, :func:`_kernel_tickable`), else None (every controller ticks in
+    Python): a row of the loop table per controller, in their order, those ticking in Python of kind
+    ``LOOP_PYTHON`` (the kernel stops at their ticks)."""
     from .kernel import pid as kp
     from .kernel import ticks as kt
 
@@ -119,12 +120,14 @@ def _kernel_loops(simulator):
     if not tickable:
         return None
     u_first = np.cumsum([0] + [len(u) for u in lay.U])
-    CT = np.zeros((len(tickable), kt.N_LOOP_FIELDS), dtype=np.int64)
+    CT = np.zeros((len(controllers), kt.N_LOOP_FIELDS), dtype=np.int64)
+    for i, ctl in enumerate(controllers):
+        CT[i, :3] = kt.LOOP_PYTHON, simulator._t0_ns + ctl.offset_ns, ctl.period_ns
     for c, i in enumerate(tickable):
         ctl = controllers[i]
         spec = ctl.kernel_loop
         measured, commanded = lay.index[spec.measure], lay.index[spec.command]
-        CT[c] = (kt.LOOP_PID, simulator._t0_ns + ctl.offset_ns, ctl.period_ns,
+        CT[i] = (kt.LOOP_PID, simulator._t0_ns + ctl.offset_ns, ctl.period_ns,
                  measured[2], u_first[commanded[1]] + commanded[2],  # (a state's index is the stacked one)
                  c * kt.N_PID_LOOP_PARAMETERS, c * kp.N_PID_STATE,
                  kt.FLAG_FEEDFORWARD * (spec.feedforward is not None)
@@ -602,8 +605,8 @@ class Simulator:
     # -- the loops ticking in the kernel (simcore.kernel.ticks) ----------------------------------------------
     def _ticks_in_kernel(self) -> bool:
         """Whether the loops the kernel runs (``_in_kernel``) tick there from here (until the next tick of a
-        controller ticking in Python, :meth:`_kernel_ticks_until`): each has started (its first tick, with
-        its ``on_start``, ran in Python), and the kernel integrates."""
+        controller ticking in Python, where every controller due ticks in Python): each has started (its
+        first tick, with its ``on_start``, ran in Python), and the kernel integrates."""
         cr = self._compiled
         loops = [self.controllers[i] for i in self._in_kernel]
         return (cr is not None and len(cr.CT) > 0 and not self._kernel_loops_refused and self._kernel_on()
@@ -613,49 +616,32 @@ class Simulator:
                 and all(getattr(c, "kernel_loop", None) is not None and c.kernel_loop.unchanged(c)
                         for c in loops))  # (a user's own tick or law)
 
-    def _kernel_ticks_until(self, target_ns: int):
-        """How far the kernel's loops tick from here towards ``target_ns``, ns: to it when no controller ticking
-        in Python is due up to it; else to the last tick of the kernel's loops before the first Python tick
-        (None when there is none: the Python tick comes first). At a Python tick every controller due there
-        ticks in Python, in the order given, the kernel's loops among them (their Python ticks compute what
-        the kernel's do), so the order of the ticks at one instant is always the order given."""
-        sched, kernel = self._schedule, self._in_kernel
-        python_next = min((sched._next[i] for i in range(len(self.controllers)) if i not in kernel), default=None)
-        if python_next is None or python_next > target_ns:
-            return target_ns
-        last = None
-        for i in kernel:
-            n = sched._next[i]
-            if n < python_next:  # its last tick before the Python one
-                n += (python_next - 1 - n) // sched._period[i] * sched._period[i]
-                last = n if last is None else max(last, n)
-        return last if last is not None and last > self._t_ns else None
-
     def _compiled_ticks(self, target_ns: int) -> None:
         """Integrate to ``target_ns`` with the loops ticking in the kernel, the ticks at it included (what
         the loop of :meth:`_run_until_ns` does); stops early where "auto" hands the run to its implicit
-        method, or where a loop's write is refused (that tick is then run in Python, which raises the error
-        naming it). The kernel goes on until a buffer of rows fills; each such stretch is kept (recorded, as
+        method, at the next tick of a controller ticking in Python (every controller due there then ticks
+        in Python), or where a loop's write is refused (that tick is then run in Python, which raises the
+        error naming it). The kernel goes on until a buffer of rows fills; each such stretch is kept (recorded, as
         ``record=`` says) before the next, so an exception leaves the simulation at the end of the last
         stretch that completed, as the Python path's leaves it at its last completed tick."""
         from .kernel import ticks as kt
 
         cr, lay, sched = self._compiled, self._layout, self._schedule
-        specs = [self.controllers[i].kernel_loop for i in self._in_kernel]
-        numbers = [spec.numbers(self.t, self._signals) for spec in specs]
-        if any(n is None for n in numbers):
+        specs = {c: self.controllers[c].kernel_loop for c in self._in_kernel}  # (by the table's rows)
+        numbers = {c: spec.numbers(self.t, self._signals) for c, spec in specs.items()}
+        if any(n is None for n in numbers.values()):
             self._kernel_loops_refused = True  # (a controller or setpoint of arrays: they tick in Python)
             return
         CT = cr.CT
-        for c, (params, state) in enumerate(numbers):
+        for c, (params, state) in numbers.items():
             rng = lay.input_ranges.get(specs[c].command, (-math.inf, math.inf))
             po, so = int(CT[c, kt.C_P]), int(CT[c, kt.C_S])
             cr.P[0, po:po + len(params) + 2] = params + [float(rng[0]), float(rng[1])]
             cr.CS[0, so:so + len(state)] = state
-            cr.TICKS[0, c] = sched._k[self._in_kernel[c]]
+        cr.TICKS[0] = sched._k  # (the Python controllers' too: the kernel stops at their next ticks)
         cr.RS[0, _kl.RS_T_NS], cr.RS[0, _kl.RS_TARGET_NS] = self._t_ns, target_ns
         while True:
-            status = self._compiled_ticks_stretch(specs, [len(n[1]) for n in numbers])
+            status = self._compiled_ticks_stretch(specs, {c: len(n[1]) for c, n in numbers.items()})
             if status != _kl.PAUSE:
                 break
         if status == _kl.SWITCH:
@@ -685,17 +671,16 @@ class Simulator:
             lay.modes_changed()
             raise
         # Kept (nothing below can fail): the ticks' logs and schedule, the held inputs, the loops' states.
-        for c, spec in enumerate(specs):
-            rec.ticks_done(self.controllers[self._in_kernel[c]].name, [(t, {spec.command: value}) for t, loop, value in ticked
+        for c, spec in specs.items():
+            rec.ticks_done(self.controllers[c].name, [(t, {spec.command: value}) for t, loop, value in ticked
                                                       if loop == c])
         self._stats["n_ticks"] += len(ticked)
-        for c, spec in enumerate(specs):
-            i = self._in_kernel[c]
-            sched._k[i] = int(cr.TICKS[0, c])
-            sched._next[i] = sched._base[i] + sched._k[i] * sched._period[i]
+        for c, spec in specs.items():
+            sched._k[c] = int(cr.TICKS[0, c])
+            sched._next[c] = sched._base[c] + sched._k[c] * sched._period[c]
             so = int(CT[c, kt.C_S])
             spec.store(cr.CS[0, so:so + state_sizes[c]])
-        for c, spec in enumerate(specs):  # the commanded inputs only: a coupling's are the Python solve's
+        for c, spec in specs.items():  # the commanded inputs only: a coupling's are the Python solve's
             _, k, i = lay.index[spec.command]
             lay.U[k][i] = cr.U[0, CT[c, kt.C_COMMAND]]
         lay.modes_changed()  # (the held inputs changed: a new snapshot)
@@ -926,10 +911,9 @@ class Simulator:
             if self._terminated:
                 return
         while not self._terminated:
-            until = self._kernel_ticks_until(target_ns) if self._ticks_in_kernel() else None
-            if until is not None:
-                self._compiled_ticks(until)  # there, unless "auto" hands over or a write is refused
-                if self._terminated:
+            if self._ticks_in_kernel():
+                self._compiled_ticks(target_ns)  # to the target, unless a Python controller's tick comes first,
+                if self._terminated:             # "auto" hands over or a write is refused
                     return
             nxt = self._schedule.next_ns()
             seg_end_ns = target_ns if nxt is None else min(nxt, target_ns)
