@@ -259,3 +259,43 @@ def test_an_interrupted_kernel_stretch_between_python_ticks_goes_on_as_one_run()
     sim._ticking_sink = real
     sim.run_until(0.3)
     _assert_same((sim.result(), [pid]), (whole.result(), [pid_whole]))
+
+
+def test_advanced_as_robotpy_update_sim_does_equals_python_ticks():
+    """``set_inputs`` then ``advance(0.02)``, as :class:`simcore.robotpy.Physics.update_sim` does each robot loop,
+    with a 1 kHz built-in loop and a 5 ms loop written in Python (a device loop of the team's own): the kernel
+    ticks its loop between the Python loop's ticks, and the run is the Python ticks' run."""
+    def make():
+        arm, flywheel = _arm(), models.Flywheel(NEO, 1.0, moi=0.002)
+        pid = PIDController(60.0, 0.5, 1.0, period=0.001)
+        loop = control_loop(pid, measure="arm.angle", command="arm.voltage", setpoint=0.9, name="arm_pid",
+                            output_limits=(-12.0, 12.0))
+        device = PeriodicController(0.005, lambda t, s: {"flywheel.voltage": 0.02 * (350.0 - s["flywheel.velocity"])},
+                                    name="device", offset=0.0015)
+        return [arm, flywheel], [device, loop], [pid], dict(record=0.1)
+
+    def drive(sim):
+        sim.advance(0.0)
+        for k in range(25):  # the robot program's outputs, then 20 ms of physics
+            sim.set_inputs({"flywheel.voltage": 3.0 + 0.1 * k} if k % 3 else {"arm.voltage": -4.0})
+            sim.advance(0.02)
+
+    runs = _runs(make, drive)
+    _check(runs, 0.5)
+
+
+def test_one_controller_in_a_kernel_loop_and_a_python_loop_keeps_one_state():
+    """A PIDController in a loop the kernel ticks and in a loop with a setpoint function (ticking in Python):
+    the Python loop's ticks update the state the kernel's loop goes on from, and the other way round."""
+    def make():
+        pid = PIDController(50.0, 2.0, 1.0, period=0.002)
+        pid.set_integrator_range(-2.0, 2.0)
+        fixed = control_loop(pid, measure="arm.angle", command="arm.voltage", setpoint=0.8, name="fixed",
+                             output_limits=(-12.0, 12.0))
+        moving = control_loop(pid, measure="arm.angle", command="arm.voltage", setpoint=lambda t: 0.5 + 0.3 * t,
+                              name="moving", period=0.002, offset=0.001, output_limits=(-12.0, 12.0))
+        return [_arm()], [fixed, moving], [pid], {}
+
+    runs = _runs(make, lambda sim: sim.run_until(0.3))
+    assert runs[0][3] == ["fixed"]
+    _check(runs, 0.3)
