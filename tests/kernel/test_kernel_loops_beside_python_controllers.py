@@ -23,8 +23,7 @@ import simcore.models as models
 from simcore import PeriodicController
 from simcore.controllers import ArmFeedforward, PIDController, control_loop
 from simcore.models.motors import NEO
-from test_kernel_equals_the_python_path import _assert_same as same_rows
-from test_loops_tick_in_the_kernel import _counting
+from test_loops_tick_in_the_kernel import _counting, interrupt_stretch, same_results
 
 T_END = 0.6
 
@@ -58,15 +57,8 @@ def _runs(make, drive):
 
 
 def _assert_same(a, b):
-    ra, rb = a[0], b[0]
-    same_rows((ra, []), (rb, []))  # rows, signals, statistics, events
-    assert [e.at_tick for e in ra.events] == [e.at_tick for e in rb.events]
-    assert ra.dropped == rb.dropped
-    assert ra.controller_names == rb.controller_names
-    for c in ra.controller_names:
-        assert np.array_equal(ra.ticks(c), rb.ticks(c)), c
-        assert [(t, {k: float(v) for k, v in w.items()}) for t, w in ra.tick_log(c)] == \
-            [(t, {k: float(v) for k, v in w.items()}) for t, w in rb.tick_log(c)], c
+    assert a[0].controller_names == b[0].controller_names
+    same_results(a[0], b[0])  # rows, signals, statistics, events, ticks and tick logs
     for pa, pb in zip(a[1], b[1]):  # every PIDController ends where the Python ticks leave it
         assert (pa.error, pa.error_derivative, pa.accumulated_error, pa.setpoint, pa.at_setpoint(), pa.kp) == \
             (pb.error, pb.error_derivative, pb.accumulated_error, pb.setpoint, pb.at_setpoint(), pb.kp)
@@ -240,19 +232,7 @@ def test_an_interrupted_kernel_stretch_between_python_ticks_goes_on_as_one_run()
     whole.run_until(0.3)
     systems, controllers, pid = make()
     sim = simcore.Simulator(systems, controllers)
-    real, calls = sim._ticking_sink, [0]
-
-    def failing(ticked):
-        sink = real(ticked)
-        calls[0] += 1
-        if calls[0] == 5:
-            def boom(*args):
-                sink(*args)
-                raise KeyboardInterrupt
-            return boom
-        return sink
-
-    sim._ticking_sink = failing
+    real = interrupt_stretch(sim, 5)
     with pytest.raises(KeyboardInterrupt):
         sim.run_until(0.3)
     assert 0.06 < sim.t < 0.1  # four stretches (one per 20 ms between the robot's ticks) were kept
