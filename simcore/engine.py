@@ -134,6 +134,7 @@ def _kernel_loops(simulator):
                  + kt.FLAG_LIMITS * (spec.output_limits is not None))
     return CT, np.zeros(len(tickable) * kt.N_PID_LOOP_PARAMETERS), len(tickable) * kp.N_PID_STATE
 
+
 def _stage_coupled_rows(cr, lay, stage, U, T, Y, M, n_rows) -> None:
     """Stage the kernel's rows of a coupled run (a battery's bus) with their coupled inputs, solved for every
     row at once by the kernel's bus solve (:func:`simcore.kernel.parts.couple_rows`, the coupling the run
@@ -268,7 +269,7 @@ class Simulator:
         self._sink = self._make_sink() if self._compiled is not None else None
         self._loaded_modes = None  # the kernel's modes as last loaded or stored, when they are the systems'
         self._reads_inputs = {}  # per modes: whether an armed guard reads the held inputs
-        self._kernel_loops_refused = False  # a loop holds what the kernel cannot tick (arrays)
+        self._kernel_loops_refused = set()  # loops holding what the kernel cannot tick (arrays)
 
     @staticmethod
     def _check_systems(systems) -> None:
@@ -604,17 +605,23 @@ class Simulator:
 
     # -- the loops ticking in the kernel (simcore.kernel.ticks) ----------------------------------------------
     def _ticks_in_kernel(self) -> bool:
-        """Whether the loops the kernel runs (``_in_kernel``) tick there from here (until the next tick of a
-        controller ticking in Python, where every controller due ticks in Python): each has started (its
-        first tick, with its ``on_start``, ran in Python), and the kernel integrates."""
+        """Whether the kernel integrates from here with loops ticking in it (until the next tick of a controller
+        ticking in Python, where every controller due ticks in Python): at least one loop of ``_in_kernel``
+        runs there (:meth:`_loops_in_kernel_now`)."""
         cr = self._compiled
-        loops = [self.controllers[i] for i in self._in_kernel]
-        return (cr is not None and len(cr.CT) > 0 and not self._kernel_loops_refused and self._kernel_on()
+        return (cr is not None and len(cr.CT) > 0 and self._kernel_on()
                 and self._integrator.current == "RK45" and self._pending_tick is None
-                and all(self._ran_once[i] for i in self._in_kernel)
                 and cr.brownout_part is None  # (a disabling battery's held-back commands: ticks in Python)
-                and all(getattr(c, "kernel_loop", None) is not None and c.kernel_loop.unchanged(c)
-                        for c in loops))  # (a user's own tick or law)
+                and bool(self._loops_in_kernel_now()))
+
+    def _loops_in_kernel_now(self) -> list:
+        """The loops of ``_in_kernel`` the kernel ticks from here: each has started (its first tick, with its
+        ``on_start``, ran in Python), still ticks as :func:`~simcore.controllers.control_loop` made it (not a
+        team's own tick or law) and holds numbers, not arrays. The others tick in Python."""
+        controllers = self.controllers
+        return [c for c in self._in_kernel if self._ran_once[c] and c not in self._kernel_loops_refused
+                and getattr(controllers[c], "kernel_loop", None) is not None
+                and controllers[c].kernel_loop.unchanged(controllers[c])]
 
     def _compiled_ticks(self, target_ns: int) -> None:
         """Integrate to ``target_ns`` with the loops ticking in the kernel, the ticks at it included (what
@@ -627,13 +634,20 @@ class Simulator:
         from .kernel import ticks as kt
 
         cr, lay, sched = self._compiled, self._layout, self._schedule
-        specs = {c: self.controllers[c].kernel_loop for c in self._in_kernel}  # (by the table's rows)
-        numbers = {c: spec.numbers(self.t, self._signals) for c, spec in specs.items()}
-        if any(n is None for n in numbers.values()):
-            self._kernel_loops_refused = True  # (a controller or setpoint of arrays: they tick in Python)
+        specs, numbers = {}, {}  # (by the table's rows, which are the controllers')
+        for c in self._loops_in_kernel_now():
+            spec = self.controllers[c].kernel_loop
+            n = spec.numbers(self.t, self._signals)
+            if n is None:
+                self._kernel_loops_refused.add(c)  # (a controller or setpoint of arrays: it ticks in Python)
+            else:
+                specs[c], numbers[c] = spec, n
+        if not specs:
             return
         CT = cr.CT
+        CT[:, kt.C_KIND] = kt.LOOP_PYTHON  # the kernel stops at the ticks of every other controller
         for c, (params, state) in numbers.items():
+            CT[c, kt.C_KIND] = kt.LOOP_PID
             rng = lay.input_ranges.get(specs[c].command, (-math.inf, math.inf))
             po, so = int(CT[c, kt.C_P]), int(CT[c, kt.C_S])
             cr.P[0, po:po + len(params) + 2] = params + [float(rng[0]), float(rng[1])]

@@ -279,3 +279,30 @@ def test_one_controller_in_a_kernel_loop_and_a_python_loop_keeps_one_state():
     runs = _runs(make, lambda sim: sim.run_until(0.3))
     assert runs[0][3] == ["fixed"]
     _check(runs, 0.3)
+
+
+def test_a_loop_a_team_replaced_ticks_in_python_beside_one_the_kernel_ticks():
+    """Of two built-in loops, one whose tick function a team wrapped (a disturbance added) ticks in Python, the
+    other still in the kernel, between the wrapped one's ticks; a loop whose first tick comes later ticks in
+    Python until then (its ``on_start`` with it), then in the kernel."""
+    def make():
+        arm, flywheel = _arm(), models.Flywheel(NEO, 1.0, moi=0.002)
+        arm_pid, fw_pid, late_pid = (PIDController(60.0, 0.5, 1.0, period=0.001),
+                                     PIDController(0.05, 0.0, 0.0, period=0.004),
+                                     PIDController(0.5, 0.0, 0.0, period=0.002))
+        arm_loop = control_loop(arm_pid, measure="arm.angle", command="arm.voltage", setpoint=0.9, name="arm_pid")
+        fw_loop = control_loop(fw_pid, measure="flywheel.velocity", command="flywheel.voltage", setpoint=300.0,
+                               name="fw_pid", output_limits=(-12.0, 12.0))
+        own = fw_loop.fn
+        fw_loop.fn = lambda t, s: {"flywheel.voltage": own(t, s)["flywheel.voltage"] - 1.0}
+        late = control_loop(late_pid, measure="arm.angle", command="arm.voltage", setpoint=0.2, name="late",
+                            offset=0.1)
+        return [arm, flywheel], [arm_loop, fw_loop, late], [arm_pid, fw_pid, late_pid], {}
+
+    runs = _runs(make, lambda sim: sim.run_until(0.3))
+    mixed = runs[0]
+    _assert_same(mixed, runs[1])
+    _assert_same(mixed, runs[2])
+    # In Python: the wrapped loop's ticks, the others' first ticks.
+    expected = sorted(set(_tick_times(0.004, 0.0, 0.3)) | {0, round(0.1e9)})
+    assert mixed[2] == [t / 1e9 for t in expected]
