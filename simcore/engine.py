@@ -926,8 +926,10 @@ class Simulator:
                 return
         while not self._terminated:
             if self._ticks_in_kernel():
-                self._compiled_ticks(target_ns)  # to the target, unless a Python controller's tick comes first,
-                if self._terminated:             # "auto" hands over or a write is refused
+                # To the target, unless a Python controller's tick comes first, "auto" hands over or a write
+                # is refused.
+                self._compiled_ticks(target_ns)
+                if self._terminated:
                     return
             nxt = self._schedule.next_ns()
             seg_end_ns = target_ns if nxt is None else min(nxt, target_ns)

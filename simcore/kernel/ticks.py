@@ -33,8 +33,8 @@ from . import pid
 from .jit import jit
 
 __all__ = ["C_KIND", "C_FIRST_NS", "C_PERIOD_NS", "C_MEASURE", "C_COMMAND", "C_P", "C_S", "C_FLAGS", "N_LOOP_FIELDS",
-           "LOOP_PID", "LOOP_PYTHON", "FLAG_FEEDFORWARD", "FLAG_LIMITS", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW", "L_HIGH",
-           "L_RANGE_LOW", "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "next_tick_ns", "tick"]
+           "LOOP_PID", "LOOP_PYTHON", "FLAG_FEEDFORWARD", "FLAG_LIMITS", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW",
+           "L_HIGH", "L_RANGE_LOW", "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "next_tick_ns", "tick"]
 
 C_KIND, C_FIRST_NS, C_PERIOD_NS, C_MEASURE, C_COMMAND, C_P, C_S, C_FLAGS = range(8)
 N_LOOP_FIELDS = 8
