@@ -49,6 +49,7 @@ Run: ``python bench/engine.py [--repeat N] [--baseline-python PATH] [--stiff]``.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import os
@@ -279,7 +280,11 @@ def arm_mixed_python():
 
 
 def _timed(fn) -> float:
-    # CPU time of this process: the machine is shared, and waiting for a core is not the code's cost.
+    # CPU time of this process: the machine is shared, and waiting for a core is not the code's cost. Each run
+    # starts after a full collection of garbage: one collection of this process's heap (numba's objects
+    # included) costs tens of ms, and would otherwise fall on whichever run the earlier ones' allocations
+    # trigger it in, the same one every round.
+    gc.collect()
     t0 = time.process_time()
     fn()
     return time.process_time() - t0
