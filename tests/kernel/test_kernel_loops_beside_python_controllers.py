@@ -306,3 +306,25 @@ def test_a_loop_a_team_replaced_ticks_in_python_beside_one_the_kernel_ticks():
     # In Python: the wrapped loop's ticks, the others' first ticks.
     expected = sorted(set(_tick_times(0.004, 0.0, 0.3)) | {0, round(0.1e9)})
     assert mixed[2] == [t / 1e9 for t in expected]
+
+
+def test_auto_handing_a_stiff_mixed_run_to_its_implicit_method_equals_python_ticks():
+    """A flywheel whose motor's electrical time constant makes it stiff, under a 20 ms built-in loop beside a 50 ms
+    Python controller: "auto" hands the run to Radau after some ticks in the kernel, and from there every
+    controller ticks in Python; the run is the Python ticks' run."""
+    def make():
+        flywheel = models.Flywheel(NEO, 1.0, moi=1.2e-6)
+        pid = PIDController(0.01, 0.0, 0.0, period=0.02)
+        loop = control_loop(pid, measure="flywheel.velocity", command="flywheel.voltage", setpoint=300.0,
+                            output_limits=(-12, 12), name="loop")
+        robot = PeriodicController(0.05, lambda t, s: {"flywheel.voltage": 0.9 * s["flywheel.voltage"]}, name="robot",
+                                   offset=0.005)
+        return [flywheel], [robot, loop], [pid], dict(method="auto")
+
+    runs = _runs(make, lambda sim: sim.run_until(0.3))
+    mixed, ticks, path = runs
+    _assert_same(mixed, ticks)
+    _assert_same(mixed, path)
+    assert mixed[0].stats["intervals_by_method"].get("Radau", 0) > 0  # handed over...
+    python_ticks = set(mixed[2])
+    assert 0.02 not in python_ticks and 0.04 not in python_ticks  # ...after loop ticks in the kernel
