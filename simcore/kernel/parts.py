@@ -35,10 +35,11 @@ import math
 
 import numpy as np
 
-from . import battery, characterized_tank, geared, servo, tank
+from . import battery, characterized_tank, geared, mecanum, servo, tank
 from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
 from .jit import jit
 from .layout import GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, N_OUTPUTS, N_SERVO_OUTPUTS
+from .mecanum_layout import MECANUM_GUARD_BASE, N_MECANUM_OUTPUTS
 from .tank_layout import N_CHARACTERIZED_OUTPUTS, N_TANK_OUTPUTS, TANK_GUARDS_READING_INPUTS
 
 KIND_GEARED = 1
@@ -50,6 +51,9 @@ KIND_SERVO = 3
 #: the characterized one (simcore.kernel.characterized_tank: no modes, no events, no supply current).
 KIND_TANK = 10
 KIND_CHARACTERIZED_TANK = 11
+#: The mecanum drive (simcore.kernel.mecanum, on the chassis core simcore.kernel.chassis: a battery's load, modes
+#: and events).
+KIND_MECANUM = 12
 T_KIND, T_X, T_NX, T_U, T_P = range(5)
 #: A geared part's ``bus_voltage`` input (its third).
 GEARED_BUS_INPUT = 2
@@ -68,6 +72,8 @@ def derivatives(table, P, U, modes, t, X, out):
             tank.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
         elif table[k, T_KIND] == KIND_CHARACTERIZED_TANK:
             characterized_tank.derivatives(P, table[k, T_P], X, table[k, T_X], U, table[k, T_U], out)
+        elif table[k, T_KIND] == KIND_MECANUM:
+            mecanum.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
 
 
 @jit
@@ -77,6 +83,10 @@ def guard(table, P, U, modes, part, code, t, X):
         if code == TANK_GUARDS_READING_INPUTS[0] or code == TANK_GUARDS_READING_INPUTS[1]:
             couple(table, P, U, modes, t, X)  # a breakaway reads the bus voltage
         return tank.guard(P, table[part, T_P], modes[part], code, X, table[part, T_X], U, table[part, T_U])
+    if table[part, T_KIND] == KIND_MECANUM:
+        if code < MECANUM_GUARD_BASE + 4:
+            couple(table, P, U, modes, t, X)  # a breakaway reads the bus voltage
+        return mecanum.guard(P, table[part, T_P], modes[part], code, X, table[part, T_X], U, table[part, T_U])
     if code == GUARD_FORWARD_PUSH or code == GUARD_BACKWARD_PUSH:  # they read the bus voltage
         couple(table, P, U, modes, t, X)
     elif code == GUARD_BROWNOUT or code == GUARD_RECOVERY:
@@ -91,7 +101,8 @@ def output_offsets(kinds) -> np.ndarray:
     """Each part's first output in the stacked outputs, for parts of kinds ``kinds`` (in table order), and
     after them their total number: an int64 array of ``len(kinds) + 1``."""
     sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0, KIND_SERVO: N_SERVO_OUTPUTS,
-             KIND_CHARACTERIZED_TANK: N_CHARACTERIZED_OUTPUTS, KIND_TANK: N_TANK_OUTPUTS}
+             KIND_CHARACTERIZED_TANK: N_CHARACTERIZED_OUTPUTS, KIND_TANK: N_TANK_OUTPUTS,
+             KIND_MECANUM: N_MECANUM_OUTPUTS}
     # (the battery's outputs are its Python class's)
     off = np.zeros(len(kinds) + 1, dtype=np.int64)
     for k, kind in enumerate(kinds):
@@ -112,6 +123,8 @@ def outputs(table, P, U, modes, t, X, y_offsets, out):
             characterized_tank.outputs(P, table[k, T_P], X, table[k, T_X], U, table[k, T_U], out, y_offsets[k])
         elif table[k, T_KIND] == KIND_TANK:
             tank.outputs(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out, y_offsets[k])
+        elif table[k, T_KIND] == KIND_MECANUM:
+            mecanum.outputs(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out, y_offsets[k])
 
 
 @jit
@@ -145,6 +158,8 @@ def initial_modes(table, P, U, X, out):
                 out[r, k] = tank.initial_mode(P[r], table[k, T_P], X[r], table[k, T_X], U[r], table[k, T_U])
             elif table[k, T_KIND] == KIND_CHARACTERIZED_TANK:
                 out[r, k] = 0
+            elif table[k, T_KIND] == KIND_MECANUM:
+                out[r, k] = mecanum.initial_mode(P[r], table[k, T_P], X[r], table[k, T_X], U[r], table[k, T_U])
 
 
 @jit
@@ -155,6 +170,8 @@ def _active_events(kind, p, mode, ids):
         return battery.active_events(p, 0, mode, ids)
     if kind == KIND_TANK:
         return tank.active_events(p, 0, mode, ids)
+    if kind == KIND_MECANUM:
+        return mecanum.active_events(p, 0, mode, ids)
     return 0
 
 
@@ -173,6 +190,8 @@ def active_events(table, P, part, mode, ids):
         return battery.active_events(P, table[part, T_P], mode, ids)
     if table[part, T_KIND] == KIND_TANK:
         return tank.active_events(P, table[part, T_P], mode, ids)
+    if table[part, T_KIND] == KIND_MECANUM:
+        return mecanum.active_events(P, table[part, T_P], mode, ids)
     return 0
 
 
@@ -198,12 +217,14 @@ def _load_current(table, P, U, modes, X, v):
             total += geared.supply_current(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], v)
         elif table[k, T_KIND] == KIND_TANK:
             total += tank.supply_current_at(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], v)
+        elif table[k, T_KIND] == KIND_MECANUM:
+            total += mecanum.supply_current_at(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], v)
     return total
 
 
 @jit(internal=True)
 def _is_load(kind):
-    return kind == KIND_GEARED or kind == KIND_TANK
+    return kind == KIND_GEARED or kind == KIND_TANK or kind == KIND_MECANUM
 
 
 @jit(internal=True)
@@ -212,13 +233,19 @@ def _bus_from_curves(table, P, U, modes, X, voc, r):
     ``supply_current_curve``): ``(v, current)``, the curve's exact root (:func:`battery.bus_root`)."""
     abc = np.zeros(3)
     own = np.zeros(3)
-    breaks = np.empty((2 * table.shape[0], 4))
+    breaks = np.empty((4 * table.shape[0], 4))  # (a drivetrain's breakpoints: two a tank, four a mecanum)
     nb = 0
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_TANK:
             own[0] = own[1] = own[2] = 0.0
             nb = tank.add_supply_curve(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], own, breaks,
                                        nb)
+            for i in range(3):
+                abc[i] = abc[i] + own[i]
+        elif table[k, T_KIND] == KIND_MECANUM:
+            own[0] = own[1] = own[2] = 0.0
+            nb = mecanum.add_supply_curve(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], own,
+                                          breaks, nb)
             for i in range(3):
                 abc[i] = abc[i] + own[i]
     if r == 0.0:
@@ -268,7 +295,10 @@ def _solve_bus(table, P, U, modes, X, b):
     for k in range(table.shape[0]):
         if _is_load(table[k, T_KIND]):
             n_loads += 1
-            if table[k, T_KIND] != KIND_TANK or not tank.gives_curve(P, table[k, T_P]):
+            if table[k, T_KIND] == KIND_MECANUM:
+                if not mecanum.gives_curve(P, table[k, T_P]):
+                    curves = False
+            elif table[k, T_KIND] != KIND_TANK or not tank.gives_curve(P, table[k, T_P]):
                 curves = False
     if n_loads == 0:
         v, current = voc, 0.0
@@ -303,6 +333,8 @@ def _solve_bus(table, P, U, modes, X, b):
             U[table[k, T_U] + GEARED_BUS_INPUT] = v
         elif table[k, T_KIND] == KIND_TANK:
             U[table[k, T_U] + tank.bus_input(P, table[k, T_P])] = v
+        elif table[k, T_KIND] == KIND_MECANUM:
+            U[table[k, T_U] + mecanum.bus_input(P, table[k, T_P])] = v
     ub = table[b, T_U]
     U[ub] = v
     U[ub + 1] = current
@@ -325,6 +357,8 @@ def event_of(table, part, ev_id):
         return battery.EVENT_GUARD[ev_id], battery.EVENT_DIRECTION[ev_id], battery.EVENT_HAS_RESET[ev_id]
     if table[part, T_KIND] == KIND_TANK:  # (every tank event is an upward crossing with a reset)
         return tank.TANK_GUARD_BASE + ev_id, 1, True
+    if table[part, T_KIND] == KIND_MECANUM:  # (every mecanum event too)
+        return MECANUM_GUARD_BASE + ev_id, 1, True
     return geared.EVENT_GUARD[ev_id], geared.EVENT_DIRECTION[ev_id], geared.EVENT_HAS_RESET[ev_id]
 
 
@@ -338,6 +372,8 @@ def fire(table, P, U, modes, part, ev_id, t, X):
         return servo.fire(P, table[part, T_P], ev_id, X, table[part, T_X], U, table[part, T_U])
     if table[part, T_KIND] == KIND_TANK:
         return tank.fire(P, table[part, T_P], modes[part], ev_id, X, table[part, T_X], U, table[part, T_U])
+    if table[part, T_KIND] == KIND_MECANUM:
+        return mecanum.fire(P, table[part, T_P], modes[part], ev_id, X, table[part, T_X], U, table[part, T_U])
     return geared.fire(P, table[part, T_P], ev_id, X, table[part, T_X], U, table[part, T_U])
 
 
