@@ -82,10 +82,10 @@ from .chassis import (BACKWARD, BREAKAWAY_MARGIN, DEFAULT_FIELD, DRIVE_ENERGY_ST
                       EXTERNAL_INPUTS, FORWARD, ROLL, Chassis, ChassisDrive, ContactSolution, square_safe, walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .battery import SupplyCurve
-from .motor_channels import ChannelState, MotorChannels, free_current_friction, motor_friction
+from .motor_channels import ChannelState, MotorChannels, motor_friction
 from .odometry import odometry_pods_of, pod_rates, pod_readings, pod_signals
 from .swerve import module_layout
-from .tank import batch_values, motor_and_gearing, tank_rim_mechanics
+from .tank import channel_parameters, drive_variants, motor_and_gearing
 
 __all__ = ["MecanumDrive", "WHEELS", "ROLLER_AXES", "DEFAULT_ROLLER_FRICTION"]
 
@@ -609,36 +609,11 @@ class MecanumDrive(ChassisDrive, System):
         # (the chassis' values as they are now: the Python path reads them at each solve)
         base = {"mass": ch.mass, "moi": ch.moi, "wheel_radius": self.wheel_radius, "gearing": self.gearing,
                 "friction_coefficient": ch.mu[0]}
-        values = {key: np.full(n, float(v)) for key, v in base.items()}
+        values, k, Mw, b_rotor = drive_variants(self, base, overrides, n)
         varied = overrides or {}
-        for key, value in varied.items():
-            values[key] = batch_values(self, key, value, n, self.BATCH_PARAMETERS, self._BATCH_UNITS.get(key, ""))
-            if key == "wheel_radius":
-                for j, r in enumerate(values[key]):
-                    square_safe(f"params[{self.name + '.' + key!r}][{j}]", float(r), "m", what="radius")
-        d = self.drive
-        G, r, m = values["gearing"], values["wheel_radius"], values["mass"]
-        with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-            k, Mw = tank_rim_mechanics(G, r, self.wheel_inertia, self.rotor_inertia, d.n_motors)
-            if "gearing" not in varied and "wheel_radius" not in varied:
-                Mw = np.full(n, float(ch.mass_eq[0]))
-            b_rotor = (self.viscous_friction / k / k if self._viscous_given
-                       else np.full(n, free_current_friction(d)))
-        bad = ~(np.isfinite(k) & np.isfinite(Mw) & np.isfinite(b_rotor) & (Mw > 0))
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            key = next((key for key in ("gearing", "wheel_radius") if key in varied), "gearing")
-            raise ConfigError(f"params[{self.name + '.' + key!r}][{j}]", float(values[key][j]),
-                              f"a value whose rotating mass at the rim is positive and finite and whose rotor "
-                              f"friction is finite (variant {j})")
-        mu = values["friction_coefficient"]
+        r, m, mu = values["wheel_radius"], values["mass"], values["friction_coefficient"]
         p = np.empty((n, _ml.N_MECANUM_PARAMETERS))
-        p[:, _ml.MP_R], p[:, _ml.MP_INV_KV], p[:, _ml.MP_KV], p[:, _ml.MP_KT] = d.R, 1.0 / d.Kv, d.Kv, d.Kt
-        p[:, _ml.MP_GEARING], p[:, _ml.MP_EFFICIENCY] = G, d.efficiency
-        p[:, _ml.MP_DUTY] = 1.0 if d.command == "duty" else 0.0
-        p[:, _ml.MP_LIMITED] = 1.0 if self.channels.any_limits else 0.0
-        p[:, _ml.MP_STATOR_LIMIT], p[:, _ml.MP_SUPPLY_LIMIT] = d.stator_current_limit, d.supply_current_limit
-        p[:, _ml.MP_B_ROTOR], p[:, _ml.MP_CONDUCTANCE], p[:, _ml.MP_CONVERSION] = b_rotor, 1.0 / d.R, 1.0 / d.Kv - d.Kt
+        channel_parameters(p, self.drive, values["gearing"], b_rotor, self.channels.any_limits)
         p[:, _ml.MP_K], p[:, _ml.MP_WHEEL_RADIUS] = k, r
         p[:, _ml.MP_MASS], p[:, _ml.MP_MOI], p[:, _ml.MP_WHEEL_MASS] = m, values["moi"], Mw
         p[:, _ml.MP_ROLLER_FRICTION], p[:, _ml.MP_SLIP_EPS2] = self.roller_friction, self.slip_epsilon ** 2

@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from .battery import curve_at, motor_supply_piece
+from .battery import curve_at
 from .chassis import solve
 from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
                              S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_ARM, W_COUPLE, W_COUPLE_FREE, W_DX, W_DY,
@@ -30,7 +30,7 @@ from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_COS, S
                              WS_CHANNEL, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F, WS_FREE_ARM,
                              WS_FREE_SLIP, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY, WS_ROTOR, WS_SLIP,
                              WS_SLIP_FREE, WS_W, WS_WA)
-from .channels import channel
+from .channels import add_supply_piece, channel
 from .jit import jit
 from .mecanum_layout import (EV_MECANUM_BREAKAWAY, EV_MECANUM_GRIP, I_ENERGY, I_WHEEL_POSITION, I_WHEEL_VELOCITY,
                              IMPACT_LOSS, MECANUM_GUARD_BASE, MP_B_ROTOR, MP_BRAKE, MP_BUS, MP_CONDUCTANCE,
@@ -326,14 +326,7 @@ def add_supply_curve(p, po, mode, x, xo, u, uo, abc, breaks, nb):
     g, inv_kv, duty = p[po + MP_CONDUCTANCE], p[po + MP_INV_KV], p[po + MP_DUTY] != 0.0
     for i in range(N):
         w = _rotor_speed(p, po, mode, x, xo, i)
-        brk = u[uo + int(p[po + MP_BRAKE + i])]
-        da, db, dc, v_k, bda, bdb, bdc = motor_supply_piece(g, w * inv_kv, duty, u[uo + i], brk)
-        abc[0] = abc[0] + da
-        abc[1] = abc[1] + db
-        abc[2] = abc[2] + dc
-        if v_k >= 0.0:
-            breaks[nb, 0], breaks[nb, 1], breaks[nb, 2], breaks[nb, 3] = v_k, bda, bdb, bdc
-            nb += 1
+        nb = add_supply_piece(abc, breaks, nb, g, w * inv_kv, duty, u[uo + i], u[uo + int(p[po + MP_BRAKE + i])])
     return nb
 
 

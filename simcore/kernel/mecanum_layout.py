@@ -46,3 +46,4 @@ MECANUM_GUARDS_READING_INPUTS = tuple(MECANUM_GUARD_BASE + EV_MECANUM_BREAKAWAY 
 #: kinetic_energy, seven per wheel (slip, stator, supply, applied, rotor position, rotor velocity, roller speed),
 #: supply_voltage and the four normal loads.
 N_MECANUM_OUTPUTS = 4 + 7 * N_MECANUM_WHEELS + 1 + N_MECANUM_WHEELS
+

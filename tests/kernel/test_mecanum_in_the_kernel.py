@@ -16,12 +16,11 @@ import numpy as np
 import pytest
 
 import simcore
-import simcore.models as models
-from both_paths import run_on_path
+from both_paths import assert_same_runs, run_on_path, with_battery
 from simcore import PeriodicController
 from simcore.checks import STANDARD_GRAVITY
 from simcore.kernel import mecanum as kernel_mecanum
-from simcore.kernel import mecanum_layout
+from simcore.kernel import mecanum_layout, tank_layout
 from simcore.models import chassis
 from simcore.models.battery import Battery
 from simcore.models.hub_motor import GOBILDA_5203_312
@@ -34,18 +33,6 @@ def _mecanum(**kw):
     args = dict(track_width=0.5, wheelbase=0.45, wheel_radius=0.0508, mass=25.0, moi=1.6)
     args.update(kw)
     return MecanumDrive(NEO, 8.0, **args)
-
-
-def _assert_same(a, b):
-    assert np.array_equal(a.t, b.t)
-    assert a.names == b.names
-    for name in a.names:  # states, inputs (the bus included) and outputs
-        assert np.array_equal(a[name], b[name], equal_nan=True), name
-    assert a.stats == b.stats
-    assert [(e.t, e.name, e.system, e.mode_before, e.mode_after) for e in a.events] == \
-        [(e.t, e.name, e.system, e.mode_before, e.mode_after) for e in b.events]
-    for ea, eb in zip(a.events, b.events):
-        assert np.array_equal(ea.x_before, eb.x_before) and np.array_equal(ea.x_after, eb.x_after)
 
 
 CASES = []
@@ -75,14 +62,7 @@ def test_a_mecanum_in_the_kernel_is_the_python_path_to_the_bit(case):
         drive = _mecanum(friction_coefficient=case["mu"], track_energy=case["energy"], command=cmd,
                          stator_current_limit=case["limit"], efficiency=case["efficiency"],
                          roller_friction=case["rollers"], name="drive")
-        systems = [drive]
-        if case["battery"] == "default":
-            systems.append(Battery())
-        elif case["battery"] == "stiff":
-            systems.append(Battery(resistance=0.0))
-        elif case["battery"] == "with_arm":
-            systems += [models.Arm(NEO, 60.0, mass=2.0, com_distance=0.3, min_angle=-0.5, max_angle=1.5),
-                        Battery(resistance=0.03)]
+        systems = with_battery(drive, case["battery"])
 
         def loop(t, s):
             # launches forward, strafes, turns and coasting (neutral), so that the rollers break away and grip
@@ -103,7 +83,7 @@ def test_a_mecanum_in_the_kernel_is_the_python_path_to_the_bit(case):
 
     a = run_on_path(True, make, 1.6, method=case["method"])
     b = run_on_path(False, make, 1.6, method=case["method"])
-    _assert_same(a, b)
+    assert_same_runs(a, b)
     if case["limit"] is None and not case["duty"]:
         assert {e.name for e in a.events} >= {"breakaway", "grip"}  # the modes were exercised
 
@@ -177,8 +157,8 @@ def test_an_ftc_drive_in_the_fields_walls_and_a_road_runner_one_take_the_python_
     free = MecanumDrive(GOBILDA_5203_312, track_width=0.4, wheelbase=0.35, wheel_radius=0.048, mass=12.0,
                         moi=0.4, field=None)
     assert free.kernel_form() is not None
-    rr = MecanumDrive.from_roadrunner(0.0005, 0.0005, 1000.0, 1.0, 0.0004, 0.0001, motor_type=GOBILDA_5203_312,
-                                      mass=12.0, field=None, floor_to_physics=True)
+    rr = MecanumDrive.from_roadrunner(0.0005, 0.0005, 1000.0, 1.0, 0.005, 0.001, motor_type=GOBILDA_5203_312,
+                                      mass=12.0, field=None)
     assert rr.kernel_form() is None  # (its motors' Coulomb friction is not the kernel's channel)
 
     class MyMecanum(MecanumDrive):
@@ -188,12 +168,19 @@ def test_an_ftc_drive_in_the_fields_walls_and_a_road_runner_one_take_the_python_
                      moi=1.6).kernel_form() is None
 
 
+CHANNEL_SLOTS = ("R", "INV_KV", "KV", "KT", "GEARING", "EFFICIENCY", "DUTY", "LIMITED", "STATOR_LIMIT", "SUPPLY_LIMIT",
+                 "B_ROTOR", "CONDUCTANCE", "CONVERSION")
+
+
 def test_the_kernels_constants_are_the_chassis():
     assert (kernel_mecanum.ROLL, kernel_mecanum.FORWARD, kernel_mecanum.BACKWARD) == (chassis.ROLL, chassis.FORWARD,
                                                                                      chassis.BACKWARD)
     assert mecanum_layout.MECANUM_WHEEL_MODES == (chassis.ROLL, chassis.FORWARD, chassis.BACKWARD)
     assert kernel_mecanum.GRIP_SPEED == chassis.GRIP_SPEED
     assert mecanum_layout.IMPACT_LOSS == chassis.DRIVE_ENERGY_STATES.index("impact_loss")
+    # the motor channel's slots are the tank's (simcore.models.tank.channel_parameters writes both)
+    assert [getattr(mecanum_layout, "MP_" + k) for k in CHANNEL_SLOTS] == \
+        [getattr(tank_layout, "TP_" + k) for k in CHANNEL_SLOTS] == list(range(13))
     modes = (0, 1, -1)
     assert [MecanumDrive.KERNEL_MODES[kernel_mecanum.mode_of(a, b, c, d)]
             for a in modes for b in modes for c in modes for d in modes] == \
