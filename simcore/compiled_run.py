@@ -96,7 +96,8 @@ def kernel_forms(systems):
 def disabling_battery_beside_a_tank(forms) -> bool:
     """Whether ``forms`` hold a Battery that disables the outputs on a brownout and a tank or mecanum drive: the
     kernel's brownout holds back the geared parts' motor commands, not a drivetrain's."""
-    return any(int(f[0]) in (KIND_TANK, KIND_MECANUM) for f in forms) and any(_disables(kind, params) for kind, params, _ in forms)
+    return (any(int(f[0]) in (KIND_TANK, KIND_MECANUM) for f in forms)
+            and any(_disables(kind, params) for kind, params, _ in forms))
 
 
 def _disables(kind, params) -> bool:

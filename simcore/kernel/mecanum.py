@@ -277,7 +277,8 @@ def settle(p, po, mode, x, xo, u, uo):
 @jit
 def initial_mode(p, po, x, xo, u, uo):
     """The mode at the start (ChassisDrive.initial_mode without walls or load transfer)."""
-    return settle(p, po, 0, x, xo, u, uo)
+    return settle(p, po, xo - xo, x, xo, u, uo)  # (every wheel rolling: a value, not a literal 0, which numba
+    #                                               would compile settle a second time for)
 
 
 @jit

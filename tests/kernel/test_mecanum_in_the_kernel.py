@@ -150,6 +150,13 @@ def test_a_mecanum_the_kernel_has_no_form_of_yet_takes_the_python_path(options):
     sim.run_until(0.1)
 
 
+def test_a_mecanum_beside_a_disabling_battery_takes_the_python_path():
+    # The kernel's brownout holds back the geared mechanisms' commands, not a drivetrain's four.
+    sim = simcore.Simulator([_mecanum(), Battery(brownout_behaviour="disable")], [])
+    assert sim._compiled is None
+    assert simcore.Simulator([_mecanum(), Battery()], [])._compiled is not None
+
+
 def test_an_ftc_drive_in_the_fields_walls_and_a_road_runner_one_take_the_python_path():
     walled = MecanumDrive(GOBILDA_5203_312, track_width=0.4, wheelbase=0.35, wheel_radius=0.048, mass=12.0,
                           moi=0.4)
