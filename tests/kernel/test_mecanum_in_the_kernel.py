@@ -192,3 +192,34 @@ def test_the_kernels_constants_are_the_chassis():
     assert [MecanumDrive.KERNEL_MODES[kernel_mecanum.mode_of(a, b, c, d)]
             for a in modes for b in modes for c in modes for d in modes] == \
         [((a, b, c, d), ()) for a in modes for b in modes for c in modes for d in modes]
+
+
+def test_an_ftc_mecanum_driven_by_a_hub_in_the_kernel_is_the_python_path_to_the_bit():
+    # A goBILDA mecanum on an open floor (field=None) driven through a REV hub's four channels (the hub's firmware
+    # and the op mode run in Python at their ticks; the drive's duty and per-wheel brake inputs are plain inputs):
+    # RUN_USING_ENCODER velocity control forward, then a strafe, then zero power with the BRAKE behaviour.
+    from simcore.controllers.hub import Hub, RunMode, ZeroPowerBehavior, linear_opmode
+    from simcore.models.mecanum import WHEELS
+
+    def make():
+        drive = MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0,
+                             moi=0.35, field=None, friction_coefficient=0.5, name="drive")
+        hub = Hub()
+        motors = [hub.motor(port, drive, wheel=w) for port, w in enumerate(WHEELS)]
+
+        def code():
+            for m in motors:
+                m.setMode(RunMode.RUN_USING_ENCODER)
+                m.setZeroPowerBehavior(ZeroPowerBehavior.BRAKE)
+            for powers, steps in (((1.0, 1.0, 1.0, 1.0), 40), ((-0.8, 0.8, 0.8, -0.8), 40), ((0.0,) * 4, 30)):
+                for m, p in zip(motors, powers):
+                    m.setPower(p)
+                for _ in range(steps):
+                    yield
+
+        return [drive], [linear_opmode(code, period=0.01, hubs=[hub]), *hub.controllers()]
+
+    a = run_on_path(True, make, 1.1)
+    b = run_on_path(False, make, 1.1)
+    assert_same_runs(a, b)
+    assert {e.name for e in a.events} >= {"breakaway", "grip"}
