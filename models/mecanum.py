@@ -54,15 +54,14 @@ channel maps them to its motor's own frame through its mounting, the left motors
 mirrored by default (``mirrored_wheels``; :mod:`simcore.controllers.hub.motor`,
 "Mounting"). Such a drive stands in the FTC field's walls by default (``field``).
 
-**In the compiled kernel.** A drive without a ``cog_height``, walls (``field=None`` for an FTC one) or odometry
-pods, with the plain motor channels (not ``from_roadrunner``'s Coulomb friction) and not a subclass, has a kernel
-form (:mod:`simcore.kernel.mecanum` on the chassis core :mod:`simcore.kernel.chassis`: the four channels, the
-rollers' traction modes as an integer, the breakaway and grip events, the rollers' rolling resistance, the energy
-ledger, the external force inputs, its supply current on the battery's bus): a simulation of built-in parts runs it
-compiled, and ``simulate_batch`` varies its ``mass``, ``moi``, ``wheel_radius``, ``gearing`` and
-``friction_coefficient``. Without load transfer, walls or Coulomb friction its evaluation is the kernel's on every
-path (this class calls it); the others (load transfer and the tip event, walls, pods, Coulomb friction) run on the
-Python path.
+**In the compiled kernel.** A drive without a ``cog_height`` or walls (``field=None`` for an FTC one), with the
+plain motor channels (not ``from_roadrunner``'s Coulomb friction) and not a subclass, has a kernel form
+(:mod:`simcore.kernel.mecanum` on the chassis core :mod:`simcore.kernel.chassis`: the four channels, the rollers'
+traction modes as an integer, the breakaway and grip events, the rollers' rolling resistance, the energy ledger,
+the external force inputs, the odometry pods, its supply current on the battery's bus): a simulation of built-in
+parts runs it compiled, and ``simulate_batch`` varies its ``mass``, ``moi``, ``wheel_radius``, ``gearing`` and
+``friction_coefficient``. Its evaluation, derivatives and outputs are then the kernel's on every path (this class
+calls them); the others (load transfer and the tip event, walls, Coulomb friction) run on the Python path.
 """
 from __future__ import annotations
 
@@ -288,7 +287,7 @@ class MecanumDrive(ChassisDrive, System):
         self._names(name, command)
         self._setup_modes()
         # Without load transfer or walls the drive is evaluated by the kernel's form (simcore.kernel.mecanum) on
-        # every path; with no odometry pods its derivatives and outputs too.
+        # every path, its derivatives and outputs too.
         self._kernel_eval = not self.chassis.tips and not self.chassis.walls
         self._kernel_p = None
         self._refresh_kernel()
@@ -451,7 +450,7 @@ class MecanumDrive(ChassisDrive, System):
         return smp
 
     def derivatives(self, t, x, u):
-        if self._kernel_on and not self.odometry_pods:
+        if self._kernel_on:
             out = np.empty(len(self.state_names))
             _mecanum_kernel().derivatives(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
                                           np.asarray(u, dtype=float), 0, out)
@@ -481,8 +480,8 @@ class MecanumDrive(ChassisDrive, System):
                             + self.wheel_mass * (w * w).sum()))
 
     def outputs(self, t, x, u):
-        if self._kernel_on and not self.odometry_pods:
-            out = np.empty(_ml.N_MECANUM_OUTPUTS)
+        if self._kernel_on:
+            out = np.empty(_ml.n_mecanum_outputs(len(self.odometry_pods)))
             _mecanum_kernel().outputs(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
                                       np.asarray(u, dtype=float), 0, out, 0)
             return out.tolist()
@@ -612,7 +611,7 @@ class MecanumDrive(ChassisDrive, System):
         values, k, Mw, b_rotor = drive_variants(self, base, overrides, n)
         varied = overrides or {}
         r, m, mu = values["wheel_radius"], values["mass"], values["friction_coefficient"]
-        p = np.empty((n, _ml.N_MECANUM_PARAMETERS))
+        p = np.empty((n, _ml.n_mecanum_parameters(len(self.odometry_pods))))
         channel_parameters(p, self.drive, values["gearing"], b_rotor, self.channels.any_limits)
         p[:, _ml.MP_K], p[:, _ml.MP_WHEEL_RADIUS] = k, r
         p[:, _ml.MP_MASS], p[:, _ml.MP_MOI], p[:, _ml.MP_WHEEL_MASS] = m, values["moi"], Mw
@@ -620,6 +619,11 @@ class MecanumDrive(ChassisDrive, System):
         p[:, _ml.MP_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
         p[:, _ml.MP_EXTERNAL], p[:, _ml.MP_BUS] = self._iext, self._ibus
         p[:, _ml.MP_BRAKE:_ml.MP_BRAKE + 4] = self._ib
+        p[:, _ml.MP_N_PODS], p[:, _ml.MP_POD_STATE] = len(self.odometry_pods), self._ipod
+        for j, pod in enumerate(self.odometry_pods):
+            o = _ml.MP_PODS + _ml.N_POD * j
+            p[:, o + _ml.PD_X], p[:, o + _ml.PD_Y], p[:, o + _ml.PD_RADIUS] = pod.x, pod.y, pod.wheel_radius
+            p[:, o + _ml.PD_COS], p[:, o + _ml.PD_SIN] = math.cos(pod.heading), math.sin(pod.heading)
         # Chassis: m g times each contact's share
         load0 = [m * self.gravity * f for f in ch.load_share] if "mass" in varied else ch.load0
         (dx, dy, arm, free_dirs, free_arm) = ch.geometry
@@ -647,10 +651,10 @@ class MecanumDrive(ChassisDrive, System):
     def kernel_form(self):
         """``(kind, parameters, mode names)`` of this drive in the compiled kernel (:mod:`simcore.kernel.mecanum`),
         or None where the kernel has no form of it yet (then the simulation takes the Python path): a
-        ``cog_height`` (load transfer and the tip event), walls, odometry pods, motor channels with Coulomb
-        friction (``from_roadrunner`` with a ``ks``), or a subclass."""
+        ``cog_height`` (load transfer and the tip event), walls, motor channels with Coulomb friction
+        (``from_roadrunner`` with a ``ks``), or a subclass."""
         self._refresh_kernel()
-        if not self._kernel_on or self.odometry_pods or type(self) is not MecanumDrive:
+        if not self._kernel_on or type(self) is not MecanumDrive:
             return None
         from simcore.kernel.parts import KIND_MECANUM
 

@@ -22,8 +22,8 @@ parameters given as arrays of length ``N``. Each variant's trajectory is what it
   :attr:`BatchResult.stiff_at` keeps the times.
 
 What batches. A system batches when it has a kernel form (``kernel_form()``: Flywheel, Arm,
-Elevator, HubMotor, ServoMechanism, TankDrive and MecanumDrive (without a cog height, walls or pods),
-CharacterizedTankDrive, and a Battery, with ``brownout_behaviour="flag"`` or ``"disable"`` (a disabling one not
+Elevator, HubMotor, ServoMechanism, TankDrive (without a cog height, walls or pods), MecanumDrive (without a
+cog height or walls), CharacterizedTankDrive, and a Battery, with ``brownout_behaviour="flag"`` or ``"disable"`` (a disabling one not
 with a tank or mecanum drive)): its
 variants' parameters come from its own ``kernel_parameters``, their outputs and the bus from the kernel's functions
 (:mod:`simcore.batch_parts`);

@@ -305,6 +305,9 @@ class MecanumVariants(DrivetrainVariants):
     def __init__(self, model, form, params, n):
         super().__init__(model, form, params, n)
         self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
+        from .kernel.mecanum_layout import n_mecanum_outputs
+
+        self._y_offsets = np.array([0, n_mecanum_outputs(len(model.odometry_pods))], dtype=np.int64)
 
     initial_mode = TankVariants.initial_mode
 

@@ -37,7 +37,8 @@ from .mecanum_layout import (EV_MECANUM_BREAKAWAY, EV_MECANUM_GRIP, I_ENERGY, I_
                              MP_CONVERSION, MP_DUTY, MP_EFFICIENCY, MP_EXTERNAL, MP_GEARING, MP_INV_KV, MP_K, MP_KT,
                              MP_KV, MP_LIMITED, MP_MASS, MP_MOI, MP_R, MP_ROLLER_FRICTION, MP_SLIP_EPS2,
                              MP_STATOR_LIMIT, MP_SUPPLY_LIMIT, MP_TRACK_ENERGY, MP_WHEEL_MASS, MP_WHEEL_RADIUS,
-                             MP_WHEELS, N_MECANUM_SAMPLE)
+                             MP_WHEELS, N_MECANUM_OUTPUTS, N_MECANUM_SAMPLE)
+from .mecanum_layout import MP_N_PODS, MP_POD_STATE, MP_PODS, N_POD, PD_COS, PD_RADIUS, PD_SIN, PD_X, PD_Y
 from .tank_layout import (CH_APPLIED, CH_FRICTION_TORQUE, CH_MOTOR_TORQUE, CH_OUTPUT_TORQUE, CH_STATOR,
                           CH_SUPPLY)
 
@@ -178,6 +179,16 @@ def derivatives(p, po, mode, x, xo, u, uo, out):
         out[e + 4] = s[S_FRICTION_POWER]
         out[e + 5] = 0.0
         out[e + 6] = s[S_EXTERNAL_POWER]
+    ip = xo + int(p[po + MP_POD_STATE])
+    for j in range(int(p[po + MP_N_PODS])):  # the odometry pods' rolled distances
+        out[ip + j] = pod_rolling_speed(p, po, j, s[S_VX], s[S_VY], s[S_OM])
+
+
+@jit(internal=True)
+def pod_rolling_speed(p, po, j, vx, vy, om):
+    """Odometry pod ``j``'s rolling speed, m/s, at the robot-frame chassis velocity (OdometryPod.rolling_speed)."""
+    d = po + MP_PODS + N_POD * j
+    return (vx - om * p[d + PD_Y]) * p[d + PD_COS] + (vy + om * p[d + PD_X]) * p[d + PD_SIN]
 
 
 @jit
@@ -193,7 +204,7 @@ def kinetic_energy(p, po, x, xo):
 
 @jit
 def outputs(p, po, mode, x, xo, u, uo, out, yo):
-    """Write the outputs (``N_MECANUM_OUTPUTS`` slots, MecanumDrive.outputs' order without walls or pods) at
+    """Write the outputs (``n_mecanum_outputs(pods)`` slots, MecanumDrive.outputs' order without walls) at
     state ``x`` and inputs ``u`` into ``out[yo:]``."""
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
@@ -218,6 +229,12 @@ def outputs(p, po, mode, x, xo, u, uo, out, yo):
         out[o + 24 + i] = s[q + WS_FREE_SLIP]
         out[o + 29 + i] = s[q + WS_NORMAL]
     out[o + 28] = s[S_BUS]
+    o = yo + N_MECANUM_OUTPUTS
+    ip = xo + int(p[po + MP_POD_STATE])
+    for j in range(int(p[po + MP_N_PODS])):  # (OdometryPod readings: the wheel's angle and speed)
+        r_pod = p[po + MP_PODS + N_POD * j + PD_RADIUS]
+        out[o + 2 * j] = x[ip + j] / r_pod
+        out[o + 2 * j + 1] = pod_rolling_speed(p, po, j, s[S_VX], s[S_VY], s[S_OM]) / r_pod
 
 
 # -- events -------------------------------------------------------------------------------------------------

@@ -69,3 +69,18 @@ def test_a_batch_refuses_a_wheel_radius_that_leaves_no_rotating_mass_and_names_i
 def test_a_mecanum_the_kernel_has_no_form_of_cannot_batch():
     with pytest.raises(ConfigTypeError, match="cannot batch"):  # load transfer: no kernel form yet
         simulate_batch([_mecanum(cog_height=0.1)], 0.1, params={"drive.mass": [20.0, 30.0]})
+
+
+def test_mecanum_drives_with_dead_wheels_batch_to_their_serial_runs():
+    from simcore.models.odometry import OdometryPod
+
+    pods = (OdometryPod("par", 0.05, 0.15, 0.0, 0.024, 2000.0), OdometryPod("perp", -0.1, 0.0, 1.6, 0.016, 8192.0))
+    masses = np.linspace(15.0, 35.0, 12)
+    loop = PeriodicController(0.02, _drive_loop, name="loop")
+    batch = simulate_batch([_mecanum(odometry_pods=pods), Battery()], 1.2, [elementwise(loop)],
+                           params={"drive.mass": masses})
+    for j, m in enumerate(masses):
+        serial = simulate([_mecanum(odometry_pods=pods, mass=float(m)), Battery()], 1.2,
+                          [PeriodicController(0.02, _drive_loop, name="loop")], method="RK45")
+        _same(batch[j], serial)
+        assert abs(serial.final("drive.par_distance")) > 0.1  # the pods rolled
