@@ -228,3 +228,44 @@ def test_an_ftc_mecanum_driven_by_a_hub_in_the_kernel_is_the_python_path_to_the_
     b = run_on_path(False, make, 1.1)
     assert_same_runs(a, b)
     assert {e.name for e in a.events} >= {"breakaway", "grip"}
+
+
+@pytest.mark.parametrize("options", [dict(track_energy=True, roller_friction=0.05),
+                                     dict(stator_current_limit=40.0, efficiency=0.9, roller_friction=0.0),
+                                     dict(command="duty", neutral_mode="coast", viscous_friction=0.3,
+                                          odometry_pods=PODS)])
+def test_the_kernels_instant_is_the_python_forms_to_the_bit(options):
+    # The Python form of the drive (MecanumDrive._evaluate and derivatives on the Python chassis solve, which the
+    # drives with walls or load transfer still take) and the kernel's give the same bits at random states, inputs
+    # and traction modes: evaluation, derivatives, outputs, supply current, settling, the grip reset and guards.
+    kernel, python = _mecanum(friction_coefficient=0.7, **options), _mecanum(friction_coefficient=0.7, **options)
+    python._kernel_on = False
+    rng = np.random.default_rng(11)
+    scale = 1.0 if options.get("command") == "duty" else 12.0
+    for _ in range(100):
+        x = kernel.initial_state()
+        x[:] = rng.normal(size=len(x)) * 2.0
+        u = kernel.initial_inputs()
+        u[0:4] = rng.uniform(-1.0, 1.0, 4) * scale
+        u[kernel._iext:kernel._iext + 3] = rng.normal(size=3) * 40.0
+        u[kernel._ibus] = rng.uniform(6.0, 13.0)
+        mode = (tuple(int(m) for m in rng.choice([0, 1, -1], 4)), ())
+        kernel.mode = python.mode = mode
+        for drive in (kernel, python):
+            drive._samples.clear()
+        a, b = kernel._evaluate(x, u, mode), python._evaluate(x, u, mode)
+        for f in ("ax", "ay", "alpha", "normal", "traction", "free_force", "wheel_accel"):
+            assert np.array_equal(getattr(a.sol, f), getattr(b.sol, f)), f
+        assert np.array_equal(kernel.derivatives(0.0, x, u), python.derivatives(0.0, x, u))
+        assert np.array_equal(kernel.outputs(0.0, x, u), python.outputs(0.0, x, u))
+        assert kernel.supply_current_at(x, u, 11.0) == python.supply_current_at(x, u, 11.0)
+        p, code = kernel._kernel_p, kernel._mode_code()
+        assert kernel.KERNEL_MODES[kernel_mecanum.settle(p, 0, code, x, 0, u, 0)] == \
+            python._settle(x, u, ((0,) * 4, ()))
+        for i, event in python.kernel_events.items():
+            assert kernel_mecanum.guard(p, 0, code, event.kernel_guard, x, 0, u, 0) == event.guard(0.0, x, u)
+        x_fired = x.copy()
+        mode_after = kernel_mecanum.fire(p, 0, code, 0, x_fired, 0, u, 0)
+        x_reset = python._reset_grip(0.0, x, u)
+        assert np.array_equal(x_fired, x_reset)
+        assert kernel.KERNEL_MODES[mode_after] == python._settle(x_reset, u, mode)
