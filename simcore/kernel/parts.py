@@ -39,9 +39,10 @@ import numpy as np
 
 from . import battery, drivetrains, geared, servo
 from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
-from .drivetrains import FIRST_DRIVETRAIN_KIND, KIND_CHARACTERIZED_TANK, KIND_TANK, table_dtype
+from .drivetrains import FIRST_DRIVETRAIN_KIND, KIND_CHARACTERIZED_TANK, KIND_MECANUM, KIND_TANK, table_dtype
 from .jit import jit
 from .layout import GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, N_OUTPUTS, N_SERVO_OUTPUTS
+from .mecanum_layout import MECANUM_GUARD_BASE, N_MECANUM_OUTPUTS
 from .tank_layout import N_CHARACTERIZED_OUTPUTS, N_TANK_OUTPUTS, TANK_GUARD_BASE
 
 KIND_GEARED = 1
@@ -89,7 +90,8 @@ def output_offsets(kinds) -> np.ndarray:
     """Each part's first output in the stacked outputs, for parts of kinds ``kinds`` (in table order), and
     after them their total number: an int64 array of ``len(kinds) + 1``."""
     sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0, KIND_SERVO: N_SERVO_OUTPUTS,
-             KIND_CHARACTERIZED_TANK: N_CHARACTERIZED_OUTPUTS, KIND_TANK: N_TANK_OUTPUTS}
+             KIND_CHARACTERIZED_TANK: N_CHARACTERIZED_OUTPUTS, KIND_TANK: N_TANK_OUTPUTS,
+             KIND_MECANUM: N_MECANUM_OUTPUTS}
     # (the battery's outputs are its Python class's)
     off = np.zeros(len(kinds) + 1, dtype=np.int64)
     for k, kind in enumerate(kinds):
@@ -267,6 +269,8 @@ def event_of(table, part, ev_id):
         return battery.EVENT_GUARD[ev_id], battery.EVENT_DIRECTION[ev_id], battery.EVENT_HAS_RESET[ev_id]
     if table[part, T_KIND] == KIND_TANK:  # (every tank event is an upward crossing with a reset)
         return TANK_GUARD_BASE + ev_id, 1, True
+    if table[part, T_KIND] == KIND_MECANUM:  # (every mecanum event too)
+        return MECANUM_GUARD_BASE + ev_id, 1, True
     return geared.EVENT_GUARD[ev_id], geared.EVENT_DIRECTION[ev_id], geared.EVENT_HAS_RESET[ev_id]
 
 
