@@ -588,42 +588,79 @@ class SwerveDrive(ChassisDrive, System):
     # -- the kernel form (simcore.kernel.swerve) -----------------------------------------------------
     KERNEL_MODES = KERNEL_MODES
 
-    def kernel_parameters(self) -> np.ndarray:
-        """The parameter vector of this drive in the compiled kernel (:mod:`simcore.kernel.swerve_layout`), from its
-        values as they are now (the Python path reads them at each evaluation).
+    #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``) and their units.
+    BATCH_PARAMETERS = ("mass", "moi", "friction_coefficient")
+    _BATCH_UNITS = {"mass": "kg", "moi": "kg*m**2", "friction_coefficient": ""}
+
+    def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
+        """The parameter vector of this drive in the compiled kernel, for ``n`` variants at once.
+
+        The constructor calls it with no overrides, :meth:`kernel_form` returns its row, and a batch calls it with
+        its variants' values (:attr:`BATCH_PARAMETERS`: ``mass``, ``moi``, ``friction_coefficient``). What the
+        constructor derives from them is derived again from each variant's value with its rules (the loads at
+        rest are ``m g`` times each contact's share; the breakaway limit ``mu (1 + BREAKAWAY_MARGIN)``), so row
+        ``j`` is the vector of the drive built with variant ``j``'s values, to the bit.
+
+        Parameters
+        ----------
+        overrides : mapping of str to array-like or Quantity, optional
+            Batch parameter -> ``n`` values in SI units or as a pint Quantity (one value serves every variant).
+        n : int
+            Number of variants.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n, N_SWERVE_PARAMETERS)``, laid out by :mod:`simcore.kernel.swerve_layout`.
 
         Raises
         ------
         ConfigError
-            A drive the kernel has no form of (not four modules, load transfer or walls).
+            A parameter this drive does not batch, a value the constructor would refuse (naming
+            ``params['<name>.<parameter>'][j]``), or a drive the kernel has no form of (not four modules, load
+            transfer or walls).
         """
+        n = checks.integer("n", n, minimum=1)
         if not self._kernel_eval:
-            raise ConfigError(self.name, f"{self.n_modules} modules, cog_height {self.cog_height}, "
-                              f"walls {bool(self.chassis.walls)}", "a SwerveDrive of four modules without cog_height "
-                              "or walls (the compiled kernel's swerve)")
-        from .tank import channel_parameters
+            raise ConfigError(f"params[{self.name!r}]", sorted(overrides or {}),
+                              "a SwerveDrive of four modules without cog_height or walls (the compiled kernel's "
+                              "swerve)")
+        from .tank import batch_values, channel_parameters
 
         ch = self.chassis
-        p = np.empty((1, _sl.N_SWERVE_PARAMETERS))
+        # (the values as they are now: the Python path reads them at each evaluation)
+        values = {"mass": np.full(n, float(ch.mass)), "moi": np.full(n, float(ch.moi)),
+                  "friction_coefficient": np.full(n, float(self.friction_coefficient))}
+        varied = overrides or {}
+        for key, value in varied.items():
+            values[key] = batch_values(self, key, value, n, self.BATCH_PARAMETERS, self._BATCH_UNITS.get(key, ""))
+        m, mu = values["mass"], values["friction_coefficient"]
+
+        p = np.empty((n, _sl.N_SWERVE_PARAMETERS))
         dr, st, ch_ = self.drive, self.steer, self.channels
         channel_parameters(p, dr, dr.gearing, ch_.viscous[0], ch_._limited[0])
         steer = p[:, _sl.SW_STEER:]
         channel_parameters(steer, st, st.gearing, ch_.viscous[self.n_modules], ch_._limited[self.n_modules])
         p[:, _sl.SW_K], p[:, _sl.SW_WHEEL_RADIUS] = self._kd, self.wheel_radius
-        p[:, _sl.SW_MASS], p[:, _sl.SW_MOI], p[:, _sl.SW_WHEEL_MASS] = ch.mass, ch.moi, ch.mass_eq[0]
+        p[:, _sl.SW_MASS], p[:, _sl.SW_MOI], p[:, _sl.SW_WHEEL_MASS] = m, values["moi"], ch.mass_eq[0]
         p[:, _sl.SW_STEER_MOI], p[:, _sl.SW_COUPLE_RATIO] = self.steer_moi, self.couple_ratio
-        p[:, _sl.SW_SCRUB_RADIUS], p[:, _sl.SW_MU] = self.scrub_radius, self.friction_coefficient
+        p[:, _sl.SW_SCRUB_RADIUS], p[:, _sl.SW_MU] = self.scrub_radius, mu
         p[:, _sl.SW_SLIP_EPS2] = self.slip_epsilon ** 2
         p[:, _sl.SW_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
         p[:, _sl.SW_ANY_LIMITED] = 1.0 if ch_.any_limits else 0.0
         p[:, _sl.SW_DRIVE_BRAKE], p[:, _sl.SW_STEER_BRAKE] = self._ibrake, self._ibrake + 1
         p[:, _sl.SW_EXTERNAL], p[:, _sl.SW_BUS] = self._iext, self._ibus
+        # The chassis: m g times each contact's share; its grip (the Python path's per wheel, as the drive's).
+        load0 = [m * self.gravity * f for f in ch.load_share] if "mass" in varied else ch.load0
+        grip = [mu] * 4 if "friction_coefficient" in varied else ch.mu
+        limit = ([mu * (1.0 + BREAKAWAY_MARGIN)] * 4 if "friction_coefficient" in varied else
+                 [lim * (1.0 + BREAKAWAY_MARGIN) for lim in self.traction_limits])
         for i in range(self.n_modules):
             o = _sl.SW_WHEELS + _cl.N_WHEEL * i
             p[:, o:o + _cl.N_WHEEL] = 0.0  # (the directions steer: the evaluation writes them into its sample)
-            p[:, o + _cl.W_MASS_EQ], p[:, o + _cl.W_MU] = ch.mass_eq[i], ch.mu[i]
-            p[:, o + _cl.W_MU_BREAKAWAY] = self.traction_limits[i] * (1.0 + BREAKAWAY_MARGIN)
-            p[:, o + _cl.W_LOAD0] = ch.load0[i]
+            p[:, o + _cl.W_MASS_EQ], p[:, o + _cl.W_MU] = ch.mass_eq[i], grip[i]
+            p[:, o + _cl.W_MU_BREAKAWAY] = limit[i]
+            p[:, o + _cl.W_LOAD0] = load0[i]
             p[:, o + _cl.W_LOAD_X], p[:, o + _cl.W_LOAD_Y] = ch.wheel_load_x[i], ch.wheel_load_y[i]
             p[:, o + _cl.W_PX], p[:, o + _cl.W_PY] = self._pxl[i], self._pyl[i]
         return p

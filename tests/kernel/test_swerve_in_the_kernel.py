@@ -90,3 +90,148 @@ def test_the_kernels_instant_is_the_python_forms_to_the_bit(options):
         x_reset = python._reset_grip(0.0, x, u)
         assert np.array_equal(x_fired, x_reset)
         assert kernel.KERNEL_MODES[mode_after] == python._settle(x_reset, u, mode)
+
+
+CASES = []
+rng = np.random.default_rng(20261208)
+for i in range(6):
+    CASES.append(dict(
+        seed=i,
+        mu=float(rng.uniform(0.3, 1.0)),
+        energy=bool(rng.integers(0, 2)),
+        duty=bool(rng.integers(0, 2)),
+        limit=None if rng.integers(0, 3) else float(rng.uniform(30, 60)),
+        battery=str(rng.choice(["none", "default", "stiff", "with_arm"])),
+        couple=float(rng.choice([0.0, 3.5])),
+        scrub=float(rng.choice([0.0, 0.0064])),
+        period=float(rng.choice([0.01, 0.02])),
+        method=str(rng.choice(["auto", "RK45"])),
+        push=bool(rng.integers(0, 2)),
+    ))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: f"swerve{c['seed']}")
+def test_a_swerve_in_the_kernel_is_the_python_path_to_the_bit(case):
+    cmd = "duty" if case["duty"] else "voltage"
+    scale = 1.0 if case["duty"] else 12.0
+
+    def make():
+        drive = _swerve(friction_coefficient=case["mu"], track_energy=case["energy"], command=cmd,
+                        steer_command=cmd, stator_current_limit=case["limit"], couple_ratio=case["couple"],
+                        scrub_radius=case["scrub"], name="drive")
+        systems = with_battery(drive, case["battery"])
+
+        def loop(t, s):
+            # launches, turns the modules, spins and coasts (neutral), so that the tyres break away and grip
+            phase = int(t / 0.3) % 4
+            d = ((1.0, 1.0, 1.0, 1.0), (1.0, -1.0, 1.0, -1.0), (0.0, 0.0, 0.0, 0.0), (-1.0, -0.6, -1.0, -0.6))[phase]
+            st = ((0.0, 0.0, 0.0, 0.0), (0.3, 0.3, -0.3, -0.3), (0.5, -0.5, 0.5, -0.5), (-0.2, 0.0, 0.2, 0.0))[phase]
+            out = {f"drive.drive_{cmd}_{i}": scale * v for i, v in enumerate(d)}
+            out.update({f"drive.steer_{cmd}_{i}": scale * v for i, v in enumerate(st)})
+            if case["push"]:
+                out["drive.external_force_x"] = 80.0 * math.sin(3.0 * t)
+                out["drive.external_force_y"] = 60.0 * math.cos(5.0 * t)
+                out["drive.external_torque"] = 15.0 * math.cos(2.0 * t)
+            if len(systems) == 3:
+                out["arm.voltage"] = 6.0 * math.sin(4.0 * t)
+            return out
+
+        return systems, [PeriodicController(case["period"], loop, name="loop")]
+
+    a = run_on_path(True, make, 1.2, method=case["method"])
+    b = run_on_path(False, make, 1.2, method=case["method"])
+    assert_same_runs(a, b)
+    assert {e.name for e in a.events} >= {"breakaway", "grip"}  # the modes were exercised
+
+
+def test_the_module_loops_and_a_battery_run_in_the_kernel_as_on_the_python_path():
+    # The bench's swerve: four 1 kHz module loops (Python controllers) and the chassis loop, the modules turning,
+    # on a battery's bus; the kernel integrates between their ticks.
+    from simcore.controllers.drive_control import swerve_module_controllers
+    from simcore.controllers.kinematics import SwerveKinematics
+
+    def make():
+        drive = _swerve(track_energy=True, couple_ratio=3.5, name="swerve")
+
+        def command(t, s):
+            return (2.0 * math.cos(2.0 * t), 1.5 * math.sin(2.0 * t), 1.0 if t > 0.3 else 0.0)
+
+        return [drive, Battery()], swerve_module_controllers(drive, SwerveKinematics(POS), command)
+
+    a = run_on_path(True, make, 0.6)
+    b = run_on_path(False, make, 0.6)
+    assert_same_runs(a, b)
+    assert abs(a["swerve.omega"][-1]) > 0.1 and abs(a["swerve.steer_rate_0"]).max() > 1.0  # it turned
+
+
+@pytest.mark.parametrize("mu", [0.3, 0.9])
+def test_slipping_tyres_push_with_exactly_mu_times_their_load(mu):
+    # A robot at rest on four modules pointing ahead, their wheels spun up so all four slip forward: each tyre
+    # pushes with mu m g / 4 along the robot's x, nothing across, so the chassis accelerates at mu g.
+    drive = _swerve(friction_coefficient=mu, mass=50.0, viscous_friction=0, steer_viscous_friction=0)
+    assert drive.kernel_form() is not None
+    x = drive.initial_state()
+    x[swerve_layout.I_WHEEL_SPEED:swerve_layout.I_WHEEL_SPEED + 4] = 3.0
+    u = drive.initial_inputs()
+    drive.mode = ((chassis.FORWARD,) * 4, ())
+    dx = drive.derivatives(0.0, x, u)
+    assert dx[3] == pytest.approx(mu * STANDARD_GRAVITY, rel=1e-12)
+    assert dx[4] == pytest.approx(0.0, abs=1e-12) and dx[5] == pytest.approx(0.0, abs=1e-12)
+    y = dict(zip(drive.output_names, drive.outputs(0.0, x, u)))
+    for i in range(4):
+        assert y[f"ground_force_{i}"] == pytest.approx(mu * 50.0 * STANDARD_GRAVITY / 4, rel=1e-12)
+        assert y[f"normal_force_{i}"] == pytest.approx(50.0 * STANDARD_GRAVITY / 4, rel=1e-12)
+        assert y[f"slip_speed_{i}"] == pytest.approx(3.0, rel=1e-12)
+    # settled from that state, every wheel slips forward (the mode the kernel picks)
+    assert drive.KERNEL_MODES[kernel_swerve.initial_mode(drive._kernel_p, 0, x, 0, u, 0)] == ((1,) * 4, ())
+
+
+def test_standing_steer_meets_the_full_coulomb_scrub_torque():
+    # A standing wheel steered meets T = -mu N rho sign(Omega) (rho Omega >> eps): with the scrub radius 0.0064 m
+    # and the steering at 5 rad/s, within eps^2 / (rho Omega)^2 / 2 of it.
+    mu, rho, rate = 1.1, 0.0064, 5.0
+    drive = _swerve(friction_coefficient=mu, mass=50.0, scrub_radius=rho, slip_epsilon=0.002)
+    x = drive.initial_state()
+    x[swerve_layout.I_STEER_RATE:swerve_layout.I_STEER_RATE + 4] = rate
+    y = dict(zip(drive.output_names, drive.outputs(0.0, x, drive.initial_inputs())))
+    full = mu * 50.0 * STANDARD_GRAVITY / 4 * rho
+    for i in range(4):
+        assert y[f"scrub_torque_{i}"] == pytest.approx(-full, rel=0.5 * (0.002 / (rho * rate)) ** 2 + 1e-12)
+
+
+@pytest.mark.parametrize("options", [dict(cog_height=0.2), dict(bumper=(0.8, 0.8), field="frc"),
+                                     dict(module_positions=POS[:3])])
+def test_a_swerve_the_kernel_has_no_form_of_yet_takes_the_python_path(options):
+    if options.get("field") == "frc":
+        from simcore.field import FRC_FIELD
+
+        options = dict(options, field=FRC_FIELD, start_pose=(4.0, 4.0, 0.0))
+    drive = _swerve(**options)
+    assert drive.kernel_form() is None and not drive._kernel_on
+    sim = __import__("simcore").Simulator([drive], [])
+    assert sim._compiled is None
+    sim.run_until(0.05)
+
+
+def test_a_swerve_subclass_and_one_beside_a_disabling_battery_take_the_python_path():
+    import simcore
+
+    class MySwerve(SwerveDrive):
+        pass
+
+    assert MySwerve(KRAKEN_X60, FALCON_500, module_positions=POS, drive_gearing=6.75, steer_gearing=150 / 7,
+                    wheel_radius=0.0508, mass=55.0, moi=6.0).kernel_form() is None
+    assert simcore.Simulator([_swerve(), Battery(brownout_behaviour="disable")], [])._compiled is None
+    assert simcore.Simulator([_swerve(), Battery()], [])._compiled is not None
+
+
+def test_the_kernels_layout_fits_the_part_tables():
+    from simcore.kernel import layout
+
+    assert swerve_layout.N_SWERVE_EVENTS <= layout.N_EVENTS and swerve_layout.N_SWERVE_MODULES <= layout.MAX_ACTIVE
+    assert len(_swerve().output_names) == swerve_layout.N_SWERVE_OUTPUTS
+    assert kernel_swerve.IMPACT_LOSS == chassis.DRIVE_ENERGY_STATES.index("impact_loss")
+    drive = _swerve(track_energy=True)
+    assert drive.state_names.index("steer_angle_0") == swerve_layout.I_STEER_ANGLE
+    assert drive.state_names.index("wheel_distance_0") == swerve_layout.I_WHEEL_DISTANCE
+    assert drive.state_names.index(chassis.DRIVE_ENERGY_STATES[0]) == swerve_layout.I_ENERGY
