@@ -24,14 +24,14 @@ import math
 import numpy as np
 
 from .channels import add_supply_piece, channel
-from .chassis import solve
+from .chassis import GRIP_SPEED, break_away, mode_of_sample, slip_mode, solve, traction_guard
 from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
-                             S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_MU_BREAKAWAY, W_PX, W_PY, WS_ACROSS, WS_ALONG,
+                             S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_PX, W_PY, WS_ACROSS, WS_ALONG,
                              WS_ARM, WS_CHANNEL, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F,
                              WS_FREE_ARM, WS_FREE_SLIP, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY, WS_ROTOR,
                              WS_SLIP, WS_SLIP_FREE, WS_W, WS_WA)
 from .jit import jit
-from .mecanum import GRIP_SPEED, ROLL, _curve_of, _mode_from_sample, wheel_mode
+from .mecanum import ROLL, _curve_of, wheel_mode
 from .swerve_layout import (EV_SWERVE_BREAKAWAY, EV_SWERVE_GRIP, I_ENERGY, I_STEER_ANGLE, I_STEER_RATE,
                             I_WHEEL_DISTANCE, I_WHEEL_SPEED, N_SM, N_SWERVE_SAMPLE, SM_BASE, SM_CHANNEL, SM_Q,
                             SM_ROTOR, SM_SCRUB, SM_STEER_ACCEL, SW_ANY_LIMITED, SW_B_ROTOR, SW_BUS, SW_CONDUCTANCE,
@@ -270,15 +270,9 @@ def active_events(p, po, mode, ids):
 def guard(p, po, mode, code, x, xo, u, uo):
     """The value of guard ``code`` (an event's id plus SWERVE_GUARD_BASE) in ``mode`` at state ``x`` and inputs
     ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip."""
-    ev = code - SWERVE_GUARD_BASE
     s = np.empty(N_SWERVE_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
-    if ev < EV_SWERVE_GRIP:
-        q = S_WHEELS + N_WS * ev
-        return abs(s[q + WS_F]) - p[po + SW_WHEELS + N_WHEEL * ev + W_MU_BREAKAWAY] * s[q + WS_NORMAL]
-    i = (ev - EV_SWERVE_GRIP) // 2
-    sign = -1.0 if (ev - EV_SWERVE_GRIP) % 2 == 0 else 1.0
-    return sign * s[S_WHEELS + N_WS * i + WS_SLIP]
+    return traction_guard(p, po + SW_WHEELS, N, code - SWERVE_GUARD_BASE, s)
 
 
 @jit
@@ -287,25 +281,12 @@ def settle(p, po, mode, x, xo, u, uo):
     (its slip within GRIP_SPEED), a rolling wheel breaking away where rolling would take more than its limit."""
     s = np.empty(N_SWERVE_SAMPLE)
     evaluate(p, po, 0 * mode, x, xo, u, uo, s)  # every wheel rolling (a value, not a literal)
-    code = 0
-    for i in range(N):
-        sl = s[S_WHEELS + N_WS * i + WS_SLIP_FREE]
-        code = 3 * code + (0 if abs(sl) <= GRIP_SPEED else (1 if sl > 0.0 else 2))
-    # Wheels only go from rolling to slipping here, so this ends within five evaluations (the Python form's
-    # bound of 20 is never reached).
-    for _ in range(20):
+    code = slip_mode(s, N)
+    for _ in range(20):  # (wheels only go from rolling to slipping here: this ends within five evaluations)
         evaluate(p, po, code, x, xo, u, uo, s)
-        changed = False
-        for i in range(N):
-            q = S_WHEELS + N_WS * i
-            if s[q + WS_MODE] == 0.0:
-                f = s[q + WS_F]
-                if abs(f) > p[po + SW_WHEELS + N_WHEEL * i + W_MU_BREAKAWAY] * s[q + WS_NORMAL]:
-                    s[q + WS_MODE] = 1.0 if f > 0.0 else -1.0
-                    changed = True
-        if not changed:
+        if not break_away(p, po + SW_WHEELS, N, s):
             break
-        code = _mode_from_sample(s)
+        code = mode_of_sample(s, N)
     return code
 
 
