@@ -15,14 +15,15 @@ The sample's slots are :mod:`simcore.kernel.chassis_layout`'s: the solve reads e
 writes the accelerations, the traction forces, the rim accelerations, the loads and the free forces back.
 
 The drives on it share the steps of their traction modes here (``ChassisDrive``'s settling and its breakaway and
-grip guards, on a sample): :func:`slip_mode`, :func:`break_away`, :func:`mode_of_sample`, :func:`traction_guard`.
+grip guards, on a sample): :func:`slip_mode`, :func:`break_away`, :func:`mode_of_sample`, :func:`traction_guard`;
+and the pose rates of their derivatives, :func:`pose_rates`.
 """
 from __future__ import annotations
 
-from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_WHEELS, W_LOAD0, W_LOAD_X, W_LOAD_Y, W_MASS_EQ,
-                             W_MU, W_MU_BREAKAWAY, WS_ARM, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F,
-                             WS_F0, WS_FA, WS_FREE_ARM, WS_FX, WS_FY, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY,
-                             WS_SLIP, WS_SLIP_FREE, WS_WA)
+from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_COS, S_SIN, S_WHEELS, W_LOAD0, W_LOAD_X,
+                             W_LOAD_Y, W_MASS_EQ, W_MU, W_MU_BREAKAWAY, WS_ARM, WS_COEF, WS_COUPLE, WS_COUPLE_FREE,
+                             WS_D, WS_DX, WS_DY, WS_F, WS_F0, WS_FA, WS_FREE_ARM, WS_FX, WS_FY, WS_G, WS_H, WS_MODE,
+                             WS_NORMAL, WS_NX, WS_NY, WS_SLIP, WS_SLIP_FREE, WS_WA)
 from .jit import jit
 
 #: A slipping wheel grips once its slip is within this, m/s (simcore.models.chassis.GRIP_SPEED).
@@ -165,3 +166,16 @@ def traction_guard(p, wo, n, ev, s):
     i = (ev - n) // 2
     sign = -1.0 if (ev - n) % 2 == 0 else 1.0
     return sign * s[S_WHEELS + N_WS * i + WS_SLIP]
+
+
+@jit(internal=True)
+def pose_rates(x, xo, s, out):
+    """Write the chassis' six state rates (pose, then field-frame velocity and yaw rate, from ``xo``) into ``out``
+    from the state ``x`` and the solved sample ``s`` (its robot-frame accelerations turned by the heading)."""
+    c, sn, ax, ay = s[S_COS], s[S_SIN], s[S_AX], s[S_AY]
+    out[xo + 0] = x[xo + 3]
+    out[xo + 1] = x[xo + 4]
+    out[xo + 2] = x[xo + 5]
+    out[xo + 3] = c * ax - sn * ay
+    out[xo + 4] = sn * ax + c * ay
+    out[xo + 5] = s[S_ALPHA]

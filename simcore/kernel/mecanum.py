@@ -23,8 +23,8 @@ import math
 import numpy as np
 
 from .battery import curve_at
-from .chassis import GRIP_SPEED, break_away, mode_of_sample, slip_mode, solve, traction_guard
-from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
+from .chassis import GRIP_SPEED, break_away, mode_of_sample, pose_rates, slip_mode, solve, traction_guard
+from .chassis_layout import (N_WHEEL, N_WS, S_BUS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
                              S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_ARM, W_COUPLE, W_COUPLE_FREE, W_DX, W_DY,
                              W_FREE_ARM, W_NX, W_NY, W_PX, W_PY, WS_ACROSS, WS_ALONG, WS_ARM,
                              WS_CHANNEL, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F, WS_FREE_ARM,
@@ -133,13 +133,7 @@ def derivatives(p, po, mode, x, xo, u, uo, out):
     """Write dx/dt into ``out`` (MecanumDrive.derivatives)."""
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
-    c, sn, ax, ay = s[S_COS], s[S_SIN], s[S_AX], s[S_AY]
-    out[xo + 0] = x[xo + 3]
-    out[xo + 1] = x[xo + 4]
-    out[xo + 2] = x[xo + 5]
-    out[xo + 3] = c * ax - sn * ay
-    out[xo + 4] = sn * ax + c * ay
-    out[xo + 5] = s[S_ALPHA]
+    pose_rates(x, xo, s, out)
     for i in range(N):
         q = S_WHEELS + N_WS * i
         out[xo + I_WHEEL_VELOCITY + i] = s[q + WS_WA]
