@@ -73,6 +73,70 @@ def _rotor_speeds(p, po, mode, x, xo, i, vx, vy, om):
             across, ci, si)
 
 
+@jit(internal=True)
+def _split_square(x):
+    """``x * x`` as an exact sum ``hi + lo`` (Dekker's product of Veltkamp's halves)."""
+    t = x * 134217729.0  # 2**27 + 1
+    hi = t - (t - x)
+    lo = x - hi
+    p = hi * hi
+    q = hi * lo + lo * hi
+    z = p + q
+    return z, p - z + q + lo * lo
+
+
+@jit(internal=True)
+def _norm(x0, x1, mx):
+    """``sqrt(x0^2 + x1^2)`` of two finite magnitudes, the larger ``mx > 0`` normal, as CPython's math.hypot
+    forms it (its vector_norm: exact squares and sums scaled near 1, one correction step), so the kernel's
+    outputs are the Python form's bits."""
+    _, e = math.frexp(mx)
+    scale = math.ldexp(1.0, -e)
+    csum, frac1, frac2 = 1.0, 0.0, 0.0
+    for k in range(2):
+        hi, lo = _split_square((x0 if k == 0 else x1) * scale)
+        s = csum + hi
+        frac1 += lo
+        frac2 += (csum - s) + hi
+        csum = s
+    h = math.sqrt(csum - 1.0 + (frac1 + frac2))
+    # (-h) * h exactly: Dekker's product, as for the squares
+    t = h * 134217729.0
+    hh = t - (t - h)
+    hl = h - hh
+    p = -hh * hh
+    q = -hh * hl + -hl * hh
+    z = p + q
+    s = csum + z
+    frac1 += p - z + q + -hl * hl
+    frac2 += (csum - s) + z
+    csum = s
+    h += (csum - 1.0 + (frac1 + frac2)) / (2.0 * h)
+    return h / scale
+
+
+@jit
+def hypot(a, b):
+    """``sqrt(a^2 + b^2)`` to CPython's math.hypot's bits (numba's math.hypot is the C library's, which may differ
+    from it in the last bit)."""
+    x0, x1 = abs(a), abs(b)
+    mx = 0.0
+    if x0 > mx:
+        mx = x0
+    if x1 > mx:
+        mx = x1
+    if math.isinf(mx):
+        return mx
+    if math.isnan(x0) or math.isnan(x1):
+        return math.nan
+    if mx == 0.0:
+        return mx
+    if mx < 5.562684646268003e-309:  # (below 2**-1024, where 2**-e would overflow: scaled up first, as CPython does)
+        return 2.2250738585072014e-308 * _norm(x0 / 2.2250738585072014e-308, x1 / 2.2250738585072014e-308,
+                                                mx / 2.2250738585072014e-308)
+    return _norm(x0, x1, mx)
+
+
 @jit
 def evaluate(p, po, mode, x, xo, u, uo, s):
     """The drive at state ``x`` and inputs ``u`` in ``mode``: every quantity the derivatives, the outputs, the
@@ -236,8 +300,8 @@ def outputs(p, po, mode, x, xo, u, uo, out, yo):
         q = S_WHEELS + N_WS * i
         ch = q + WS_CHANNEL
         g = SM_BASE + N_SM * i + SM_CHANNEL
-        out[o + i] = math.hypot(s[q + WS_SLIP], s[q + WS_ACROSS])
-        out[o + 4 + i] = math.hypot(s[q + WS_F], s[q + WS_G])
+        out[o + i] = hypot(s[q + WS_SLIP], s[q + WS_ACROSS])
+        out[o + 4 + i] = hypot(s[q + WS_F], s[q + WS_G])
         out[o + 8 + i] = s[ch + CH_STATOR]
         out[o + 12 + i] = s[ch + CH_SUPPLY]
         out[o + 16 + i] = s[ch + CH_APPLIED]
