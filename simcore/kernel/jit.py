@@ -91,6 +91,9 @@ def cache_dir() -> Path | None:
 def _options(internal, options):
     if internal:
         options.setdefault("no_cpython_wrapper", True)
+    # (the wrapper that lets a compiled function be passed as a first-class function value, which the kernel
+    # never does: it is compiled, linked into every caller and generated again there)
+    options.setdefault("no_cfunc_wrapper", True)
     options.setdefault("nogil", True)
     options.setdefault("error_model", "numpy")  # a division by zero gives inf/nan (checked), not an exception
     return options
@@ -99,8 +102,9 @@ def _options(internal, options):
 def jit(fn=None, *, internal=False, **options):
     """``numba.njit`` with the kernel's settings: cached on disk (where a folder is writable), no
     fast-math (results equal the Python arithmetic to the bit), the GIL released so that kernels can
-    run on several Python threads at once. ``internal=True`` for a function only the kernel calls: it is
-    compiled without the wrapper that lets Python call it (a good part of a cold compile's time)."""
+    run on several Python threads at once, no wrapper for first-class function values. ``internal=True`` for a
+    function only the kernel calls: it is compiled without the wrapper that lets Python call it either (a good
+    part of a cold compile's time)."""
     options = _options(internal, options)
     options.setdefault("cache", _CACHE_DIR is not None)
     if fn is None:
