@@ -46,11 +46,14 @@ class _Recorder:
         self.events = []
         self.counts = np.zeros(batch.n, dtype=np.int64)  # rows recorded of each variant so far
         self.brownout_rows = []  # (variants, index of the row after a disabling battery's event, t_off or nan)
+        # The instants whose loops ticked in the kernel: (first epoch, their times, the first block of rows).
+        self.kernel_stretches = []
 
-    def rows(self, idx, t, X, modes, local=False, copy=True):
+    def rows(self, idx, t, X, modes, local=False, copy=True, epochs=None):
         """A block of rows: variants ``idx`` at times ``t`` with states ``X`` (their columns when
         ``local``, else the batch's whole state); ``copy=False`` when ``t`` and ``X`` are the caller's
-        own fresh arrays, never written again."""
+        own fresh arrays, never written again; ``epochs``: each row's epoch (loops ticking in the kernel:
+        the variants' rows of one block may be held at different ticks' inputs), else the last."""
         every = idx is self.b.every  # every variant in order: copies rather than gathers
         idx = np.asarray(idx, dtype=np.int32)
         if not len(idx):
@@ -67,7 +70,7 @@ class _Recorder:
         else:
             mc = (np.array(modes) if every else np.array([m.take(idx) for m in modes])) if modes \
                 else np.zeros((0, len(idx)), dtype=np.int8)
-        self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1))
+        self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1 if epochs is None else epochs))
         self.counts[idx] += 1  # (a block holds at most one row of a variant)
 
     def tick(self, t, ran):
@@ -89,6 +92,23 @@ class _Recorder:
         # with the number of blocks so far: an event the next interval locates at the tick instant
         # records its rows after this snapshot (see BatchResult._at_instant)
         self.post.append(snapshot + (len(self.blocks),))
+
+    def kernel_ticks(self, first_epoch, times, first_block):
+        """The instants ``times`` (s), epochs ``first_epoch`` on, ticked in the kernel (their epochs recorded by
+        :meth:`tick`), whose rows are the blocks from ``first_block`` on: the state right after each is read
+        from those rows when asked (:meth:`BatchResult._at_instant`)."""
+        self.kernel_stretches.append((first_epoch, np.asarray(times, dtype=float), first_block))
+        self.post.extend([None] * len(times))
+
+    def mark(self):
+        """What :meth:`truncate` goes back to: the rows and events recorded so far."""
+        return len(self.blocks), len(self.events), self.counts.copy(), len(self.brownout_rows)
+
+    def truncate(self, mark) -> None:
+        """Forget the rows and events recorded since :meth:`mark` returned ``mark``."""
+        n_blocks, n_events, counts, n_brownout = mark
+        del self.blocks[n_blocks:], self.events[n_events:], self.brownout_rows[n_brownout:]
+        self.counts[:] = counts
 
     def event(self, e, cols, te, x_before, x_after, mode_before, mode_after, at_tick):
         self.events.append((e, np.asarray(cols), np.array(te, dtype=float), x_before, x_after, mode_before,
@@ -235,14 +255,19 @@ class BatchResult:
         the snapshot after the tick, overridden by the rows of events that the next interval
         located at ``t`` itself (as ``Result.sample`` takes the last row at ``t``)."""
         cache = self.__dict__.setdefault("_instants", {})
+        if epoch not in cache and self._rec.post[epoch - 1] is None:
+            self._kernel_instants(cache)
         if epoch not in cache:
             X, modes, start = self._rec.post[epoch - 1]
             later = []
             for idx, tb, Xb, mb, ep in self._rec.blocks[start:]:
-                if ep != epoch:
+                if np.ndim(ep) == 0 and ep != epoch:
                     break
-                j = (np.arange(len(idx)) if tb == t else np.zeros(0, dtype=int)) if np.ndim(tb) == 0 \
-                    else np.flatnonzero(tb == t)
+                if np.ndim(ep) != 0:  # (rows of loops ticking in the kernel: the rows of this epoch at t)
+                    j = np.flatnonzero((ep == epoch) & (tb == t))
+                else:
+                    j = (np.arange(len(idx)) if tb == t else np.zeros(0, dtype=int)) if np.ndim(tb) == 0 \
+                        else np.flatnonzero(tb == t)
                 if len(j):
                     later.append((idx.take(j), Xb.take(j, axis=1), mb.take(j, axis=1)))
             if later:
@@ -253,6 +278,24 @@ class BatchResult:
                         m[idx] = mb[k]
             cache[epoch] = (X, modes)
         return cache[epoch]
+
+    def _kernel_instants(self, cache) -> None:
+        """Into ``cache``, for every instant whose loops ticked in the kernel, every variant's state and modes at
+        its last row at that instant after the tick (the rows of its epoch there, in block order)."""
+        b = self._b
+        for first, times, start in self._rec.kernel_stretches:
+            m = len(times)
+            X = np.empty((m, b.nx, self.n))
+            M = np.zeros((m, len(b.systems), self.n), dtype=np.int8)
+            for idx, tb, Xb, mb, ep in self._rec.blocks[start:]:
+                if np.ndim(ep) == 0:
+                    continue
+                e = ep.astype(np.int64) - first
+                j = np.flatnonzero((e >= 0) & (tb == times[np.clip(e, 0, m - 1)]))
+                X[e[j], :, idx[j]] = Xb[:, j].T  # (a block holds at most one row of a variant: later blocks win)
+                M[e[j], :, idx[j]] = mb[:, j].T
+            for e in range(m):
+                cache[first + e] = (X[e], list(M[e]))
 
     def final(self, signal: str) -> np.ndarray:
         """``(N,)``: the value of ``signal`` at each variant's last row."""
@@ -267,7 +310,7 @@ class BatchResult:
                 ts.append(t if np.ndim(t) == 0 else t[j])
                 xs.append(X[:, j])
                 ms.append(m[:, j])
-                eps.append(epoch)
+                eps.append(epoch if np.ndim(epoch) == 0 else epoch[j])
         return (np.array(ts, dtype=float), np.stack(xs, axis=1), np.stack(ms, axis=1).astype(np.int64),
                 np.array(eps))
 
