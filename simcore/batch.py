@@ -456,15 +456,23 @@ class _Batch:
             self.stiff_at[new] = warned[new]
             self.n_stiff += int(new.sum())
 
-    def _drain(self, n_rows, n_events, epochs_of=None) -> None:
+    def _drain(self, n_rows, n_events, epoch_of_count=None) -> None:
         """The kernel's buffered rows and events into the recorder: one block per row position (each
         block holds at most one row of a variant, in the variants' order, as the recorder keeps them);
-        ``epochs_of(idx, r)``: the epochs of the rows at position ``r`` of variants ``idx`` (loops ticking in
-        the kernel), else the recorder's last."""
+        with ``epoch_of_count`` (loops ticking in the kernel: the epoch after each count of the kernel's
+        ticks), one block of every row, each with its epoch."""
         cr, res, n = self._cr, self.res, self.n
         n_sys = len(self.systems)
         rows_m = cr.ROWS_M
         base = res.counts.copy() if cr.brownout_part is not None else None  # rows before this drain
+        if epoch_of_count is not None and n_rows.max():
+            kept = np.arange(rows_m.shape[1])[None, :] < n_rows[:, None]  # (variant, row): row-major, in order
+            M = rows_m[kept]
+            dtype = np.uint16 if len(res.epochs) + len(epoch_of_count) < 2 ** 16 else np.int64  # (one per row)
+            res.rows(np.repeat(np.arange(n, dtype=np.int32), n_rows), cr.ROWS_T[kept],
+                     np.ascontiguousarray(cr.ROWS_Y[kept].T), M[:, :n_sys].T.astype(np.int8), local=True,
+                     copy=False, epochs=epoch_of_count[M[:, n_sys]].astype(dtype))
+            n_rows = n_rows * 0
         for r in range(int(n_rows.max())):
             idx = np.flatnonzero(n_rows > r)
             modes = []
@@ -473,7 +481,7 @@ class _Batch:
                 m[idx] = rows_m[idx, r, k]
                 modes.append(m)
             res.rows(idx.astype(np.int32), cr.ROWS_T[idx, r].copy(), np.ascontiguousarray(cr.ROWS_Y[idx, r].T),
-                     modes, local=True, copy=False, epochs=None if epochs_of is None else epochs_of(idx, r))
+                     modes, local=True, copy=False)
         for r in range(int(n_events.max())):
             idx = np.flatnonzero(n_events > r)
             rec = cr.EVR_F[idx, r]
@@ -678,17 +686,12 @@ class _Batch:
         epoch_of_count = np.zeros(len(writes) + 1, dtype=np.int64)
         epoch_of_count[np.cumsum([len(due) for _, due in schedule], dtype=np.int64)] = np.arange(1, len(schedule) + 1)
         epoch_of_count += base
-        dtype = np.uint16 if base + len(schedule) < 2 ** 16 else np.int64  # (one per row of every variant)
-
-        def epochs_of(idx, r):
-            return epoch_of_count[cr.ROWS_M[idx, r, cr.n_parts]].astype(dtype)
 
         def drain(n_rows, n_events, n_ticks):
-            for r in range(int(n_ticks.max())):
-                idx = np.flatnonzero(n_ticks > r)
-                W[done[idx] + r, idx] = cr.TICK_ROWS[idx, r, 2]
+            v, r = np.nonzero(np.arange(cr.TICK_ROWS.shape[1])[None, :] < n_ticks[:, None])
+            W[done[v] + r, v] = cr.TICK_ROWS[v, r, 2]
             done[:] += n_ticks
-            self._drain(n_rows, n_events, epochs_of)
+            self._drain(n_rows, n_events, epoch_of_count)
 
         mark, snap = res.mark(), cr.snapshot()
         status = cr.advance_ticking(drain)
