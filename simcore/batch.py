@@ -173,7 +173,8 @@ class _Batch:
     """One batch run: the variants' state, the tick loop of :func:`simulate_batch`, and the compiled
     kernel's run of every variant between ticks."""
 
-    def __init__(self, systems, controllers, params, n, t0_ns, x0, inputs, rtol, atol, max_step, record):
+    def __init__(self, systems, controllers, params, n, t0_ns, x0, inputs, rtol, atol, max_step, record,
+                 loops_in_kernel=True):
         from .batch_parts import variants_of  # (numba loads with the first batch, not with simcore)
         from .compiled_run import CompiledRun, disabling_battery_beside_a_tank
         from .dopri5 import check_tableau
@@ -249,7 +250,7 @@ class _Batch:
         self.res = BatchResult._recorder(self)
 
         # The kernel's run of the variants, each with its own parameters.
-        loops = self._kernel_loops()
+        loops = self._kernel_loops() if loops_in_kernel else None
         self._cr = CompiledRun([(s.kind, s.P, s.MODES) for s in self.systems], self.slices,
                                [len(s.input_names) for s in self.systems], n, rtol=rtol, atol=atol, max_step=max_step,
                                method="RK45", keep_steps=record == "all", loops=loops)
@@ -467,11 +468,15 @@ class _Batch:
         base = res.counts.copy() if cr.brownout_part is not None else None  # rows before this drain
         if epoch_of_count is not None and n_rows.max():
             kept = np.arange(rows_m.shape[1])[None, :] < n_rows[:, None]  # (variant, row): row-major, in order
-            M = rows_m[kept]
-            dtype = np.uint16 if len(res.epochs) + len(epoch_of_count) < 2 ** 16 else np.int64  # (one per row)
-            res.rows(np.repeat(np.arange(n, dtype=np.int32), n_rows), cr.ROWS_T[kept],
-                     np.ascontiguousarray(cr.ROWS_Y[kept].T), M[:, :n_sys].T.astype(np.int8), local=True,
-                     copy=False, epochs=epoch_of_count[M[:, n_sys]].astype(dtype))
+            # (indices and epochs, one per row, as narrow as they fit; gathered column by column: no wide copies)
+            narrow = lambda top: np.uint16 if top < 2 ** 16 else np.int64  # noqa: E731
+            modes = np.empty((n_sys, int(n_rows.sum())), dtype=np.int8)
+            for k in range(n_sys):
+                modes[k] = rows_m[:, :, k][kept]
+            res.rows(np.repeat(np.arange(n, dtype=narrow(n)), n_rows), cr.ROWS_T[kept],
+                     np.ascontiguousarray(cr.ROWS_Y.transpose(2, 0, 1)[:, kept]), modes, local=True, copy=False,
+                     epochs=epoch_of_count.astype(narrow(len(res.epochs) + len(epoch_of_count)))[
+                         rows_m[:, :, n_sys][kept]])
             n_rows = n_rows * 0
         for r in range(int(n_rows.max())):
             idx = np.flatnonzero(n_rows > r)
@@ -658,9 +663,10 @@ class _Batch:
     def _compiled_ticks(self, t_end_ns, schedule) -> bool:
         """Run every variant to ``t_end_ns`` with its loops ticking in the kernel at the instants of ``schedule``
         (``[(t_ns, due)]``, those still to come), recording what the Python ticks record. Returns False, with
-        nothing changed, where the Python ticks must run instead: a loop the kernel cannot run, or a variant
-        the kernel stopped (a write refused, a failure): the Python ticks then raise the error its own run
-        raises, at the tick it raises it."""
+        nothing changed, where a loop holds what the kernel cannot run (the Python ticks run it). Raises
+        :class:`_KernelStopped` where the kernel stopped a variant (a write refused, a failure): the run is
+        then made again with the loops ticking in Python, which raise the error the variant's own run raises,
+        at the tick it raises it (the first variant's, at the first such tick, as the Python ticks find it)."""
         from .kernel import pid as kp
         from .kernel import ticks as kt
 
@@ -688,18 +694,17 @@ class _Batch:
         epoch_of_count += base
 
         def drain(n_rows, n_events, n_ticks):
-            v, r = np.nonzero(np.arange(cr.TICK_ROWS.shape[1])[None, :] < n_ticks[:, None])
-            W[done[v] + r, v] = cr.TICK_ROWS[v, r, 2]
+            for v0 in range(0, n, 4096):  # (a few variants at a time: the index arrays stay small)
+                v, r = np.nonzero(np.arange(cr.TICK_ROWS.shape[1])[None, :] < n_ticks[v0:v0 + 4096, None])
+                v += v0
+                W[done[v] + r, v] = cr.TICK_ROWS[v, r, 2]
             done[:] += n_ticks
             self._drain(n_rows, n_events, epoch_of_count)
 
-        mark, snap = res.mark(), cr.snapshot()
+        first_block = len(res.blocks)
         status = cr.advance_ticking(drain)
         if (status != kl.DONE).any():
-            res.truncate(mark)
-            cr.restore(snap)
-            self._loops_in_kernel = False
-            return False
+            raise _KernelStopped
         self._store()
         for c, bc in enumerate(self.bcontrollers):
             so = int(CT[c, kt.C_S])
@@ -713,10 +718,14 @@ class _Batch:
                 ran.append((self.controllers[c].name, {self.bcontrollers[c].command: W[at]}))
                 at += 1
             res.tick(t_ns / NS_PER_S, ran)
-        res.kernel_ticks(base + 1, np.array([t_ns / NS_PER_S for t_ns, _ in schedule]), mark[0])
+        res.kernel_ticks(base + 1, np.array([t_ns / NS_PER_S for t_ns, _ in schedule]), first_block)
         self.t_ns, self.t = t_end_ns, t_end_ns / NS_PER_S
         self.T[:] = self.t
         return True
+
+
+class _KernelStopped(Exception):
+    """The kernel stopped a variant while its loops ticked there (:meth:`_Batch._compiled_ticks`)."""
 
 
 def _per_variant(value, n) -> bool:
@@ -854,9 +863,13 @@ def simulate_batch(systems, t_end, controllers=(), *, params, t0=0.0, x0=None, i
     t_end_ns = to_ns("t_end", t_end)
     if t_end_ns < t0_ns:
         raise ConfigError("t_end", t_end, f"a time >= t0={t0_ns / NS_PER_S!r} s")
-    batch = _Batch(systems, controllers, routed, n, t0_ns, x0, inputs, float(rtol), float(atol), float(max_step),
-                   record)
-    result = batch.run(t_end_ns)
+    args = (systems, controllers, routed, n, t0_ns, x0, inputs, float(rtol), float(atol), float(max_step), record)
+    try:
+        batch = _Batch(*args)
+        result = batch.run(t_end_ns)
+    except _KernelStopped:  # (the loops ticked in the kernel: the Python ticks raise the error where they meet it)
+        batch = _Batch(*args, loops_in_kernel=False)
+        result = batch.run(t_end_ns)
     message = batch.stiffness_warning()
     if message is not None:
         warnings.warn(message, StiffnessWarning, stacklevel=2)

@@ -60,7 +60,8 @@ class _Recorder:
         at different ticks' inputs; ``modes`` then the rows' own, (systems, rows)), else the last (and at most
         one row of a variant)."""
         every = idx is self.b.every  # every variant in order: copies rather than gathers
-        idx = np.asarray(idx, dtype=np.int32)
+        if epochs is None:  # (a kernel call's block has its own narrow indices: one per row)
+            idx = np.asarray(idx, dtype=np.int32)
         if not len(idx):
             return
         if local:
@@ -109,16 +110,6 @@ class _Recorder:
         from those rows when asked (:meth:`BatchResult._at_instant`)."""
         self.kernel_stretches.append((first_epoch, np.asarray(times, dtype=float), first_block))
         self.post.extend([None] * len(times))
-
-    def mark(self):
-        """What :meth:`truncate` goes back to: the rows and events recorded so far."""
-        return len(self.blocks), len(self.events), self.counts.copy(), len(self.brownout_rows)
-
-    def truncate(self, mark) -> None:
-        """Forget the rows and events recorded since :meth:`mark` returned ``mark``."""
-        n_blocks, n_events, counts, n_brownout = mark
-        del self.blocks[n_blocks:], self.events[n_events:], self.brownout_rows[n_brownout:]
-        self.counts[:] = counts
 
     def event(self, e, cols, te, x_before, x_after, mode_before, mode_after, at_tick):
         self.events.append((e, np.asarray(cols), np.array(te, dtype=float), x_before, x_after, mode_before,
