@@ -15,6 +15,16 @@ parameters given as arrays of length ``N``. Each variant's trajectory is what it
 * **Ticks are shared** (one clock), so at each tick every controller runs once, vectorized
   over the variants, reading ``(N,)`` arrays and writing ``(N,)`` arrays; the events those writes
   trigger fire per variant, in the kernel, as in a serial run.
+* **Loops tick in the kernel** where a serial run's would (:mod:`simcore.kernel.ticks`): when every
+  controller is a :func:`~simcore.controllers.control_loop` around a PIDController of its own with a
+  constant setpoint (one number, or one per variant), measuring a state and commanding an input no
+  coupling drives, with or without a feedforward object and output limits, their first ticks run in
+  Python (they start the loops) and from there each variant's loops tick inside the kernel, each
+  variant with its own gains, setpoint, feedforward and PID state, to the end of the run: the kernel
+  returns to Python only to hand over each buffer of rows. The recorder then stores each kernel call's
+  rows as one block, each row with its epoch (the tick whose inputs it was held at). Where the kernel
+  stops a variant (a write refused, a failure), the batch runs again with the loops ticking in Python,
+  which raise the error that variant's own run raises. A disabling battery keeps the loops in Python.
 * **Modes per variant**, as integer codes into each batched system's ``MODES``.
 * **Stiffness per variant**: a variant is found stiff at the step where its own
   ``simulate(..., method="RK45")`` warns, and the run warns once

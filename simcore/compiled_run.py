@@ -10,7 +10,8 @@ tick's writes trigger.
 
 :class:`simcore.engine.Simulator` uses it (one variant) for a simulation made only of built-in parts.
 :func:`simcore.simulate_batch` uses it with one variant per parameter set (:meth:`CompiledRun.advance`,
-:meth:`CompiledRun.input_jumps`): the same kernel, so a variant is its own serial run.
+:meth:`CompiledRun.input_jumps`, and :meth:`CompiledRun.advance_ticking` where its loops tick in the kernel):
+the same kernel, so a variant is its own serial run.
 
 numba is imported here: this module is imported only when a simulation can use it.
 """
