@@ -616,7 +616,6 @@ class _Batch:
                 self._run_ticks(t_ns, due)
         return self.res.result()
 
-
     # -- the loops ticking in the kernel (simcore.kernel.ticks) ---------------------------------------------
     def _kernel_loops(self):
         """``(CT, parameters, n_cs)`` for the kernel's run when every controller is a loop the kernel can tick
@@ -695,11 +694,11 @@ class _Batch:
         cr.RS[:, kl.RS_T_NS], cr.RS[:, kl.RS_TARGET_NS], cr.RS[:, kl.RS_N_TICKS] = self.t_ns, t_end_ns, 0
         # The writes to come, in order (instant by instant, each due loop in order): their values fill one row of
         # W each, for every variant; a row's tick count (writes before it) tells its epoch.
-        writes = [(t_ns, c) for t_ns, due in schedule for c in due]
-        W = np.empty((len(writes), n))
-        done = np.zeros(n, dtype=np.int64)
+        n_writes = sum(len(due) for _, due in schedule)
+        W = np.empty((n_writes, n))
+        done = np.zeros(n, dtype=np.int64)  # each variant's writes so far
         base = len(res.epochs) - 1
-        epoch_of_count = np.zeros(len(writes) + 1, dtype=np.int64)
+        epoch_of_count = np.zeros(n_writes + 1, dtype=np.int64)
         epoch_of_count[np.cumsum([len(due) for _, due in schedule], dtype=np.int64)] = np.arange(1, len(schedule) + 1)
         epoch_of_count += base
 
