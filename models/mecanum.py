@@ -53,6 +53,15 @@ These signals are in the wheel's frame (positive rolls the robot forward); a hub
 channel maps them to its motor's own frame through its mounting, the left motors
 mirrored by default (``mirrored_wheels``; :mod:`simcore.controllers.hub.motor`,
 "Mounting"). Such a drive stands in the FTC field's walls by default (``field``).
+
+**In the compiled kernel.** A drive without a ``cog_height`` or walls (``field=None`` for an FTC one), with the
+plain motor channels (not ``from_roadrunner``'s Coulomb friction) and not a subclass, has a kernel form
+(:mod:`simcore.kernel.mecanum` on the chassis core :mod:`simcore.kernel.chassis`: the four channels, the rollers'
+traction modes as an integer, the breakaway and grip events, the rollers' rolling resistance, the energy ledger,
+the external force inputs, the odometry pods, its supply current on the battery's bus): a simulation of built-in
+parts runs it compiled, and ``simulate_batch`` varies its ``mass``, ``moi``, ``wheel_radius``, ``gearing`` and
+``friction_coefficient``. Its evaluation, derivatives and outputs are then the kernel's on every path (this class
+calls them); the others (load transfer and the tip event, walls, Coulomb friction) run on the Python path.
 """
 from __future__ import annotations
 
@@ -65,13 +74,17 @@ from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError
 from simcore.system import System
 
-from .chassis import (DEFAULT_FIELD, DRIVE_ENERGY_STATES as ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis,
-                      ChassisDrive, square_safe, walls_of)
+from simcore.kernel import chassis_layout as _cl
+from simcore.kernel import mecanum_layout as _ml
+
+from .chassis import (BACKWARD, BREAKAWAY_MARGIN, DEFAULT_FIELD, DRIVE_ENERGY_STATES as ENERGY_STATES,
+                      EXTERNAL_INPUTS, FORWARD, ROLL, Chassis, ChassisDrive, ContactSolution, square_safe, walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
-from .motor_channels import MotorChannels, motor_friction
+from .battery import SupplyCurve
+from .motor_channels import ChannelState, MotorChannels, motor_friction
 from .odometry import odometry_pods_of, pod_rates, pod_readings, pod_signals
 from .swerve import module_layout
-from .tank import motor_and_gearing
+from .tank import channel_parameters, drive_variants, motor_and_gearing
 
 __all__ = ["MecanumDrive", "WHEELS", "ROLLER_AXES", "DEFAULT_ROLLER_FRICTION"]
 
@@ -91,6 +104,13 @@ ROLLER_AXES = ((_S, -_S), (_S, _S), (_S, _S), (_S, -_S))
 #: the direction (the most at 60 degrees). 0.03 lies within that range; measure your own wheels
 #: (a strafe-against-forward speed test) for a better one.
 DEFAULT_ROLLER_FRICTION = 0.03
+
+
+def _mecanum_kernel():
+    """The compiled mecanum drive (imported at first use: building a model loads no numba)."""
+    from simcore.kernel import mecanum
+
+    return mecanum
 
 
 class MecanumSample:
@@ -262,9 +282,16 @@ class MecanumDrive(ChassisDrive, System):
         # The motors' own friction: from the datasheet free current unless given (0: the ideal motor).
         self.viscous_friction, b_rotor = motor_friction("viscous_friction", viscous_friction, self.drive, G / r,
                                                         "N*s/m")
+        self._viscous_given = viscous_friction is not None
         self.channels = MotorChannels([self.drive] * 4, [b_rotor] * 4)
         self._names(name, command)
         self._setup_modes()
+        # Without load transfer or walls the drive is evaluated by the kernel's form (simcore.kernel.mecanum) on
+        # every path, its derivatives and outputs too.
+        self._kernel_eval = not self.chassis.tips and not self.chassis.walls
+        self._kernel_p = None
+        self._refresh_kernel()
+        self._kernel_events()
 
     def _names(self, name, cmd):
         states = ["x", "y", "heading", "vx", "vy", "omega"] + [f"{w}_velocity" for w in WHEELS] + \
@@ -371,6 +398,9 @@ class MecanumDrive(ChassisDrive, System):
         return kin, self._rim_val
 
     def _evaluate(self, x, u, mode):
+        if self._kernel_on:
+            return self._evaluate_in_kernel(x, u, mode)
+        # With load transfer or walls (Chassis.solve), or Coulomb friction in the motors:
         ul = u.tolist()
         wheels, contacts = mode
         (xl, c, s, vx, vy, om, along, across, hterm, slip_free), (w, rotor) = self._rims_of(x, wheels)
@@ -420,6 +450,11 @@ class MecanumDrive(ChassisDrive, System):
         return smp
 
     def derivatives(self, t, x, u):
+        if self._kernel_on:
+            out = np.empty(len(self.state_names))
+            _mecanum_kernel().derivatives(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                          np.asarray(u, dtype=float), 0, out)
+            return out
         smp = self._sample(t, x, u)
         sol = smp.sol
         _, _, c, s = smp.pose
@@ -445,6 +480,11 @@ class MecanumDrive(ChassisDrive, System):
                             + self.wheel_mass * (w * w).sum()))
 
     def outputs(self, t, x, u):
+        if self._kernel_on:
+            out = np.empty(_ml.n_mecanum_outputs(len(self.odometry_pods)))
+            _mecanum_kernel().outputs(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                      np.asarray(u, dtype=float), 0, out, 0)
+            return out.tolist()
         smp = self._sample(t, x, u)
         sol, chs = smp.sol, smp.channels
         vx, vy, _ = smp.velocity
@@ -460,6 +500,32 @@ class MecanumDrive(ChassisDrive, System):
         if self.odometry_pods:
             out += pod_readings(self.odometry_pods, x[self._ipod:], *smp.velocity)
         return out
+
+    def supply_current_at(self, x, u, bus_voltage: float) -> float:
+        """The four motors' supply current, A, at bus voltage ``bus_voltage`` V (for the Battery)."""
+        if self._kernel_on:
+            return _mecanum_kernel().supply_current_at(self._kernel_p, 0, self._mode_code(),
+                                                       np.asarray(x, dtype=float), 0, np.asarray(u, dtype=float), 0,
+                                                       float(bus_voltage))
+        return super().supply_current_at(x, u, bus_voltage)
+
+    def supply_current_curve(self, x, u):
+        """The four motors' supply current as a function of the bus voltage (a SupplyCurve), or None with
+        current limits."""
+        if self.channels.any_limits:
+            return None
+        if self._kernel_on:  # the kernel's assembly of the four motors' pieces
+            abc, breaks = np.zeros(3), np.empty((4, 4))
+            nb = _mecanum_kernel().add_supply_curve(self._kernel_p, 0, self._mode_code(),
+                                                    np.asarray(x, dtype=float), 0, np.asarray(u, dtype=float), 0,
+                                                    abc, breaks, 0)
+            a, b, c = abc.tolist()
+            return SupplyCurve(a, b, c, [tuple(row) for row in breaks[:nb].tolist()])
+        return super().supply_current_curve(x, u)
+
+    def initial_mode(self, t, x, u):
+        self._refresh_kernel()
+        return super().initial_mode(t, x, u)
 
     def _speeds_and_commands(self, x, u):
         ul = u.tolist()
@@ -481,6 +547,156 @@ class MecanumDrive(ChassisDrive, System):
         c, s = math.cos(x[2]), math.sin(x[2])
         x[3], x[4], x[5] = c * vx - s * vy, s * vx + c * vy, om
         return x
+
+    # -- the kernel form (simcore.kernel.mecanum) ----------------------------------------------------
+    #: The kernel's mode codes (``27 w_0 + 9 w_1 + 3 w_2 + w_3``, simcore.kernel.mecanum_layout) by the drive's mode.
+    _MODE_CODES = {((a, b, c, d), ()): 27 * i + 9 * j + 3 * k + m
+                   for i, a in enumerate(_ml.MECANUM_WHEEL_MODES) for j, b in enumerate(_ml.MECANUM_WHEEL_MODES)
+                   for k, c in enumerate(_ml.MECANUM_WHEEL_MODES) for m, d in enumerate(_ml.MECANUM_WHEEL_MODES)}
+    #: The kernel's mode names, indexed by code.
+    KERNEL_MODES = tuple(sorted(_MODE_CODES, key=_MODE_CODES.get))
+    #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``) and their units.
+    BATCH_PARAMETERS = ("mass", "moi", "wheel_radius", "gearing", "friction_coefficient")
+    _BATCH_UNITS = {"mass": "kg", "moi": "kg*m**2", "wheel_radius": "m", "gearing": "", "friction_coefficient": ""}
+
+    def _kernel_events(self) -> None:
+        """The events by their kernel id (simcore.kernel.mecanum_layout), marked with their guard's code."""
+        events = {}
+        for i in range(4):
+            events[_ml.EV_MECANUM_BREAKAWAY + i] = self._breakaway[i]
+            events[_ml.EV_MECANUM_GRIP + 2 * i] = self._grip[(i, FORWARD)]
+            events[_ml.EV_MECANUM_GRIP + 2 * i + 1] = self._grip[(i, BACKWARD)]
+        for i, e in events.items():
+            e.kernel_guard = _ml.MECANUM_GUARD_BASE + i
+        self.kernel_events = events
+
+    def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
+        """The parameter vector of this drive in the compiled kernel, for ``n`` variants at once.
+
+        The constructor calls it with no overrides, :meth:`kernel_form` returns its row, and a batch calls it
+        with its variants' values (:attr:`BATCH_PARAMETERS`: ``mass``, ``moi``, ``wheel_radius``, ``gearing``,
+        ``friction_coefficient``). What the constructor derives from them is derived again from each variant's
+        value with its rules (:func:`~simcore.models.tank.tank_rim_mechanics` for ``G / r`` and the wheels'
+        rotating mass at the rim; a ``viscous_friction`` given at the rim acts at the rotors through each
+        variant's ``G / r``; the loads at rest are ``m g`` times each contact's share), so row ``j`` is the
+        vector of the drive built with variant ``j``'s values, to the bit.
+
+        Parameters
+        ----------
+        overrides : mapping of str to array-like or Quantity, optional
+            Batch parameter -> ``n`` values in SI units or as a pint Quantity (one value serves every variant).
+        n : int
+            Number of variants.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n, N_MECANUM_PARAMETERS)``, laid out by :mod:`simcore.kernel.mecanum_layout`.
+
+        Raises
+        ------
+        ConfigError
+            A parameter this drive does not batch, a value the constructor would refuse, or a drive the kernel
+            has no form of (load transfer or walls), naming ``params['<name>.<parameter>'][j]`` and the
+            variant ``j``.
+        """
+        n = checks.integer("n", n, minimum=1)
+        if not self._kernel_eval:
+            raise ConfigError(f"params[{self.name!r}]", sorted(overrides or {}),
+                              "a MecanumDrive without cog_height or walls (the compiled kernel's mecanum)")
+        ch = self.chassis
+        # (the chassis' values as they are now: the Python path reads them at each solve)
+        base = {"mass": ch.mass, "moi": ch.moi, "wheel_radius": self.wheel_radius, "gearing": self.gearing,
+                "friction_coefficient": ch.mu[0]}
+        values, k, Mw, b_rotor = drive_variants(self, base, overrides, n)
+        varied = overrides or {}
+        r, m, mu = values["wheel_radius"], values["mass"], values["friction_coefficient"]
+        p = np.empty((n, _ml.n_mecanum_parameters(len(self.odometry_pods))))
+        channel_parameters(p, self.drive, values["gearing"], b_rotor, self.channels.any_limits)
+        p[:, _ml.MP_K], p[:, _ml.MP_WHEEL_RADIUS] = k, r
+        p[:, _ml.MP_MASS], p[:, _ml.MP_MOI], p[:, _ml.MP_WHEEL_MASS] = m, values["moi"], Mw
+        p[:, _ml.MP_ROLLER_FRICTION], p[:, _ml.MP_SLIP_EPS2] = self.roller_friction, self.slip_epsilon ** 2
+        p[:, _ml.MP_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
+        p[:, _ml.MP_EXTERNAL], p[:, _ml.MP_BUS] = self._iext, self._ibus
+        p[:, _ml.MP_BRAKE:_ml.MP_BRAKE + 4] = self._ib
+        p[:, _ml.MP_N_PODS], p[:, _ml.MP_POD_STATE] = len(self.odometry_pods), self._ipod
+        for j, pod in enumerate(self.odometry_pods):
+            o = _ml.MP_PODS + _ml.N_POD * j
+            p[:, o + _ml.PD_X], p[:, o + _ml.PD_Y], p[:, o + _ml.PD_RADIUS] = pod.x, pod.y, pod.wheel_radius
+            p[:, o + _ml.PD_COS], p[:, o + _ml.PD_SIN] = math.cos(pod.heading), math.sin(pod.heading)
+        # Chassis: m g times each contact's share
+        load0 = [m * self.gravity * f for f in ch.load_share] if "mass" in varied else ch.load0
+        (dx, dy, arm, free_dirs, free_arm) = ch.geometry
+        for i in range(4):
+            o = _ml.MP_WHEELS + _cl.N_WHEEL * i
+            p[:, o + _cl.W_MASS_EQ], p[:, o + _cl.W_MU], p[:, o + _cl.W_MU_BREAKAWAY] = \
+                Mw, mu, mu * (1.0 + BREAKAWAY_MARGIN)
+            p[:, o + _cl.W_LOAD0] = load0[i]
+            p[:, o + _cl.W_LOAD_X], p[:, o + _cl.W_LOAD_Y] = ch.wheel_load_x[i], ch.wheel_load_y[i]
+            p[:, o + _cl.W_PX], p[:, o + _cl.W_PY] = self._px[i], self._py[i]
+            p[:, o + _cl.W_DX], p[:, o + _cl.W_DY], p[:, o + _cl.W_ARM] = dx[i], dy[i], arm[i]
+            p[:, o + _cl.W_COUPLE], p[:, o + _cl.W_COUPLE_FREE] = ch.couple[i], ch.couple_free[i]
+            p[:, o + _cl.W_NX], p[:, o + _cl.W_NY] = free_dirs[i]
+            p[:, o + _cl.W_FREE_ARM] = free_arm[i]
+        return p
+
+    def _refresh_kernel(self) -> None:
+        """The kernel's parameters from the chassis as it is now (a simulation starts: what the Python path reads
+        at each solve, the kernel reads from them), and whether the kernel evaluates the drive: not with motor
+        channels of another kind (``from_roadrunner``'s Coulomb friction)."""
+        self._kernel_on = self._kernel_eval and type(self.channels) is MotorChannels
+        if self._kernel_eval:
+            self._kernel_p = self.kernel_parameters()[0]
+
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this drive in the compiled kernel (:mod:`simcore.kernel.mecanum`),
+        or None where the kernel has no form of it yet (then the simulation takes the Python path): a
+        ``cog_height`` (load transfer and the tip event), walls, motor channels with Coulomb friction
+        (``from_roadrunner`` with a ``ks``), or a subclass."""
+        self._refresh_kernel()
+        if not self._kernel_on or type(self) is not MecanumDrive:
+            return None
+        from simcore.kernel.parts import KIND_MECANUM
+
+        return KIND_MECANUM, self._kernel_p, self.KERNEL_MODES
+
+    def _mode_code(self, mode=None) -> int:
+        """The kernel's code of ``mode`` (default the present one; the wheels rolling before a mode is set)."""
+        return self._MODE_CODES.get(self.mode if mode is None else mode, 0)
+
+    def _evaluate_in_kernel(self, x, u, mode):
+        """:meth:`_evaluate` by the kernel's form (:func:`simcore.kernel.mecanum.evaluate`)."""
+        s = np.empty(_ml.N_MECANUM_SAMPLE)
+        _mecanum_kernel().evaluate(self._kernel_p, 0, self._mode_code(mode), np.asarray(x, dtype=float), 0,
+                                   np.asarray(u, dtype=float), 0, s)
+        s = s.tolist()
+        rows = [s[_cl.S_WHEELS + _cl.N_WS * i:_cl.S_WHEELS + _cl.N_WS * (i + 1)] for i in range(4)]
+        sol = ContactSolution()
+        sol.ax, sol.ay, sol.alpha, sol.wall_force = s[_cl.S_AX], s[_cl.S_AY], s[_cl.S_ALPHA], ()
+        sol.normal = [w[_cl.WS_NORMAL] for w in rows]
+        sol.free_force = [w[_cl.WS_G] for w in rows]
+        sol.traction = [w[_cl.WS_F] for w in rows]
+        sol.wheel_accel = [w[_cl.WS_WA] for w in rows]
+        chs = ChannelState()
+        c0 = _cl.WS_CHANNEL
+        (chs.applied_voltage, chs.stator_current, chs.supply_current, chs.saturated, chs.current_limited,
+         chs.motor_torque, chs.output_torque, chs.friction_torque) = zip(*(w[c0:c0 + 8] for w in rows))
+        smp = MecanumSample()
+        smp.sol = sol
+        smp.slip_free = [w[_cl.WS_SLIP_FREE] for w in rows]
+        smp.slip = [w[_cl.WS_SLIP] for w in rows]
+        smp.state = x.tolist()
+        c, sn = s[_cl.S_COS], s[_cl.S_SIN]
+        smp.pose = (smp.state[0], smp.state[1], c, sn)
+        smp.velocity = (s[_cl.S_VX], s[_cl.S_VY], s[_cl.S_OM])
+        smp.wheel_speed = [w[_cl.WS_W] for w in rows]
+        smp.rotor_speed = [w[_cl.WS_ROTOR] for w in rows]
+        smp.channels = chs
+        smp.roller_speed = [w[_cl.WS_FREE_SLIP] for w in rows]
+        smp.bus = s[_cl.S_BUS]
+        smp.friction_power = s[_cl.S_FRICTION_POWER]
+        smp.external_power = s[_cl.S_EXTERNAL_POWER]
+        return smp
 
     def outline(self):
         """Robot outline in the robot frame for field plots: the bumper, or the wheels' box grown by a wheel, m."""
@@ -537,5 +753,6 @@ class MecanumDrive(ChassisDrive, System):
         drive = cls(motor_type, **derived["keywords"], **options)
         if derived["coulomb_torque"] > 0:
             drive.channels = CoulombMotorChannels(drive.channels, [derived["coulomb_torque"]] * 4)
+            drive._refresh_kernel()  # (the kernel's channels have no Coulomb friction: the Python path)
         drive.roadrunner_parameters = derived["roadrunner"]
         return drive

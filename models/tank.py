@@ -210,6 +210,61 @@ def tank_rim_mechanics(gearing, wheel_radius, wheel_inertia, rotor_inertia, n_mo
     return gearing / r, (wheel_inertia + n_motors * rotor_inertia * gearing * gearing) / (r * r)
 
 
+def drive_variants(model, base, overrides, n, *, traction=True):
+    """A drivetrain's batch values and what its constructor derives from them, for ``n`` variants (the one
+    derivation of :meth:`TankDrive.kernel_parameters` and :meth:`~simcore.models.MecanumDrive.kernel_parameters`).
+
+    ``base``: the drive's values (parameter -> float, SI), which ``overrides`` (batch parameter -> ``n`` values)
+    replace, each checked as the constructor checks it (naming ``params['<name>.<parameter>'][j]``). ``model``
+    has ``drive``, ``chassis``, ``wheel_inertia``, ``rotor_inertia``, ``viscous_friction`` and
+    ``_viscous_given``. Returns ``(values, k, M_w, b_rotor)``: the values (float arrays), rotor rad per m at the
+    rim ``G / r`` (1/m), a wheel's rotating mass at the rim (kg; the chassis' own while neither gearing nor radius
+    varies) and the rotors' viscous friction (N·m·s/rad: a ``viscous_friction`` given at the rim acts at the
+    rotors through each variant's ``G / r``). ``traction``: whether the drive has a traction limit (then the
+    friction coefficient batches and the rotating mass must be positive).
+    """
+    values = {key: np.full(n, float(v)) for key, v in base.items()}
+    varied = overrides or {}
+    for key, value in varied.items():
+        values[key] = batch_values(model, key, value, n, model.BATCH_PARAMETERS, model._BATCH_UNITS.get(key, ""))
+        if key == "friction_coefficient" and not traction:
+            raise ConfigError(f"params[{model.name + '.' + key!r}]", key,
+                              "a parameter of a drive built with a friction_coefficient (this one never slips)")
+        if key == "wheel_radius":
+            for j, r in enumerate(values[key]):
+                square_safe(f"params[{model.name + '.' + key!r}][{j}]", float(r), "m", what="radius")
+    d = model.drive
+    with np.errstate(over="ignore", invalid="ignore"):
+        k, Mw = tank_rim_mechanics(values["gearing"], values["wheel_radius"], model.wheel_inertia,
+                                   model.rotor_inertia, d.n_motors)
+        if "gearing" not in varied and "wheel_radius" not in varied:
+            Mw = np.full(n, float(model.chassis.mass_eq[0]))
+        b_rotor = (model.viscous_friction / k / k if model._viscous_given
+                   else np.full(n, free_current_friction(d)))
+    bad = ~(np.isfinite(k) & np.isfinite(Mw) & np.isfinite(b_rotor)) | (traction & ~(Mw > 0))
+    if bad.any():
+        j = int(np.flatnonzero(bad)[0])
+        key = next((key for key in ("gearing", "wheel_radius") if key in varied), "gearing")
+        raise ConfigError(f"params[{model.name + '.' + key!r}][{j}]", float(values[key][j]),
+                          f"a value whose rotating mass at the rim and rotor friction are finite (and the mass "
+                          f"positive with a traction limit) (variant {j})")
+    return values, k, Mw, b_rotor
+
+
+def channel_parameters(p, drive, gearing, b_rotor, limited) -> None:
+    """Write a drivetrain's motor channel (one MotorDrive ``drive`` behind ``gearing``, per variant, with rotor
+    friction ``b_rotor`` N·m·s/rad; ``limited``: whether it has current limits) into the first slots of its kernel
+    parameters ``p`` (n, n_p), which every drivetrain lays out alike (``TP_R`` ... ``TP_CONVERSION`` of
+    :mod:`simcore.kernel.tank_layout`, ``MP_R`` ... ``MP_CONVERSION`` of :mod:`simcore.kernel.mecanum_layout`)."""
+    d = drive
+    p[:, _tl.TP_R], p[:, _tl.TP_INV_KV], p[:, _tl.TP_KV], p[:, _tl.TP_KT] = d.R, 1.0 / d.Kv, d.Kv, d.Kt
+    p[:, _tl.TP_GEARING], p[:, _tl.TP_EFFICIENCY] = gearing, d.efficiency
+    p[:, _tl.TP_DUTY] = 1.0 if d.command == "duty" else 0.0
+    p[:, _tl.TP_LIMITED] = 1.0 if limited else 0.0
+    p[:, _tl.TP_STATOR_LIMIT], p[:, _tl.TP_SUPPLY_LIMIT] = d.stator_current_limit, d.supply_current_limit
+    p[:, _tl.TP_B_ROTOR], p[:, _tl.TP_CONDUCTANCE], p[:, _tl.TP_CONVERSION] = b_rotor, 1.0 / d.R, 1.0 / d.Kv - d.Kt
+
+
 def _characterized_kernel():
     """The compiled characterized tank (imported at first use: building a model loads no numba)."""
     from simcore.kernel import characterized_tank
@@ -948,41 +1003,15 @@ class TankDrive(ChassisDrive, System):
         # (the chassis' values as they are now: the Python path reads them at each solve)
         base = {"mass": ch.mass, "moi": ch.moi, "wheel_radius": self.wheel_radius, "gearing": self.gearing,
                 "friction_coefficient": ch.mu[0] if self.traction else math.nan}
-        values = {key: np.full(n, float(v)) for key, v in base.items()}
-        for key, value in (overrides or {}).items():
-            values[key] = batch_values(self, key, value, n, self.BATCH_PARAMETERS, self._BATCH_UNITS.get(key, ""))
-            if key == "friction_coefficient" and not self.traction:
-                raise ConfigError(f"params[{self.name + '.' + key!r}]", key,
-                                  "a parameter of a drive built with a friction_coefficient (this one never slips)")
-            if key == "wheel_radius":
-                for j, r in enumerate(values[key]):
-                    square_safe(f"params[{self.name + '.' + key!r}][{j}]", float(r), "m", what="radius")
+        values, k, Mw, b_rotor = drive_variants(self, base, overrides, n, traction=self.traction)
         d = self.drive
         G, r, m = values["gearing"], values["wheel_radius"], values["mass"]
         varied = overrides or {}
-        with np.errstate(over="ignore", invalid="ignore"):
-            k, Mw = tank_rim_mechanics(G, r, self.wheel_inertia, self.rotor_inertia, d.n_motors)
-            if "gearing" not in varied and "wheel_radius" not in varied:
-                Mw = np.full(n, float(ch.mass_eq[0]))
-            b_rotor = (self.viscous_friction / k / k if self._viscous_given
-                       else np.full(n, free_current_friction(d)))
-        bad = ~(np.isfinite(k) & np.isfinite(Mw) & np.isfinite(b_rotor)) | (self.traction & ~(Mw > 0))
-        if bad.any():
-            j = int(np.flatnonzero(bad)[0])
-            key = next((key for key in ("gearing", "wheel_radius") if key in (overrides or {})), "gearing")
-            raise ConfigError(f"params[{self.name + '.' + key!r}][{j}]", float(values[key][j]),
-                              f"a value whose rotating mass at the rim and rotor friction are finite (and the mass "
-                              f"positive with a traction limit) (variant {j})")
         mu = values["friction_coefficient"]
         share = self.chassis.load_share
         n_axles = len(self.axle_x) if self.scrub else 0
         p = np.empty((n, _tl.n_tank_parameters(n_axles)))
-        p[:, _tl.TP_R], p[:, _tl.TP_INV_KV], p[:, _tl.TP_KV], p[:, _tl.TP_KT] = d.R, 1.0 / d.Kv, d.Kv, d.Kt
-        p[:, _tl.TP_GEARING], p[:, _tl.TP_EFFICIENCY] = G, d.efficiency
-        p[:, _tl.TP_DUTY] = 1.0 if d.command == "duty" else 0.0
-        p[:, _tl.TP_LIMITED] = 1.0 if self.channels.any_limits else 0.0
-        p[:, _tl.TP_STATOR_LIMIT], p[:, _tl.TP_SUPPLY_LIMIT] = d.stator_current_limit, d.supply_current_limit
-        p[:, _tl.TP_B_ROTOR], p[:, _tl.TP_CONDUCTANCE], p[:, _tl.TP_CONVERSION] = b_rotor, 1.0 / d.R, 1.0 / d.Kv - d.Kt
+        channel_parameters(p, d, G, b_rotor, self.channels.any_limits)
         p[:, _tl.TP_K], p[:, _tl.TP_WHEEL_RADIUS] = k, r
         p[:, _tl.TP_RB], p[:, _tl.TP_TRACK_WIDTH] = self._rb, self.track_width
         p[:, _tl.TP_MASS], p[:, _tl.TP_MOI], p[:, _tl.TP_MW] = m, values["moi"], Mw

@@ -32,8 +32,9 @@ parameters given as arrays of length ``N``. Each variant's trajectory is what it
   :attr:`BatchResult.stiff_at` keeps the times.
 
 What batches. A system batches when it has a kernel form (``kernel_form()``: Flywheel, Arm,
-Elevator, HubMotor, ServoMechanism, TankDrive (without a cog height, walls or pods), CharacterizedTankDrive,
-and a Battery, with ``brownout_behaviour="flag"`` or ``"disable"`` (a disabling one not with a tank drive)): its
+Elevator, HubMotor, ServoMechanism, TankDrive (without a cog height, walls or pods), MecanumDrive (without a
+cog height or walls), CharacterizedTankDrive, and a Battery, with ``brownout_behaviour="flag"`` or ``"disable"`` (a disabling one not
+with a tank or mecanum drive)): its
 variants' parameters come from its own ``kernel_parameters``, their outputs and the bus from the kernel's functions
 (:mod:`simcore.batch_parts`);
 a controller when it has a ``batched`` attribute (:func:`simcore.controllers.control_loop`'s
@@ -201,12 +202,12 @@ class _Batch:
         for s, form in zip(systems, forms):
             if form is None or not hasattr(s, "kernel_parameters"):
                 raise ConfigTypeError("systems", s, f"a system that can batch (a Flywheel, Arm, Elevator, HubMotor, "
-                                                    f"ServoMechanism, TankDrive, CharacterizedTankDrive or Battery, "
-                                                    f"not a subclass that changes its physics); {type(s).__name__} "
-                                                    f"{s.name!r} cannot batch")
+                                                    f"ServoMechanism, TankDrive, MecanumDrive, "
+                                                    f"CharacterizedTankDrive or Battery, not a subclass that changes "
+                                                    f"its physics); {type(s).__name__} {s.name!r} cannot batch")
         if disabling_battery_beside_a_tank(forms):
             battery = next(s for s in systems if getattr(s, "brownout_behaviour", None) == "disable")
-            raise ConfigTypeError("systems", battery, f"a Battery with brownout_behaviour='flag' beside a tank drive: "
+            raise ConfigTypeError("systems", battery, f"a Battery with brownout_behaviour='flag' beside a drivetrain: "
                                                       f"battery {battery.name!r} disables the outputs, which a batch "
                                                       f"models for geared mechanisms only (simulate runs it)")
         self.systems = [variants_of(s, form, params.get(s.name, {}), n) for s, form in zip(systems, forms)]

@@ -22,7 +22,8 @@ from .errors import ConfigError
 from .kernel import layout as kl
 from .kernel import parts as kp
 
-__all__ = ["PartVariants", "BatteryVariants", "DrivetrainVariants", "TankVariants", "EventKind", "variants_of"]
+__all__ = ["PartVariants", "BatteryVariants", "DrivetrainVariants", "TankVariants", "MecanumVariants", "EventKind",
+           "variants_of"]
 
 
 class EventKind:
@@ -89,7 +90,7 @@ class PartVariants(_Variants):
         super().__init__(model, form, params, n)
         self.min_position, self.max_position = model.min_position, model.max_position
         self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
-        self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=np.int64)
+        self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=kp.table_dtype([self.kind]))
         self._y_offsets = kp.output_offsets([self.kind])
 
     def couplings(self, systems) -> list:
@@ -224,12 +225,12 @@ class KernelBus:
         for s in systems:
             nx, nu = len(s.state_names), len(s.input_names)
             rows.append([s.kind, x_off, nx, u_off, p_off])
-            if s.kind == kp.KIND_GEARED or s.kind == kp.KIND_TANK:
+            if s.kind == kp.KIND_GEARED or s.kind == kp.KIND_TANK or s.kind == kp.KIND_MECANUM:
                 self.targets.append(f"{s.name}.bus_voltage")
             elif s.kind == kp.KIND_BATTERY:
                 self.targets += [f"{s.name}.{name}" for name in s.input_names]
             x_off, u_off, p_off = x_off + nx, u_off + nu, p_off + s.P.shape[1]
-        self.table = np.array(rows, dtype=np.int64)
+        self.table = np.array(rows, dtype=kp.table_dtype([s.kind for s in systems]))
         disabling = any(s.kind == kp.KIND_BATTERY and s.disables for s in systems)
         self.run_state = kp.brownout_slots(len(systems)) if disabling else 0
 
@@ -257,7 +258,7 @@ class DrivetrainVariants(_Variants):
 
     def __init__(self, model, form, params, n):
         super().__init__(model, form, params, n)
-        self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=np.int64)
+        self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=kp.table_dtype([self.kind]))
         self._y_offsets = kp.output_offsets([self.kind])
 
     def couplings(self, systems) -> list:
@@ -297,13 +298,29 @@ class TankVariants(DrivetrainVariants):
         return PartVariants.outputs(self, t, x, u, mode)[self._slots]
 
 
+class MecanumVariants(DrivetrainVariants):
+    """A :class:`~simcore.models.MecanumDrive` for ``n`` variants: its rollers' traction modes and events
+    (breakaway, grip) as the kernel arms them, its initial modes and outputs the kernel's (as its own model's)."""
+
+    def __init__(self, model, form, params, n):
+        super().__init__(model, form, params, n)
+        self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
+        from .kernel.mecanum_layout import n_mecanum_outputs
+
+        self._y_offsets = np.array([0, n_mecanum_outputs(len(model.odometry_pods))], dtype=np.int64)
+
+    initial_mode = TankVariants.initial_mode
+
+
 def variants_of(model, form, params, n):
     """The batch's part for ``model`` (its kernel form ``form``): a :class:`BatteryVariants`, a
-    :class:`TankVariants`, a :class:`DrivetrainVariants` or a :class:`PartVariants`."""
+    :class:`TankVariants`, a :class:`MecanumVariants`, a :class:`DrivetrainVariants` or a :class:`PartVariants`."""
     if form[0] == kp.KIND_BATTERY:
         return BatteryVariants(model, form, params, n)
     if form[0] == kp.KIND_TANK:
         return TankVariants(model, form, params, n)
+    if form[0] == kp.KIND_MECANUM:
+        return MecanumVariants(model, form, params, n)
     if form[0] == kp.KIND_CHARACTERIZED_TANK:
         return DrivetrainVariants(model, form, params, n)
     return PartVariants(model, form, params, n)

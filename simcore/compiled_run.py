@@ -30,7 +30,8 @@ from .kernel import ticks as kt
 from .dopri5 import check_tableau
 from .kernel.dopri5 import interior_weights
 from .kernel import battery as kb
-from .kernel.parts import KIND_BATTERY, KIND_TANK, T_KIND, T_NX, T_P, T_U, T_X, brownout_slots
+from .kernel.parts import (KIND_BATTERY, KIND_MECANUM, KIND_TANK, T_KIND, T_NX, T_P, T_U, T_X, brownout_slots,
+                            table_dtype)
 from .solvers import MIN_EXPLICIT_STEPS, STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS, STIFF_STEPS
 
 __all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "BATCH_ROW_BUFFER", "EVENT_BUFFER"]
@@ -95,9 +96,10 @@ def kernel_forms(systems):
 
 
 def disabling_battery_beside_a_tank(forms) -> bool:
-    """Whether ``forms`` hold a Battery that disables the outputs on a brownout and a tank drive: the kernel's
-    brownout holds back the geared parts' motor commands, not a tank's two."""
-    return any(int(f[0]) == KIND_TANK for f in forms) and any(_disables(kind, params) for kind, params, _ in forms)
+    """Whether ``forms`` hold a Battery that disables the outputs on a brownout and a tank or mecanum drive: the
+    kernel's brownout holds back the geared parts' motor commands, not a drivetrain's."""
+    return (any(int(f[0]) in (KIND_TANK, KIND_MECANUM) for f in forms)
+            and any(_disables(kind, params) for kind, params, _ in forms))
 
 
 def _disables(kind, params) -> bool:
@@ -129,7 +131,7 @@ class CompiledRun:
                  loops=None):
         N = n_variants
         n_parts = len(forms)
-        table = np.zeros((n_parts, 5), dtype=np.int64)
+        table = np.zeros((n_parts, 5), dtype=table_dtype([f[0] for f in forms]))
         p_off, u_off = 0, 0
         for k, (kind, params, _) in enumerate(forms):
             sl = slices[k]

@@ -40,6 +40,7 @@ the row after; at each event the row before and the row after the reset.
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from typing import Iterable, Sequence
 
@@ -88,34 +89,51 @@ def _compiled_run(simulator):
                        keep_steps=simulator._rec.keeps_steps, loops=_kernel_loops(simulator))
 
 
+def _kernel_tickable(simulator) -> list:
+    """The indices of the controllers that can tick in the kernel (:mod:`simcore.kernel.ticks`), in the order
+    given: loops with a ``kernel_loop`` measuring a state and commanding an input no coupling drives, each
+    around a PIDController no other such loop holds (the kernel keeps a state per loop; two loops sharing
+    one update it tick by tick, in Python). The others tick in Python (the Python path checks the names
+    and raises where they are wrong)."""
+    lay, controllers = simulator._layout, simulator.controllers
+    loops = [i for i, c in enumerate(controllers) if getattr(c, "kernel_loop", None) is not None]
+    holders = Counter(id(controllers[i].kernel_loop.pid) for i in loops)
+    tickable = []
+    for i in loops:
+        spec = controllers[i].kernel_loop
+        measured, commanded = lay.index.get(spec.measure), lay.index.get(spec.command)
+        if (holders[id(spec.pid)] == 1 and measured is not None and measured[0] == "x" and commanded is not None
+                and commanded[0] == "u" and spec.command not in lay.coupled):
+            tickable.append(i)
+    return tickable
+
+
 def _kernel_loops(simulator):
-    """``(CT, parameters, n_cs)`` for :class:`~simcore.compiled_run.CompiledRun` when every controller of the
-    simulation can tick in the kernel (:mod:`simcore.kernel.ticks`: a loop with a ``kernel_loop``, measuring
-    a state, commanding an input no coupling drives), else None (they tick in Python)."""
+    """``(CT, parameters, n_cs)`` for :class:`~simcore.compiled_run.CompiledRun` when a controller can tick in
+    the kernel (``simulator._in_kernel``, :func:`_kernel_tickable`), else None (every controller ticks in
+    Python): a row of the loop table per controller, in their order, those ticking in Python of kind
+    ``LOOP_PYTHON`` (the kernel stops at their ticks)."""
     from .kernel import pid as kp
     from .kernel import ticks as kt
 
-    lay, controllers = simulator._layout, simulator.controllers
-    if not controllers or not all(getattr(c, "kernel_loop", None) is not None for c in controllers):
+    lay, controllers, tickable = simulator._layout, simulator.controllers, simulator._in_kernel
+    if not tickable:
         return None
-    if len({id(c.kernel_loop.pid) for c in controllers}) < len(controllers):
-        return None  # one PIDController in two loops: each tick updates the one state (in Python)
     u_first = np.cumsum([0] + [len(u) for u in lay.U])
     CT = np.zeros((len(controllers), kt.N_LOOP_FIELDS), dtype=np.int64)
-    for c, ctl in enumerate(controllers):
-        spec = getattr(ctl, "kernel_loop", None)
-        if spec is None:
-            return None
-        measured, commanded = lay.index.get(spec.measure), lay.index.get(spec.command)
-        if measured is None or measured[0] != "x" or commanded is None or commanded[0] != "u" \
-                or spec.command in lay.coupled:
-            return None  # (the Python path checks the names and raises where they are wrong)
-        CT[c] = (kt.LOOP_PID, simulator._t0_ns + ctl.offset_ns, ctl.period_ns,
+    for i, ctl in enumerate(controllers):
+        CT[i, :3] = kt.LOOP_PYTHON, simulator._t0_ns + ctl.offset_ns, ctl.period_ns
+    for c, i in enumerate(tickable):
+        ctl = controllers[i]
+        spec = ctl.kernel_loop
+        measured, commanded = lay.index[spec.measure], lay.index[spec.command]
+        CT[i] = (kt.LOOP_PID, simulator._t0_ns + ctl.offset_ns, ctl.period_ns,
                  measured[2], u_first[commanded[1]] + commanded[2],  # (a state's index is the stacked one)
                  c * kt.N_PID_LOOP_PARAMETERS, c * kp.N_PID_STATE,
                  kt.FLAG_FEEDFORWARD * (spec.feedforward is not None)
                  + kt.FLAG_LIMITS * (spec.output_limits is not None))
-    return CT, np.zeros(len(controllers) * kt.N_PID_LOOP_PARAMETERS), len(controllers) * kp.N_PID_STATE
+    return CT, np.zeros(len(tickable) * kt.N_PID_LOOP_PARAMETERS), len(tickable) * kp.N_PID_STATE
+
 
 def _stage_coupled_rows(cr, lay, stage, U, T, Y, M, n_rows) -> None:
     """Stage the kernel's rows of a coupled run (a battery's bus) with their coupled inputs, solved for every
@@ -244,12 +262,14 @@ class Simulator:
         self._terminated = False
         self._signals = Signals(self)
         self._stats = {"n_steps": 0, "n_segments": 0, "n_ticks": 0, "n_events": 0}
+        # The controllers whose ticks the kernel can run (the others tick in Python at theirs).
+        self._in_kernel = _kernel_tickable(self)
         # Built-in parts only: the RK45 stretches, events included, run in the compiled kernel.
         self._compiled = _compiled_run(self) if USE_KERNEL else None
         self._sink = self._make_sink() if self._compiled is not None else None
         self._loaded_modes = None  # the kernel's modes as last loaded or stored, when they are the systems'
         self._reads_inputs = {}  # per modes: whether an armed guard reads the held inputs
-        self._kernel_loops_refused = False  # a loop holds what the kernel cannot tick (arrays)
+        self._kernel_loops_refused = set()  # loops holding what the kernel cannot tick (arrays)
 
     @staticmethod
     def _check_systems(systems) -> None:
@@ -585,39 +605,57 @@ class Simulator:
 
     # -- the loops ticking in the kernel (simcore.kernel.ticks) ----------------------------------------------
     def _ticks_in_kernel(self) -> bool:
-        """Whether the ticks from here run in the kernel: every controller is a loop it runs, each has
-        started (its first tick, with its ``on_start``, ran in Python), and the kernel integrates."""
+        """Whether the kernel integrates from here with loops ticking in it (until the next tick of a controller
+        ticking in Python, where every controller due ticks in Python): at least one loop of ``_in_kernel``
+        runs there (:meth:`_loops_in_kernel_now`)."""
         cr = self._compiled
-        return (cr is not None and len(cr.CT) > 0 and not self._kernel_loops_refused and self._kernel_on()
-                and self._integrator.current == "RK45" and self._pending_tick is None and all(self._ran_once)
+        return (cr is not None and len(cr.CT) > 0 and self._kernel_on()
+                and self._integrator.current == "RK45" and self._pending_tick is None
                 and cr.brownout_part is None  # (a disabling battery's held-back commands: ticks in Python)
-                and all(c.kernel_loop.unchanged(c) for c in self.controllers))  # (a user's own tick or law)
+                and bool(self._loops_in_kernel_now()))
+
+    def _loops_in_kernel_now(self) -> list:
+        """The loops of ``_in_kernel`` the kernel ticks from here: each has started (its first tick, with its
+        ``on_start``, ran in Python), still ticks as :func:`~simcore.controllers.control_loop` made it (not a
+        team's own tick or law) and holds numbers, not arrays. The others tick in Python."""
+        controllers = self.controllers
+        return [c for c in self._in_kernel if self._ran_once[c] and c not in self._kernel_loops_refused
+                and getattr(controllers[c], "kernel_loop", None) is not None
+                and controllers[c].kernel_loop.unchanged(controllers[c])]
 
     def _compiled_ticks(self, target_ns: int) -> None:
         """Integrate to ``target_ns`` with the loops ticking in the kernel, the ticks at it included (what
         the loop of :meth:`_run_until_ns` does); stops early where "auto" hands the run to its implicit
-        method, or where a loop's write is refused (that tick is then run in Python, which raises the error
-        naming it). The kernel goes on until a buffer of rows fills; each such stretch is kept (recorded, as
+        method, at the next tick of a controller ticking in Python (every controller due there then ticks
+        in Python), or where a loop's write is refused (that tick is then run in Python, which raises the
+        error naming it). The kernel goes on until a buffer of rows fills; each such stretch is kept (recorded, as
         ``record=`` says) before the next, so an exception leaves the simulation at the end of the last
         stretch that completed, as the Python path's leaves it at its last completed tick."""
         from .kernel import ticks as kt
 
         cr, lay, sched = self._compiled, self._layout, self._schedule
-        specs = [c.kernel_loop for c in self.controllers]
-        numbers = [spec.numbers(self.t, self._signals) for spec in specs]
-        if any(n is None for n in numbers):
-            self._kernel_loops_refused = True  # (a controller or setpoint of arrays: they tick in Python)
+        specs, numbers = {}, {}  # (by the table's rows, which are the controllers')
+        for c in self._loops_in_kernel_now():
+            spec = self.controllers[c].kernel_loop
+            n = spec.numbers(self.t, self._signals)
+            if n is None:
+                self._kernel_loops_refused.add(c)  # (a controller or setpoint of arrays: it ticks in Python)
+            else:
+                specs[c], numbers[c] = spec, n
+        if not specs:
             return
         CT = cr.CT
-        for c, (params, state) in enumerate(numbers):
+        CT[:, kt.C_KIND] = kt.LOOP_PYTHON  # the kernel stops at the ticks of every other controller
+        for c, (params, state) in numbers.items():
+            CT[c, kt.C_KIND] = kt.LOOP_PID
             rng = lay.input_ranges.get(specs[c].command, (-math.inf, math.inf))
             po, so = int(CT[c, kt.C_P]), int(CT[c, kt.C_S])
             cr.P[0, po:po + len(params) + 2] = params + [float(rng[0]), float(rng[1])]
             cr.CS[0, so:so + len(state)] = state
-            cr.TICKS[0, c] = sched._k[c]
+        cr.TICKS[0] = sched._k  # (the Python controllers' too: the kernel stops at their next ticks)
         cr.RS[0, _kl.RS_T_NS], cr.RS[0, _kl.RS_TARGET_NS] = self._t_ns, target_ns
         while True:
-            status = self._compiled_ticks_stretch(specs, [len(n[1]) for n in numbers])
+            status = self._compiled_ticks_stretch(specs, {c: len(n[1]) for c, n in numbers.items()})
             if status != _kl.PAUSE:
                 break
         if status == _kl.SWITCH:
@@ -647,16 +685,16 @@ class Simulator:
             lay.modes_changed()
             raise
         # Kept (nothing below can fail): the ticks' logs and schedule, the held inputs, the loops' states.
-        for c, spec in enumerate(specs):
+        for c, spec in specs.items():
             rec.ticks_done(self.controllers[c].name, [(t, {spec.command: value}) for t, loop, value in ticked
                                                       if loop == c])
         self._stats["n_ticks"] += len(ticked)
-        for c, spec in enumerate(specs):
+        for c, spec in specs.items():
             sched._k[c] = int(cr.TICKS[0, c])
             sched._next[c] = sched._base[c] + sched._k[c] * sched._period[c]
             so = int(CT[c, kt.C_S])
             spec.store(cr.CS[0, so:so + state_sizes[c]])
-        for c, spec in enumerate(specs):  # the commanded inputs only: a coupling's are the Python solve's
+        for c, spec in specs.items():  # the commanded inputs only: a coupling's are the Python solve's
             _, k, i = lay.index[spec.command]
             lay.U[k][i] = cr.U[0, CT[c, kt.C_COMMAND]]
         lay.modes_changed()  # (the held inputs changed: a new snapshot)
@@ -888,7 +926,9 @@ class Simulator:
                 return
         while not self._terminated:
             if self._ticks_in_kernel():
-                self._compiled_ticks(target_ns)  # to the target, unless "auto" hands over or a write is refused
+                # To the target, unless a Python controller's tick comes first, "auto" hands over or a write
+                # is refused.
+                self._compiled_ticks(target_ns)
                 if self._terminated:
                     return
             nxt = self._schedule.next_ns()

@@ -386,8 +386,8 @@ def advance_ticking(CT, table, P, U, modes, X, F0, rs, active, g_prev, search, l
     target included: what :class:`simcore.engine.Simulator` does from one call of ``advance`` to its end, with
     the loops in the kernel. Each tick's writes go to ``tick_rows`` (time, loop, value) and fire the events
     they trigger, with the row after them. Returns :func:`advance_one`'s statuses, or TICK_REFUSED (a loop's
-    write was refused at ``rs[RS_T_NS]``: nothing of that tick ran). Without it: :func:`advance_one` to
-    ``rs[S_T_END]``."""
+    write was refused at ``rs[RS_T_NS]``, or a controller ticking in Python is due there: nothing of that tick
+    ran). Without it: :func:`advance_one` to ``rs[S_T_END]``."""
     ticking = flags[F_TICKING]
     target_ns = int(rs[RS_TARGET_NS]) if ticking else 0
     n_parts = table.shape[0]

@@ -9,6 +9,7 @@ friction ``b w`` acting at the shaft, before the gearbox; the gearbox efficiency
 """
 from __future__ import annotations
 
+from .battery import motor_supply_piece
 from .jit import jit
 from .motor_drive import electrical, output_torque
 
@@ -55,3 +56,19 @@ def channel(w, cmd, brk, bus, R, inv_kv, Kv, kt, gearing, efficiency, b, limited
     tm = kt * i
     tf = b * w
     return v, i, isup, sat, lim, tm, output_torque(tm - tf, w, gearing, efficiency), tf
+
+
+@jit(internal=True)
+def add_supply_piece(abc, breaks, nb, g, emf, duty, cmd, brk):
+    """Add one channel without current limits to a supply curve (SupplyCurve.add_motors' step): its piece
+    (:func:`simcore.kernel.battery.motor_supply_piece` of conductance ``g`` S, back-EMF ``emf`` V, whether the
+    command is a duty, the command and the brake flag) into ``abc`` (a, b, c) and its breakpoint, if any, into
+    row ``nb`` of ``breaks``; returns the number of rows then."""
+    da, db, dc, v_k, bda, bdb, bdc = motor_supply_piece(g, emf, duty, cmd, brk)
+    abc[0] = abc[0] + da
+    abc[1] = abc[1] + db
+    abc[2] = abc[2] + dc
+    if v_k >= 0.0:
+        breaks[nb, 0], breaks[nb, 1], breaks[nb, 2], breaks[nb, 3] = v_k, bda, bdb, bdc
+        nb += 1
+    return nb

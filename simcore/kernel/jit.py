@@ -10,7 +10,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-__all__ = ["jit", "cache_dir"]
+__all__ = ["jit", "compiled_by_types", "cache_dir"]
 
 
 def _source_hash() -> str:
@@ -88,19 +88,35 @@ def cache_dir() -> Path | None:
     return _CACHE_DIR
 
 
+def _options(internal, options):
+    if internal:
+        options.setdefault("no_cpython_wrapper", True)
+    options.setdefault("nogil", True)
+    options.setdefault("error_model", "numpy")  # a division by zero gives inf/nan (checked), not an exception
+    return options
+
+
 def jit(fn=None, *, internal=False, **options):
     """``numba.njit`` with the kernel's settings: cached on disk (where a folder is writable), no
     fast-math (results equal the Python arithmetic to the bit), the GIL released so that kernels can
     run on several Python threads at once. ``internal=True`` for a function only the kernel calls: it is
     compiled without the wrapper that lets Python call it (a good part of a cold compile's time)."""
-    if internal:
-        options.setdefault("no_cpython_wrapper", True)
+    options = _options(internal, options)
     options.setdefault("cache", _CACHE_DIR is not None)
-    options.setdefault("nogil", True)
-    options.setdefault("error_model", "numpy")  # a division by zero gives inf/nan (checked), not an exception
     if fn is None:
         return lambda f: _compiled(f, options)
     return _compiled(f=fn, options=options)
+
+
+def compiled_by_types(fn, choose):
+    """Compile the kernel's calls of ``fn`` by their argument types: where numba compiles a call of ``fn``, it
+    compiles ``choose(*argument_types)`` instead (``fn`` itself, or another function of the same arguments),
+    so code a run cannot reach is never compiled (numba's ``overload``, with the kernel's settings; the
+    callers' cache holds the result). Called from Python, and with ``NUMBA_DISABLE_JIT=1``, ``fn`` runs as
+    written. Returns ``fn``."""
+    from numba.extending import overload
+    overload(fn, jit_options=_options(True, {}), strict=False)(choose)
+    return fn
 
 
 def _compiled(f, options):

@@ -53,9 +53,10 @@ MODE_MOVING, MODE_FORWARD, MODE_REVERSE, MODE_STUCK, MODE_LOWER_STOP, MODE_UPPER
 MODE_NAMES = ("moving", "forward", "reverse", "stuck", "lower_stop", "upper_stop")
 (EV_LOWER_STOP, EV_UPPER_STOP, EV_VELOCITY_ZERO_FORWARD, EV_VELOCITY_ZERO_REVERSE, EV_BREAKAWAY_FORWARD,
  EV_BREAKAWAY_REVERSE, EV_LEAVE_LOWER_STOP, EV_LEAVE_UPPER_STOP) = range(8)
-N_EVENTS = 8
-#: The most events armed at once in one part (moving forward between two stops).
-MAX_ACTIVE = 3
+#: The most event ids of one part (the geared mechanism's 8; a mecanum drive's 12: a breakaway and two grips per
+#: wheel) and the most armed at once in one part (a mecanum drive's four wheels, one each).
+N_EVENTS = 12
+MAX_ACTIVE = 4
 #: The geared mechanism's guards: ``x[0] - min``; ``x[0] - max``; ``x[1]``; the forward push over
 #: breakaway; the backward push over it. The last two read the held inputs, the others the state alone.
 GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH = range(5)
@@ -103,3 +104,6 @@ N_SERVO_OUTPUTS = N_OUTPUTS + 2
 from .tank_layout import TANK_GUARDS_READING_INPUTS as _TANK_GUARDS_READING_INPUTS  # noqa: E402
 
 GUARDS_READING_INPUTS = GUARDS_READING_INPUTS + _TANK_GUARDS_READING_INPUTS
+from .mecanum_layout import MECANUM_GUARDS_READING_INPUTS as _MECANUM_GUARDS_READING_INPUTS  # noqa: E402
+
+GUARDS_READING_INPUTS = GUARDS_READING_INPUTS + _MECANUM_GUARDS_READING_INPUTS

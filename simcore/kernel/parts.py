@@ -12,6 +12,10 @@ Outputs are stacked the same way: ``y_offsets[k]`` is part ``k``'s first output 
 first outputs of its Python class). :func:`outputs` fills one row, :func:`outputs_of_rows` many rows,
 each with its own parameters, inputs, modes, time and state (variants, or recorded rows).
 
+The table's integer type says which kinds it may hold, so that numba compiles for an arm's run no drivetrain
+code (:mod:`simcore.kernel.drivetrains`): build it with :func:`table_dtype` of its kinds (``int32``: the geared
+family alone; ``int64``: any kind).
+
 A battery part (:data:`KIND_BATTERY`, at most one) feeds every geared part: :func:`couple` solves its
 bus and writes the bus voltage into each geared part's ``bus_voltage`` input and the battery's own
 inputs (bus voltage, current), as :class:`simcore.models.battery.Battery`'s coupling does on the Python
@@ -31,25 +35,22 @@ it is no load of the battery (its rail is the hub's).
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
-from . import battery, characterized_tank, geared, servo, tank
+from . import battery, drivetrains, geared, servo
 from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
+from .drivetrains import FIRST_DRIVETRAIN_KIND, KIND_CHARACTERIZED_TANK, KIND_MECANUM, KIND_TANK, table_dtype
 from .jit import jit
 from .layout import GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, N_OUTPUTS, N_SERVO_OUTPUTS
-from .tank_layout import N_CHARACTERIZED_OUTPUTS, N_TANK_OUTPUTS, TANK_GUARDS_READING_INPUTS
+from .mecanum_layout import MECANUM_GUARD_BASE, N_MECANUM_OUTPUTS
+from .tank_layout import N_CHARACTERIZED_OUTPUTS, N_TANK_OUTPUTS, TANK_GUARD_BASE
 
 KIND_GEARED = 1
 KIND_BATTERY = 2
 #: A servo (:mod:`simcore.kernel.servo`): a geared mechanism driven by its own electronics, on its own rail (no
 #: battery's load).
 KIND_SERVO = 3
-#: Drivetrains: kinds 10 and up. The physical tank drive (simcore.kernel.tank: a battery's load, modes and events);
-#: the characterized one (simcore.kernel.characterized_tank: no modes, no events, no supply current).
-KIND_TANK = 10
-KIND_CHARACTERIZED_TANK = 11
+# Drivetrains (kinds FIRST_DRIVETRAIN_KIND and up) are dispatched by simcore.kernel.drivetrains.
 T_KIND, T_X, T_NX, T_U, T_P = range(5)
 #: A geared part's ``bus_voltage`` input (its third).
 GEARED_BUS_INPUT = 2
@@ -64,19 +65,17 @@ def derivatives(table, P, U, modes, t, X, out):
             geared.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
         elif table[k, T_KIND] == KIND_SERVO:
             servo.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
-        elif table[k, T_KIND] == KIND_TANK:
-            tank.derivatives(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out)
-        elif table[k, T_KIND] == KIND_CHARACTERIZED_TANK:
-            characterized_tank.derivatives(P, table[k, T_P], X, table[k, T_X], U, table[k, T_U], out)
+        elif table[k, T_KIND] >= FIRST_DRIVETRAIN_KIND:
+            drivetrains.derivatives(table, P, U, modes, k, X, out)
 
 
 @jit
 def guard(table, P, U, modes, part, code, t, X):
     """Guard ``code`` of part ``part`` at (t, X)."""
-    if table[part, T_KIND] == KIND_TANK:
-        if code == TANK_GUARDS_READING_INPUTS[0] or code == TANK_GUARDS_READING_INPUTS[1]:
-            couple(table, P, U, modes, t, X)  # a breakaway reads the bus voltage
-        return tank.guard(P, table[part, T_P], modes[part], code, X, table[part, T_X], U, table[part, T_U])
+    if table[part, T_KIND] >= FIRST_DRIVETRAIN_KIND:
+        if drivetrains.reads_inputs(table, part, code):
+            couple(table, P, U, modes, t, X)  # (a tank's breakaway reads the bus voltage)
+        return drivetrains.guard(table, P, U, modes, part, code, X)
     if code == GUARD_FORWARD_PUSH or code == GUARD_BACKWARD_PUSH:  # they read the bus voltage
         couple(table, P, U, modes, t, X)
     elif code == GUARD_BROWNOUT or code == GUARD_RECOVERY:
@@ -91,7 +90,8 @@ def output_offsets(kinds) -> np.ndarray:
     """Each part's first output in the stacked outputs, for parts of kinds ``kinds`` (in table order), and
     after them their total number: an int64 array of ``len(kinds) + 1``."""
     sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0, KIND_SERVO: N_SERVO_OUTPUTS,
-             KIND_CHARACTERIZED_TANK: N_CHARACTERIZED_OUTPUTS, KIND_TANK: N_TANK_OUTPUTS}
+             KIND_CHARACTERIZED_TANK: N_CHARACTERIZED_OUTPUTS, KIND_TANK: N_TANK_OUTPUTS,
+             KIND_MECANUM: N_MECANUM_OUTPUTS}
     # (the battery's outputs are its Python class's)
     off = np.zeros(len(kinds) + 1, dtype=np.int64)
     for k, kind in enumerate(kinds):
@@ -108,10 +108,8 @@ def outputs(table, P, U, modes, t, X, y_offsets, out):
             geared.outputs(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], t, out, y_offsets[k])
         elif table[k, T_KIND] == KIND_SERVO:
             servo.outputs(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], t, out, y_offsets[k])
-        elif table[k, T_KIND] == KIND_CHARACTERIZED_TANK:
-            characterized_tank.outputs(P, table[k, T_P], X, table[k, T_X], U, table[k, T_U], out, y_offsets[k])
-        elif table[k, T_KIND] == KIND_TANK:
-            tank.outputs(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], out, y_offsets[k])
+        elif table[k, T_KIND] >= FIRST_DRIVETRAIN_KIND:
+            drivetrains.outputs(table, P, U, modes, k, X, t, out, y_offsets[k])
 
 
 @jit
@@ -141,10 +139,8 @@ def initial_modes(table, P, U, X, out):
                 out[r, k] = geared.initial_mode(P[r], table[k, T_P], X[r], table[k, T_X], U[r], table[k, T_U])
             elif table[k, T_KIND] == KIND_SERVO:
                 out[r, k] = servo.initial_mode(P[r], table[k, T_P], X[r], table[k, T_X], U[r], table[k, T_U])
-            elif table[k, T_KIND] == KIND_TANK:
-                out[r, k] = tank.initial_mode(P[r], table[k, T_P], X[r], table[k, T_X], U[r], table[k, T_U])
-            elif table[k, T_KIND] == KIND_CHARACTERIZED_TANK:
-                out[r, k] = 0
+            elif table[k, T_KIND] >= FIRST_DRIVETRAIN_KIND:
+                out[r, k] = drivetrains.initial_mode(table, P[r], U[r], k, X[r])
 
 
 @jit
@@ -153,14 +149,14 @@ def _active_events(kind, p, mode, ids):
         return geared.active_events(p, 0, mode, ids)
     if kind == KIND_BATTERY:
         return battery.active_events(p, 0, mode, ids)
-    if kind == KIND_TANK:
-        return tank.active_events(p, 0, mode, ids)
     return 0
 
 
 def active_events_of(kind, p, mode, ids):
     """The kernel ids of the events a part of ``kind`` with parameters ``p`` arms in mode ``mode`` (``ids``:
     scratch of MAX_ACTIVE integers)."""
+    if kind >= FIRST_DRIVETRAIN_KIND:
+        return ids[:drivetrains.active_events_of_kind(kind, p, mode, ids)].copy()
     return ids[:_active_events(kind, p, mode, ids)].copy()
 
 
@@ -171,8 +167,8 @@ def active_events(table, P, part, mode, ids):
         return geared.active_events(P, table[part, T_P], mode, ids)
     if table[part, T_KIND] == KIND_BATTERY:
         return battery.active_events(P, table[part, T_P], mode, ids)
-    if table[part, T_KIND] == KIND_TANK:
-        return tank.active_events(P, table[part, T_P], mode, ids)
+    if table[part, T_KIND] >= FIRST_DRIVETRAIN_KIND:
+        return drivetrains.active_events(table, P, part, mode, ids)
     return 0
 
 
@@ -196,65 +192,14 @@ def _load_current(table, P, U, modes, X, v):
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_GEARED:
             total += geared.supply_current(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], v)
-        elif table[k, T_KIND] == KIND_TANK:
-            total += tank.supply_current_at(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], v)
+        elif table[k, T_KIND] >= FIRST_DRIVETRAIN_KIND:
+            total += drivetrains.supply_current(table, P, U, modes, X, k, v)
     return total
 
 
 @jit(internal=True)
 def _is_load(kind):
-    return kind == KIND_GEARED or kind == KIND_TANK
-
-
-@jit(internal=True)
-def _bus_from_curves(table, P, U, modes, X, voc, r):
-    """The bus when every load gives its supply curve (tanks without current limits; Battery's coupling with
-    ``supply_current_curve``): ``(v, current)``, the curve's exact root (:func:`battery.bus_root`)."""
-    abc = np.zeros(3)
-    own = np.zeros(3)
-    breaks = np.empty((2 * table.shape[0], 4))
-    nb = 0
-    for k in range(table.shape[0]):
-        if table[k, T_KIND] == KIND_TANK:
-            own[0] = own[1] = own[2] = 0.0
-            nb = tank.add_supply_curve(P, table[k, T_P], modes[k], X, table[k, T_X], U, table[k, T_U], own, breaks,
-                                       nb)
-            for i in range(3):
-                abc[i] = abc[i] + own[i]
-    if r == 0.0:
-        return voc, tank.curve_of(abc, breaks, nb, voc)
-    v = battery.bus_root(abc[0], abc[1], abc[2], _descending(breaks, nb), voc, r)
-    if math.isnan(v):
-        return 0.0, voc / r  # the battery shorted through the bridges
-    return v, tank.curve_of(abc, breaks, nb, v)
-
-
-@jit(internal=True)
-def _descending(breaks, nb):
-    """Rows ``breaks[:nb]`` sorted from the top, as Python sorts the tuples with ``reverse=True`` (stable): an
-    insertion sort of row indices, by scalar comparisons (row copies cost numba much more to compile)."""
-    order = np.empty(nb, dtype=np.int64)
-    for i in range(nb):
-        o = i
-        j = i - 1
-        while j >= 0 and _row_less(breaks, order[j], o):
-            order[j + 1] = order[j]
-            j -= 1
-        order[j + 1] = o
-    out = np.empty((nb, 4))
-    for i in range(nb):
-        for c in range(4):
-            out[i, c] = breaks[order[i], c]
-    return out
-
-
-@jit(internal=True)
-def _row_less(rows, a, b):
-    """Whether row ``a`` of ``rows`` sorts before row ``b`` (as tuples)."""
-    for c in range(4):
-        if rows[a, c] != rows[b, c]:
-            return rows[a, c] < rows[b, c]
-    return False
+    return kind == KIND_GEARED or drivetrains.is_load(kind)
 
 
 @jit(internal=True)
@@ -268,12 +213,12 @@ def _solve_bus(table, P, U, modes, X, b):
     for k in range(table.shape[0]):
         if _is_load(table[k, T_KIND]):
             n_loads += 1
-            if table[k, T_KIND] != KIND_TANK or not tank.gives_curve(P, table[k, T_P]):
+            if not drivetrains.gives_curve(table, P, k):
                 curves = False
     if n_loads == 0:
         v, current = voc, 0.0
     elif curves:
-        v, current = _bus_from_curves(table, P, U, modes, X, voc, r)
+        v, current = drivetrains.bus_from_curves(table, P, U, modes, X, voc, r)
     elif r == 0.0:
         v = voc
         current = _load_current(table, P, U, modes, X, voc)
@@ -301,8 +246,7 @@ def _solve_bus(table, P, U, modes, X, b):
     for k in range(table.shape[0]):
         if table[k, T_KIND] == KIND_GEARED:
             U[table[k, T_U] + GEARED_BUS_INPUT] = v
-        elif table[k, T_KIND] == KIND_TANK:
-            U[table[k, T_U] + tank.bus_input(P, table[k, T_P])] = v
+    drivetrains.write_bus(table, P, U, modes, X, v)
     ub = table[b, T_U]
     U[ub] = v
     U[ub + 1] = current
@@ -324,7 +268,9 @@ def event_of(table, part, ev_id):
     if table[part, T_KIND] == KIND_BATTERY:
         return battery.EVENT_GUARD[ev_id], battery.EVENT_DIRECTION[ev_id], battery.EVENT_HAS_RESET[ev_id]
     if table[part, T_KIND] == KIND_TANK:  # (every tank event is an upward crossing with a reset)
-        return tank.TANK_GUARD_BASE + ev_id, 1, True
+        return TANK_GUARD_BASE + ev_id, 1, True
+    if table[part, T_KIND] == KIND_MECANUM:  # (every mecanum event too)
+        return MECANUM_GUARD_BASE + ev_id, 1, True
     return geared.EVENT_GUARD[ev_id], geared.EVENT_DIRECTION[ev_id], geared.EVENT_HAS_RESET[ev_id]
 
 
@@ -336,8 +282,8 @@ def fire(table, P, U, modes, part, ev_id, t, X):
         return _fire_battery(table, P, U, modes, part, ev_id, t, X)
     if table[part, T_KIND] == KIND_SERVO:
         return servo.fire(P, table[part, T_P], ev_id, X, table[part, T_X], U, table[part, T_U])
-    if table[part, T_KIND] == KIND_TANK:
-        return tank.fire(P, table[part, T_P], modes[part], ev_id, X, table[part, T_X], U, table[part, T_U])
+    if table[part, T_KIND] >= FIRST_DRIVETRAIN_KIND:
+        return drivetrains.fire(table, P, U, modes, part, ev_id, X)
     return geared.fire(P, table[part, T_P], ev_id, X, table[part, T_X], U, table[part, T_U])
 
 

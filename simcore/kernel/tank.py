@@ -23,8 +23,8 @@ import math
 
 import numpy as np
 
-from .battery import curve_at, motor_supply_piece
-from .channels import channel
+from .battery import curve_at
+from .channels import add_supply_piece, channel
 from .jit import jit
 from .tank_layout import AX_LOAD0_L, AX_LOAD0_R, AX_MU, AX_X, N_AXLE, TP_AXLES, TP_N_AXLES, TP_SCRUB, TP_SLIP_EPS2
 from .tank_layout import TP_WLX_L, TP_WLX_R, TP_WLY_L, TP_WLY_R, TS_FREE, TS_LATERAL, TS_NORMAL
@@ -516,13 +516,7 @@ def add_supply_curve(p, po, mode, x, xo, u, uo, abc, breaks, nb):
     for side in range(2):
         w = w0 if side == 0 else w1
         brk = u[uo + int(p[po + (TP_BRAKE_L if side == 0 else TP_BRAKE_R)])]
-        da, db, dc, v_k, bda, bdb, bdc = motor_supply_piece(g, w * inv_kv, duty, u[uo + side], brk)
-        abc[0] = abc[0] + da
-        abc[1] = abc[1] + db
-        abc[2] = abc[2] + dc
-        if v_k >= 0.0:
-            breaks[nb, 0], breaks[nb, 1], breaks[nb, 2], breaks[nb, 3] = v_k, bda, bdb, bdc
-            nb += 1
+        nb = add_supply_piece(abc, breaks, nb, g, w * inv_kv, duty, u[uo + side], brk)
     return nb
 
 

@@ -16,6 +16,12 @@ parameters of :mod:`simcore.kernel.pid` and then ``L_*``: its constant setpoint,
 the commanded input accepts (a write outside it, or a non-finite one, is refused: the tick is left to
 the Python path, which raises the error naming it).
 
+A row of kind :data:`LOOP_PYTHON` is a controller that ticks in Python (robot code, a loop the kernel
+cannot run) beside the kernel's loops: the kernel knows its schedule only. At an instant where one is
+due, no loop ticks in the kernel: :func:`tick` refuses the instant, and every controller due there ticks
+in Python, in the order given (the kernel's loops by their Python ticks, which compute what the kernel's
+do), so the order of the ticks at one instant is always the order given.
+
 Tick ``i`` of loop ``c`` is at ``CT[c, C_FIRST_NS] + i * CT[c, C_PERIOD_NS]``, never accumulated; ``TICKS[c]``
 counts the ticks done.
 """
@@ -27,13 +33,15 @@ from . import pid
 from .jit import jit
 
 __all__ = ["C_KIND", "C_FIRST_NS", "C_PERIOD_NS", "C_MEASURE", "C_COMMAND", "C_P", "C_S", "C_FLAGS", "N_LOOP_FIELDS",
-           "LOOP_PID", "FLAG_FEEDFORWARD", "FLAG_LIMITS", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW", "L_HIGH",
-           "L_RANGE_LOW", "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "next_tick_ns", "tick"]
+           "LOOP_PID", "LOOP_PYTHON", "FLAG_FEEDFORWARD", "FLAG_LIMITS", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW",
+           "L_HIGH", "L_RANGE_LOW", "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "next_tick_ns", "tick"]
 
 C_KIND, C_FIRST_NS, C_PERIOD_NS, C_MEASURE, C_COMMAND, C_P, C_S, C_FLAGS = range(8)
 N_LOOP_FIELDS = 8
 #: A control loop around a PIDController: ``calculate(measured state, constant setpoint)``.
 LOOP_PID = 1
+#: A controller that ticks in Python: its instants are left to Python whole.
+LOOP_PYTHON = 2
 #: Flags: a feedforward is added; the output is clamped to its limits.
 FLAG_FEEDFORWARD, FLAG_LIMITS = 1, 2
 (L_SETPOINT, L_FEEDFORWARD, L_LOW, L_HIGH, L_RANGE_LOW,
@@ -57,7 +65,10 @@ def tick(CT, p, CS, ticks, t_ns, X, U, U_before, cs_before, out):
     """Run the loops due at ``t_ns`` in their order (``p`` the variant's parameters, ``U`` its held inputs,
     written): ``U_before`` gets the inputs before the writes, ``out[c]`` each due loop's write (NaN for the
     others). Returns False, with the loops' states and the inputs as they were, when a write is refused
-    (non-finite, or outside the input's range): then no loop ran."""
+    (non-finite, or outside the input's range) or a :data:`LOOP_PYTHON` row is due: then no loop ran."""
+    for c in range(CT.shape[0]):
+        if CT[c, C_KIND] == LOOP_PYTHON and CT[c, C_FIRST_NS] + ticks[c] * CT[c, C_PERIOD_NS] == t_ns:
+            return False
     for i in range(U.shape[0]):
         U_before[i] = U[i]
     for i in range(CS.shape[0]):

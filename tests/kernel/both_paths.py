@@ -1,6 +1,12 @@
 """Running one simulation on both paths: the compiled kernel and the Python path (a helper of the tests here)."""
 from __future__ import annotations
 
+import numpy as np
+
+import simcore.models as models
+from simcore.models.battery import Battery
+from simcore.models.motors import NEO
+
 import simcore
 import simcore.engine as engine
 import simcore.solvers as solvers
@@ -25,3 +31,31 @@ def run_on_path(kernel: bool, make, t_end, **options):
         return sim.result()
     finally:
         engine.USE_KERNEL, solvers.SMALL = old, small
+
+
+def assert_same_runs(a, b) -> None:
+    """Results ``a`` and ``b`` are the same run to the bit: times, every signal (states, inputs with a coupled bus,
+    outputs), the stats, every event with its states before and after."""
+    assert np.array_equal(a.t, b.t)
+    assert a.names == b.names
+    for name in a.names:
+        assert np.array_equal(a[name], b[name], equal_nan=True), name
+    assert a.stats == b.stats
+    assert [(e.t, e.name, e.system, e.mode_before, e.mode_after) for e in a.events] == \
+        [(e.t, e.name, e.system, e.mode_before, e.mode_after) for e in b.events]
+    for ea, eb in zip(a.events, b.events):
+        assert np.array_equal(ea.x_before, eb.x_before) and np.array_equal(ea.x_after, eb.x_after)
+
+
+def with_battery(drive, battery: str) -> list:
+    """``drive`` and what ``battery`` names: ``"none"``; ``"default"`` (a Battery); ``"stiff"`` (one without
+    internal resistance); ``"with_arm"`` (a NEO arm on a 0.03 ohm battery's bus beside it, named ``arm``)."""
+    systems = [drive]
+    if battery == "default":
+        systems.append(Battery())
+    elif battery == "stiff":
+        systems.append(Battery(resistance=0.0))
+    elif battery == "with_arm":
+        systems += [models.Arm(NEO, 60.0, mass=2.0, com_distance=0.3, min_angle=-0.5, max_angle=1.5),
+                    Battery(resistance=0.03)]
+    return systems

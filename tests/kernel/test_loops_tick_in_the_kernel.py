@@ -37,6 +37,25 @@ def _counting(sim):
     return calls
 
 
+def interrupt_stretch(sim, n):
+    """Make ``sim``'s ``n``-th kernel stretch of ticks raise KeyboardInterrupt once its sink has handed its rows to
+    the recorder; returns the simulator's own sink maker, to put back."""
+    real, calls = sim._ticking_sink, [0]
+
+    def failing(ticked):
+        sink = real(ticked)
+        calls[0] += 1
+        if calls[0] == n:
+            def boom(*args):
+                sink(*args)
+                raise KeyboardInterrupt
+            return boom
+        return sink
+
+    sim._ticking_sink = failing
+    return real
+
+
 def _three_ways(make, t_end, **kw):
     """The run with the loops in the kernel, ticking in Python on the kernel's integration, and on the Python
     path: ``[(result, controllers, python tick times)]``."""
@@ -58,8 +77,8 @@ def _three_ways(make, t_end, **kw):
     return runs
 
 
-def _assert_same(a, b):
-    ra, rb = a[0], b[0]
+def same_results(ra, rb):
+    """Two results agree to the bit: rows, signals, statistics, events, what was dropped, ticks and tick logs."""
     same_rows((ra, []), (rb, []))  # rows, signals, statistics, events
     assert [e.at_tick for e in ra.events] == [e.at_tick for e in rb.events]
     assert ra.dropped == rb.dropped
@@ -67,6 +86,10 @@ def _assert_same(a, b):
         assert np.array_equal(ra.ticks(c), rb.ticks(c))
         assert [(t, {k: float(v) for k, v in w.items()}) for t, w in ra.tick_log(c)] == \
             [(t, {k: float(v) for k, v in w.items()}) for t, w in rb.tick_log(c)]
+
+
+def _assert_same(a, b):
+    same_results(a[0], b[0])
     for ca, cb in zip(a[1], b[1]):  # each loop's PIDController ends where the Python ticks leave it
         pa, pb = ca.kernel_loop.pid if ca.kernel_loop else None, cb.kernel_loop.pid if cb.kernel_loop else None
         if pa is not None and pb is not None:
@@ -328,20 +351,7 @@ def test_an_interrupted_advance_keeps_what_completed_and_goes_on_as_one_run(monk
     whole.run_until(3.0)
     systems, controllers = make()
     sim = simcore.Simulator(systems, controllers)
-    real = sim._ticking_sink
-    calls = [0]
-
-    def failing(ticked):
-        sink = real(ticked)
-        calls[0] += 1
-        if calls[0] == 3:
-            def boom(*args):
-                sink(*args)
-                raise KeyboardInterrupt
-            return boom
-        return sink
-
-    sim._ticking_sink = failing
+    real = interrupt_stretch(sim, 3)
     with pytest.raises(KeyboardInterrupt):
         sim.run_until(3.0)
     assert 0.0 < sim.t < 3.0  # two stretches were kept

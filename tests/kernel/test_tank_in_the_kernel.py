@@ -17,14 +17,14 @@ import pytest
 
 import simcore
 import simcore.models as models
-from both_paths import run_on_path
+from both_paths import assert_same_runs, run_on_path, with_battery
 from simcore import PeriodicController
 from simcore.checks import STANDARD_GRAVITY
 from simcore.kernel import tank as kernel_tank
 from simcore.kernel import tank_layout
 from simcore.models import chassis
 from simcore.models.battery import Battery
-from simcore.models.motors import CIM, FALCON_500, NEO
+from simcore.models.motors import CIM, FALCON_500
 from simcore.models.odometry import OdometryPod
 from simcore.models.tank import TankDrive
 
@@ -33,18 +33,6 @@ def _tank(**kw):
     args = dict(n_motors_per_side=2, wheel_radius=0.0762, track_width=0.6, mass=50.0, moi=5.0)
     args.update(kw)
     return TankDrive(CIM, 10.71, **args)
-
-
-def _assert_same(a, b):
-    assert np.array_equal(a.t, b.t)
-    assert a.names == b.names
-    for name in a.names:  # states, inputs (the bus included) and outputs
-        assert np.array_equal(a[name], b[name], equal_nan=True), name
-    assert a.stats == b.stats
-    assert [(e.t, e.name, e.system, e.mode_before, e.mode_after) for e in a.events] == \
-        [(e.t, e.name, e.system, e.mode_before, e.mode_after) for e in b.events]
-    for ea, eb in zip(a.events, b.events):
-        assert np.array_equal(ea.x_before, eb.x_before) and np.array_equal(ea.x_after, eb.x_after)
 
 
 CASES = []
@@ -74,14 +62,7 @@ def test_a_tank_in_the_kernel_is_the_python_path_to_the_bit(case):
         drive = _tank(friction_coefficient=case["mu"], track_energy=case["energy"], command=cmd,
                       stator_current_limit=case["limit"], efficiency=case["efficiency"], axle_positions=case["axles"],
                       lateral_friction_coefficient=None if case["axles"] is None else 0.6)
-        systems = [drive]
-        if case["battery"] == "default":
-            systems.append(Battery())
-        elif case["battery"] == "stiff":
-            systems.append(Battery(resistance=0.0))
-        elif case["battery"] == "with_arm":
-            systems += [models.Arm(NEO, 60.0, mass=2.0, com_distance=0.3, min_angle=-0.5, max_angle=1.5),
-                        Battery(resistance=0.03)]
+        systems = with_battery(drive, case["battery"])
 
         def loop(t, s):
             # hard launches, reversals and coasting (neutral), so that the wheels break away and grip again
@@ -100,7 +81,7 @@ def test_a_tank_in_the_kernel_is_the_python_path_to_the_bit(case):
 
     a = run_on_path(True, make, 1.7, method=case["method"])
     b = run_on_path(False, make, 1.7, method=case["method"])
-    _assert_same(a, b)
+    assert_same_runs(a, b)
     if case["mu"] is not None and case["limit"] is None and not case["duty"]:
         assert {e.name for e in a.events} >= {"breakaway", "grip"}  # the modes were exercised
 
@@ -183,4 +164,4 @@ def test_a_tank_found_stiff_hands_over_to_radau_as_the_python_path_does():
     a = run_on_path(True, make, 1.5, inputs={"drive.left_voltage": -10.0, "drive.right_voltage": 10.0})
     b = run_on_path(False, make, 1.5, inputs={"drive.left_voltage": -10.0, "drive.right_voltage": 10.0})
     assert a.stats["intervals_by_method"].get("Radau", 0) >= 1
-    _assert_same(a, b)
+    assert_same_runs(a, b)

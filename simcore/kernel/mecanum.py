@@ -1,0 +1,376 @@
+"""The mecanum drive in kernel form: four motor channels, the chassis on four rollers, traction modes and events.
+
+The physics is documented in :mod:`simcore.models.mecanum` (:class:`MecanumDrive`) and
+:mod:`simcore.models.chassis`; :meth:`MecanumDrive.kernel_parameters` derives the parameter vector ``p``
+(``MP_*`` of :mod:`simcore.kernel.mecanum_layout`, then a wheel block per wheel). This module is the drive without
+load transfer or walls: each wheel's roller grips or slides along its axle (exact Coulomb friction with modes)
+and rolls across it against its rolling resistance (a regularized Coulomb law), on the chassis core
+(:func:`simcore.kernel.chassis.solve`). It is the one form of that evaluation (:func:`evaluate`): the model calls
+it on its own path and the compiled segment through :mod:`simcore.kernel.parts`, so both give the same bits. The
+arithmetic is the Python forms', operation for operation (``MecanumDrive._kinematics``, ``_rims_of`` and
+``_evaluate``, ``Chassis.solve_fixed``, ``ChassisDrive``'s resets and settling).
+
+A mode is an integer ``27 w_0 + 9 w_1 + 3 w_2 + w_3`` (each wheel's index into ``MECANUM_WHEEL_MODES``). The
+events: a rolling wheel's ``breakaway`` (the force rolling takes reaches ``mu N`` times ``1 + BREAKAWAY_MARGIN``)
+and a slipping wheel's ``grip`` (its slip along the roller axle back to zero); each resets the rims of the rolling
+(or just gripping) wheels to their ground speed, books the kinetic energy that removes as impact loss, and settles
+the modes.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .battery import curve_at
+from .chassis import solve
+from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
+                             S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_ARM, W_COUPLE, W_COUPLE_FREE, W_DX, W_DY,
+                             W_FREE_ARM, W_MU_BREAKAWAY, W_NX, W_NY, W_PX, W_PY, WS_ACROSS, WS_ALONG, WS_ARM,
+                             WS_CHANNEL, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F, WS_FREE_ARM,
+                             WS_FREE_SLIP, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY, WS_ROTOR, WS_SLIP,
+                             WS_SLIP_FREE, WS_W, WS_WA)
+from .channels import add_supply_piece, channel
+from .jit import jit
+from .mecanum_layout import (EV_MECANUM_BREAKAWAY, EV_MECANUM_GRIP, I_ENERGY, I_WHEEL_POSITION, I_WHEEL_VELOCITY,
+                             IMPACT_LOSS, MECANUM_GUARD_BASE, MP_B_ROTOR, MP_BRAKE, MP_BUS, MP_CONDUCTANCE,
+                             MP_CONVERSION, MP_DUTY, MP_EFFICIENCY, MP_EXTERNAL, MP_GEARING, MP_INV_KV, MP_K, MP_KT,
+                             MP_KV, MP_LIMITED, MP_MASS, MP_MOI, MP_R, MP_ROLLER_FRICTION, MP_SLIP_EPS2,
+                             MP_STATOR_LIMIT, MP_SUPPLY_LIMIT, MP_TRACK_ENERGY, MP_WHEEL_MASS, MP_WHEEL_RADIUS,
+                             MP_WHEELS, N_MECANUM_OUTPUTS, N_MECANUM_SAMPLE)
+from .mecanum_layout import MP_N_PODS, MP_POD_STATE, MP_PODS, N_POD, PD_COS, PD_RADIUS, PD_SIN, PD_X, PD_Y
+from .tank_layout import (CH_APPLIED, CH_FRICTION_TORQUE, CH_MOTOR_TORQUE, CH_OUTPUT_TORQUE, CH_STATOR,
+                          CH_SUPPLY)
+
+#: Traction modes of a wheel (simcore.models.chassis' ROLL, FORWARD, BACKWARD) and its GRIP_SPEED.
+ROLL, FORWARD, BACKWARD = 0, 1, -1
+GRIP_SPEED = 1e-9
+N = 4
+
+
+@jit(internal=True)
+def wheel_mode(mode, i):
+    """Wheel ``i``'s traction mode (ROLL, FORWARD, BACKWARD) in the drive's mode ``mode``."""
+    idx = (mode // (27 if i == 0 else (9 if i == 1 else (3 if i == 2 else 1)))) % 3
+    return 0 if idx == 0 else (1 if idx == 1 else -1)
+
+
+@jit
+def mode_of(w0, w1, w2, w3):
+    """The drive's mode code of the wheel modes ``(w0, w1, w2, w3)``."""
+    return (27 * (w0 if w0 >= 0 else 2) + 9 * (w1 if w1 >= 0 else 2) + 3 * (w2 if w2 >= 0 else 2)
+            + (w3 if w3 >= 0 else 2))
+
+
+@jit(internal=True)
+def _mode_from_sample(s):
+    """The mode code of the wheel modes in the sample."""
+    code = 0
+    for i in range(N):
+        m = s[S_WHEELS + N_WS * i + WS_MODE]
+        code = 3 * code + (0 if m == 0.0 else (1 if m > 0.0 else 2))
+    return code
+
+
+@jit
+def evaluate(p, po, mode, x, xo, u, uo, s):
+    """The drive at state ``x`` and inputs ``u`` in ``mode``: every quantity the derivatives, the outputs, the
+    guards and the resets read, into ``s`` (:mod:`simcore.kernel.chassis_layout`'s slots)
+    (MecanumDrive._evaluate with Chassis.solve_fixed)."""
+    th = x[xo + 2]
+    c, sn = math.cos(th), math.sin(th)
+    xv, yv, om = x[xo + 3], x[xo + 4], x[xo + 5]
+    vx, vy = c * xv + sn * yv, -sn * xv + c * yv
+    k = p[po + MP_K]
+    r = p[po + MP_WHEEL_RADIUS]
+    bus = u[uo + int(p[po + MP_BUS])]
+    crr = p[po + MP_ROLLER_FRICTION]
+    eps2 = p[po + MP_SLIP_EPS2]
+    wo = po + MP_WHEELS
+    for i in range(N):
+        w = wo + N_WHEEL * i
+        q = S_WHEELS + N_WS * i
+        px, py, ax, ay, ci = p[w + W_PX], p[w + W_PY], p[w + W_DX], p[w + W_DY], p[w + W_COUPLE]
+        # The contact point's velocity (q_x, q_y) = v + omega z x r, along the axle a and across it (n = z x a).
+        qx, qy = vx - om * py, vy + om * px
+        along, across = qx * ax + qy * ay, qy * ax - qx * ay
+        m = wheel_mode(mode, i)
+        s[q + WS_MODE] = m
+        s[q + WS_DX], s[q + WS_DY], s[q + WS_ARM], s[q + WS_COUPLE] = ax, ay, p[w + W_ARM], ci
+        cf = p[w + W_COUPLE_FREE]
+        s[q + WS_COUPLE_FREE], s[q + WS_NX], s[q + WS_NY] = cf, p[w + W_NX], p[w + W_NY]
+        s[q + WS_FREE_ARM] = p[w + W_FREE_ARM]
+        s[q + WS_H] = om * (vy * ax - vx * ay)
+        s[q + WS_ALONG], s[q + WS_ACROSS] = along, across
+        slip_free = x[xo + I_WHEEL_VELOCITY + i] * ci - along
+        s[q + WS_SLIP_FREE] = slip_free
+        s[q + WS_SLIP] = 0.0 if m == ROLL else slip_free
+        # A rolling wheel's rim follows its roller (the constraint).
+        wr = along / ci if m == ROLL else x[xo + I_WHEEL_VELOCITY + i]
+        rotor = k * wr
+        s[q + WS_W], s[q + WS_ROTOR] = wr, rotor
+        o = q + WS_CHANNEL
+        (s[o + 0], s[o + 1], s[o + 2], s[o + 3], s[o + 4], s[o + 5], s[o + 6], s[o + 7]) = channel(
+            rotor, u[uo + i], u[uo + int(p[po + MP_BRAKE + i])], bus, p[po + MP_R], p[po + MP_INV_KV],
+            p[po + MP_KV], p[po + MP_KT], p[po + MP_GEARING], p[po + MP_EFFICIENCY], p[po + MP_B_ROTOR],
+            p[po + MP_LIMITED] != 0.0, p[po + MP_DUTY] != 0.0, p[po + MP_STATOR_LIMIT], p[po + MP_SUPPLY_LIMIT])
+        s[q + WS_D] = s[o + CH_OUTPUT_TORQUE] / r
+        # The roller's rolling speed (v_point - w e) . n and its regularized rolling resistance.
+        roll = across - wr * cf
+        s[q + WS_FREE_SLIP] = roll
+        s[q + WS_COEF] = crr * roll / math.sqrt(roll * roll + eps2) if crr != 0.0 else 0.0
+    ie = uo + int(p[po + MP_EXTERNAL])
+    fx, fy, tz = u[ie], u[ie + 1], u[ie + 2]
+    solve(p, wo, N, p[po + MP_MASS], p[po + MP_MOI], c * fx + sn * fy, -sn * fx + c * fy, tz, s)
+    s[S_COS], s[S_SIN], s[S_VX], s[S_VY], s[S_OM], s[S_BUS] = c, sn, vx, vy, om, bus
+    if p[po + MP_TRACK_ENERGY] != 0.0:  # the power terms only the energy ledger integrates
+        fric = 0.0
+        for i in range(N):
+            q = S_WHEELS + N_WS * i
+            fric += s[q + WS_CHANNEL + CH_FRICTION_TORQUE] * s[q + WS_ROTOR]
+        for i in range(N):
+            q = S_WHEELS + N_WS * i
+            fric += s[q + WS_F] * s[q + WS_SLIP] - s[q + WS_G] * s[q + WS_FREE_SLIP]
+        s[S_FRICTION_POWER] = fric
+        s[S_EXTERNAL_POWER] = fx * xv + fy * yv + tz * om
+    else:
+        s[S_FRICTION_POWER] = 0.0
+        s[S_EXTERNAL_POWER] = 0.0
+
+
+@jit
+def derivatives(p, po, mode, x, xo, u, uo, out):
+    """Write dx/dt into ``out`` (MecanumDrive.derivatives)."""
+    s = np.empty(N_MECANUM_SAMPLE)
+    evaluate(p, po, mode, x, xo, u, uo, s)
+    c, sn, ax, ay = s[S_COS], s[S_SIN], s[S_AX], s[S_AY]
+    out[xo + 0] = x[xo + 3]
+    out[xo + 1] = x[xo + 4]
+    out[xo + 2] = x[xo + 5]
+    out[xo + 3] = c * ax - sn * ay
+    out[xo + 4] = sn * ax + c * ay
+    out[xo + 5] = s[S_ALPHA]
+    for i in range(N):
+        q = S_WHEELS + N_WS * i
+        out[xo + I_WHEEL_VELOCITY + i] = s[q + WS_WA]
+        out[xo + I_WHEEL_POSITION + i] = s[q + WS_W]
+    if p[po + MP_TRACK_ENERGY] != 0.0:  # in DRIVE_ENERGY_STATES order
+        r = p[po + MP_WHEEL_RADIUS]
+        supply = copper = conversion = gear = 0.0
+        for i in range(N):
+            o = S_WHEELS + N_WS * i + WS_CHANNEL
+            supply += s[o + CH_SUPPLY]
+        for i in range(N):
+            o = S_WHEELS + N_WS * i + WS_CHANNEL
+            copper += s[o + CH_STATOR] * s[o + CH_STATOR]
+        for i in range(N):
+            q = S_WHEELS + N_WS * i
+            conversion += s[q + WS_CHANNEL + CH_STATOR] * s[q + WS_ROTOR]
+        for i in range(N):
+            q = S_WHEELS + N_WS * i
+            o = q + WS_CHANNEL
+            gear += (s[o + CH_MOTOR_TORQUE] - s[o + CH_FRICTION_TORQUE]) * s[q + WS_ROTOR] \
+                - s[o + CH_OUTPUT_TORQUE] * s[q + WS_W] / r
+        e = xo + I_ENERGY
+        out[e] = s[S_BUS] * supply
+        out[e + 1] = copper * p[po + MP_R]
+        out[e + 2] = conversion * p[po + MP_CONVERSION]
+        out[e + 3] = gear
+        out[e + 4] = s[S_FRICTION_POWER]
+        out[e + 5] = 0.0
+        out[e + 6] = s[S_EXTERNAL_POWER]
+    ip = xo + int(p[po + MP_POD_STATE])
+    for j in range(int(p[po + MP_N_PODS])):  # the odometry pods' rolled distances
+        out[ip + j] = pod_rolling_speed(p, po, j, s[S_VX], s[S_VY], s[S_OM])
+
+
+@jit(internal=True)
+def pod_rolling_speed(p, po, j, vx, vy, om):
+    """Odometry pod ``j``'s rolling speed, m/s, at the robot-frame chassis velocity (OdometryPod.rolling_speed)."""
+    d = po + MP_PODS + N_POD * j
+    return (vx - om * p[d + PD_Y]) * p[d + PD_COS] + (vy + om * p[d + PD_X]) * p[d + PD_SIN]
+
+
+@jit
+def kinetic_energy(p, po, x, xo):
+    """Kinetic energy of the chassis and the wheels, J (MecanumDrive.kinetic_energy)."""
+    spin = 0.0
+    for i in range(N):
+        w = x[xo + I_WHEEL_VELOCITY + i]
+        spin += w * w
+    return 0.5 * (p[po + MP_MASS] * (x[xo + 3] ** 2 + x[xo + 4] ** 2) + p[po + MP_MOI] * x[xo + 5] ** 2
+                  + p[po + MP_WHEEL_MASS] * spin)
+
+
+@jit
+def outputs(p, po, mode, x, xo, u, uo, out, yo):
+    """Write the outputs (``n_mecanum_outputs(pods)`` slots, MecanumDrive.outputs' order without walls) at
+    state ``x`` and inputs ``u`` into ``out[yo:]``."""
+    s = np.empty(N_MECANUM_SAMPLE)
+    evaluate(p, po, mode, x, xo, u, uo, s)
+    out[yo] = s[S_VX]
+    out[yo + 1] = s[S_VY]
+    supply = 0.0
+    for i in range(N):
+        supply += s[S_WHEELS + N_WS * i + WS_CHANNEL + CH_SUPPLY]
+    out[yo + 2] = supply
+    out[yo + 3] = kinetic_energy(p, po, x, xo)
+    k = p[po + MP_GEARING] / p[po + MP_WHEEL_RADIUS]
+    o = yo + 4
+    for i in range(N):
+        q = S_WHEELS + N_WS * i
+        ch = q + WS_CHANNEL
+        out[o + i] = abs(s[q + WS_SLIP])
+        out[o + 4 + i] = s[ch + CH_STATOR]
+        out[o + 8 + i] = s[ch + CH_SUPPLY]
+        out[o + 12 + i] = s[ch + CH_APPLIED]
+        out[o + 16 + i] = k * x[xo + I_WHEEL_POSITION + i]
+        out[o + 20 + i] = s[q + WS_ROTOR]
+        out[o + 24 + i] = s[q + WS_FREE_SLIP]
+        out[o + 29 + i] = s[q + WS_NORMAL]
+    out[o + 28] = s[S_BUS]
+    o = yo + N_MECANUM_OUTPUTS
+    ip = xo + int(p[po + MP_POD_STATE])
+    for j in range(int(p[po + MP_N_PODS])):  # (OdometryPod readings: the wheel's angle and speed)
+        r_pod = p[po + MP_PODS + N_POD * j + PD_RADIUS]
+        out[o + 2 * j] = x[ip + j] / r_pod
+        out[o + 2 * j + 1] = pod_rolling_speed(p, po, j, s[S_VX], s[S_VY], s[S_OM]) / r_pod
+
+
+# -- events -------------------------------------------------------------------------------------------------
+@jit
+def active_events(p, po, mode, ids):
+    """The events armed in ``mode`` (ids into ``ids``, wheel by wheel as ChassisDrive.events lists them)."""
+    for i in range(N):
+        m = wheel_mode(mode, i)
+        ids[i] = (EV_MECANUM_BREAKAWAY + i if m == ROLL else
+                  EV_MECANUM_GRIP + 2 * i + (0 if m == FORWARD else 1))
+    return N
+
+
+@jit
+def guard(p, po, mode, code, x, xo, u, uo):
+    """The value of guard ``code`` (an event's id plus MECANUM_GUARD_BASE) in ``mode`` at state ``x`` and inputs
+    ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip."""
+    ev = code - MECANUM_GUARD_BASE
+    s = np.empty(N_MECANUM_SAMPLE)
+    evaluate(p, po, mode, x, xo, u, uo, s)
+    if ev < EV_MECANUM_GRIP:
+        q = S_WHEELS + N_WS * ev
+        return abs(s[q + WS_F]) - p[po + MP_WHEELS + N_WHEEL * ev + W_MU_BREAKAWAY] * s[q + WS_NORMAL]
+    i = (ev - EV_MECANUM_GRIP) // 2
+    sign = -1.0 if (ev - EV_MECANUM_GRIP) % 2 == 0 else 1.0
+    return sign * s[S_WHEELS + N_WS * i + WS_SLIP]
+
+
+@jit
+def settle(p, po, mode, x, xo, u, uo):
+    """The consistent mode at state ``x`` (ChassisDrive._settle): each wheel slipping the way it slips, or rolling
+    (its slip within GRIP_SPEED), a rolling wheel breaking away where rolling would take more than its limit."""
+    s = np.empty(N_MECANUM_SAMPLE)
+    evaluate(p, po, 0 * mode, x, xo, u, uo, s)  # every wheel rolling (a value, not a literal)
+    code = 0
+    for i in range(N):
+        sl = s[S_WHEELS + N_WS * i + WS_SLIP_FREE]
+        code = 3 * code + (0 if abs(sl) <= GRIP_SPEED else (1 if sl > 0.0 else 2))
+    # Wheels only go from rolling to slipping here, so this ends within five evaluations (the Python form's
+    # bound of 20 is never reached).
+    for _ in range(20):
+        evaluate(p, po, code, x, xo, u, uo, s)
+        changed = False
+        for i in range(N):
+            q = S_WHEELS + N_WS * i
+            if s[q + WS_MODE] == 0.0:
+                f = s[q + WS_F]
+                if abs(f) > p[po + MP_WHEELS + N_WHEEL * i + W_MU_BREAKAWAY] * s[q + WS_NORMAL]:
+                    s[q + WS_MODE] = 1.0 if f > 0.0 else -1.0
+                    changed = True
+        if not changed:
+            break
+        code = _mode_from_sample(s)
+    return code
+
+
+@jit
+def initial_mode(p, po, x, xo, u, uo):
+    """The mode at the start (ChassisDrive.initial_mode without walls or load transfer)."""
+    return settle(p, po, xo - xo, x, xo, u, uo)  # (every wheel rolling: a value, not a literal 0, which numba
+    #                                               would compile settle a second time for)
+
+
+@jit
+def fire(p, po, mode, ev_id, x, xo, u, uo):
+    """Apply event ``ev_id``'s reset to ``x`` (in place) and return the mode after it (ChassisDrive._reset_grip,
+    then _settle): the rolling wheels, and those whose slip is within GRIP_SPEED, set to their ground speed (the
+    roller's along its axle over ``e . a``); the kinetic energy that removes booked as impact loss."""
+    s = np.empty(N_MECANUM_SAMPLE)
+    evaluate(p, po, 0 * mode, x, xo, u, uo, s)  # every wheel rolling (a value, not a literal)
+    track = p[po + MP_TRACK_ENERGY] != 0.0
+    ke_before = kinetic_energy(p, po, x, xo) if track else 0.0
+    for i in range(N):
+        q = S_WHEELS + N_WS * i
+        if abs(s[q + WS_SLIP_FREE]) <= GRIP_SPEED or wheel_mode(mode, i) == ROLL:
+            x[xo + I_WHEEL_VELOCITY + i] = s[q + WS_ALONG] / s[q + WS_COUPLE]
+    if track:
+        x[xo + I_ENERGY + IMPACT_LOSS] += ke_before - kinetic_energy(p, po, x, xo)
+    return settle(p, po, mode, x, xo, u, uo)
+
+
+# -- the battery's load -----------------------------------------------------------------------------------------
+@jit(internal=True)
+def _rotor_speed(p, po, mode, x, xo, i):
+    """Wheel ``i``'s rotor speed, rad/s, in ``mode`` (MecanumDrive._rims_of: a rolling wheel's rim follows its
+    roller)."""
+    if wheel_mode(mode, i) != ROLL:
+        return p[po + MP_K] * x[xo + I_WHEEL_VELOCITY + i]
+    c, sn = math.cos(x[xo + 2]), math.sin(x[xo + 2])
+    xv, yv, om = x[xo + 3], x[xo + 4], x[xo + 5]
+    vx, vy = c * xv + sn * yv, -sn * xv + c * yv
+    w = po + MP_WHEELS + N_WHEEL * i
+    qx, qy = vx - om * p[w + W_PY], vy + om * p[w + W_PX]
+    return p[po + MP_K] * ((qx * p[w + W_DX] + qy * p[w + W_DY]) / p[w + W_COUPLE])
+
+
+@jit(internal=True)
+def gives_curve(p, po):
+    """Whether the drive's supply current is a curve of the bus voltage (no current limits)."""
+    return p[po + MP_LIMITED] == 0.0
+
+
+@jit
+def add_supply_curve(p, po, mode, x, xo, u, uo, abc, breaks, nb):
+    """Add the four channels' supply curve (MotorChannels.supply_curve: SupplyCurve.add_motors) to ``abc``
+    (a, b, c) and their breakpoints to ``breaks`` from row ``nb``; returns the number of rows then."""
+    g, inv_kv, duty = p[po + MP_CONDUCTANCE], p[po + MP_INV_KV], p[po + MP_DUTY] != 0.0
+    for i in range(N):
+        w = _rotor_speed(p, po, mode, x, xo, i)
+        nb = add_supply_piece(abc, breaks, nb, g, w * inv_kv, duty, u[uo + i], u[uo + int(p[po + MP_BRAKE + i])])
+    return nb
+
+
+@jit
+def supply_current_at(p, po, mode, x, xo, u, uo, bus_voltage):
+    """The four channels' supply current, A, at bus voltage ``bus_voltage`` V (MotorChannels.supply_current)."""
+    if p[po + MP_LIMITED] == 0.0 and bus_voltage > 0.0:
+        abc = np.zeros(3)
+        breaks = np.empty((N, 4))
+        nb = add_supply_curve(p, po, mode, x, xo, u, uo, abc, breaks, 0)
+        return _curve_of(abc, breaks, nb, bus_voltage)
+    total = 0.0
+    for i in range(N):
+        total += channel(_rotor_speed(p, po, mode, x, xo, i), u[uo + i], u[uo + int(p[po + MP_BRAKE + i])],
+                         bus_voltage, p[po + MP_R], p[po + MP_INV_KV], p[po + MP_KV], p[po + MP_KT],
+                         p[po + MP_GEARING], p[po + MP_EFFICIENCY], p[po + MP_B_ROTOR], p[po + MP_LIMITED] != 0.0,
+                         p[po + MP_DUTY] != 0.0, p[po + MP_STATOR_LIMIT], p[po + MP_SUPPLY_LIMIT])[2]
+    return total
+
+
+@jit(internal=True)
+def _curve_of(abc, breaks, nb, voltage):
+    return curve_at(abc[0], abc[1], abc[2], breaks[:nb], voltage)
+
+
+@jit(internal=True)
+def bus_input(p, po):
+    """The slot of the ``bus_voltage`` input among the drive's inputs."""
+    return int(p[po + MP_BUS])

@@ -1,0 +1,64 @@
+"""A run of the geared family (arms, flywheels, elevators, hub motors, servos, the battery) compiles no drivetrain
+code: the part table's integer type says at compile time which kinds it may hold (simcore.kernel.drivetrains)."""
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+
+import simcore
+import simcore.models as models
+from simcore.kernel import drivetrains, parts
+from simcore.models.motors import NEO
+
+
+def _arm():
+    return models.Arm(NEO, 100, mass=2.0, com_distance=0.3, min_angle=-1.5, max_angle=2.0)
+
+
+def test_the_table_type_follows_the_kinds_a_run_holds():
+    assert drivetrains.table_dtype([parts.KIND_GEARED, parts.KIND_BATTERY, parts.KIND_SERVO]) is np.int32
+    assert drivetrains.table_dtype([parts.KIND_GEARED, parts.KIND_TANK]) is np.int64
+    assert drivetrains.table_dtype([parts.KIND_CHARACTERIZED_TANK]) is np.int64
+    arm = _arm()
+    sim = simcore.Simulator(arm, inputs={"arm.voltage": 6.0}, method="RK45")
+    assert sim._compiled.table.dtype == np.int32
+    tank = models.TankDrive(NEO, 8.0, n_motors_per_side=2, track_width=0.6, wheel_radius=0.05, mass=50.0, moi=5.0)
+    sim = simcore.Simulator(tank, inputs={"drive.left_voltage": 6.0, "drive.right_voltage": 6.0}, method="RK45")
+    assert sim._compiled.table.dtype == np.int64
+
+
+def _stacked(arm):
+    kind, p, _ = arm.kernel_form()
+    return np.asarray(p, dtype=float), kind
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_a_geared_part_runs_the_same_in_either_table(dtype):
+    arm = _arm()
+    p, kind = _stacked(arm)
+    table = np.array([[kind, 0, 2, 0, 0]], dtype=dtype)
+    U = np.array([7.0, 1.0, 12.0])
+    X = np.array([0.3, 1.5])
+    out = np.empty(2)
+    parts.derivatives(table, p, U, np.zeros(1, dtype=np.int64), 0.0, X, out)
+    expected = np.asarray(arm.derivatives(0.0, X, U), dtype=float)
+    assert out.tolist() == expected.tolist()
+
+
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="inspects compiled code")
+def test_the_geared_familys_table_compiles_no_drivetrain_function():
+    arm = _arm()
+    p, kind = _stacked(arm)
+    U, X, out = np.array([7.0, 1.0, 12.0]), np.array([0.3, 1.5]), np.empty(2)
+    # A copy of the dispatch compiled here, uncached (numba does not show cached code), its callees as the kernel's.
+    dispatch = numba.njit(parts.derivatives.py_func, cache=False, error_model="numpy")
+    llvm = {}
+    for dtype in (np.int32, np.int64):
+        table = np.array([[kind, 0, 2, 0, 0]], dtype=dtype)
+        dispatch(table, p, U, np.zeros(1, dtype=np.int64), 0.0, X, out)
+        sig = [s for s in dispatch.signatures if s[0].dtype == numba.from_dtype(np.dtype(dtype))][0]
+        llvm[dtype] = dispatch.inspect_llvm(sig)
+    # numba's mangled names spell each module path: ...6kernel4tank11derivatives...
+    assert "6kernel4tank" in llvm[np.int64]
+    assert "6kernel4tank" not in llvm[np.int32] and "characterized_tank" not in llvm[np.int32]
