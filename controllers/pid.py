@@ -183,6 +183,29 @@ class PIDController:
         """
         return (self._p, self._s) if self._s.ndim == 1 else None
 
+    def kernel_rows(self, n: int):
+        """The parameter and state rows of ``n`` controllers, one per batch variant, for the engine.
+
+        Returns
+        -------
+        tuple of ndarray or None
+            ``(p, s)``, shapes ``(n, N_PID_PARAMETERS)`` and ``(n, N_PID_STATE)`` (copies; one controller's
+            vectors repeated when it holds numbers), or None when the controller's batch shape is neither
+            ``()`` nor ``(n,)``.
+        """
+        if self._shape not in ((), (n,)):
+            return None
+        k = _kernel()
+        return (np.array(np.broadcast_to(self._p.reshape(-1, k.N_PID_PARAMETERS), (n, k.N_PID_PARAMETERS))),
+                np.array(np.broadcast_to(self._s.reshape(-1, k.N_PID_STATE), (n, k.N_PID_STATE))))
+
+    def store_kernel_rows(self, s) -> None:
+        """The state rows ``s`` ``(n, N_PID_STATE)`` back after the engine ran ``n`` variants' ticks (the
+        controller becomes a batch of shape ``(n,)`` if it held numbers)."""
+        n = s.shape[0]
+        self._widen(rows=np.zeros(n))
+        self._s[...] = s
+
     def _widen(self, **given) -> None:
         """Make the controller a batch of the shape its own and the ``given`` values' broadcast to
         (numpy's rules), each new row a copy of the row it broadcasts from.
