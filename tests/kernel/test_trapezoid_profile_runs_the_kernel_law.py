@@ -57,14 +57,19 @@ def _random_case(rng):
     return vmax, amax, start, goal
 
 
+def _planned(rng):
+    """A random case planned: ``(vmax, amax, start, goal, profile, total_time)``."""
+    vmax, amax, start, goal = _random_case(rng)
+    profile = TrapezoidProfile(vmax, amax)
+    profile.calculate(0.0, start, goal)
+    return vmax, amax, start, goal, profile, profile.total_time()
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_random_motions_keep_the_limits_stay_continuous_and_end_at_the_clamped_goal(seed):
     rng = random.Random(50 + seed)
     for _ in range(25):
-        vmax, amax, start, goal = _random_case(rng)
-        profile = TrapezoidProfile(vmax, amax)
-        profile.calculate(0.0, start, goal)
-        total = profile.total_time()
+        vmax, amax, start, goal, profile, total = _planned(rng)
         dt = total / 400 if total > 0 else 1e-3
         states = [profile.calculate(k * dt, start, goal) for k in range(401)]
         x = np.array([s.position for s in states])
@@ -88,10 +93,7 @@ def test_random_motions_keep_the_limits_stay_continuous_and_end_at_the_clamped_g
 def test_time_left_until_is_the_first_time_the_profile_is_at_the_target(seed):
     rng = random.Random(90 + seed)
     for _ in range(40):
-        vmax, amax, start, goal = _random_case(rng)
-        profile = TrapezoidProfile(vmax, amax)
-        profile.calculate(0.0, start, goal)
-        total = profile.total_time()
+        vmax, amax, start, goal, profile, total = _planned(rng)
         target = rng.choice([goal.position, start.position + rng.uniform(0, 1) * (goal.position - start.position)])
         tau = profile.time_left_until(target)
         assert 0.0 <= tau <= total + 1e-9
