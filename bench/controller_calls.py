@@ -4,7 +4,7 @@ A 20 ms robot loop calls each once per mechanism per tick. Timed: the median ove
 time of 100,000 calls, the input varying call to call: ``SimpleMotorFeedforward.calculate(v, a)``,
 ``ArmFeedforward.calculate(angle, v, a)``, ``ElevatorFeedforward.calculate_with_velocities(v0, v1)``,
 ``TrapezoidProfile.calculate(0.02, setpoint, goal)`` (re-planned from the last setpoint, as WPILib's examples
-do) and ``ProfiledPIDController.calculate(measurement)``. Run it with the interpreter of each checkout to
+do), ``ProfiledPIDController.calculate(measurement)`` and ``BangBangController.calculate(measurement)``. Run it with the interpreter of each checkout to
 compare two commits: ``python bench/controller_calls.py``; ``--label X`` tags the printed rows.
 """
 from __future__ import annotations
@@ -15,7 +15,7 @@ import statistics
 import sys
 import time
 
-from simcore.controllers import (ArmFeedforward, ElevatorFeedforward, ProfiledPIDController,
+from simcore.controllers import (ArmFeedforward, BangBangController, ElevatorFeedforward, ProfiledPIDController,
                                  SimpleMotorFeedforward, State, TrapezoidProfile)
 
 CALLS = 100_000
@@ -51,11 +51,14 @@ def workloads():
     profiled = ProfiledPIDController(2.0, 0.5, 0.1, 1.5, 3.0)
     profiled.reset(0.0)
     profiled.set_goal(2.0)
+    bangbang = BangBangController()
+    bangbang.set_setpoint(0.5)
     return [("SimpleMotorFeedforward.calculate(v, a)", lambda x: simple.calculate(x, 0.5), xs),
             ("ArmFeedforward.calculate(angle, v, a)", lambda x: arm.calculate(x, 0.3, 0.5), xs),
             ("ElevatorFeedforward.calculate_with_velocities", lambda x: elevator.calculate_with_velocities(x, 0.2), xs),
             ("TrapezoidProfile.calculate(0.02, setpoint, goal)", step_profile, xs),
-            ("ProfiledPIDController.calculate(m)", profiled.calculate, xs)]
+            ("ProfiledPIDController.calculate(m)", profiled.calculate, xs),
+            ("BangBangController.calculate(m)", bangbang.calculate, xs)]
 
 
 def main(argv=None) -> None:
