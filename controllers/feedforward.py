@@ -169,7 +169,7 @@ class _Linear:
 
     def _each(self, function, inputs):
         """``function`` (a ``*_each`` kernel function) over the broadcast of the gains' rows and the
-        ``inputs`` (name, value pairs): a float when all are numbers, else an array of the broadcast shape."""
+        ``inputs`` (name, value pairs): an array of the broadcast shape (a float when that shape is ``()``)."""
         width = self._p.shape[-1]
         shape = self._p.shape[:-1]
         for name, value in inputs:
@@ -183,7 +183,7 @@ class _Linear:
         columns = [np.ascontiguousarray(np.broadcast_to(v, shape), dtype=float).reshape(-1) for _, v in inputs]
         out = np.empty(n)
         function(rows, *columns, out)
-        return out.reshape(shape)
+        return out.reshape(shape) if shape else float(out[0])
 
     def _calculate(self, position, velocity, acceleration):
         """The kernel's ``calculate``: on the vector for numbers, row by row for arrays."""

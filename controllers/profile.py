@@ -48,7 +48,6 @@ import numpy as np
 from simcore import checks
 
 
-
 def _kernel():
     """:mod:`simcore.kernel.profile`, imported at first use (``import simcore`` loads no numba)."""
     global _profile_kernel
