@@ -434,7 +434,7 @@ def settle(p, po, mode, x, xo, u, uo):
     """The consistent mode at state ``x`` (ChassisDrive._settle): each side slipping the way it slips, or rolling
     (its slip within GRIP_SPEED), a rolling side breaking away where rolling would take more than its limit."""
     s = np.empty(N_TANK_SAMPLE)
-    evaluate(p, po, wheel_mode(0, 0), wheel_mode(0, 1), x, xo, u, uo, s)  # (rolling: not a literal)
+    evaluate(p, po, ROLL, ROLL, x, xo, u, uo, s)
     traction = p[po + TP_TRACTION] != 0.0
     w0, w1 = ROLL, ROLL
     if traction:
@@ -471,7 +471,7 @@ def fire(p, po, mode, ev_id, x, xo, u, uo):
     then _settle): the rolling sides, and those whose slip is within GRIP_SPEED, set to their ground speed; the
     kinetic energy that removes booked as impact loss."""
     s = np.empty(N_TANK_SAMPLE)
-    evaluate(p, po, wheel_mode(0, 0), wheel_mode(0, 1), x, xo, u, uo, s)  # (rolling: not a literal)
+    evaluate(p, po, ROLL, ROLL, x, xo, u, uo, s)
     snap0 = abs(s[TS_SLIP_FREE_L]) <= GRIP_SPEED or wheel_mode(mode, 0) == ROLL
     snap1 = abs(s[TS_SLIP_FREE_R]) <= GRIP_SPEED or wheel_mode(mode, 1) == ROLL
     track = p[po + TP_TRACK_ENERGY] != 0.0
