@@ -6,6 +6,11 @@ one way (meant for flywheels, which coast down on their own; use coast mode).
 ``at_setpoint()`` is ``|setpoint - measurement| < tolerance`` (strict), with the
 measurement and setpoint of the last call (both 0 before any call). Measurements
 and setpoints may be numpy arrays (element-wise output).
+
+The law is written once, in :mod:`simcore.kernel.bangbang` (compiled by numba, loaded when
+the first controller is made: ``import simcore`` loads no numba); the controller keeps its
+tolerance, setpoint and last measurement in that module's two vectors, one row of each per
+element once arrays are given.
 """
 from __future__ import annotations
 
@@ -17,8 +22,22 @@ import numpy as np
 
 from simcore import checks
 
+from .kernel_rows import KernelRows
 
-class BangBangController:
+
+def _kernel():
+    """:mod:`simcore.kernel.bangbang`, imported at first use (``import simcore`` loads no numba)."""
+    global _bangbang_kernel
+    if _bangbang_kernel is None:
+        from simcore.kernel import bangbang
+        _bangbang_kernel = bangbang
+    return _bangbang_kernel
+
+
+_bangbang_kernel = None
+
+
+class BangBangController(KernelRows):
     """Output 1 below the setpoint, 0 at or above it.
 
     Parameters
@@ -35,18 +54,29 @@ class BangBangController:
     """
 
     def __init__(self, tolerance: float = math.inf):
-        self._tolerance = checks.tolerance("tolerance", tolerance)
-        self._setpoint = 0.0
-        self._measurement = 0.0
+        tolerance = checks.tolerance("tolerance", tolerance)
+        k = _kernel()
+        # simcore.kernel.bangbang's vectors; one row of each per element once arrays are given (a batch).
+        self._p = np.zeros(k.N_BANGBANG_PARAMETERS)
+        self._s = np.zeros(k.N_BANGBANG_STATE)
+        self._shape = ()
+        self._arrays = frozenset()  # which of setpoint, measurement were given as arrays
+        self._p[k.Q_TOLERANCE] = tolerance
+
+    def kernel_vectors(self):
+        """The controller's own parameter and state vectors (shapes ``(N_BANGBANG_PARAMETERS,)`` and
+        ``(N_BANGBANG_STATE,)``, laid out as :mod:`simcore.kernel.bangbang` says; the storage, not copies), or
+        None when the controller holds arrays (a batch's)."""
+        return (self._p, self._s) if self._s.ndim == 1 else None
 
     @property
     def tolerance(self) -> float:
         """Tolerance of :meth:`at_setpoint` (measurement units)."""
-        return self._tolerance
+        return self._parameter(_kernel().Q_TOLERANCE)
 
     @tolerance.setter
     def tolerance(self, value: float) -> None:
-        self._tolerance = checks.tolerance("tolerance", value)
+        self._p[..., _kernel().Q_TOLERANCE] = checks.tolerance("tolerance", value)
 
     def set_tolerance(self, tolerance: float) -> None:
         """Set :attr:`tolerance`."""
@@ -55,11 +85,11 @@ class BangBangController:
     @property
     def setpoint(self):
         """The setpoint (measurement units)."""
-        return self._setpoint
+        return self._given("setpoint", "_s", _kernel().Z_SETPOINT)
 
     @setpoint.setter
     def setpoint(self, value) -> None:
-        self._setpoint = checks.finite("setpoint", value, allow_array=True)
+        self._put("setpoint", "_s", _kernel().Z_SETPOINT, checks.finite("setpoint", value, allow_array=True))
 
     def set_setpoint(self, setpoint) -> None:
         """Set :attr:`setpoint`."""
@@ -68,12 +98,12 @@ class BangBangController:
     @property
     def measurement(self):
         """The measurement of the last call."""
-        return self._measurement
+        return self._given("measurement", "_s", _kernel().Z_MEASUREMENT)
 
     @property
     def error(self):
         """``setpoint - measurement`` of the last call."""
-        return self._setpoint - self._measurement
+        return self.setpoint - self.measurement
 
     def get_error(self):
         """Return :attr:`error`."""
@@ -81,8 +111,13 @@ class BangBangController:
 
     def at_setpoint(self):
         """True when ``|setpoint - measurement| < tolerance`` (element-wise for arrays)."""
-        result = abs(self._setpoint - self._measurement) < self._tolerance
-        return bool(result) if np.ndim(result) == 0 else result
+        k = _kernel()
+        if not self._arrays:
+            return bool(k.at_setpoint(self._p.reshape(-1)[:k.N_BANGBANG_PARAMETERS], 0,
+                                      self._s.reshape(-1)[:k.N_BANGBANG_STATE], 0))
+        out = np.empty(self._s.shape[0], dtype=bool)
+        k.at_setpoint_each(self._p, self._s, out)
+        return out.reshape(self._shape)
 
     def calculate(self, measurement, setpoint=None):
         """Return 1.0 if ``measurement < setpoint`` else 0.0.
@@ -102,8 +137,22 @@ class BangBangController:
         # A NaN measurement compares false and would silently switch the output off.
         measurement = checks.finite("measurement", measurement, allow_array=True)
         if setpoint is not None:
-            self.setpoint = setpoint
-        self._measurement = measurement
-        if np.ndim(measurement) == 0 and np.ndim(self._setpoint) == 0:
-            return 1.0 if measurement < self._setpoint else 0.0
-        return np.where(np.less(measurement, self._setpoint), 1.0, 0.0)
+            setpoint = checks.finite("setpoint", setpoint, allow_array=True)
+        kernel = _bangbang_kernel or _kernel()
+        s = self._s
+        if s.ndim == 1 and type(measurement) is float and type(setpoint) is not np.ndarray:  # robot code
+            if setpoint is None:
+                return float(kernel.calculate(s, 0, measurement, 0.0, False))
+            return float(kernel.calculate(s, 0, measurement, setpoint, True))
+        self._widen(measurement=measurement, setpoint=setpoint)
+        rows = self._rows(measurement)
+        out = np.empty(rows.size)
+        kernel.calculate_each(self._s, rows, rows if setpoint is None else self._rows(setpoint),
+                              setpoint is not None, out)
+        given = {"measurement": measurement} if setpoint is None else {"measurement": measurement,
+                                                                       "setpoint": setpoint}
+        for name, value in given.items():
+            self._arrays = self._arrays | {name} if isinstance(value, np.ndarray) else self._arrays - {name}
+        if not self._arrays:
+            return float(out[0])  # numbers given to a controller that was a batch: a number, as before
+        return out.reshape(self._shape)

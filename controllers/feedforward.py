@@ -25,6 +25,13 @@ since 2025) two-argument overload. WPILib C++ and robotpy 2026's two-argument
 Units: the output is in volts when the gains are in V, V/(m/s), V/(m/s^2) (or per
 rad/s and rad/s^2); any consistent output unit works. Gains may be numpy arrays for
 batch simulations; ``kv`` and ``ka`` must be non-negative (as in WPILib).
+
+The ``calculate`` and ``calculate_with_velocities`` laws are written once, in
+:mod:`simcore.kernel.feedforward` (compiled by numba, loaded when the first feedforward is
+made: ``import simcore`` loads no numba). A feedforward keeps its gains and period in that
+module's parameter vector; on numbers it runs the kernel's function on it, and with arrays
+(a batch) it runs the same function on one row per element, so each element's arithmetic
+is a single feedforward's, to the bit (``sign(0) = 0`` and ``cos`` of each element alike).
 """
 from __future__ import annotations
 
@@ -40,8 +47,20 @@ from simcore import checks
 from simcore.errors import ConfigError
 
 
+def _kernel():
+    """:mod:`simcore.kernel.feedforward`, imported at first use (``import simcore`` loads no numba)."""
+    global _ff_kernel
+    if _ff_kernel is None:
+        from simcore.kernel import feedforward
+        _ff_kernel = feedforward
+    return _ff_kernel
+
+
+_ff_kernel = None
+
+
 def _sign(x):
-    """sign(x) with sign(0) = 0 (Java's Math.signum); element-wise for arrays."""
+    """sign(x) with sign(0) = 0 (Java's Math.signum); element-wise for arrays (the helpers' inverses)."""
     if np.ndim(x) == 0:
         return float((x > 0) - (x < 0))
     return np.sign(x)
@@ -72,39 +91,123 @@ def _require_positive_gain(name: str, value, helper: str) -> None:
         raise ConfigError(name, value, f"a positive number (needed by {helper})")
 
 
+class _Gain:
+    """A gain kept in the feedforward's parameter vector: reads give what was set (a float, or an array
+    for a batch); writes are checked (``nonnegative``: kv and ka) and land in the vector."""
+
+    def __init__(self, slot: str, nonnegative: bool = False, doc: str = ""):
+        self.slot, self.nonnegative, self.__doc__ = slot, nonnegative, doc
+
+    def __set_name__(self, owner, name):
+        self.name = name
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        return obj._gains[self.name]
+
+    def __set__(self, obj, value):
+        check = checks.nonnegative if self.nonnegative else checks.finite
+        obj._set(self.name, getattr(_kernel(), self.slot), check(self.name, value, allow_array=True))
+
+
 class _Linear:
-    """Shared kS/kV/kA model with a constant offset supplied by subclasses."""
+    """Shared kS/kV/kA model: the gains in one :mod:`simcore.kernel.feedforward` parameter vector (one
+    row per element of the gains' broadcast shape when a gain is an array), evaluated by the kernel's
+    functions (subclasses name their model by ``_KIND``)."""
+
+    _KIND = "KIND_SIMPLE_MOTOR"
+    ks = _Gain("Q_KS", doc="Static-friction output (e.g. V).")
+    kv = _Gain("Q_KV", nonnegative=True, doc="Velocity gain (per m/s or rad/s).")
+    ka = _Gain("Q_KA", nonnegative=True, doc="Acceleration gain (per m/s^2 or rad/s^2).")
 
     def __init__(self, ks, kv, ka, period):
-        self.ks = checks.finite("ks", ks, allow_array=True)
-        self.kv = checks.nonnegative("kv", kv, allow_array=True)
-        self.ka = checks.nonnegative("ka", ka, allow_array=True)
-        self.period = checks.positive("period", period, "s", what="period")
+        k = _kernel()
+        self._gains = {}
+        self._p = np.zeros(k.N_FEEDFORWARD_PARAMETERS)
+        self._p[k.Q_KIND] = getattr(k, self._KIND)
+        self.ks = ks
+        self.kv = kv
+        self.ka = ka
+        self.period = period
 
-    def _with_velocities(self, offset, current_velocity, next_velocity):
-        """Voltage taking v from current to next in one period (exact ZOH)."""
-        ks, kv, ka, period = self.ks, self.kv, self.ka, self.period
-        # Model: ka dv/dt = u - ks sign(v) - offset - kv v, u held for one period T:
-        #   v1 = ad v0 + bd (u - ks sign(v0) - offset),  ad = exp(-kv T / ka),
-        #   bd = (1 - ad) / kv, which tends to T / ka as kv -> 0 (expm1 keeps it
-        #   accurate). WPILib evaluates ks at the current velocity's sign too.
-        if np.ndim(ka) == 0 and np.ndim(kv) == 0:
-            if ka < 1e-9:
-                # No inertia: the next velocity is reached at once (WPILib's rule).
-                return ks * _sign(next_velocity) + offset + kv * next_velocity
-            ad = math.exp(-kv * period / ka)
-            bd = -math.expm1(-kv * period / ka) / kv if kv > 0.0 else period / ka
+    @property
+    def period(self) -> float:
+        """Period of :meth:`calculate_with_velocities`, s."""
+        return float(self._p.reshape(-1)[_kernel().Q_PERIOD])
+
+    @period.setter
+    def period(self, value) -> None:
+        self._p[..., _kernel().Q_PERIOD] = checks.positive("period", value, "s", what="period")
+
+    def _set(self, name: str, slot: int, value) -> None:
+        """Store a checked gain: as given, and in every row of the parameter vector (rebuilt to the
+        broadcast shape of the array gains; mismatched shapes are refused naming the gain)."""
+        shape = np.shape(value)
+        for other, given in self._gains.items():
+            if other != name:
+                try:
+                    shape = np.broadcast_shapes(shape, np.shape(given))
+                except ValueError:
+                    raise ConfigError(name, value, f"a number or an array whose shape broadcasts with "
+                                                   f"{other}'s {np.shape(given)}") from None
+        self._gains[name] = value
+        if shape != self._p.shape[:-1]:
+            rows = np.empty(shape + self._p.shape[-1:])
+            rows[...] = self._p.reshape(-1, self._p.shape[-1])[0]  # the shared slots: kind, period
+            for other, given in self._gains.items():
+                rows[..., getattr(_kernel(), _SLOTS[other])] = given
+            self._p = rows
         else:
-            if np.any(np.asarray(ka) < 1e-9):
-                raise ConfigError("ka", ka, "positive values for calculate_with_velocities "
+            self._p[..., slot] = value
+
+    def kernel_vector(self):
+        """The parameter vector, shape ``(N_FEEDFORWARD_PARAMETERS,)`` laid out as
+        :mod:`simcore.kernel.feedforward` says (the feedforward's storage, not a copy), or None when a gain
+        is an array (a batch's)."""
+        return self._p if self._p.ndim == 1 else None
+
+    def _each(self, function, inputs):
+        """``function`` (a ``*_each`` kernel function) over the broadcast of the gains' rows and the
+        ``inputs`` (name, value pairs): an array of the broadcast shape (a float when that shape is ``()``)."""
+        width = self._p.shape[-1]
+        shape = self._p.shape[:-1]
+        for name, value in inputs:
+            try:
+                shape = np.broadcast_shapes(shape, np.shape(value))
+            except ValueError:
+                raise ConfigError(name, value, f"a number or an array whose shape broadcasts with the gains' "
+                                               f"{self._p.shape[:-1]}") from None
+        n = math.prod(shape)
+        rows = np.ascontiguousarray(np.broadcast_to(self._p, shape + (width,))).reshape(n, width)
+        columns = [np.ascontiguousarray(np.broadcast_to(v, shape), dtype=float).reshape(-1) for _, v in inputs]
+        out = np.empty(n)
+        function(rows, *columns, out)
+        return out.reshape(shape) if shape else float(out[0])
+
+    def _calculate(self, position, velocity, acceleration):
+        """The kernel's ``calculate``: on the vector for numbers, row by row for arrays."""
+        kernel = _ff_kernel or _kernel()
+        if self._p.ndim == 1 and type(velocity) is float and type(acceleration) is float \
+                and type(position) is float:  # robot code
+            return float(kernel.calculate(self._p, 0, position, velocity, acceleration))  # a float uncompiled too
+        return self._each(kernel.calculate_each, (("position", position), ("velocity", velocity),
+                                                  ("acceleration", acceleration)))
+
+    def _with_velocities(self, current_velocity, next_velocity):
+        """Output taking v from current to next in one period (exact ZOH): the kernel's ``with_velocities``."""
+        kernel = _ff_kernel or _kernel()
+        if self._p.ndim == 1 and type(current_velocity) is float and type(next_velocity) is float:
+            return float(kernel.with_velocities(self._p, 0, current_velocity, next_velocity))
+        if np.ndim(self.ka) or np.ndim(self.kv):
+            if np.any(np.asarray(self.ka) < kernel.NO_INERTIA):
+                raise ConfigError("ka", self.ka, "positive values for calculate_with_velocities "
                                   "with array gains")
-            kv_arr = np.asarray(kv, dtype=float) + np.zeros_like(ka, dtype=float)
-            ad = np.exp(-kv_arr * period / ka)
-            safe_kv = np.where(kv_arr > 0.0, kv_arr, 1.0)
-            bd = np.where(kv_arr > 0.0, -np.expm1(-kv_arr * period / ka) / safe_kv,
-                          period / np.asarray(ka, dtype=float))
-        return (ks * _sign(current_velocity) + offset
-                + (next_velocity - ad * current_velocity) / bd)
+        return self._each(kernel.with_velocities_each, (("current_velocity", current_velocity),
+                                                        ("next_velocity", next_velocity)))
+
+
+_SLOTS = {"ks": "Q_KS", "kv": "Q_KV", "ka": "Q_KA", "kg": "Q_KG"}
 
 
 class SimpleMotorFeedforward(_Linear):
@@ -128,12 +231,12 @@ class SimpleMotorFeedforward(_Linear):
     @_finite_arguments
     def calculate(self, velocity, acceleration=0.0):
         """Voltage for a velocity (m/s or rad/s) and acceleration (m/s^2 or rad/s^2)."""
-        return self.ks * _sign(velocity) + self.kv * velocity + self.ka * acceleration
+        return self._calculate(0.0, velocity, acceleration)
 
     @_finite_arguments
     def calculate_with_velocities(self, current_velocity, next_velocity):
         """Constant voltage taking the velocity from current to next in one period."""
-        return self._with_velocities(0.0, current_velocity, next_velocity)
+        return self._with_velocities(current_velocity, next_velocity)
 
     @_finite_arguments
     def max_achievable_velocity(self, max_voltage, acceleration):
@@ -177,20 +280,22 @@ class ElevatorFeedforward(_Linear):
         Period of :meth:`calculate_with_velocities`, s (default 0.02).
     """
 
+    _KIND = "KIND_ELEVATOR"
+    kg = _Gain("Q_KG", doc="Output that holds the carriage against gravity (e.g. V).")
+
     def __init__(self, ks, kg, kv, ka=0.0, *, period: float = 0.02):
         super().__init__(ks, kv, ka, period)
-        self.kg = checks.finite("kg", kg, allow_array=True)
+        self.kg = kg
 
     @_finite_arguments
     def calculate(self, velocity, acceleration=0.0):
         """Voltage for a velocity (m/s) and acceleration (m/s^2)."""
-        return (self.ks * _sign(velocity) + self.kg + self.kv * velocity
-                + self.ka * acceleration)
+        return self._calculate(0.0, velocity, acceleration)
 
     @_finite_arguments
     def calculate_with_velocities(self, current_velocity, next_velocity):
         """Constant voltage taking the velocity from current to next in one period."""
-        return self._with_velocities(self.kg, current_velocity, next_velocity)
+        return self._with_velocities(current_velocity, next_velocity)
 
     @_finite_arguments
     def max_achievable_velocity(self, max_voltage, acceleration):
@@ -239,15 +344,17 @@ class ArmFeedforward(_Linear):
     ``cos(angle)``; shift a different convention before calling.
     """
 
+    _KIND = "KIND_ARM"
+    kg = _Gain("Q_KG", doc="Output that holds the arm level against gravity (e.g. V).")
+
     def __init__(self, ks, kg, kv, ka=0.0, *, period: float = 0.02):
         super().__init__(ks, kv, ka, period)
-        self.kg = checks.finite("kg", kg, allow_array=True)
+        self.kg = kg
 
     @_finite_arguments
     def calculate(self, position, velocity, acceleration=0.0):
         """Voltage at an angle (rad from horizontal), rate (rad/s) and acceleration (rad/s^2)."""
-        return (self.ks * _sign(velocity) + self.kg * _cos(position) + self.kv * velocity
-                + self.ka * acceleration)
+        return self._calculate(position, velocity, acceleration)
 
     @_finite_arguments
     def max_achievable_velocity(self, max_voltage, angle, acceleration):

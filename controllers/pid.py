@@ -56,6 +56,8 @@ import numpy as np
 from simcore import checks
 from simcore.errors import ConfigError
 
+from .kernel_rows import KernelRows
+
 
 def _kernel():
     """:mod:`simcore.kernel.pid`, imported at first use (``import simcore`` loads no numba)."""
@@ -122,7 +124,7 @@ def _gain(parameter, value):
     return checks.nonnegative(parameter, value, allow_array=True)
 
 
-class PIDController:
+class PIDController(KernelRows):
     """A PID controller run at a fixed period, with WPILib's semantics.
 
     Parameters
@@ -183,63 +185,28 @@ class PIDController:
         """
         return (self._p, self._s) if self._s.ndim == 1 else None
 
-    def _widen(self, **given) -> None:
-        """Make the controller a batch of the shape its own and the ``given`` values' broadcast to
-        (numpy's rules), each new row a copy of the row it broadcasts from.
+    def kernel_rows(self, n: int):
+        """The parameter and state rows of ``n`` controllers, one per batch variant, for the engine.
 
-        Raises
-        ------
-        ConfigError
-            A given array's shape does not broadcast with the batch's (naming it).
+        Returns
+        -------
+        tuple of ndarray or None
+            ``(p, s)``, shapes ``(n, N_PID_PARAMETERS)`` and ``(n, N_PID_STATE)`` (copies; one controller's
+            vectors repeated when it holds numbers), or None when the controller's batch shape is neither
+            ``()`` nor ``(n,)``.
         """
-        shape = self._shape
-        for parameter, value in given.items():
-            try:
-                shape = np.broadcast_shapes(shape, np.shape(value))
-            except ValueError:
-                raise ConfigError(parameter, value, f"a number or an array whose shape broadcasts with the "
-                                                    f"controller's batch shape {shape}") from None
-        if shape == self._shape:
-            return
-        n = math.prod(shape)
-        for name in ("_p", "_s"):
-            rows = getattr(self, name)
-            width = rows.shape[-1]
-            wide = np.broadcast_to(rows.reshape(self._shape + (width,)), shape + (width,))
-            setattr(self, name, np.array(wide.reshape(n, width), order="C"))  # own, writable rows
-        self._shape = shape
+        if self._shape not in ((), (n,)):
+            return None
+        k = _kernel()
+        return (np.array(np.broadcast_to(self._p.reshape(-1, k.N_PID_PARAMETERS), (n, k.N_PID_PARAMETERS))),
+                np.array(np.broadcast_to(self._s.reshape(-1, k.N_PID_STATE), (n, k.N_PID_STATE))))
 
-    def _rows(self, value) -> np.ndarray:
-        """``value`` (a number or an array that broadcasts to the batch's shape) as one float per row."""
-        return np.ascontiguousarray(np.broadcast_to(value, self._shape), dtype=float).reshape(-1)
-
-    def _put(self, name: str, vector: str, slot: int, value) -> None:
-        """Write ``value`` (a float, or an array: the controller becomes a batch) into ``slot`` of every
-        row of ``vector`` (``"_p"`` or ``"_s"``); ``name`` remembers whether it was an array."""
-        if isinstance(value, np.ndarray):
-            self._widen(**{name: value})
-            getattr(self, vector)[:, slot] = self._rows(value)
-            self._arrays |= {name}
-        else:
-            getattr(self, vector)[..., slot] = value
-            self._arrays -= {name}
-
-    def _given(self, name: str, vector: str, slot: int):
-        """A value given to the controller: an array where an array was given, else a float."""
-        rows = getattr(self, vector)
-        if name in self._arrays:
-            return rows[:, slot].reshape(self._shape).copy()
-        return float(rows.reshape(-1)[slot])
-
-    def _computed(self, slot: int):
-        """A state value the law computes: a float for one controller, an array for a batch."""
-        if self._s.ndim == 1:
-            return float(self._s[slot])
-        return self._s[:, slot].reshape(self._shape).copy()
-
-    def _parameter(self, slot: int) -> float:
-        """A parameter every row shares (the period, the ranges)."""
-        return float(self._p.reshape(-1)[slot])
+    def store_kernel_rows(self, s) -> None:
+        """The state rows ``s`` ``(n, N_PID_STATE)`` back after the engine ran ``n`` variants' ticks (the
+        controller becomes a batch of shape ``(n,)`` if it held numbers)."""
+        n = s.shape[0]
+        self._widen(rows=np.zeros(n))
+        self._s[...] = s
 
     # ----------------------------------------------------------------- gains
     @property

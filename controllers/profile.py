@@ -29,6 +29,11 @@ The intended use, as in WPILib, is either to evaluate one profile at the time si
 it started, or to re-plan every period from the previous setpoint
 (``setpoint = profile.calculate(period, setpoint, goal)``), which is what
 :class:`simcore.controllers.profiled_pid.ProfiledPIDController` does.
+
+The plan, its evaluation and the first passage of a position are written once, in
+:mod:`simcore.kernel.profile` (compiled by numba, loaded when the first profile is made:
+``import simcore`` loads no numba); a profile keeps its limits and its last plan in that
+module's two vectors (:meth:`TrapezoidProfile.kernel_vectors`).
 """
 from __future__ import annotations
 
@@ -38,11 +43,21 @@ import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
+
 from simcore import checks
 
-# Ties between "goal beyond" and "goal short of" the direct velocity change are
-# decided by the goal velocity's sign below this distance (m or rad), like WPILib.
-_TIE = 1e-12
+
+def _kernel():
+    """:mod:`simcore.kernel.profile`, imported at first use (``import simcore`` loads no numba)."""
+    global _profile_kernel
+    if _profile_kernel is None:
+        from simcore.kernel import profile
+        _profile_kernel = profile
+    return _profile_kernel
+
+
+_profile_kernel = None
 
 
 def _m_or_rad(parameter: str, value, per: str = ""):
@@ -122,12 +137,6 @@ def _state(name: str, value) -> State:
     return State(_m_or_rad(f"{name}.position", items[0]), _m_or_rad(f"{name}.velocity", items[1], "/s"))
 
 
-def _advance(position: float, velocity: float, time: float, acceleration: float):
-    """State after ``time`` s at constant ``acceleration``."""
-    return (position + velocity * time + 0.5 * acceleration * time * time,
-            velocity + acceleration * time)
-
-
 class TrapezoidProfile:
     """Minimum-time motion with bounded velocity and acceleration.
 
@@ -153,25 +162,30 @@ class TrapezoidProfile:
     """
 
     def __init__(self, max_velocity: float, max_acceleration: float):
-        self._vmax, self._amax = Constraints(max_velocity, max_acceleration)
-        self._start = State()
-        self._goal = State()
-        self._segments: list[tuple[float, float]] = []
+        k = _kernel()
+        # The limits and the last plan, in simcore.kernel.profile's two vectors.
+        self._p = np.array(Constraints(max_velocity, max_acceleration), dtype=float)
+        self._s = np.zeros(k.N_PROFILE_STATE)
+
+    def kernel_vectors(self):
+        """The profile's own parameter and state vectors, shapes ``(N_PROFILE_PARAMETERS,)`` and
+        ``(N_PROFILE_STATE,)`` laid out as :mod:`simcore.kernel.profile` says (the storage, not copies)."""
+        return self._p, self._s
 
     @property
     def constraints(self) -> Constraints:
         """The limits this profile was built with."""
-        return Constraints(self._vmax, self._amax)
+        return Constraints(self.max_velocity, self.max_acceleration)
 
     @property
     def max_velocity(self) -> float:
         """Largest speed, m/s (or rad/s)."""
-        return self._vmax
+        return float(self._p[_kernel().Q_MAX_VELOCITY])
 
     @property
     def max_acceleration(self) -> float:
         """Largest acceleration magnitude, m/s^2 (or rad/s^2)."""
-        return self._amax
+        return float(self._p[_kernel().Q_MAX_ACCELERATION])
 
     # ------------------------------------------------------------------ API
     def calculate(self, t: float, initial_state, goal_state) -> State:
@@ -197,13 +211,14 @@ class TrapezoidProfile:
         """
         t = checks.nonnegative("t", t, "s", what="time")
         start = _state("initial_state", initial_state)
-        self._start = start
-        self._goal, self._segments = self._plan(start, _state("goal_state", goal_state))
-        return self._evaluate(t)
+        goal = _state("goal_state", goal_state)
+        kernel = _profile_kernel or _kernel()
+        return State(*kernel.calculate(self._p, 0, self._s, 0, t, start.position, start.velocity,
+                                       goal.position, goal.velocity))
 
     def total_time(self) -> float:
         """Duration of the last planned profile, s (0 before any :meth:`calculate`)."""
-        return math.fsum(d for d, _ in self._segments)
+        return _duration(self._s)
 
     duration = total_time
 
@@ -233,101 +248,29 @@ class TrapezoidProfile:
         passage.
         """
         target = _m_or_rad("target", target)
-        position, velocity = self._start.position, self._start.velocity
-        elapsed = 0.0
-        for duration, acceleration in self._segments:
-            tau = _first_crossing(position - target, velocity, acceleration, duration)
-            if tau is not None:
-                return elapsed + tau
-            position, velocity = _advance(position, velocity, duration, acceleration)
-            elapsed += duration
-        if not self._segments and self._start.position == target:
+        k = _kernel()
+        tau = k.time_left_until(self._s, 0, target)
+        if tau == tau:
+            return float(tau)
+        if self._s[k.Z_N_SEGMENTS] == 0.0 and self._s[k.Z_START_POSITION] == target:
             return 0.0
-        return self.total_time() if self._goal.position == target else math.inf
+        return self.total_time() if self._s[k.Z_GOAL_POSITION] == target else math.inf
 
     def time_between(self, current, goal) -> float:
         """Duration, s, of the profile from ``current`` to ``goal`` (nothing is stored).
 
         This is WPILib 2027's two-state ``timeLeftUntil(current, goal)``.
         """
-        _, segments = self._plan(_state("current", current), _state("goal", goal))
-        return math.fsum(d for d, _ in segments)
-
-    # -------------------------------------------------------------- private
-    def _plan(self, start: State, goal: State):
-        """Return the clamped goal and the ``(duration, acceleration)`` segments."""
-        vmax, amax = self._vmax, self._amax
-        goal = State(goal.position, max(-vmax, min(vmax, goal.velocity)))
-        segments = []
-        x0, v0 = start.position, start.velocity
-
-        # Too fast: slow down to the limit at full deceleration first.
-        if abs(v0) > vmax:
-            t_rec = (abs(v0) - vmax) / amax
-            a_rec = -math.copysign(amax, v0)
-            segments.append((t_rec, a_rec))
-            x0, _ = _advance(x0, v0, t_rec, a_rec)
-            v0 = math.copysign(vmax, v0)
-
-        vg = goal.velocity
-        dx = goal.position - x0
-        # Displacement of going straight from v0 to vg at full acceleration; the
-        # goal beyond it means the first leg accelerates forward (s = +1).
-        direct = abs(vg - v0) * (vg + v0) / (2.0 * amax)
-        if abs(dx - direct) < _TIE:
-            s = math.copysign(1.0, vg)
-        else:
-            s = 1.0 if dx > direct else -1.0
-        a = s * amax
-
-        # Peak velocity of the two-leg (triangular) profile: from
-        # v_p^2 - v0^2 = 2 a x1 and v_p^2 - vg^2 = 2 a x3 with x1 + x3 = dx.
-        peak = s * math.sqrt(max(a * dx + (vg * vg + v0 * v0) / 2.0, 0.0))
-        if abs(peak) > vmax:
-            v_lim = s * vmax
-            t1 = (v_lim - v0) / a
-            t3 = (v_lim - vg) / a
-            x1 = (v_lim * v_lim - v0 * v0) / (2.0 * a)
-            x3 = (v_lim * v_lim - vg * vg) / (2.0 * a)
-            t2 = (dx - x1 - x3) / v_lim
-        else:
-            t1 = (peak - v0) / a
-            t2 = 0.0
-            t3 = (peak - vg) / a
-        # The algebra makes these non-negative; max() only removes rounding noise.
-        segments += [(max(t1, 0.0), a), (max(t2, 0.0), 0.0), (max(t3, 0.0), -a)]
-        return goal, segments
-
-    def _evaluate(self, t: float) -> State:
-        position, velocity = self._start.position, self._start.velocity
-        remaining = t
-        for duration, acceleration in self._segments:
-            if remaining <= duration:
-                return State(*_advance(position, velocity, remaining, acceleration))
-            position, velocity = _advance(position, velocity, duration, acceleration)
-            remaining -= duration
-        return self._goal
+        current, goal = _state("current", current), _state("goal", goal)
+        k = _kernel()
+        scratch = np.zeros(k.N_PROFILE_STATE)
+        k.plan(self._p, 0, scratch, 0, current.position, current.velocity, goal.position, goal.velocity)
+        return _duration(scratch)
 
 
-def _first_crossing(offset: float, velocity: float, acceleration: float,
-                    duration: float):
-    """Smallest tau in [0, duration] with offset + v tau + a tau^2 / 2 == 0, or None."""
-    slack = 1e-12 * max(1.0, duration)
-    if offset == 0.0:
-        return 0.0
-    if acceleration == 0.0:
-        if velocity == 0.0:
-            return None
-        roots = [-offset / velocity]
-    else:
-        disc = velocity * velocity - 2.0 * acceleration * offset
-        if disc < 0.0:
-            # A tangency lost to rounding still counts as reaching the target.
-            if disc > -1e-12 * max(1.0, velocity * velocity):
-                disc = 0.0
-            else:
-                return None
-        root = math.sqrt(disc)
-        roots = [(-velocity - root) / acceleration, (-velocity + root) / acceleration]
-    hits = [r for r in roots if -slack <= r <= duration + slack]
-    return max(0.0, min(hits)) if hits else None
+def _duration(s) -> float:
+    """The sum of a plan's segment durations (``s`` a :mod:`simcore.kernel.profile` state vector), exactly
+    rounded (``math.fsum``), s."""
+    k = _kernel()
+    n = int(s[k.Z_N_SEGMENTS])
+    return math.fsum(s[k.Z_SEGMENTS:k.Z_SEGMENTS + 2 * n:2].tolist())

@@ -20,6 +20,13 @@ releases. Each :meth:`ProfiledPIDController.calculate` call:
 to the goal. :meth:`~ProfiledPIDController.reset` clears the PID and restarts the
 profile from a measured state -- call it when enabling, as WPILib requires, or the
 profile starts from position 0.
+
+Steps 1-3 are written once, in :mod:`simcore.kernel.profiled_pid` (on
+:mod:`simcore.kernel.pid` and :mod:`simcore.kernel.profile`; compiled by numba, loaded
+when the first controller is made: ``import simcore`` loads no numba). The controller
+keeps its goal, its setpoint and its profile's last plan in that module's state vector,
+beside the inner PID's and the profile's own vectors, and one kernel call runs a
+:meth:`~ProfiledPIDController.calculate`.
 """
 from __future__ import annotations
 
@@ -29,8 +36,22 @@ import math
 
 from simcore import checks
 
-from .pid import PIDController, _modulus
+import numpy as np
+
+from .pid import PIDController
 from .profile import Constraints, State, TrapezoidProfile, _m_or_rad, _state
+
+
+def _kernel():
+    """:mod:`simcore.kernel.profiled_pid`, imported at first use (``import simcore`` loads no numba)."""
+    global _profiled_kernel
+    if _profiled_kernel is None:
+        from simcore.kernel import profiled_pid
+        _profiled_kernel = profiled_pid
+    return _profiled_kernel
+
+
+_profiled_kernel = None
 
 
 class ProfiledPIDController:
@@ -63,10 +84,9 @@ class ProfiledPIDController:
                  *, period: float = 0.02, derivative_kick: bool = False):
         self._pid = PIDController(kp, ki, kd, period=period, derivative_kick=derivative_kick)
         self._profile = TrapezoidProfile(max_velocity, max_acceleration)
-        self._goal = State()
-        self._setpoint = State()
-        self._min_input = 0.0
-        self._max_input = 0.0
+        # The state of simcore.kernel.profiled_pid: the last plan, the goal and the setpoint (the profile
+        # object lends its limits).
+        self._s = np.zeros(_kernel().N_PROFILED_STATE)
 
     # ------------------------------------------------------------- plumbing
     @property
@@ -111,7 +131,8 @@ class ProfiledPIDController:
     @property
     def goal(self) -> State:
         """The goal state (position and velocity)."""
-        return self._goal
+        k = _kernel()
+        return State(float(self._s[k.Y_GOAL_POSITION]), float(self._s[k.Y_GOAL_VELOCITY]))
 
     @goal.setter
     def goal(self, value) -> None:
@@ -120,18 +141,23 @@ class ProfiledPIDController:
     def set_goal(self, goal) -> None:
         """Set the goal: a position (velocity 0), a :class:`State` or a pair."""
         if isinstance(goal, State) or not (checks.is_scalar(goal) or isinstance(goal, (str, bytes)) or goal is None):
-            self._goal = _state("goal", goal)
+            goal = _state("goal", goal)
         else:
-            self._goal = State(_m_or_rad("goal", goal), 0.0)
+            goal = State(_m_or_rad("goal", goal), 0.0)
+        k = _kernel()
+        self._s[k.Y_GOAL_POSITION], self._s[k.Y_GOAL_VELOCITY] = goal
 
     def at_goal(self) -> bool:
         """True when :meth:`at_setpoint` and the profile has reached the goal."""
-        return self.at_setpoint() and self._goal == self._setpoint
+        k = _kernel()
+        return self.at_setpoint() and bool(self._s[k.Y_GOAL_POSITION] == self._s[k.Y_SETPOINT_POSITION]
+                                           and self._s[k.Y_GOAL_VELOCITY] == self._s[k.Y_SETPOINT_VELOCITY])
 
     @property
     def setpoint(self) -> State:
         """The profile state the PID is currently tracking."""
-        return self._setpoint
+        k = _kernel()
+        return State(float(self._s[k.Y_SETPOINT_POSITION]), float(self._s[k.Y_SETPOINT_VELOCITY]))
 
     def at_setpoint(self) -> bool:
         """The inner PID's :meth:`PIDController.at_setpoint`."""
@@ -165,7 +191,6 @@ class ProfiledPIDController:
     def enable_continuous_input(self, minimum_input: float, maximum_input: float) -> None:
         """Treat the measurement as periodic (see :meth:`PIDController.enable_continuous_input`)."""
         self._pid.enable_continuous_input(minimum_input, maximum_input)
-        self._min_input, self._max_input = float(minimum_input), float(maximum_input)
 
     def disable_continuous_input(self) -> None:
         """Stop wrapping."""
@@ -190,17 +215,17 @@ class ProfiledPIDController:
         measurement = _m_or_rad("measurement", measurement)
         if goal is not None:
             self.set_goal(goal)
-        if self._pid.is_continuous_input_enabled():
-            half = (self._max_input - self._min_input) / 2.0
-            # Re-express goal and setpoint as the copies nearest the measurement.
-            self._goal = State(
-                measurement + _modulus(self._goal.position - measurement, -half, half),
-                self._goal.velocity)
-            self._setpoint = State(
-                measurement + _modulus(self._setpoint.position - measurement, -half, half),
-                self._setpoint.velocity)
-        self._setpoint = self._profile.calculate(self.period, self._setpoint, self._goal)
-        return self._pid.calculate(measurement, self._setpoint.position)
+        kernel = _profiled_kernel or _kernel()
+        profile_p, _ = self._profile.kernel_vectors()
+        vectors = self._pid.kernel_vectors()
+        if vectors is not None:  # robot code: one kernel call
+            pid_p, pid_s = vectors
+            return float(kernel.calculate(pid_p, 0, pid_s, 0, profile_p, 0, self._s, 0, measurement))
+        # A PID of array gains (a batch): the profile's step on the settings every element shares, then the
+        # PID's element-wise calculate.
+        shared = self._pid._p.reshape(-1, self._pid._p.shape[-1])[0]
+        setpoint = kernel.advance_setpoint(shared, 0, profile_p, 0, self._s, 0, measurement)
+        return self._pid.calculate(measurement, float(setpoint))
 
     def reset(self, measured_position, measured_velocity: float = 0.0) -> None:
         """Reset the PID and restart the profile from a measured state.
@@ -215,7 +240,9 @@ class ProfiledPIDController:
         """
         self._pid.reset()
         if isinstance(measured_position, State):
-            self._setpoint = _state("measured", measured_position)
+            setpoint = _state("measured", measured_position)
         else:
-            self._setpoint = State(_m_or_rad("measured_position", measured_position),
-                                   _m_or_rad("measured_velocity", measured_velocity, "/s"))
+            setpoint = State(_m_or_rad("measured_position", measured_position),
+                             _m_or_rad("measured_velocity", measured_velocity, "/s"))
+        k = _kernel()
+        self._s[k.Y_SETPOINT_POSITION], self._s[k.Y_SETPOINT_VELOCITY] = setpoint

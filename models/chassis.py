@@ -737,7 +737,7 @@ class ChassisDrive:
         self._wheel_contacts = self.chassis.contacts_of_wheel
         lim = self.traction_limits
         self._breakaway = [None if lim[i] is None else StateEvent(
-            self._breakaway_guard(i), direction=+1, reset=self._reset_grip, mode=self._settle_event,
+            self._breakaway_guard(i), direction=+1, reset=self._reset_grip, mode=self._breakaway_mode(i),
             name="breakaway") for i in range(n)]
         self._grip = {}
         for i in range(n):
@@ -853,9 +853,15 @@ class ChassisDrive:
     def _settle_event(self, t, x, u):
         return self._settle(x, u, self.mode)
 
-    def _settle(self, x, u, mode, initial=False):
-        """The consistent mode at state ``x``: slipping wheels by their slip, rolling ones within their limit,
-        the wall contacts touching and pushing."""
+    def _breakaway_mode(self, i):
+        """The mode after wheel ``i``'s breakaway: that wheel slips the way its force pushes (the event says its
+        limit was reached, though at the located instant the force can sit a rounding below it, and a wheel
+        left rolling would hold more than its limit until its guard crossed zero again), the others settled."""
+        return lambda t, x, u: self._settle(x, u, self.mode, slipping=i)
+
+    def _settle(self, x, u, mode, initial=False, slipping=None):
+        """The consistent mode at state ``x``: slipping wheels by their slip, rolling ones within their limit
+        (wheel ``slipping``, whose breakaway fired, slips), the wall contacts touching and pushing."""
         ch = self.chassis
         n = ch.n_wheels
         probe = self._evaluate(x, u, ((ROLL,) * n, mode[1]))
@@ -890,7 +896,7 @@ class ChassisDrive:
                 mu = self.traction_limits[i]
                 if wheels[i] == ROLL and mu is not None:
                     f = smp.sol.traction[i]
-                    if abs(f) > mu * (1.0 + BREAKAWAY_MARGIN) * self._wheel_load(smp.sol, i):
+                    if i == slipping or abs(f) > mu * (1.0 + BREAKAWAY_MARGIN) * self._wheel_load(smp.sol, i):
                         wheels[i] = FORWARD if f > 0.0 else BACKWARD
                         changed = True
             if not changed:

@@ -476,7 +476,8 @@ class MecanumDrive(ChassisDrive, System):
     def kinetic_energy(self, x) -> float:
         """Kinetic energy of chassis and wheels at state ``x``, J."""
         w = np.asarray(x[6:10], dtype=float)
-        return float(0.5 * (self.mass * (x[3] ** 2 + x[4] ** 2) + self.moi * x[5] ** 2
+        vx, vy, om = float(x[3]), float(x[4]), float(x[5])  # (squares as products: the kernel's bits)
+        return float(0.5 * (self.mass * (vx * vx + vy * vy) + self.moi * (om * om)
                             + self.wheel_mass * (w * w).sum()))
 
     def outputs(self, t, x, u):

@@ -15,6 +15,16 @@ parameters given as arrays of length ``N``. Each variant's trajectory is what it
 * **Ticks are shared** (one clock), so at each tick every controller runs once, vectorized
   over the variants, reading ``(N,)`` arrays and writing ``(N,)`` arrays; the events those writes
   trigger fire per variant, in the kernel, as in a serial run.
+* **Loops tick in the kernel** where a serial run's would (:mod:`simcore.kernel.ticks`): when every
+  controller is a :func:`~simcore.controllers.control_loop` around a PIDController of its own with a
+  constant setpoint (one number, or one per variant), measuring a state and commanding an input no
+  coupling drives, with or without a feedforward object and output limits, their first ticks run in
+  Python (they start the loops) and from there each variant's loops tick inside the kernel, each
+  variant with its own gains, setpoint, feedforward and PID state, to the end of the run: the kernel
+  returns to Python only to hand over each buffer of rows. The recorder then stores each kernel call's
+  rows as one block, each row with its epoch (the tick whose inputs it was held at). Where the kernel
+  stops a variant (a write refused, a failure), the batch runs again with the loops ticking in Python,
+  which raise the error that variant's own run raises. A disabling battery keeps the loops in Python.
 * **Modes per variant**, as integer codes into each batched system's ``MODES``.
 * **Stiffness per variant**: a variant is found stiff at the step where its own
   ``simulate(..., method="RK45")`` warns, and the run warns once
@@ -174,7 +184,8 @@ class _Batch:
     """One batch run: the variants' state, the tick loop of :func:`simulate_batch`, and the compiled
     kernel's run of every variant between ticks."""
 
-    def __init__(self, systems, controllers, params, n, t0_ns, x0, inputs, rtol, atol, max_step, record):
+    def __init__(self, systems, controllers, params, n, t0_ns, x0, inputs, rtol, atol, max_step, record,
+                 loops_in_kernel=True):
         from .batch_parts import variants_of  # (numba loads with the first batch, not with simcore)
         from .compiled_run import CompiledRun, disabling_battery_beside_a_tank
         from .dopri5 import check_tableau
@@ -250,9 +261,12 @@ class _Batch:
         self.res = BatchResult._recorder(self)
 
         # The kernel's run of the variants, each with its own parameters.
+        loops = self._kernel_loops() if loops_in_kernel else None
         self._cr = CompiledRun([(s.kind, s.P, s.MODES) for s in self.systems], self.slices,
                                [len(s.input_names) for s in self.systems], n, rtol=rtol, atol=atol, max_step=max_step,
-                               method="RK45", keep_steps=record == "all")
+                               method="RK45", keep_steps=record == "all", loops=loops)
+        # Whether the loops may tick in the kernel (a disabling battery's held-back commands tick in Python).
+        self._loops_in_kernel = loops is not None and self._cr.brownout_part is None
         # The kernel's (part, event id) -> this batch's event kind (self.kinds).
         self._kind_of = {(k, ev.kernel_id): e for e, (k, j, ev) in enumerate(self.kinds)}
         self._jump_fired = None
@@ -454,13 +468,27 @@ class _Batch:
             self.stiff_at[new] = warned[new]
             self.n_stiff += int(new.sum())
 
-    def _drain(self, n_rows, n_events) -> None:
+    def _drain(self, n_rows, n_events, epoch_of_count=None) -> None:
         """The kernel's buffered rows and events into the recorder: one block per row position (each
-        block holds at most one row of a variant, in the variants' order, as the recorder keeps them)."""
+        block holds at most one row of a variant, in the variants' order, as the recorder keeps them);
+        with ``epoch_of_count`` (loops ticking in the kernel: the epoch after each count of the kernel's
+        ticks), one block of every row, each with its epoch."""
         cr, res, n = self._cr, self.res, self.n
         n_sys = len(self.systems)
         rows_m = cr.ROWS_M
         base = res.counts.copy() if cr.brownout_part is not None else None  # rows before this drain
+        if epoch_of_count is not None and n_rows.max():
+            kept = np.arange(rows_m.shape[1])[None, :] < n_rows[:, None]  # (variant, row): row-major, in order
+            # (indices and epochs, one per row, as narrow as they fit; gathered column by column: no wide copies)
+            narrow = lambda top: np.uint16 if top < 2 ** 16 else np.int64  # noqa: E731
+            modes = np.empty((n_sys, int(n_rows.sum())), dtype=np.int8)
+            for k in range(n_sys):
+                modes[k] = rows_m[:, :, k][kept]
+            res.rows(np.repeat(np.arange(n, dtype=narrow(n)), n_rows), cr.ROWS_T[kept],
+                     np.ascontiguousarray(cr.ROWS_Y.transpose(2, 0, 1)[:, kept]), modes, local=True, copy=False,
+                     epochs=epoch_of_count.astype(narrow(len(res.epochs) + len(epoch_of_count)))[
+                         rows_m[:, :, n_sys][kept]])
+            n_rows = n_rows * 0
         for r in range(int(n_rows.max())):
             idx = np.flatnonzero(n_rows > r)
             modes = []
@@ -579,13 +607,142 @@ class _Batch:
             self._run_ticks(self.t_ns, schedule.pop(0)[1], initial=True)
             self._settle_modes()
             self.res.tick_rows(self.every, self.t, self.Y, self.modes)
-        for t_ns, due in schedule + [(t_end_ns, None)]:
+        for i, (t_ns, due) in enumerate(schedule + [(t_end_ns, None)]):
+            if self._loops_in_kernel and all(self.started) and self._compiled_ticks(t_end_ns, schedule[i:]):
+                break
             if t_ns > self.t_ns:
                 self._integrate(t_ns / NS_PER_S)
                 self.t_ns, self.t = t_ns, t_ns / NS_PER_S
             if due is not None:
                 self._run_ticks(t_ns, due)
         return self.res.result()
+
+    # -- the loops ticking in the kernel (simcore.kernel.ticks) ---------------------------------------------
+    def _kernel_loops(self):
+        """``(CT, parameters, n_cs)`` for the kernel's run when every controller is a loop the kernel can tick
+        (as for a serial run, :func:`simcore.engine._kernel_loops`: a ``control_loop`` around its own
+        PIDController, with a constant setpoint, measuring a state and commanding an input no coupling
+        drives), else None: the loops tick in Python, on arrays. The parameters are placeholders: each
+        variant's are set when the kernel's ticks start (:meth:`_loop_numbers`)."""
+        from .controllers.batched import BatchedControlLoop
+        from .kernel import pid as kp
+        from .kernel import ticks as kt
+
+        cs = self.controllers
+        specs = [getattr(c, "kernel_loop", None) for c in cs]
+        if not cs or any(s is None or not s.unchanged(c) for s, c in zip(specs, cs)) \
+                or len({id(s.pid) for s in specs}) < len(specs) \
+                or not all(type(bc) is BatchedControlLoop and bc.pid is not None for bc in self.bcontrollers):
+            return None
+        u_first = np.cumsum([0] + [len(s.input_names) for s in self.systems])
+        CT = np.zeros((len(cs), kt.N_LOOP_FIELDS), dtype=np.int64)
+        for c, (ctl, spec) in enumerate(zip(cs, specs)):
+            measured, commanded = self.signal_index.get(spec.measure), self.signal_index.get(spec.command)
+            if measured is None or measured[0] != "x" or commanded is None or commanded[0] != "u" \
+                    or spec.command in self.coupled_names:
+                return None  # (the Python ticks check the names and raise where they are wrong)
+            CT[c] = (kt.LOOP_PID, self.t_ns + ctl.offset_ns, ctl.period_ns, measured[2],
+                     u_first[commanded[1]] + commanded[2], c * kt.N_PID_LOOP_PARAMETERS, c * kp.N_PID_STATE,
+                     kt.FLAG_FEEDFORWARD * (spec.feedforward is not None)
+                     + kt.FLAG_LIMITS * (spec.output_limits is not None))
+        return CT, np.zeros(len(cs) * kt.N_PID_LOOP_PARAMETERS), len(cs) * kp.N_PID_STATE
+
+    def _loop_numbers(self, t):
+        """Each loop's ``(parameters (N, N_PID_LOOP_PARAMETERS), state (N, N_PID_STATE))`` when the kernel's ticks
+        start at ``t``: its controller's rows, its setpoint, its feedforward there, its output limits and the
+        range of the input it commands (:mod:`simcore.kernel.ticks`); None when one holds what the kernel cannot
+        run (a setpoint or feedforward neither one number nor one per variant)."""
+        n, out = self.n, []
+        signals = BatchSignals(self, t)
+        for bc in self.bcontrollers:
+            rows = bc.pid.kernel_rows(n)
+            r = bc.setpoint if bc.setpoint is not None else bc.reference(t)
+            ff = bc.feedforward(t, r, signals) if bc.feedforward is not None else 0.0
+            if rows is None or not all(_per_variant(v, n) for v in (r, ff)):
+                return None
+            _, k, i = self.signal_index[bc.command]
+            s = self.systems[k]
+            lo, hi = s.input_ranges.get(s.input_names[i], (-math.inf, math.inf))
+            limits = bc.limits if bc.limits is not None else (-math.inf, math.inf)
+            extra = np.empty((n, 6))
+            extra[:, 0], extra[:, 1] = r, ff
+            extra[:, 2:] = (limits[0], limits[1], float(lo), float(hi))
+            out.append((np.concatenate([rows[0], extra], axis=1), rows[1]))
+        return out
+
+    def _compiled_ticks(self, t_end_ns, schedule) -> bool:
+        """Run every variant to ``t_end_ns`` with its loops ticking in the kernel at the instants of ``schedule``
+        (``[(t_ns, due)]``, those still to come), recording what the Python ticks record. Returns False, with
+        nothing changed, where a loop holds what the kernel cannot run (the Python ticks run it). Raises
+        :class:`_KernelStopped` where the kernel stopped a variant (a write refused, a failure): the run is
+        then made again with the loops ticking in Python, which raise the error the variant's own run raises,
+        at the tick it raises it (the first variant's, at the first such tick, as the Python ticks find it)."""
+        from .kernel import pid as kp
+        from .kernel import ticks as kt
+
+        cr, res, n = self._cr, self.res, self.n
+        numbers = self._loop_numbers(self.t)
+        if numbers is None:
+            self._loops_in_kernel = False
+            return False
+        CT = cr.CT
+        for c, (params, state) in enumerate(numbers):
+            po, so = int(CT[c, kt.C_P]), int(CT[c, kt.C_S])
+            cr.P[:, po:po + params.shape[1]] = params
+            cr.CS[:, so:so + state.shape[1]] = state
+            cr.TICKS[:, c] = len(res.ticks[self.controllers[c].name])
+        self._load()
+        cr.RS[:, kl.RS_T_NS], cr.RS[:, kl.RS_TARGET_NS], cr.RS[:, kl.RS_N_TICKS] = self.t_ns, t_end_ns, 0
+        # The writes to come, in order (instant by instant, each due loop in order): their values fill one row of
+        # W each, for every variant; a row's tick count (writes before it) tells its epoch.
+        n_writes = sum(len(due) for _, due in schedule)
+        W = np.empty((n_writes, n))
+        done = np.zeros(n, dtype=np.int64)  # each variant's writes so far
+        base = len(res.epochs) - 1
+        epoch_of_count = np.zeros(n_writes + 1, dtype=np.int64)
+        epoch_of_count[np.cumsum([len(due) for _, due in schedule], dtype=np.int64)] = np.arange(1, len(schedule) + 1)
+        epoch_of_count += base
+
+        def drain(n_rows, n_events, n_ticks):
+            for v0 in range(0, n, 4096):  # (a few variants at a time: the index arrays stay small)
+                v, r = np.nonzero(np.arange(cr.TICK_ROWS.shape[1])[None, :] < n_ticks[v0:v0 + 4096, None])
+                v += v0
+                W[done[v] + r, v] = cr.TICK_ROWS[v, r, 2]
+            done[:] += n_ticks
+            self._drain(n_rows, n_events, epoch_of_count)
+
+        first_block = len(res.blocks)
+        status = cr.advance_ticking(drain)
+        if (status != kl.DONE).any():
+            raise _KernelStopped
+        self._store()
+        for c, bc in enumerate(self.bcontrollers):
+            so = int(CT[c, kt.C_S])
+            bc.pid.store_kernel_rows(cr.CS[:, so:so + kp.N_PID_STATE].copy())
+        at = 0
+        for t_ns, due in schedule:  # each instant's epoch: the inputs the loops wrote there (rows of W)
+            ran = []
+            for c in due:
+                _, k, i = self.signal_index[self.bcontrollers[c].command]
+                self.U[k][i] = W[at]
+                ran.append((self.controllers[c].name, {self.bcontrollers[c].command: W[at]}))
+                at += 1
+            res.tick(t_ns / NS_PER_S, ran)
+        res.kernel_ticks(base + 1, np.array([t_ns / NS_PER_S for t_ns, _ in schedule]), first_block)
+        self.t_ns, self.t = t_end_ns, t_end_ns / NS_PER_S
+        self.T[:] = self.t
+        return True
+
+
+class _KernelStopped(Exception):
+    """The kernel stopped a variant while its loops ticked there (:meth:`_Batch._compiled_ticks`)."""
+
+
+def _per_variant(value, n) -> bool:
+    """Whether ``value`` is one real number, or one per variant (shape (n,))."""
+    shape = np.shape(value)
+    return (shape == () or shape == (n,)) and np.issubdtype(np.asarray(value).dtype, np.number) \
+        and not np.issubdtype(np.asarray(value).dtype, np.complexfloating)
 
 
 class BatchSignals(Mapping):
@@ -716,9 +873,13 @@ def simulate_batch(systems, t_end, controllers=(), *, params, t0=0.0, x0=None, i
     t_end_ns = to_ns("t_end", t_end)
     if t_end_ns < t0_ns:
         raise ConfigError("t_end", t_end, f"a time >= t0={t0_ns / NS_PER_S!r} s")
-    batch = _Batch(systems, controllers, routed, n, t0_ns, x0, inputs, float(rtol), float(atol), float(max_step),
-                   record)
-    result = batch.run(t_end_ns)
+    args = (systems, controllers, routed, n, t0_ns, x0, inputs, float(rtol), float(atol), float(max_step), record)
+    try:
+        batch = _Batch(*args)
+        result = batch.run(t_end_ns)
+    except _KernelStopped:  # (the loops ticked in the kernel: the Python ticks raise the error where they meet it)
+        batch = _Batch(*args, loops_in_kernel=False)
+        result = batch.run(t_end_ns)
     message = batch.stiffness_warning()
     if message is not None:
         warnings.warn(message, StiffnessWarning, stacklevel=2)

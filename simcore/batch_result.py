@@ -4,7 +4,10 @@ What is kept, per variant, is what ``simulate`` keeps for one run: every accepte
 rows before and after each tick, the rows before and after each event (``record="ticks"``
 drops the step rows inside the intervals). Rows are stored in blocks as they are produced
 (one block per round of steps, per tick, per event firing), each with the variants it
-holds; a variant's rows are those of every block that names it, in block order.
+holds; a variant's rows are those of every block that names it, in block order. Where the
+loops tick in the kernel, a block holds every row a kernel call made (several rows of a
+variant, in order, the variants in order) and each row's epoch (the tick whose inputs it
+was held at).
 
 States and modes are stored; held inputs are stored once per tick (the values the
 controllers wrote); coupled inputs (a battery's bus voltage) and outputs are computed
@@ -46,13 +49,19 @@ class _Recorder:
         self.events = []
         self.counts = np.zeros(batch.n, dtype=np.int64)  # rows recorded of each variant so far
         self.brownout_rows = []  # (variants, index of the row after a disabling battery's event, t_off or nan)
+        # The instants whose loops ticked in the kernel: (first epoch, their times, the first block of rows).
+        self.kernel_stretches = []
 
-    def rows(self, idx, t, X, modes, local=False, copy=True):
+    def rows(self, idx, t, X, modes, local=False, copy=True, epochs=None):
         """A block of rows: variants ``idx`` at times ``t`` with states ``X`` (their columns when
         ``local``, else the batch's whole state); ``copy=False`` when ``t`` and ``X`` are the caller's
-        own fresh arrays, never written again."""
+        own fresh arrays, never written again; ``epochs``: each row's epoch (loops ticking in the kernel:
+        the block may hold several rows of a variant, ``idx`` sorted, each variant's rows in order, held
+        at different ticks' inputs; ``modes`` then the rows' own, (systems, rows)), else the last (and at most
+        one row of a variant)."""
         every = idx is self.b.every  # every variant in order: copies rather than gathers
-        idx = np.asarray(idx, dtype=np.int32)
+        if epochs is None:  # (a kernel call's block has its own narrow indices: one per row)
+            idx = np.asarray(idx, dtype=np.int32)
         if not len(idx):
             return
         if local:
@@ -62,13 +71,18 @@ class _Recorder:
         if getattr(t, "ndim", 0) != 0:  # per-row times (np.ndim's wrapper costs more than the block)
             t = np.array(t, dtype=float) if copy else t
         # (np.array of the rows is np.stack's result without its Python wrappers; one system's is its row)
-        if len(modes) == 1:
+        if epochs is not None:  # (a kernel call's block: its rows' modes, (systems, rows))
+            mc = modes
+        elif len(modes) == 1:
             mc = (modes[0].copy() if every else modes[0].take(idx))[None]
         else:
             mc = (np.array(modes) if every else np.array([m.take(idx) for m in modes])) if modes \
                 else np.zeros((0, len(idx)), dtype=np.int8)
-        self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1))
-        self.counts[idx] += 1  # (a block holds at most one row of a variant)
+        self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1 if epochs is None else epochs))
+        if epochs is None:
+            self.counts[idx] += 1  # (a block holds at most one row of a variant)
+        else:
+            self.counts += np.bincount(idx, minlength=len(self.counts))
 
     def tick(self, t, ran):
         self.epochs.append([list(rows) for rows in self.b.U])
@@ -89,6 +103,13 @@ class _Recorder:
         # with the number of blocks so far: an event the next interval locates at the tick instant
         # records its rows after this snapshot (see BatchResult._at_instant)
         self.post.append(snapshot + (len(self.blocks),))
+
+    def kernel_ticks(self, first_epoch, times, first_block):
+        """The instants ``times`` (s), epochs ``first_epoch`` on, ticked in the kernel (their epochs recorded by
+        :meth:`tick`), whose rows are the blocks from ``first_block`` on: the state right after each is read
+        from those rows when asked (:meth:`BatchResult._at_instant`)."""
+        self.kernel_stretches.append((first_epoch, np.asarray(times, dtype=float), first_block))
+        self.post.extend([None] * len(times))
 
     def event(self, e, cols, te, x_before, x_after, mode_before, mode_after, at_tick):
         self.events.append((e, np.asarray(cols), np.array(te, dtype=float), x_before, x_after, mode_before,
@@ -235,14 +256,19 @@ class BatchResult:
         the snapshot after the tick, overridden by the rows of events that the next interval
         located at ``t`` itself (as ``Result.sample`` takes the last row at ``t``)."""
         cache = self.__dict__.setdefault("_instants", {})
+        if epoch not in cache and self._rec.post[epoch - 1] is None:
+            self._kernel_instants(cache)
         if epoch not in cache:
             X, modes, start = self._rec.post[epoch - 1]
             later = []
             for idx, tb, Xb, mb, ep in self._rec.blocks[start:]:
-                if ep != epoch:
+                if np.ndim(ep) == 0 and ep != epoch:
                     break
-                j = (np.arange(len(idx)) if tb == t else np.zeros(0, dtype=int)) if np.ndim(tb) == 0 \
-                    else np.flatnonzero(tb == t)
+                if np.ndim(ep) != 0:  # (rows of loops ticking in the kernel: each variant's last of this epoch at t)
+                    j = _last_of_each(idx, np.flatnonzero((ep == epoch) & (tb == t)))
+                else:
+                    j = (np.arange(len(idx)) if tb == t else np.zeros(0, dtype=int)) if np.ndim(tb) == 0 \
+                        else np.flatnonzero(tb == t)
                 if len(j):
                     later.append((idx.take(j), Xb.take(j, axis=1), mb.take(j, axis=1)))
             if later:
@@ -254,6 +280,25 @@ class BatchResult:
             cache[epoch] = (X, modes)
         return cache[epoch]
 
+    def _kernel_instants(self, cache) -> None:
+        """Into ``cache``, for every instant whose loops ticked in the kernel, every variant's state and modes at
+        its last row at that instant after the tick (the rows of its epoch there, in block order)."""
+        b = self._b
+        for first, times, start in self._rec.kernel_stretches:
+            m = len(times)
+            X = np.empty((m, b.nx, self.n))
+            M = np.zeros((m, len(b.systems), self.n), dtype=np.int8)
+            for idx, tb, Xb, mb, ep in self._rec.blocks[start:]:
+                if np.ndim(ep) == 0:
+                    continue
+                e = ep.astype(np.int64) - first
+                j = np.flatnonzero((e >= 0) & (tb == times[np.clip(e, 0, m - 1)]))
+                j = _last_of_each(idx.astype(np.int64) * (m + 1) + e, j)  # (each variant's last row of each epoch)
+                X[e[j], :, idx[j]] = Xb[:, j].T  # (later blocks win)
+                M[e[j], :, idx[j]] = mb[:, j].T
+            for e in range(m):
+                cache[first + e] = (X[e], list(M[e]))
+
     def final(self, signal: str) -> np.ndarray:
         """``(N,)``: the value of ``signal`` at each variant's last row."""
         T, Y, modes, epoch = self._final
@@ -264,12 +309,19 @@ class BatchResult:
         for idx, t, X, m, epoch in self._rec.blocks:
             j = np.searchsorted(idx, k)
             if j < len(idx) and idx[j] == k:
-                ts.append(t if np.ndim(t) == 0 else t[j])
-                xs.append(X[:, j])
-                ms.append(m[:, j])
-                eps.append(epoch)
-        return (np.array(ts, dtype=float), np.stack(xs, axis=1), np.stack(ms, axis=1).astype(np.int64),
-                np.array(eps))
+                if np.ndim(epoch) == 0:
+                    ts.append(np.full(1, t) if np.ndim(t) == 0 else t[j:j + 1])
+                    xs.append(X[:, j:j + 1])
+                    ms.append(m[:, j:j + 1])
+                    eps.append(np.full(1, epoch))
+                else:  # (a kernel call's block: the variant's rows j to its last)
+                    j2 = np.searchsorted(idx, k, side="right")
+                    ts.append(t[j:j2])
+                    xs.append(X[:, j:j2])
+                    ms.append(m[:, j:j2])
+                    eps.append(epoch[j:j2])
+        return (np.concatenate(ts).astype(float), np.concatenate(xs, axis=1),
+                np.concatenate(ms, axis=1).astype(np.int64), np.concatenate(eps).astype(np.int64))
 
     def padded(self, signal: str):
         """``(t, y, counts)``: every variant's rows of ``signal`` as ``(N, R)`` arrays, each variant's
@@ -379,6 +431,14 @@ class BatchResult:
 
     def __repr__(self):
         return f"<BatchResult {self.n} variants, {len(self._rec.blocks)} row blocks, signals {', '.join(self.names)}>"
+
+
+def _last_of_each(keys, j) -> np.ndarray:
+    """Of the positions ``j`` (ascending) into ``keys`` (sorted: equal keys adjacent), those of each key's last."""
+    if len(j) < 2:
+        return j
+    k = keys[j]
+    return j[np.append(k[1:] != k[:-1], True)]
 
 
 class _Outputs:

@@ -10,7 +10,8 @@ tick's writes trigger.
 
 :class:`simcore.engine.Simulator` uses it (one variant) for a simulation made only of built-in parts.
 :func:`simcore.simulate_batch` uses it with one variant per parameter set (:meth:`CompiledRun.advance`,
-:meth:`CompiledRun.input_jumps`): the same kernel, so a variant is its own serial run.
+:meth:`CompiledRun.input_jumps`, and :meth:`CompiledRun.advance_ticking` where its loops tick in the kernel):
+the same kernel, so a variant is its own serial run.
 
 numba is imported here: this module is imported only when a simulation can use it.
 """
@@ -354,6 +355,31 @@ class CompiledRun:
                                          self.BAD_X, self.STATUS, False), variants)
         self._drain(drain)
         return self.STATUS
+
+    def advance_ticking(self, drain) -> np.ndarray:
+        """Advance every variant from ``RS[:, RS_T_NS]`` to ``RS[:, RS_TARGET_NS]`` with its loops ticking in the
+        kernel (:func:`simcore.kernel.advance.advance_ticking`), the ticks at the target included;
+        ``drain(n_rows, n_events, n_ticks)`` (each (N,)) takes every variant's buffered rows, event records and
+        tick records whenever some variant's buffer is full, and at the end. Returns the statuses (N,)."""
+        self.STATUS[:] = kl.DONE
+        self.flags[kl.F_TICKING] = True
+        try:
+            self._run(ka.advance_chunk, self._advance_args)
+            while True:
+                RS = self.RS
+                n_ticks = RS[:, kl.RS_N_TICK_RECORDS].astype(np.int64)
+                n_rows, n_ev = RS[:, kl.S_NROWS].astype(np.int64), RS[:, kl.RS_N_EV_RECORDS].astype(np.int64)
+                drain(n_rows, n_ev, n_ticks)
+                RS[:, kl.S_NROWS] = 0
+                RS[:, kl.RS_N_EV_RECORDS] = 0
+                RS[:, kl.RS_N_TICK_RECORDS] = 0
+                paused = np.flatnonzero(self.STATUS == kl.PAUSE)
+                if not len(paused):
+                    return self.STATUS
+                self.STATUS[paused] = kl.DONE
+                self._run(ka.advance_chunk, self._advance_args, paused)
+        finally:
+            self.flags[kl.F_TICKING] = False
 
     def _drain(self, drain) -> None:
         RS = self.RS

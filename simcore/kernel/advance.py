@@ -33,7 +33,7 @@ from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, 
                      RS_N_SEGMENTS, RS_WARN_T, RS_ZENO_EVENT, RS_ZENO_RUN, S_BAD_INDEX, S_BAD_T, S_H, S_NFEV, S_NROOTS,
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
                      WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS, RS_N_TICK_RECORDS, RS_N_TICKS, RS_T_NS, RS_TARGET_NS,
-                     TICK_REFUSED)
+                     TICK_REFUSED, GUARDS_READING_INPUTS)
 from .events import crosses
 from .parts import T_NX, T_X, active_events, couple, derivatives, event_of, fire, guard
 from .segment import integrate_segment, record_row
@@ -430,12 +430,28 @@ def advance_ticking(CT, table, P, U, modes, X, F0, rs, active, g_prev, search, l
                     r += 1
                     rs[RS_N_TICKS] += 1
             rs[RS_N_TICK_RECORDS] = r
-            status = input_jumps(table, P, U_before, U, modes, t, X, rs, rows_t, rows_y, rows_m, evr_f, evr_x,
-                                 bad_x, True, active, ids, g_before, g_after, done)
-            if status != DONE:
-                return status
+            if _armed_guard_reads_inputs(table, P, modes, ids):
+                status = input_jumps(table, P, U_before, U, modes, t, X, rs, rows_t, rows_y, rows_m, evr_f, evr_x,
+                                     bad_x, True, active, ids, g_before, g_after, done)
+                if status != DONE:
+                    return status
+            else:  # (no armed guard reads the held inputs: the writes move none across zero; the row after them)
+                record_row(rows_t, rows_y, rows_m, rs, t, X, modes)
         if end_ns >= target_ns:
             return DONE
+
+
+@jit(internal=True)
+def _armed_guard_reads_inputs(table, P, modes, ids):
+    """Whether a guard armed in the current modes reads the held inputs (one of GUARDS_READING_INPUTS: a tick's
+    writes can move only these across zero, as the engine's rule for its own ticks says)."""
+    for k in range(table.shape[0]):
+        for i in range(active_events(table, P, k, modes[k], ids)):
+            code = event_of(table, k, ids[i])[0]
+            for reading in GUARDS_READING_INPUTS:
+                if code == reading:
+                    return True
+    return False
 
 
 @jit

@@ -140,16 +140,16 @@ def slip_mode(s, n):
 
 
 @jit(internal=True)
-def break_away(p, wo, n, s):
-    """Mark, in the sample ``s``, each rolling wheel whose rolling takes more than its breakaway limit as slipping
-    the way its force pushes (ChassisDrive._settle's step; the wheel blocks from ``wo`` in ``p``); return whether
-    one was."""
+def break_away(p, wo, n, slipping, s):
+    """Mark, in the sample ``s``, each rolling wheel whose rolling takes more than its breakaway limit, and wheel
+    ``slipping`` (whose breakaway fired; -1: none), as slipping the way its force pushes (ChassisDrive._settle's
+    step; the wheel blocks from ``wo`` in ``p``); return whether one was."""
     changed = False
     for i in range(n):
         q = S_WHEELS + N_WS * i
         if s[q + WS_MODE] == 0.0:
             f = s[q + WS_F]
-            if abs(f) > p[wo + N_WHEEL * i + W_MU_BREAKAWAY] * s[q + WS_NORMAL]:
+            if i == slipping or abs(f) > p[wo + N_WHEEL * i + W_MU_BREAKAWAY] * s[q + WS_NORMAL]:
                 s[q + WS_MODE] = 1.0 if f > 0.0 else -1.0
                 changed = True
     return changed

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 
 from . import characterized_tank, mecanum, swerve, tank
@@ -42,7 +43,7 @@ KIND_SWERVE = 13
 GEARED_FAMILY_TABLE = np.int32
 ANY_KIND_TABLE = np.int64
 # (the table's columns, as simcore.kernel.parts names them)
-_KIND, _X, _U, _P = 0, 1, 3, 4
+_KIND, _X, _NX, _U, _P = 0, 1, 2, 3, 4
 
 
 def table_dtype(kinds) -> type:
@@ -51,18 +52,28 @@ def table_dtype(kinds) -> type:
     return ANY_KIND_TABLE if any(int(k) >= FIRST_DRIVETRAIN_KIND for k in kinds) else GEARED_FAMILY_TABLE
 
 
+_GEARED_FAMILY_TYPE = numba.from_dtype(np.dtype(GEARED_FAMILY_TABLE))  # (numba's type of its integers)
+
+
 def _for_drivetrains(constant):
     """Compile the decorated dispatch as written where the table may hold a drivetrain, and as ``constant``
     (a function of the same arguments) where it holds the geared family only."""
     def register(fn):
         def choose(table, *args):
-            return constant if table.dtype.bitwidth == 32 else fn
+            return constant if table.dtype == _GEARED_FAMILY_TYPE else fn
         return compiled_by_types(fn, choose)
     return register
 
 
 def _nothing(table, P, U, modes, k, X, *rest):
     return None
+
+
+def _not_a_number(table, P, U, modes, k, X, out):
+    # (a drivetrain in a geared family's table, which table_dtype never builds: its derivatives are NaN, which
+    # the kernel's checks of every step name, rather than left unwritten)
+    for i in range(table[k, _NX]):
+        out[table[k, _X] + i] = np.nan
 
 
 def _zero(table, *rest):
@@ -73,7 +84,7 @@ def _no_current(table, P, U, modes, X, k, v):
     return 0.0
 
 
-@_for_drivetrains(_nothing)
+@_for_drivetrains(_not_a_number)
 def derivatives(table, P, U, modes, k, X, out):
     """Write drivetrain part ``k``'s derivatives into ``out`` (the bus already solved into ``U``)."""
     kind, po = table[k, _KIND], table[k, _P]

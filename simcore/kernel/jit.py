@@ -76,6 +76,8 @@ def _choose_cache_dir() -> Path | None:
 _CACHE_DIR = _choose_cache_dir()
 
 import numba  # noqa: E402
+from numba.core import types  # noqa: E402
+from numba.core.registry import CPUDispatcher  # noqa: E402
 
 if _CACHE_DIR is None:
     warnings.warn("simcore: no writable folder for numba's compiled-code cache; every process compiles the "
@@ -91,6 +93,9 @@ def cache_dir() -> Path | None:
 def _options(internal, options):
     if internal:
         options.setdefault("no_cpython_wrapper", True)
+    # (the wrapper that lets a compiled function be passed as a first-class function value, which the kernel
+    # never does: it is compiled, linked into every caller and generated again there)
+    options.setdefault("no_cfunc_wrapper", True)
     options.setdefault("nogil", True)
     options.setdefault("error_model", "numpy")  # a division by zero gives inf/nan (checked), not an exception
     return options
@@ -99,8 +104,9 @@ def _options(internal, options):
 def jit(fn=None, *, internal=False, **options):
     """``numba.njit`` with the kernel's settings: cached on disk (where a folder is writable), no
     fast-math (results equal the Python arithmetic to the bit), the GIL released so that kernels can
-    run on several Python threads at once. ``internal=True`` for a function only the kernel calls: it is
-    compiled without the wrapper that lets Python call it (a good part of a cold compile's time)."""
+    run on several Python threads at once, no wrapper for first-class function values. ``internal=True`` for a
+    function only the kernel calls: it is compiled without the wrapper that lets Python call it either (a good
+    part of a cold compile's time)."""
     options = _options(internal, options)
     options.setdefault("cache", _CACHE_DIR is not None)
     if fn is None:
@@ -119,14 +125,31 @@ def compiled_by_types(fn, choose):
     return fn
 
 
+class _KernelDispatcher(CPUDispatcher):
+    """numba's dispatcher, but a call from compiled code is compiled for its arguments' types, not their
+    values: numba would compile a second copy of the callee for a constant argument (``settle(p, po, 0, ...)``
+    beside ``settle(p, po, mode, ...)``, or a counter that starts at 0), a good part of a cold compile."""
+
+    def get_call_template(self, args, kws):
+        return super().get_call_template(tuple(types.unliteral(a) for a in args),
+                                         {k: types.unliteral(v) for k, v in kws.items()})
+
+
 def _compiled(f, options):
-    """``numba.njit(**options)(f)`` with the kernel's cache folder: numba reads its (process-wide) setting
-    when a function is decorated, so it is set for this decoration alone and put back, and a team's own
-    numba functions keep theirs."""
+    """``numba.njit(**options)(f)`` with the kernel's dispatcher and cache folder: numba reads its
+    (process-wide) cache setting when a function is decorated, so it is set for this decoration alone and
+    put back, and a team's own numba functions keep theirs."""
+    if numba.config.DISABLE_JIT:
+        return f
+    options = dict(options, nopython=True)
+    cache = options.pop("cache", False)
     saved = numba.config.CACHE_DIR
     if _CACHE_DIR is not None:
         numba.config.CACHE_DIR = str(_CACHE_DIR)
     try:
-        return numba.njit(**options)(f)
+        dispatcher = _KernelDispatcher(py_func=f, locals={}, targetoptions=options)
+        if cache:
+            dispatcher.enable_caching()
+        return dispatcher
     finally:
         numba.config.CACHE_DIR = saved

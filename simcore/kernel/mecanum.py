@@ -182,8 +182,8 @@ def kinetic_energy(p, po, x, xo):
     for i in range(N):
         w = x[xo + I_WHEEL_VELOCITY + i]
         spin += w * w
-    return 0.5 * (p[po + MP_MASS] * (x[xo + 3] ** 2 + x[xo + 4] ** 2) + p[po + MP_MOI] * x[xo + 5] ** 2
-                  + p[po + MP_WHEEL_MASS] * spin)
+    vx, vy, om = x[xo + 3], x[xo + 4], x[xo + 5]
+    return 0.5 * (p[po + MP_MASS] * (vx * vx + vy * vy) + p[po + MP_MOI] * (om * om) + p[po + MP_WHEEL_MASS] * spin)
 
 
 @jit
@@ -242,17 +242,18 @@ def guard(p, po, mode, code, x, xo, u, uo):
 
 
 @jit
-def settle(p, po, mode, x, xo, u, uo):
+def settle(p, po, mode, slipping, x, xo, u, uo):
     """The consistent mode at state ``x`` (ChassisDrive._settle): each wheel slipping the way it slips, or rolling
-    (its slip within GRIP_SPEED), a rolling wheel breaking away where rolling would take more than its limit."""
+    (its slip within GRIP_SPEED), a rolling wheel breaking away where rolling would take more than its limit, and
+    wheel ``slipping`` (whose breakaway fired; -1: none) slipping the way its force pushes."""
     s = np.empty(N_MECANUM_SAMPLE)
-    evaluate(p, po, 0 * mode, x, xo, u, uo, s)  # every wheel rolling (a value, not a literal)
+    evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
     code = slip_mode(s, N)
     # Wheels only go from rolling to slipping here, so this ends within five evaluations (the Python form's
     # bound of 20 is never reached).
     for _ in range(20):
         evaluate(p, po, code, x, xo, u, uo, s)
-        if not break_away(p, po + MP_WHEELS, N, s):
+        if not break_away(p, po + MP_WHEELS, N, slipping, s):
             break
         code = mode_of_sample(s, N)
     return code
@@ -261,8 +262,7 @@ def settle(p, po, mode, x, xo, u, uo):
 @jit
 def initial_mode(p, po, x, xo, u, uo):
     """The mode at the start (ChassisDrive.initial_mode without walls or load transfer)."""
-    return settle(p, po, xo - xo, x, xo, u, uo)  # (every wheel rolling: a value, not a literal 0, which numba
-    #                                               would compile settle a second time for)
+    return settle(p, po, 0, -1, x, xo, u, uo)  # (every wheel rolling)
 
 
 @jit
@@ -271,7 +271,7 @@ def fire(p, po, mode, ev_id, x, xo, u, uo):
     then _settle): the rolling wheels, and those whose slip is within GRIP_SPEED, set to their ground speed (the
     roller's along its axle over ``e . a``); the kinetic energy that removes booked as impact loss."""
     s = np.empty(N_MECANUM_SAMPLE)
-    evaluate(p, po, 0 * mode, x, xo, u, uo, s)  # every wheel rolling (a value, not a literal)
+    evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
     track = p[po + MP_TRACK_ENERGY] != 0.0
     ke_before = kinetic_energy(p, po, x, xo) if track else 0.0
     for i in range(N):
@@ -280,7 +280,8 @@ def fire(p, po, mode, ev_id, x, xo, u, uo):
             x[xo + I_WHEEL_VELOCITY + i] = s[q + WS_ALONG] / s[q + WS_COUPLE]
     if track:
         x[xo + I_ENERGY + IMPACT_LOSS] += ke_before - kinetic_energy(p, po, x, xo)
-    return settle(p, po, mode, x, xo, u, uo)
+    breakaway = EV_MECANUM_BREAKAWAY <= ev_id < EV_MECANUM_BREAKAWAY + N
+    return settle(p, po, mode, ev_id - EV_MECANUM_BREAKAWAY if breakaway else -1, x, xo, u, uo)
 
 
 # -- the battery's load -----------------------------------------------------------------------------------------

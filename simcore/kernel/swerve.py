@@ -334,15 +334,16 @@ def guard(p, po, mode, code, x, xo, u, uo):
 
 
 @jit
-def settle(p, po, mode, x, xo, u, uo):
+def settle(p, po, mode, slipping, x, xo, u, uo):
     """The consistent mode at state ``x`` (ChassisDrive._settle): each wheel slipping the way it slips, or rolling
-    (its slip within GRIP_SPEED), a rolling wheel breaking away where rolling would take more than its limit."""
+    (its slip within GRIP_SPEED), a rolling wheel breaking away where rolling would take more than its limit, and
+    wheel ``slipping`` (whose breakaway fired; -1: none) slipping the way its force pushes."""
     s = np.empty(N_SWERVE_SAMPLE)
-    evaluate(p, po, 0 * mode, x, xo, u, uo, s)  # every wheel rolling (a value, not a literal)
+    evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
     code = slip_mode(s, N)
     for _ in range(20):  # (wheels only go from rolling to slipping here: this ends within five evaluations)
         evaluate(p, po, code, x, xo, u, uo, s)
-        if not break_away(p, po + SW_WHEELS, N, s):
+        if not break_away(p, po + SW_WHEELS, N, slipping, s):
             break
         code = mode_of_sample(s, N)
     return code
@@ -351,16 +352,16 @@ def settle(p, po, mode, x, xo, u, uo):
 @jit
 def initial_mode(p, po, x, xo, u, uo):
     """The mode at the start (ChassisDrive.initial_mode without walls or load transfer)."""
-    return settle(p, po, xo - xo, x, xo, u, uo)  # (every wheel rolling: a value, not a literal 0)
+    return settle(p, po, 0, -1, x, xo, u, uo)  # (every wheel rolling)
 
 
 @jit
 def fire(p, po, mode, ev_id, x, xo, u, uo):
     """Apply event ``ev_id``'s reset to ``x`` (in place) and return the mode after it (ChassisDrive._reset_grip,
-    then _settle): the rolling wheels, and those whose slip is within GRIP_SPEED, set to their ground speed along
-    their steer angle; the kinetic energy that removes booked as impact loss."""
+    then _settle, a breakaway's wheel slipping): the rolling wheels, and those whose slip is within GRIP_SPEED, set
+    to their ground speed along their steer angle; the kinetic energy that removes booked as impact loss."""
     s = np.empty(N_SWERVE_SAMPLE)
-    evaluate(p, po, 0 * mode, x, xo, u, uo, s)  # every wheel rolling (a value, not a literal)
+    evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
     track = p[po + SW_TRACK_ENERGY] != 0.0
     ke_before = kinetic_energy(p, po, x, xo) if track else 0.0
     for i in range(N):
@@ -369,7 +370,8 @@ def fire(p, po, mode, ev_id, x, xo, u, uo):
             x[xo + I_WHEEL_SPEED + i] = s[q + WS_ALONG]
     if track:
         x[xo + I_ENERGY + IMPACT_LOSS] += ke_before - kinetic_energy(p, po, x, xo)
-    return settle(p, po, mode, x, xo, u, uo)
+    breakaway = EV_SWERVE_BREAKAWAY <= ev_id < EV_SWERVE_BREAKAWAY + N
+    return settle(p, po, mode, ev_id - EV_SWERVE_BREAKAWAY if breakaway else -1, x, xo, u, uo)
 
 
 # -- the battery's load -----------------------------------------------------------------------------------------

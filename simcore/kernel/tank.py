@@ -430,11 +430,12 @@ def guard(p, po, mode, code, x, xo, u, uo):
 
 
 @jit
-def settle(p, po, mode, x, xo, u, uo):
+def settle(p, po, mode, slipping, x, xo, u, uo):
     """The consistent mode at state ``x`` (ChassisDrive._settle): each side slipping the way it slips, or rolling
-    (its slip within GRIP_SPEED), a rolling side breaking away where rolling would take more than its limit."""
+    (its slip within GRIP_SPEED), a rolling side breaking away where rolling would take more than its limit, and
+    side ``slipping`` (whose breakaway fired; -1: none) slipping the way its force pushes."""
     s = np.empty(N_TANK_SAMPLE)
-    evaluate(p, po, wheel_mode(0, 0), wheel_mode(0, 1), x, xo, u, uo, s)  # (rolling: not a literal)
+    evaluate(p, po, ROLL, ROLL, x, xo, u, uo, s)
     traction = p[po + TP_TRACTION] != 0.0
     w0, w1 = ROLL, ROLL
     if traction:
@@ -448,10 +449,10 @@ def settle(p, po, mode, x, xo, u, uo):
         changed = False
         if traction:
             lim = p[po + TP_MU_BREAKAWAY]
-            if w0 == ROLL and abs(s[TS_F_L]) > lim * s[TS_NORMAL_L]:
+            if w0 == ROLL and (slipping == 0 or abs(s[TS_F_L]) > lim * s[TS_NORMAL_L]):
                 w0 = FORWARD if s[TS_F_L] > 0.0 else BACKWARD
                 changed = True
-            if w1 == ROLL and abs(s[TS_F_R]) > lim * s[TS_NORMAL_R]:
+            if w1 == ROLL and (slipping == 1 or abs(s[TS_F_R]) > lim * s[TS_NORMAL_R]):
                 w1 = FORWARD if s[TS_F_R] > 0.0 else BACKWARD
                 changed = True
         if not changed:
@@ -462,7 +463,7 @@ def settle(p, po, mode, x, xo, u, uo):
 @jit
 def initial_mode(p, po, x, xo, u, uo):
     """The mode at the start (ChassisDrive.initial_mode without walls or load transfer)."""
-    return settle(p, po, 0, x, xo, u, uo)
+    return settle(p, po, 0, -1, x, xo, u, uo)
 
 
 @jit
@@ -471,7 +472,7 @@ def fire(p, po, mode, ev_id, x, xo, u, uo):
     then _settle): the rolling sides, and those whose slip is within GRIP_SPEED, set to their ground speed; the
     kinetic energy that removes booked as impact loss."""
     s = np.empty(N_TANK_SAMPLE)
-    evaluate(p, po, wheel_mode(0, 0), wheel_mode(0, 1), x, xo, u, uo, s)  # (rolling: not a literal)
+    evaluate(p, po, ROLL, ROLL, x, xo, u, uo, s)
     snap0 = abs(s[TS_SLIP_FREE_L]) <= GRIP_SPEED or wheel_mode(mode, 0) == ROLL
     snap1 = abs(s[TS_SLIP_FREE_R]) <= GRIP_SPEED or wheel_mode(mode, 1) == ROLL
     track = p[po + TP_TRACK_ENERGY] != 0.0
@@ -485,7 +486,8 @@ def fire(p, po, mode, ev_id, x, xo, u, uo):
     if track:
         e = xo + _energy_index(p, po) + IMPACT_LOSS
         x[e] += ke_before - kinetic_energy(p, po, x, xo)
-    return settle(p, po, mode, x, xo, u, uo)
+    breakaway = ev_id == EV_TANK_BREAKAWAY_LEFT or ev_id == EV_TANK_BREAKAWAY_RIGHT
+    return settle(p, po, mode, EVENT_SIDE[ev_id] if breakaway else -1, x, xo, u, uo)
 
 
 # -- the battery's load -----------------------------------------------------------------------------------------

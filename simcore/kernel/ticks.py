@@ -79,10 +79,7 @@ def tick(CT, p, CS, ticks, t_ns, X, U, U_before, cs_before, out):
         if CT[c, C_FIRST_NS] + ticks[c] * CT[c, C_PERIOD_NS] != t_ns:
             continue
         po = CT[c, C_P]
-        # (a setpoint is always given; the flag as a value, not the literal True: the controller's own calls
-        # from Python compiled calculate for a boolean, and a literal would compile it a second time)
-        given = CT[c, C_KIND] == LOOP_PID
-        value = pid.calculate(p, po, CS, CT[c, C_S], X[CT[c, C_MEASURE]], p[po + L_SETPOINT], given)
+        value = pid.calculate(p, po, CS, CT[c, C_S], X[CT[c, C_MEASURE]], p[po + L_SETPOINT], True)  # (given)
         flags = CT[c, C_FLAGS]
         if flags & FLAG_FEEDFORWARD:
             value = value + p[po + L_FEEDFORWARD]

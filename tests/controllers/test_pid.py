@@ -351,3 +351,26 @@ def test_profiled_pid_derivative_kick_reproduces_wpilib_first_call():
     # second call, both alike: error a (2T)^2 / 2 = 0.0016, derivative (0.0016 - 0.0004) / T
     for c in (ours, wpilib):
         assert c.calculate(0.0, 1.0) == pytest.approx(0.0016 + 0.2 * (0.0016 - 0.0004) / 0.02, rel=1e-9)
+
+
+def test_kernel_rows_are_each_variant_s_own_controller_and_states_come_back():
+    # A batch of three controllers (kp varied) after two calls: its rows are those of three controllers on
+    # floats given the same calls; written back, a state row continues as that controller does.
+    kp = np.array([1.0, 2.5, 4.0])
+    batch = PIDController(kp, 0.5, 0.1, period=0.02)
+    singles = [PIDController(float(k), 0.5, 0.1, period=0.02) for k in kp]
+    for measured in (np.array([0.1, 0.2, 0.3]), np.array([0.15, 0.1, 0.5])):
+        batch.calculate(measured, 1.0)
+        for c, m in zip(singles, measured):
+            c.calculate(float(m), 1.0)
+    p, s = batch.kernel_rows(3)
+    for j, c in enumerate(singles):
+        assert np.array_equal(p[j], c.kernel_vectors()[0]) and np.array_equal(s[j], c.kernel_vectors()[1])
+    assert batch.kernel_rows(4) is None  # not a batch of four
+    one = PIDController(2.5, 0.5, 0.1, period=0.02)
+    p1, s1 = one.kernel_rows(3)  # one controller's vectors, once per variant
+    assert np.array_equal(p1, np.repeat(one.kernel_vectors()[0][None], 3, axis=0))
+    fresh = PIDController(kp, 0.5, 0.1, period=0.02)
+    fresh.store_kernel_rows(s)
+    after = fresh.calculate(np.array([0.2, 0.3, 0.4]), 1.0)
+    assert np.array_equal(after, [c.calculate(m, 1.0) for c, m in zip(singles, (0.2, 0.3, 0.4))])

@@ -46,6 +46,19 @@ def test_a_geared_part_runs_the_same_in_either_table(dtype):
     assert out.tolist() == expected.tolist()
 
 
+@pytest.mark.skipif(numba.config.DISABLE_JIT, reason="the compiled dispatch only")
+def test_a_drivetrain_in_a_geared_familys_table_gives_nan_not_silence():
+    tank = models.TankDrive(NEO, 8.0, n_motors_per_side=2, track_width=0.6, wheel_radius=0.05, mass=50.0, moi=5.0)
+    kind, p, _ = tank.kernel_form()
+    n = len(tank.initial_state())
+    table = np.array([[kind, 0, n, 0, 0]], dtype=np.int32)  # (table_dtype never builds this)
+    out = np.full(n, -7.0)
+    U = np.asarray(tank.initial_inputs(), dtype=float)
+    parts.derivatives(table, np.asarray(p, dtype=float), U, np.zeros(1, dtype=np.int64), 0.0,
+                      np.asarray(tank.initial_state(), dtype=float), out)
+    assert np.isnan(out).all()
+
+
 @pytest.mark.skipif(numba.config.DISABLE_JIT, reason="inspects compiled code")
 def test_the_geared_familys_table_compiles_no_drivetrain_function():
     arm = _arm()

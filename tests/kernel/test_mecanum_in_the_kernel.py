@@ -260,12 +260,12 @@ def test_the_kernels_instant_is_the_python_forms_to_the_bit(options):
         assert np.array_equal(kernel.outputs(0.0, x, u), python.outputs(0.0, x, u))
         assert kernel.supply_current_at(x, u, 11.0) == python.supply_current_at(x, u, 11.0)
         p, code = kernel._kernel_p, kernel._mode_code()
-        assert kernel.KERNEL_MODES[kernel_mecanum.settle(p, 0, code, x, 0, u, 0)] == \
+        assert kernel.KERNEL_MODES[kernel_mecanum.settle(p, 0, code, -1, x, 0, u, 0)] == \
             python._settle(x, u, ((0,) * 4, ()))
         for i, event in python.kernel_events.items():
             assert kernel_mecanum.guard(p, 0, code, event.kernel_guard, x, 0, u, 0) == event.guard(0.0, x, u)
         x_fired = x.copy()
-        mode_after = kernel_mecanum.fire(p, 0, code, 0, x_fired, 0, u, 0)
+        mode_after = kernel_mecanum.fire(p, 0, code, 0, x_fired, 0, u, 0)  # (event 0: wheel 0's breakaway)
         x_reset = python._reset_grip(0.0, x, u)
         assert np.array_equal(x_fired, x_reset)
-        assert kernel.KERNEL_MODES[mode_after] == python._settle(x_reset, u, mode)
+        assert kernel.KERNEL_MODES[mode_after] == python._breakaway_mode(0)(0.0, x_reset, u)
