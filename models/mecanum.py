@@ -77,13 +77,13 @@ from simcore.system import System
 from simcore.kernel import chassis_layout as _cl
 from simcore.kernel import mecanum_layout as _ml
 
-from .chassis import (BACKWARD, BREAKAWAY_MARGIN, DEFAULT_FIELD, DRIVE_ENERGY_STATES as ENERGY_STATES,
-                      EXTERNAL_INPUTS, FORWARD, ROLL, Chassis, ChassisDrive, ContactSolution, square_safe, walls_of)
+from .chassis import (BREAKAWAY_MARGIN, DEFAULT_FIELD, DRIVE_ENERGY_STATES as ENERGY_STATES,
+                      EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive, ContactSolution, square_safe, walls_of)
 from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .battery import SupplyCurve
 from .motor_channels import ChannelState, MotorChannels, motor_friction
 from .odometry import odometry_pods_of, pod_rates, pod_readings, pod_signals
-from .swerve import module_layout
+from .swerve import KERNEL_MODE_CODES, KERNEL_MODES, kernel_events, module_layout
 from .tank import channel_parameters, drive_variants, motor_and_gearing
 
 __all__ = ["MecanumDrive", "WHEELS", "ROLLER_AXES", "DEFAULT_ROLLER_FRICTION"]
@@ -551,25 +551,16 @@ class MecanumDrive(ChassisDrive, System):
 
     # -- the kernel form (simcore.kernel.mecanum) ----------------------------------------------------
     #: The kernel's mode codes (``27 w_0 + 9 w_1 + 3 w_2 + w_3``, simcore.kernel.mecanum_layout) by the drive's mode.
-    _MODE_CODES = {((a, b, c, d), ()): 27 * i + 9 * j + 3 * k + m
-                   for i, a in enumerate(_ml.MECANUM_WHEEL_MODES) for j, b in enumerate(_ml.MECANUM_WHEEL_MODES)
-                   for k, c in enumerate(_ml.MECANUM_WHEEL_MODES) for m, d in enumerate(_ml.MECANUM_WHEEL_MODES)}
+    _MODE_CODES = KERNEL_MODE_CODES
     #: The kernel's mode names, indexed by code.
-    KERNEL_MODES = tuple(sorted(_MODE_CODES, key=_MODE_CODES.get))
+    KERNEL_MODES = KERNEL_MODES
     #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``) and their units.
     BATCH_PARAMETERS = ("mass", "moi", "wheel_radius", "gearing", "friction_coefficient")
     _BATCH_UNITS = {"mass": "kg", "moi": "kg*m**2", "wheel_radius": "m", "gearing": "", "friction_coefficient": ""}
 
     def _kernel_events(self) -> None:
         """The events by their kernel id (simcore.kernel.mecanum_layout), marked with their guard's code."""
-        events = {}
-        for i in range(4):
-            events[_ml.EV_MECANUM_BREAKAWAY + i] = self._breakaway[i]
-            events[_ml.EV_MECANUM_GRIP + 2 * i] = self._grip[(i, FORWARD)]
-            events[_ml.EV_MECANUM_GRIP + 2 * i + 1] = self._grip[(i, BACKWARD)]
-        for i, e in events.items():
-            e.kernel_guard = _ml.MECANUM_GUARD_BASE + i
-        self.kernel_events = events
+        self.kernel_events = kernel_events(self, _ml.MECANUM_GUARD_BASE)
 
     def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
         """The parameter vector of this drive in the compiled kernel, for ``n`` variants at once.

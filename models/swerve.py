@@ -54,6 +54,14 @@ because WPILib's motor constants have ``Kt Kv != 1``; see :mod:`simcore.models.t
 steer scrub), ``impact_loss``, ``external_work``, and ``energy_in + external_work =
 ΔKE + losses`` with ``KE = m |v|^2/2 + J omega^2/2 + sum (M_w wheel_speed_i^2 + J_s
 (omega + steer_rate_i)^2)/2`` (output ``kinetic_energy``).
+
+**In the compiled kernel.** A drive of four modules without a ``cog_height`` or walls, not a subclass, has a
+kernel form (:mod:`simcore.kernel.swerve` on the chassis core :mod:`simcore.kernel.chassis`: the eight channels,
+the coupling and the steer scrub, the tyres' traction modes as an integer, the breakaway and grip events, the
+energy ledger, the external inputs, its supply current on the battery's bus): a simulation of built-in parts runs
+it compiled, and ``simulate_batch`` varies its ``mass``, ``moi`` and ``friction_coefficient``. Its evaluation,
+derivatives and outputs are then the kernel's on every path (this class calls them); the others (other module
+counts, load transfer and the tip event, walls) run on the Python path.
 """
 from __future__ import annotations
 
@@ -64,11 +72,15 @@ import numpy as np
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
+from simcore.kernel import chassis_layout as _cl
+from simcore.kernel import swerve_layout as _sl
 from simcore.system import System
 
-from .chassis import DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, ROLL, Chassis, ChassisDrive, square_safe
+from .battery import SupplyCurve
+from .chassis import (BACKWARD, BREAKAWAY_MARGIN, DRIVE_ENERGY_STATES, EXTERNAL_INPUTS, FORWARD, ROLL, Chassis,
+                      ChassisDrive, ContactSolution, square_safe)
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, merge_legacy_drive_options, split_drive_options
-from .motor_channels import MotorChannels, motor_friction
+from .motor_channels import ChannelState, MotorChannels, motor_friction
 from .motors import DCMotor
 
 __all__ = ["SwerveDrive", "ENERGY_STATES", "MOTOR_DRIVE_KEYS", "EXTERNAL_INPUTS", "module_layout",
@@ -84,6 +96,34 @@ DEFAULT_SCRUB_RADIUS = 0.0064
 
 #: Distance below which two modules coincide, m.
 _COINCIDENT = 1e-9
+
+#: The kernel's mode codes of a four-wheel chassis drive (``27 w_0 + 9 w_1 + 3 w_2 + w_3``, each wheel's index in
+#: (ROLL, FORWARD, BACKWARD); :func:`simcore.kernel.mecanum.wheel_mode`) by the drive's mode, and the modes by code.
+KERNEL_MODE_CODES = {((a, b, c, d), ()): 27 * i + 9 * j + 3 * k + m
+                     for i, a in enumerate((ROLL, FORWARD, BACKWARD)) for j, b in enumerate((ROLL, FORWARD, BACKWARD))
+                     for k, c in enumerate((ROLL, FORWARD, BACKWARD)) for m, d in enumerate((ROLL, FORWARD, BACKWARD))}
+KERNEL_MODES = tuple(sorted(KERNEL_MODE_CODES, key=KERNEL_MODE_CODES.get))
+
+
+def _swerve_kernel():
+    """The compiled swerve drive (imported at first use: building a model loads no numba)."""
+    from simcore.kernel import swerve
+
+    return swerve
+
+
+def kernel_events(drive, guard_base: int) -> dict:
+    """A four-wheel chassis drive's events by their kernel id (wheel ``i``'s breakaway ``i``, its grips slipping
+    forward and backward ``4 + 2 i`` and ``5 + 2 i``), each marked with its guard's code (the id plus
+    ``guard_base``)."""
+    events = {}
+    for i in range(4):
+        events[i] = drive._breakaway[i]
+        events[4 + 2 * i] = drive._grip[(i, FORWARD)]
+        events[5 + 2 * i] = drive._grip[(i, BACKWARD)]
+    for i, e in events.items():
+        e.kernel_guard = guard_base + i
+    return events
 
 
 def module_layout(parameter, positions, minimum=2):
@@ -270,6 +310,13 @@ class SwerveDrive(ChassisDrive, System):
         self.channels = MotorChannels([self.drive] * n + [self.steer] * n, [bd] * n + [bs] * n)
         self._names(name)
         self._setup_modes()
+        # Four modules without load transfer or walls are evaluated by the kernel's form (simcore.kernel.swerve) on
+        # every path, their derivatives and outputs too.
+        self._kernel_eval = n == _sl.N_SWERVE_MODULES and not self.chassis.tips and not self.chassis.walls
+        self._kernel_p = None
+        self._refresh_kernel()
+        if self._kernel_eval:
+            self.kernel_events = kernel_events(self, _sl.SWERVE_GUARD_BASE)
 
     def _names(self, name):
         n = self.n_modules
@@ -359,6 +406,8 @@ class SwerveDrive(ChassisDrive, System):
         return w, [kd * wi + cr * rt for wi, rt in zip(w, rates)] + [ks * rt for rt in rates]
 
     def _evaluate(self, x, u, mode):
+        if self._kernel_on:
+            return self._evaluate_in_kernel(x, u, mode)
         ul = u.tolist()
         n = self.n_modules
         wheels, contacts = mode
@@ -427,6 +476,11 @@ class SwerveDrive(ChassisDrive, System):
         return smp
 
     def derivatives(self, t, x, u):
+        if self._kernel_on:
+            out = np.empty(len(self.state_names))
+            _swerve_kernel().derivatives(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                         np.asarray(u, dtype=float), 0, out)
+            return out
         n = self.n_modules
         smp = self._sample(t, x, u)
         sol = smp.sol
@@ -470,6 +524,11 @@ class SwerveDrive(ChassisDrive, System):
                             + self.wheel_mass * (w * w).sum() + self.steer_moi * (absolute * absolute).sum()))
 
     def outputs(self, t, x, u):
+        if self._kernel_on:
+            out = np.empty(_sl.N_SWERVE_OUTPUTS)
+            _swerve_kernel().outputs(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
+                                     np.asarray(u, dtype=float), 0, out, 0)
+            return out.tolist()
         n = self.n_modules
         smp = self._sample(t, x, u)
         sol, chs = smp.sol, smp.channels
@@ -485,6 +544,30 @@ class SwerveDrive(ChassisDrive, System):
         if self.chassis.walls:
             out.append(sum(sol.wall_force))
         return out
+
+    def supply_current_at(self, x, u, bus_voltage: float) -> float:
+        """The eight motors' supply current, A, at bus voltage ``bus_voltage`` V (for the Battery)."""
+        if self._kernel_on:
+            return _swerve_kernel().supply_current_at(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float),
+                                                      0, np.asarray(u, dtype=float), 0, float(bus_voltage))
+        return super().supply_current_at(x, u, bus_voltage)
+
+    def supply_current_curve(self, x, u):
+        """The motors' supply current as a function of the bus voltage (a SupplyCurve), or None with current
+        limits."""
+        if self.channels.any_limits:
+            return None
+        if self._kernel_on:  # the kernel's assembly of the eight motors' pieces
+            abc, breaks = np.zeros(3), np.empty((8, 4))
+            nb = _swerve_kernel().add_supply_curve(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float),
+                                                   0, np.asarray(u, dtype=float), 0, abc, breaks, 0)
+            a, b, c = abc.tolist()
+            return SupplyCurve(a, b, c, [tuple(row) for row in breaks[:nb].tolist()])
+        return super().supply_current_curve(x, u)
+
+    def initial_mode(self, t, x, u):
+        self._refresh_kernel()
+        return super().initial_mode(t, x, u)
 
     def _speeds_and_commands(self, x, u):
         n = self.n_modules
@@ -509,6 +592,147 @@ class SwerveDrive(ChassisDrive, System):
         c, s = math.cos(x[2]), math.sin(x[2])
         x[3], x[4], x[5] = c * vx - s * vy, s * vx + c * vy, om
         return x
+
+    # -- the kernel form (simcore.kernel.swerve) -----------------------------------------------------
+    KERNEL_MODES = KERNEL_MODES
+
+    #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``) and their units.
+    BATCH_PARAMETERS = ("mass", "moi", "friction_coefficient")
+    _BATCH_UNITS = {"mass": "kg", "moi": "kg*m**2", "friction_coefficient": ""}
+
+    def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
+        """The parameter vector of this drive in the compiled kernel, for ``n`` variants at once.
+
+        The constructor calls it with no overrides, :meth:`kernel_form` returns its row, and a batch calls it with
+        its variants' values (:attr:`BATCH_PARAMETERS`: ``mass``, ``moi``, ``friction_coefficient``). What the
+        constructor derives from them is derived again from each variant's value with its rules (the loads at
+        rest are ``m g`` times each contact's share; the breakaway limit ``mu (1 + BREAKAWAY_MARGIN)``), so row
+        ``j`` is the vector of the drive built with variant ``j``'s values, to the bit.
+
+        Parameters
+        ----------
+        overrides : mapping of str to array-like or Quantity, optional
+            Batch parameter -> ``n`` values in SI units or as a pint Quantity (one value serves every variant).
+        n : int
+            Number of variants.
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n, N_SWERVE_PARAMETERS)``, laid out by :mod:`simcore.kernel.swerve_layout`.
+
+        Raises
+        ------
+        ConfigError
+            A parameter this drive does not batch, a value the constructor would refuse (naming
+            ``params['<name>.<parameter>'][j]``), or a drive the kernel has no form of (not four modules, load
+            transfer or walls).
+        """
+        n = checks.integer("n", n, minimum=1)
+        if not self._kernel_eval:
+            raise ConfigError(f"params[{self.name!r}]", sorted(overrides or {}),
+                              "a SwerveDrive of four modules without cog_height or walls (the compiled kernel's "
+                              "swerve)")
+        from .tank import batch_values, channel_parameters
+
+        ch = self.chassis
+        # (the values as they are now: the Python path reads them at each evaluation)
+        values = {"mass": np.full(n, float(ch.mass)), "moi": np.full(n, float(ch.moi)),
+                  "friction_coefficient": np.full(n, float(self.friction_coefficient))}
+        varied = overrides or {}
+        for key, value in varied.items():
+            values[key] = batch_values(self, key, value, n, self.BATCH_PARAMETERS, self._BATCH_UNITS.get(key, ""))
+        m, mu = values["mass"], values["friction_coefficient"]
+
+        p = np.empty((n, _sl.N_SWERVE_PARAMETERS))
+        dr, st, ch_ = self.drive, self.steer, self.channels
+        channel_parameters(p, dr, dr.gearing, ch_.viscous[0], ch_._limited[0])
+        steer = p[:, _sl.SW_STEER:]
+        channel_parameters(steer, st, st.gearing, ch_.viscous[self.n_modules], ch_._limited[self.n_modules])
+        p[:, _sl.SW_K], p[:, _sl.SW_WHEEL_RADIUS] = self._kd, self.wheel_radius
+        p[:, _sl.SW_MASS], p[:, _sl.SW_MOI], p[:, _sl.SW_WHEEL_MASS] = m, values["moi"], ch.mass_eq[0]
+        p[:, _sl.SW_STEER_MOI], p[:, _sl.SW_COUPLE_RATIO] = self.steer_moi, self.couple_ratio
+        p[:, _sl.SW_SCRUB_RADIUS], p[:, _sl.SW_MU] = self.scrub_radius, mu
+        p[:, _sl.SW_SLIP_EPS2] = self.slip_epsilon ** 2
+        p[:, _sl.SW_TRACK_ENERGY] = 1.0 if self.track_energy else 0.0
+        p[:, _sl.SW_ANY_LIMITED] = 1.0 if ch_.any_limits else 0.0
+        p[:, _sl.SW_DRIVE_BRAKE], p[:, _sl.SW_STEER_BRAKE] = self._ibrake, self._ibrake + 1
+        p[:, _sl.SW_EXTERNAL], p[:, _sl.SW_BUS] = self._iext, self._ibus
+        # The chassis: m g times each contact's share; its grip (the Python path's per wheel, as the drive's).
+        load0 = [m * self.gravity * f for f in ch.load_share] if "mass" in varied else ch.load0
+        grip = [mu] * 4 if "friction_coefficient" in varied else ch.mu
+        limit = ([mu * (1.0 + BREAKAWAY_MARGIN)] * 4 if "friction_coefficient" in varied else
+                 [lim * (1.0 + BREAKAWAY_MARGIN) for lim in self.traction_limits])
+        for i in range(self.n_modules):
+            o = _sl.SW_WHEELS + _cl.N_WHEEL * i
+            p[:, o:o + _cl.N_WHEEL] = 0.0  # (the directions steer: the evaluation writes them into its sample)
+            p[:, o + _cl.W_MASS_EQ], p[:, o + _cl.W_MU] = ch.mass_eq[i], grip[i]
+            p[:, o + _cl.W_MU_BREAKAWAY] = limit[i]
+            p[:, o + _cl.W_LOAD0] = load0[i]
+            p[:, o + _cl.W_LOAD_X], p[:, o + _cl.W_LOAD_Y] = ch.wheel_load_x[i], ch.wheel_load_y[i]
+            p[:, o + _cl.W_PX], p[:, o + _cl.W_PY] = self._pxl[i], self._pyl[i]
+        return p
+
+    def _refresh_kernel(self) -> None:
+        """The kernel's parameters from the drive as it is now (a simulation starts), and whether the kernel
+        evaluates the drive: not with motor channels of another kind."""
+        self._kernel_on = self._kernel_eval and type(self.channels) is MotorChannels
+        if self._kernel_eval:
+            self._kernel_p = self.kernel_parameters()[0]
+
+    def kernel_form(self):
+        """``(kind, parameters, mode names)`` of this drive in the compiled kernel (:mod:`simcore.kernel.swerve`),
+        or None where the kernel has no form of it yet (then the simulation takes the Python path): other than
+        four modules, a ``cog_height`` (load transfer and the tip event), walls (``bumper`` and ``field``), motor
+        channels of another kind, or a subclass."""
+        self._refresh_kernel()
+        if not self._kernel_on or type(self) is not SwerveDrive:
+            return None
+        from simcore.kernel.drivetrains import KIND_SWERVE
+
+        return KIND_SWERVE, self._kernel_p, self.KERNEL_MODES
+
+    def _mode_code(self, mode=None) -> int:
+        """The kernel's code of ``mode`` (default the present one; the wheels rolling before a mode is set)."""
+        return KERNEL_MODE_CODES.get(self.mode if mode is None else mode, 0)
+
+    def _evaluate_in_kernel(self, x, u, mode):
+        """:meth:`_evaluate` by the kernel's form (:func:`simcore.kernel.swerve.evaluate`)."""
+        s = np.empty(_sl.N_SWERVE_SAMPLE)
+        _swerve_kernel().evaluate(self._kernel_p, 0, self._mode_code(mode), np.asarray(x, dtype=float), 0,
+                                  np.asarray(u, dtype=float), 0, s)
+        s = s.tolist()
+        n = self.n_modules
+        rows = [s[_cl.S_WHEELS + _cl.N_WS * i:_cl.S_WHEELS + _cl.N_WS * (i + 1)] for i in range(n)]
+        mods = [s[_sl.SM_BASE + _sl.N_SM * i:_sl.SM_BASE + _sl.N_SM * (i + 1)] for i in range(n)]
+        sol = ContactSolution()
+        sol.ax, sol.ay, sol.alpha, sol.wall_force = s[_cl.S_AX], s[_cl.S_AY], s[_cl.S_ALPHA], ()
+        sol.normal = [w[_cl.WS_NORMAL] for w in rows]
+        sol.free_force = [w[_cl.WS_G] for w in rows]
+        sol.traction = [w[_cl.WS_F] for w in rows]
+        sol.wheel_accel = [w[_cl.WS_WA] for w in rows]
+        chs = ChannelState()
+        c0, m0 = _cl.WS_CHANNEL, _sl.SM_CHANNEL
+        (chs.applied_voltage, chs.stator_current, chs.supply_current, chs.saturated, chs.current_limited,
+         chs.motor_torque, chs.output_torque, chs.friction_torque) = zip(
+            *([w[c0:c0 + 8] for w in rows] + [m[m0:m0 + 8] for m in mods]))
+        smp = SwerveSample()
+        smp.sol = sol
+        smp.slip_free = [w[_cl.WS_SLIP_FREE] for w in rows]
+        smp.slip = [w[_cl.WS_SLIP] for w in rows]
+        smp.lateral_slip = [w[_cl.WS_ACROSS] for w in rows]
+        smp.scrub_torque = [m[_sl.SM_SCRUB] for m in mods]
+        smp.steer_accel = [m[_sl.SM_STEER_ACCEL] for m in mods]
+        xl = x.tolist()
+        smp.pose = (xl[0], xl[1], s[_cl.S_COS], s[_cl.S_SIN])
+        smp.velocity = (s[_cl.S_VX], s[_cl.S_VY], s[_cl.S_OM])
+        smp.wheel_speed = [w[_cl.WS_W] for w in rows]
+        smp.rotor_speed = [w[_cl.WS_ROTOR] for w in rows] + [m[_sl.SM_ROTOR] for m in mods]
+        smp.channels = chs
+        smp.bus = s[_cl.S_BUS]
+        smp.friction_power = s[_cl.S_FRICTION_POWER]
+        smp.external_power = s[_cl.S_EXTERNAL_POWER]
+        return smp
 
     # -- helpers for controllers and plots ---------------------------------------------------------
     def state_index(self, kind: str, i: int) -> int:

@@ -22,8 +22,8 @@ from .errors import ConfigError
 from .kernel import layout as kl
 from .kernel import parts as kp
 
-__all__ = ["PartVariants", "BatteryVariants", "DrivetrainVariants", "TankVariants", "MecanumVariants", "EventKind",
-           "variants_of"]
+__all__ = ["PartVariants", "BatteryVariants", "DrivetrainVariants", "TankVariants", "MecanumVariants",
+           "SwerveVariants", "EventKind", "variants_of"]
 
 
 class EventKind:
@@ -225,7 +225,7 @@ class KernelBus:
         for s in systems:
             nx, nu = len(s.state_names), len(s.input_names)
             rows.append([s.kind, x_off, nx, u_off, p_off])
-            if s.kind == kp.KIND_GEARED or s.kind == kp.KIND_TANK or s.kind == kp.KIND_MECANUM:
+            if s.kind in (kp.KIND_GEARED, kp.KIND_TANK, kp.KIND_MECANUM, kp.KIND_SWERVE):
                 self.targets.append(f"{s.name}.bus_voltage")
             elif s.kind == kp.KIND_BATTERY:
                 self.targets += [f"{s.name}.{name}" for name in s.input_names]
@@ -312,15 +312,29 @@ class MecanumVariants(DrivetrainVariants):
     initial_mode = TankVariants.initial_mode
 
 
+class SwerveVariants(DrivetrainVariants):
+    """A :class:`~simcore.models.SwerveDrive` for ``n`` variants: its tyres' traction modes and events (breakaway,
+    grip) as the kernel arms them, its initial modes and outputs the kernel's (as its own model's)."""
+
+    def __init__(self, model, form, params, n):
+        super().__init__(model, form, params, n)
+        self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
+
+    initial_mode = TankVariants.initial_mode
+
+
 def variants_of(model, form, params, n):
     """The batch's part for ``model`` (its kernel form ``form``): a :class:`BatteryVariants`, a
-    :class:`TankVariants`, a :class:`MecanumVariants`, a :class:`DrivetrainVariants` or a :class:`PartVariants`."""
+    :class:`TankVariants`, a :class:`MecanumVariants`, a :class:`SwerveVariants`, a :class:`DrivetrainVariants` or a
+    :class:`PartVariants`."""
     if form[0] == kp.KIND_BATTERY:
         return BatteryVariants(model, form, params, n)
     if form[0] == kp.KIND_TANK:
         return TankVariants(model, form, params, n)
     if form[0] == kp.KIND_MECANUM:
         return MecanumVariants(model, form, params, n)
+    if form[0] == kp.KIND_SWERVE:
+        return SwerveVariants(model, form, params, n)
     if form[0] == kp.KIND_CHARACTERIZED_TANK:
         return DrivetrainVariants(model, form, params, n)
     return PartVariants(model, form, params, n)

@@ -30,8 +30,8 @@ from .kernel import ticks as kt
 from .dopri5 import check_tableau
 from .kernel.dopri5 import interior_weights
 from .kernel import battery as kb
-from .kernel.parts import (KIND_BATTERY, KIND_MECANUM, KIND_TANK, T_KIND, T_NX, T_P, T_U, T_X, brownout_slots,
-                            table_dtype)
+from .kernel.parts import (KIND_BATTERY, KIND_MECANUM, KIND_SWERVE, KIND_TANK, T_KIND, T_NX, T_P, T_U, T_X,
+                           brownout_slots, table_dtype)
 from .solvers import MIN_EXPLICIT_STEPS, STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS, STIFF_STEPS
 
 __all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "BATCH_ROW_BUFFER", "EVENT_BUFFER"]
@@ -96,9 +96,9 @@ def kernel_forms(systems):
 
 
 def disabling_battery_beside_a_tank(forms) -> bool:
-    """Whether ``forms`` hold a Battery that disables the outputs on a brownout and a tank or mecanum drive: the
-    kernel's brownout holds back the geared parts' motor commands, not a drivetrain's."""
-    return (any(int(f[0]) in (KIND_TANK, KIND_MECANUM) for f in forms)
+    """Whether ``forms`` hold a Battery that disables the outputs on a brownout and a tank, mecanum or swerve
+    drive: the kernel's brownout holds back the geared parts' motor commands, not a drivetrain's."""
+    return (any(int(f[0]) in (KIND_TANK, KIND_MECANUM, KIND_SWERVE) for f in forms)
             and any(_disables(kind, params) for kind, params, _ in forms))
 
 

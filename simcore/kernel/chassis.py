@@ -13,13 +13,21 @@ steered wheel may change from one instant to the next (a mecanum drive copies it
 The sample's slots are :mod:`simcore.kernel.chassis_layout`'s: the solve reads each wheel's mode, geometry,
 ``h``, ``D`` and free-force coefficient there, the wheels' fixed data (``W_*``) from the parameter vector, and
 writes the accelerations, the traction forces, the rim accelerations, the loads and the free forces back.
+
+The drives on it share the steps of their traction modes here (``ChassisDrive``'s settling and its breakaway and
+grip guards, on a sample): :func:`slip_mode`, :func:`break_away`, :func:`mode_of_sample`, :func:`traction_guard`;
+and the pose rates of their derivatives, :func:`pose_rates`.
 """
 from __future__ import annotations
 
-from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_WHEELS, W_LOAD0, W_LOAD_X, W_LOAD_Y, W_MASS_EQ,
-                             W_MU, WS_ARM, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F, WS_F0,
-                             WS_FA, WS_FREE_ARM, WS_FX, WS_FY, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY, WS_WA)
+from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_COS, S_SIN, S_WHEELS, W_LOAD0, W_LOAD_X,
+                             W_LOAD_Y, W_MASS_EQ, W_MU, W_MU_BREAKAWAY, WS_ARM, WS_COEF, WS_COUPLE, WS_COUPLE_FREE,
+                             WS_D, WS_DX, WS_DY, WS_F, WS_F0, WS_FA, WS_FREE_ARM, WS_FX, WS_FY, WS_G, WS_H, WS_MODE,
+                             WS_NORMAL, WS_NX, WS_NY, WS_SLIP, WS_SLIP_FREE, WS_WA)
 from .jit import jit
+
+#: A slipping wheel grips once its slip is within this, m/s (simcore.models.chassis.GRIP_SPEED).
+GRIP_SPEED = 1e-9
 
 
 @jit(internal=True)
@@ -106,3 +114,68 @@ def solve(p, wo, n, m, J, fext_x, fext_y, torque, s):
         else:
             cf = s[q + WS_COUPLE_FREE]
             s[q + WS_WA] = (s[q + WS_D] - fi * c - (s[q + WS_G] * cf if cf != 0.0 else 0.0)) / p[w + W_MASS_EQ]
+
+
+# -- traction modes (ChassisDrive's settling and guards; a mode code is base 3, wheel 0 the most significant digit,
+# -- each wheel's digit 0 rolling, 1 slipping forward, 2 slipping backward) ---------------------------------------
+@jit(internal=True)
+def mode_of_sample(s, n):
+    """The mode code of the ``n`` wheel modes in the sample ``s``."""
+    code = 0
+    for i in range(n):
+        m = s[S_WHEELS + N_WS * i + WS_MODE]
+        code = 3 * code + (0 if m == 0.0 else (1 if m > 0.0 else 2))
+    return code
+
+
+@jit(internal=True)
+def slip_mode(s, n):
+    """The mode code of each of ``n`` wheels slipping the way its slip (if it slid) in ``s`` goes, or rolling where
+    that is within GRIP_SPEED (ChassisDrive._settle's first guess)."""
+    code = 0
+    for i in range(n):
+        sl = s[S_WHEELS + N_WS * i + WS_SLIP_FREE]
+        code = 3 * code + (0 if abs(sl) <= GRIP_SPEED else (1 if sl > 0.0 else 2))
+    return code
+
+
+@jit(internal=True)
+def break_away(p, wo, n, slipping, s):
+    """Mark, in the sample ``s``, each rolling wheel whose rolling takes more than its breakaway limit, and wheel
+    ``slipping`` (whose breakaway fired; -1: none), as slipping the way its force pushes (ChassisDrive._settle's
+    step; the wheel blocks from ``wo`` in ``p``); return whether one was."""
+    changed = False
+    for i in range(n):
+        q = S_WHEELS + N_WS * i
+        if s[q + WS_MODE] == 0.0:
+            f = s[q + WS_F]
+            if i == slipping or abs(f) > p[wo + N_WHEEL * i + W_MU_BREAKAWAY] * s[q + WS_NORMAL]:
+                s[q + WS_MODE] = 1.0 if f > 0.0 else -1.0
+                changed = True
+    return changed
+
+
+@jit(internal=True)
+def traction_guard(p, wo, n, ev, s):
+    """The guard of traction event ``ev`` of ``n`` wheels in the sample ``s``: wheel ``i``'s breakaway (``ev = i``)
+    ``|f| - mu (1 + margin) N``; its grip slipping forward (``n + 2 i``) or backward (``n + 2 i + 1``), the signed
+    slip that reaches zero upward."""
+    if ev < n:
+        q = S_WHEELS + N_WS * ev
+        return abs(s[q + WS_F]) - p[wo + N_WHEEL * ev + W_MU_BREAKAWAY] * s[q + WS_NORMAL]
+    i = (ev - n) // 2
+    sign = -1.0 if (ev - n) % 2 == 0 else 1.0
+    return sign * s[S_WHEELS + N_WS * i + WS_SLIP]
+
+
+@jit(internal=True)
+def pose_rates(x, xo, s, out):
+    """Write the chassis' six state rates (pose, then field-frame velocity and yaw rate, from ``xo``) into ``out``
+    from the state ``x`` and the solved sample ``s`` (its robot-frame accelerations turned by the heading)."""
+    c, sn, ax, ay = s[S_COS], s[S_SIN], s[S_AX], s[S_AY]
+    out[xo + 0] = x[xo + 3]
+    out[xo + 1] = x[xo + 4]
+    out[xo + 2] = x[xo + 5]
+    out[xo + 3] = c * ax - sn * ay
+    out[xo + 4] = sn * ax + c * ay
+    out[xo + 5] = s[S_ALPHA]

@@ -5,7 +5,8 @@ it, and the drivetrains' functions are the larger part of the kernel's code. So 
 (:mod:`simcore.kernel.parts`) says, at compile time, which kinds a run may hold: a table of
 :data:`GEARED_FAMILY_TABLE` integers holds only the geared family (geared parts, the battery, servos), one of
 :data:`ANY_KIND_TABLE` integers any kind (:func:`table_dtype` chooses). Each function here dispatches over the
-drivetrain kinds (:data:`KIND_TANK`, :data:`KIND_CHARACTERIZED_TANK`, :data:`KIND_MECANUM`) and is compiled by the table's type
+drivetrain kinds (:data:`KIND_TANK`, :data:`KIND_CHARACTERIZED_TANK`, :data:`KIND_MECANUM`,
+:data:`KIND_SWERVE`) and is compiled by the table's type
 (:func:`simcore.kernel.jit.compiled_by_types`): as written for a table of any kind, as a constant of the same
 type for a geared family's table, so an arm's run compiles no drivetrain code. Called from Python, and with
 ``NUMBA_DISABLE_JIT=1``, each runs as written.
@@ -20,10 +21,11 @@ import math
 import numba
 import numpy as np
 
-from . import characterized_tank, mecanum, tank
+from . import characterized_tank, mecanum, swerve, tank
 from .battery import bus_root
 from .jit import compiled_by_types, jit
 from .mecanum_layout import MECANUM_GUARD_BASE
+from .swerve_layout import SWERVE_GUARD_BASE
 from .tank_layout import TANK_GUARDS_READING_INPUTS
 
 #: Drivetrains: kinds 10 and up. The physical tank drive (simcore.kernel.tank: a battery's load, modes and events);
@@ -34,6 +36,9 @@ KIND_CHARACTERIZED_TANK = 11
 #: The mecanum drive (simcore.kernel.mecanum, on the chassis core simcore.kernel.chassis: a battery's load, modes
 #: and events).
 KIND_MECANUM = 12
+#: The swerve drive (simcore.kernel.swerve, on the same chassis core, each module's traction direction its steer
+#: angle: a battery's load, modes and events).
+KIND_SWERVE = 13
 #: The part table's integer types: a geared family's table, and one that may hold any kind.
 GEARED_FAMILY_TABLE = np.int32
 ANY_KIND_TABLE = np.int64
@@ -89,6 +94,8 @@ def derivatives(table, P, U, modes, k, X, out):
         characterized_tank.derivatives(P, po, X, table[k, _X], U, table[k, _U], out)
     elif kind == KIND_MECANUM:
         mecanum.derivatives(P, po, modes[k], X, table[k, _X], U, table[k, _U], out)
+    elif kind == KIND_SWERVE:
+        swerve.derivatives(P, po, modes[k], X, table[k, _X], U, table[k, _U], out)
 
 
 @_for_drivetrains(_nothing)
@@ -101,6 +108,8 @@ def outputs(table, P, U, modes, k, X, t, out, yo):
         characterized_tank.outputs(P, po, X, table[k, _X], U, table[k, _U], out, yo)
     elif kind == KIND_MECANUM:
         mecanum.outputs(P, po, modes[k], X, table[k, _X], U, table[k, _U], out, yo)
+    elif kind == KIND_SWERVE:
+        swerve.outputs(P, po, modes[k], X, table[k, _X], U, table[k, _U], out, yo)
 
 
 @jit(internal=True)
@@ -108,6 +117,8 @@ def reads_inputs(table, k, code):
     """Whether guard ``code`` of drivetrain part ``k`` reads the inputs (so the bus is solved before it)."""
     if table[k, _KIND] == KIND_MECANUM:
         return code < MECANUM_GUARD_BASE + 4  # (the four breakaways)
+    if table[k, _KIND] == KIND_SWERVE:
+        return code < SWERVE_GUARD_BASE + 4  # (the four breakaways)
     return table[k, _KIND] == KIND_TANK and (code == TANK_GUARDS_READING_INPUTS[0]
                                              or code == TANK_GUARDS_READING_INPUTS[1])
 
@@ -117,6 +128,8 @@ def guard(table, P, U, modes, k, code, X):
     """Guard ``code`` of drivetrain part ``k`` at state ``X``."""
     if table[k, _KIND] == KIND_MECANUM:
         return mecanum.guard(P, table[k, _P], modes[k], code, X, table[k, _X], U, table[k, _U])
+    if table[k, _KIND] == KIND_SWERVE:
+        return swerve.guard(P, table[k, _P], modes[k], code, X, table[k, _X], U, table[k, _U])
     return tank.guard(P, table[k, _P], modes[k], code, X, table[k, _X], U, table[k, _U])
 
 
@@ -127,6 +140,8 @@ def initial_mode(table, P, U, k, X):
         return tank.initial_mode(P, table[k, _P], X, table[k, _X], U, table[k, _U])
     if table[k, _KIND] == KIND_MECANUM:
         return mecanum.initial_mode(P, table[k, _P], X, table[k, _X], U, table[k, _U])
+    if table[k, _KIND] == KIND_SWERVE:
+        return swerve.initial_mode(P, table[k, _P], X, table[k, _X], U, table[k, _U])
     return 0
 
 
@@ -137,6 +152,8 @@ def active_events(table, P, k, mode, ids):
         return tank.active_events(P, table[k, _P], mode, ids)
     if table[k, _KIND] == KIND_MECANUM:
         return mecanum.active_events(P, table[k, _P], mode, ids)
+    if table[k, _KIND] == KIND_SWERVE:
+        return swerve.active_events(P, table[k, _P], mode, ids)
     return 0
 
 
@@ -146,6 +163,8 @@ def active_events_of_kind(kind, p, mode, ids) -> int:
         return tank.active_events(p, 0, mode, ids)
     if kind == KIND_MECANUM:
         return mecanum.active_events(p, 0, mode, ids)
+    if kind == KIND_SWERVE:
+        return swerve.active_events(p, 0, mode, ids)
     return 0
 
 
@@ -154,6 +173,8 @@ def fire(table, P, U, modes, k, ev_id, X):
     """Apply event ``ev_id`` of drivetrain part ``k`` (a reset of ``X`` in place); return its mode after it."""
     if table[k, _KIND] == KIND_MECANUM:
         return mecanum.fire(P, table[k, _P], modes[k], ev_id, X, table[k, _X], U, table[k, _U])
+    if table[k, _KIND] == KIND_SWERVE:
+        return swerve.fire(P, table[k, _P], modes[k], ev_id, X, table[k, _X], U, table[k, _U])
     return tank.fire(P, table[k, _P], modes[k], ev_id, X, table[k, _X], U, table[k, _U])
 
 
@@ -161,7 +182,7 @@ def fire(table, P, U, modes, k, ev_id, X):
 @jit(internal=True)
 def is_load(kind):
     """Whether a drivetrain of ``kind`` draws from the battery."""
-    return kind == KIND_TANK or kind == KIND_MECANUM
+    return kind == KIND_TANK or kind == KIND_MECANUM or kind == KIND_SWERVE
 
 
 @_for_drivetrains(_no_current)
@@ -171,6 +192,8 @@ def supply_current(table, P, U, modes, X, k, v):
         return tank.supply_current_at(P, table[k, _P], modes[k], X, table[k, _X], U, table[k, _U], v)
     if table[k, _KIND] == KIND_MECANUM:
         return mecanum.supply_current_at(P, table[k, _P], modes[k], X, table[k, _X], U, table[k, _U], v)
+    if table[k, _KIND] == KIND_SWERVE:
+        return swerve.supply_current_at(P, table[k, _P], modes[k], X, table[k, _X], U, table[k, _U], v)
     return 0.0
 
 
@@ -179,6 +202,8 @@ def gives_curve(table, P, k):
     """Whether drivetrain part ``k`` (a load) gives its supply current as a curve of the bus voltage."""
     if table[k, _KIND] == KIND_MECANUM:
         return mecanum.gives_curve(P, table[k, _P])
+    if table[k, _KIND] == KIND_SWERVE:
+        return swerve.gives_curve(P, table[k, _P])
     return table[k, _KIND] == KIND_TANK and tank.gives_curve(P, table[k, _P])
 
 
@@ -190,6 +215,8 @@ def write_bus(table, P, U, modes, X, v):
             U[table[k, _U] + tank.bus_input(P, table[k, _P])] = v
         elif table[k, _KIND] == KIND_MECANUM:
             U[table[k, _U] + mecanum.bus_input(P, table[k, _P])] = v
+        elif table[k, _KIND] == KIND_SWERVE:
+            U[table[k, _U] + swerve.bus_input(P, table[k, _P])] = v
 
 
 @_for_drivetrains(lambda table, P, U, modes, X, voc, r: (voc, 0.0))
@@ -198,7 +225,8 @@ def bus_from_curves(table, P, U, modes, X, voc, r):
     ``supply_current_curve``): ``(v, current)``, the curve's exact root (:func:`battery.bus_root`)."""
     abc = np.zeros(3)
     own = np.zeros(3)
-    breaks = np.empty((4 * table.shape[0], 4))  # (a drivetrain's breakpoints: two a tank, four a mecanum)
+    breaks = np.empty((8 * table.shape[0], 4))  # (a drivetrain's breakpoints: two a tank, four a mecanum, eight a
+    #                                              swerve)
     nb = 0
     for k in range(table.shape[0]):
         if table[k, _KIND] == KIND_TANK:
@@ -211,6 +239,12 @@ def bus_from_curves(table, P, U, modes, X, voc, r):
             own[0] = own[1] = own[2] = 0.0
             nb = mecanum.add_supply_curve(P, table[k, _P], modes[k], X, table[k, _X], U, table[k, _U], own,
                                           breaks, nb)
+            for i in range(3):
+                abc[i] = abc[i] + own[i]
+        elif table[k, _KIND] == KIND_SWERVE:
+            own[0] = own[1] = own[2] = 0.0
+            nb = swerve.add_supply_curve(P, table[k, _P], modes[k], X, table[k, _X], U, table[k, _U], own, breaks,
+                                         nb)
             for i in range(3):
                 abc[i] = abc[i] + own[i]
     if r == 0.0:

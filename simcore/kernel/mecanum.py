@@ -23,10 +23,10 @@ import math
 import numpy as np
 
 from .battery import curve_at
-from .chassis import solve
-from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
+from .chassis import GRIP_SPEED, break_away, mode_of_sample, pose_rates, slip_mode, solve, traction_guard
+from .chassis_layout import (N_WHEEL, N_WS, S_BUS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
                              S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_ARM, W_COUPLE, W_COUPLE_FREE, W_DX, W_DY,
-                             W_FREE_ARM, W_MU_BREAKAWAY, W_NX, W_NY, W_PX, W_PY, WS_ACROSS, WS_ALONG, WS_ARM,
+                             W_FREE_ARM, W_NX, W_NY, W_PX, W_PY, WS_ACROSS, WS_ALONG, WS_ARM,
                              WS_CHANNEL, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F, WS_FREE_ARM,
                              WS_FREE_SLIP, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY, WS_ROTOR, WS_SLIP,
                              WS_SLIP_FREE, WS_W, WS_WA)
@@ -42,9 +42,9 @@ from .mecanum_layout import MP_N_PODS, MP_POD_STATE, MP_PODS, N_POD, PD_COS, PD_
 from .tank_layout import (CH_APPLIED, CH_FRICTION_TORQUE, CH_MOTOR_TORQUE, CH_OUTPUT_TORQUE, CH_STATOR,
                           CH_SUPPLY)
 
-#: Traction modes of a wheel (simcore.models.chassis' ROLL, FORWARD, BACKWARD) and its GRIP_SPEED.
+#: Traction modes of a wheel (simcore.models.chassis' ROLL, FORWARD, BACKWARD; GRIP_SPEED: its grip's, from
+#: simcore.kernel.chassis).
 ROLL, FORWARD, BACKWARD = 0, 1, -1
-GRIP_SPEED = 1e-9
 N = 4
 
 
@@ -60,16 +60,6 @@ def mode_of(w0, w1, w2, w3):
     """The drive's mode code of the wheel modes ``(w0, w1, w2, w3)``."""
     return (27 * (w0 if w0 >= 0 else 2) + 9 * (w1 if w1 >= 0 else 2) + 3 * (w2 if w2 >= 0 else 2)
             + (w3 if w3 >= 0 else 2))
-
-
-@jit(internal=True)
-def _mode_from_sample(s):
-    """The mode code of the wheel modes in the sample."""
-    code = 0
-    for i in range(N):
-        m = s[S_WHEELS + N_WS * i + WS_MODE]
-        code = 3 * code + (0 if m == 0.0 else (1 if m > 0.0 else 2))
-    return code
 
 
 @jit
@@ -143,13 +133,7 @@ def derivatives(p, po, mode, x, xo, u, uo, out):
     """Write dx/dt into ``out`` (MecanumDrive.derivatives)."""
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
-    c, sn, ax, ay = s[S_COS], s[S_SIN], s[S_AX], s[S_AY]
-    out[xo + 0] = x[xo + 3]
-    out[xo + 1] = x[xo + 4]
-    out[xo + 2] = x[xo + 5]
-    out[xo + 3] = c * ax - sn * ay
-    out[xo + 4] = sn * ax + c * ay
-    out[xo + 5] = s[S_ALPHA]
+    pose_rates(x, xo, s, out)
     for i in range(N):
         q = S_WHEELS + N_WS * i
         out[xo + I_WHEEL_VELOCITY + i] = s[q + WS_WA]
@@ -252,15 +236,9 @@ def active_events(p, po, mode, ids):
 def guard(p, po, mode, code, x, xo, u, uo):
     """The value of guard ``code`` (an event's id plus MECANUM_GUARD_BASE) in ``mode`` at state ``x`` and inputs
     ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip."""
-    ev = code - MECANUM_GUARD_BASE
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
-    if ev < EV_MECANUM_GRIP:
-        q = S_WHEELS + N_WS * ev
-        return abs(s[q + WS_F]) - p[po + MP_WHEELS + N_WHEEL * ev + W_MU_BREAKAWAY] * s[q + WS_NORMAL]
-    i = (ev - EV_MECANUM_GRIP) // 2
-    sign = -1.0 if (ev - EV_MECANUM_GRIP) % 2 == 0 else 1.0
-    return sign * s[S_WHEELS + N_WS * i + WS_SLIP]
+    return traction_guard(p, po + MP_WHEELS, N, code - MECANUM_GUARD_BASE, s)
 
 
 @jit
@@ -270,25 +248,14 @@ def settle(p, po, mode, slipping, x, xo, u, uo):
     wheel ``slipping`` (whose breakaway fired; -1: none) slipping the way its force pushes."""
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
-    code = 0
-    for i in range(N):
-        sl = s[S_WHEELS + N_WS * i + WS_SLIP_FREE]
-        code = 3 * code + (0 if abs(sl) <= GRIP_SPEED else (1 if sl > 0.0 else 2))
+    code = slip_mode(s, N)
     # Wheels only go from rolling to slipping here, so this ends within five evaluations (the Python form's
     # bound of 20 is never reached).
     for _ in range(20):
         evaluate(p, po, code, x, xo, u, uo, s)
-        changed = False
-        for i in range(N):
-            q = S_WHEELS + N_WS * i
-            if s[q + WS_MODE] == 0.0:
-                f = s[q + WS_F]
-                if i == slipping or abs(f) > p[po + MP_WHEELS + N_WHEEL * i + W_MU_BREAKAWAY] * s[q + WS_NORMAL]:
-                    s[q + WS_MODE] = 1.0 if f > 0.0 else -1.0
-                    changed = True
-        if not changed:
+        if not break_away(p, po + MP_WHEELS, N, slipping, s):
             break
-        code = _mode_from_sample(s)
+        code = mode_of_sample(s, N)
     return code
 
 

@@ -39,10 +39,12 @@ import numpy as np
 
 from . import battery, drivetrains, geared, servo
 from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
-from .drivetrains import FIRST_DRIVETRAIN_KIND, KIND_CHARACTERIZED_TANK, KIND_MECANUM, KIND_TANK, table_dtype
+from .drivetrains import (FIRST_DRIVETRAIN_KIND, KIND_CHARACTERIZED_TANK, KIND_MECANUM, KIND_SWERVE, KIND_TANK,
+                          table_dtype)
 from .jit import jit
 from .layout import GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, N_OUTPUTS, N_SERVO_OUTPUTS
 from .mecanum_layout import MECANUM_GUARD_BASE, N_MECANUM_OUTPUTS
+from .swerve_layout import N_SWERVE_OUTPUTS, SWERVE_GUARD_BASE
 from .tank_layout import N_CHARACTERIZED_OUTPUTS, N_TANK_OUTPUTS, TANK_GUARD_BASE
 
 KIND_GEARED = 1
@@ -91,7 +93,7 @@ def output_offsets(kinds) -> np.ndarray:
     after them their total number: an int64 array of ``len(kinds) + 1``."""
     sizes = {KIND_GEARED: N_OUTPUTS, KIND_BATTERY: 0, KIND_SERVO: N_SERVO_OUTPUTS,
              KIND_CHARACTERIZED_TANK: N_CHARACTERIZED_OUTPUTS, KIND_TANK: N_TANK_OUTPUTS,
-             KIND_MECANUM: N_MECANUM_OUTPUTS}
+             KIND_MECANUM: N_MECANUM_OUTPUTS, KIND_SWERVE: N_SWERVE_OUTPUTS}
     # (the battery's outputs are its Python class's)
     off = np.zeros(len(kinds) + 1, dtype=np.int64)
     for k, kind in enumerate(kinds):
@@ -271,6 +273,8 @@ def event_of(table, part, ev_id):
         return TANK_GUARD_BASE + ev_id, 1, True
     if table[part, T_KIND] == KIND_MECANUM:  # (every mecanum event too)
         return MECANUM_GUARD_BASE + ev_id, 1, True
+    if table[part, T_KIND] == KIND_SWERVE:  # (every swerve event too)
+        return SWERVE_GUARD_BASE + ev_id, 1, True
     return geared.EVENT_GUARD[ev_id], geared.EVENT_DIRECTION[ev_id], geared.EVENT_HAS_RESET[ev_id]
 
 
