@@ -90,7 +90,7 @@ class PartVariants(_Variants):
         super().__init__(model, form, params, n)
         self.min_position, self.max_position = model.min_position, model.max_position
         self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
-        self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=kp.table_dtype([self.kind]))
+        self._table = kp.table_of([[self.kind, 0, len(self.state_names), 0, 0]])
         self._y_offsets = kp.output_offsets([self.kind])
 
     def couplings(self, systems) -> list:
@@ -230,7 +230,7 @@ class KernelBus:
             elif s.kind == kp.KIND_BATTERY:
                 self.targets += [f"{s.name}.{name}" for name in s.input_names]
             x_off, u_off, p_off = x_off + nx, u_off + nu, p_off + s.P.shape[1]
-        self.table = np.array(rows, dtype=kp.table_dtype([s.kind for s in systems]))
+        self.table = kp.table_of(rows)
         disabling = any(s.kind == kp.KIND_BATTERY and s.disables for s in systems)
         self.run_state = kp.brownout_slots(len(systems)) if disabling else 0
 
@@ -258,7 +258,7 @@ class DrivetrainVariants(_Variants):
 
     def __init__(self, model, form, params, n):
         super().__init__(model, form, params, n)
-        self._table = np.array([[self.kind, 0, len(self.state_names), 0, 0]], dtype=kp.table_dtype([self.kind]))
+        self._table = kp.table_of([[self.kind, 0, len(self.state_names), 0, 0]])
         self._y_offsets = kp.output_offsets([self.kind])
 
     def couplings(self, systems) -> list:

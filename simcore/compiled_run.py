@@ -31,7 +31,7 @@ from .dopri5 import check_tableau
 from .kernel.dopri5 import interior_weights
 from .kernel import battery as kb
 from .kernel.parts import (KIND_BATTERY, KIND_MECANUM, KIND_SWERVE, KIND_TANK, T_KIND, T_NX, T_P, T_U, T_X,
-                           brownout_slots, table_dtype)
+                           brownout_slots, table_of)
 from .solvers import MIN_EXPLICIT_STEPS, STABILITY_BOUNDARY, STIFF_CLEAR_AFTER, STIFF_SKIP_STEPS, STIFF_STEPS
 
 __all__ = ["CompiledRun", "kernel_forms", "ROW_BUFFER", "BATCH_ROW_BUFFER", "EVENT_BUFFER"]
@@ -131,7 +131,7 @@ class CompiledRun:
                  loops=None):
         N = n_variants
         n_parts = len(forms)
-        table = np.zeros((n_parts, 5), dtype=table_dtype([f[0] for f in forms]))
+        table = np.zeros((n_parts, 5), dtype=np.int64)
         p_off, u_off = 0, 0
         for k, (kind, params, _) in enumerate(forms):
             sl = slices[k]
@@ -139,7 +139,7 @@ class CompiledRun:
             table[k, T_U], table[k, T_P] = u_off, p_off
             u_off += n_inputs[k]
             p_off += np.shape(params)[-1]
-        self.table = table
+        self.table = table_of(table)  # (its integer type tells numba which kinds to compile)
         self.mode_names = [f[2] for f in forms]
         self.mode_codes = [{name: i for i, name in enumerate(f[2])} for f in forms]
         # The loops ticking in the kernel (simcore.kernel.ticks): their table, their parameters after the parts'.

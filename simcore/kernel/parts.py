@@ -13,8 +13,8 @@ first outputs of its Python class). :func:`outputs` fills one row, :func:`output
 each with its own parameters, inputs, modes, time and state (variants, or recorded rows).
 
 The table's integer type says which kinds it may hold, so that numba compiles for an arm's run no drivetrain
-code (:mod:`simcore.kernel.drivetrains`): build it with :func:`table_dtype` of its kinds (``int32``: the geared
-family alone; ``int64``: any kind).
+code (:mod:`simcore.kernel.drivetrains`): build it with :func:`table_of` (``int32``: the geared family alone;
+a type per drivetrain family beside it; ``int64``: any kind).
 
 A battery part (:data:`KIND_BATTERY`, at most one) feeds every geared part: :func:`couple` solves its
 bus and writes the bus voltage into each geared part's ``bus_voltage`` input and the battery's own
@@ -40,7 +40,7 @@ import numpy as np
 from . import battery, drivetrains, geared, servo
 from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
 from .drivetrains import (FIRST_DRIVETRAIN_KIND, KIND_CHARACTERIZED_TANK, KIND_MECANUM, KIND_SWERVE, KIND_TANK,
-                          table_dtype)
+                          table_dtype, table_of)
 from .jit import jit
 from .layout import GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, N_OUTPUTS, N_SERVO_OUTPUTS
 from .mecanum_layout import MECANUM_GUARD_BASE, N_MECANUM_OUTPUTS
