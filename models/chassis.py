@@ -836,6 +836,18 @@ class ChassisDrive:
         return evs
 
     # -- modes ------------------------------------------------------------------------------------------
+    def kernel_refusal(self) -> str | None:
+        """Why this drive has no form in the compiled kernel (it then takes the Python path, and cannot batch), in
+        words for an error message, or None when it has one."""
+        if self.kernel_form() is not None:
+            return None
+        if self.chassis.tips:
+            return "a cog_height (load transfer and tipping are not in the kernel yet)"
+        if self.chassis.walls:
+            return ("walls (a bumper in a field; a drive built from an FTC motor type stands in the field by default: "
+                    "field=None leaves it out)")
+        return "what its kernel_form() docstring lists (other modules, motor friction from Road Runner's ks, a subclass)"
+
     def initial_mode(self, t, x, u):
         # A simulation starts: what was cached from the parameters (the chassis matrices per mode, the
         # samples) is built afresh from their present values, so a run does not depend on the runs before it.

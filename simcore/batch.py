@@ -201,10 +201,12 @@ class _Batch:
         forms = [s.kernel_form() if callable(getattr(s, "kernel_form", None)) else None for s in systems]
         for s, form in zip(systems, forms):
             if form is None or not hasattr(s, "kernel_parameters"):
+                refusal = s.kernel_refusal() if callable(getattr(s, "kernel_refusal", None)) else None
                 raise ConfigTypeError("systems", s, f"a system that can batch (a Flywheel, Arm, Elevator, HubMotor, "
-                                                    f"ServoMechanism, TankDrive, MecanumDrive, "
+                                                    f"ServoMechanism, TankDrive, MecanumDrive, SwerveDrive, "
                                                     f"CharacterizedTankDrive or Battery, not a subclass that changes "
-                                                    f"its physics); {type(s).__name__} {s.name!r} cannot batch")
+                                                    f"its physics); {type(s).__name__} {s.name!r} cannot batch"
+                                                    + (f": it has {refusal}" if refusal else ""))
         if disabling_battery_beside_a_tank(forms):
             battery = next(s for s in systems if getattr(s, "brownout_behaviour", None) == "disable")
             raise ConfigTypeError("systems", battery, f"a Battery with brownout_behaviour='flag' beside a drivetrain: "

@@ -66,9 +66,16 @@ def test_a_batch_refuses_a_wheel_radius_that_leaves_no_rotating_mass_and_names_i
         simulate_batch([_mecanum()], 0.1, params={"drive.track_width": [0.4, 0.5]})
 
 
-def test_a_mecanum_the_kernel_has_no_form_of_cannot_batch():
-    with pytest.raises(ConfigTypeError, match="cannot batch"):  # load transfer: no kernel form yet
+def test_a_mecanum_the_kernel_has_no_form_of_cannot_batch_and_the_error_says_why():
+    with pytest.raises(ConfigTypeError, match="cannot batch: it has a cog_height"):  # load transfer: not yet
         simulate_batch([_mecanum(cog_height=0.1)], 0.1, params={"drive.mass": [20.0, 30.0]})
+    from simcore.models.hub_motor import GOBILDA_5203_312
+
+    ftc = MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0, moi=0.35,
+                       name="drive")  # (in the FTC field's walls by default)
+    with pytest.raises(ConfigTypeError, match=r"cannot batch: it has walls .*field=None"):
+        simulate_batch([ftc], 0.1, params={"drive.mass": [10.0, 12.0]})
+    assert ftc.kernel_refusal() is not None and _mecanum().kernel_refusal() is None
 
 
 def test_mecanum_drives_with_dead_wheels_batch_to_their_serial_runs():
