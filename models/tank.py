@@ -226,6 +226,10 @@ def drive_variants(model, base, overrides, n, *, traction=True):
     values = {key: np.full(n, float(v)) for key, v in base.items()}
     varied = overrides or {}
     for key, value in varied.items():
+        if key == "gearing" and getattr(model, "motor_type", None) is not None:
+            raise ConfigError(f"params[{model.name + '.gearing'!r}]", value,
+                              f"no gearing for a drive built from an FTC motor type: the gear ratio comes from "
+                              f"motor={model.motor_type.name} (its constructor refuses one too)")
         values[key] = batch_values(model, key, value, n, model.BATCH_PARAMETERS, model._BATCH_UNITS.get(key, ""))
         if key == "friction_coefficient" and not traction:
             raise ConfigError(f"params[{model.name + '.' + key!r}]", key,

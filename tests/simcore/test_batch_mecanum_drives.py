@@ -91,3 +91,13 @@ def test_mecanum_drives_with_dead_wheels_batch_to_their_serial_runs():
                           [PeriodicController(0.02, _drive_loop, name="loop")], method="RK45")
         _same(batch[j], serial)
         assert abs(serial.final("drive.par_distance")) > 0.1  # the pods rolled
+
+
+def test_a_batch_refuses_a_gearing_for_a_drive_built_from_an_ftc_motor_type():
+    from simcore.models.hub_motor import GOBILDA_5203_312
+
+    ftc = MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0, moi=0.35,
+                       name="drive", field=None)
+    with pytest.raises(ConfigError, match=r"drive\.gearing.*gear ratio comes from motor="):
+        simulate_batch([ftc], 0.1, params={"drive.gearing": [15.0, 20.0]})
+    simulate_batch([ftc], 0.05, params={"drive.mass": [10.0, 12.0]})  # (the drive itself batches)
