@@ -33,9 +33,9 @@ from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, 
                      RS_N_SEGMENTS, RS_WARN_T, RS_ZENO_EVENT, RS_ZENO_RUN, S_BAD_INDEX, S_BAD_T, S_H, S_NFEV, S_NROOTS,
                      S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
                      WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS, RS_N_TICK_RECORDS, RS_N_TICKS, RS_T_NS, RS_TARGET_NS,
-                     TICK_REFUSED, GUARDS_READING_INPUTS)
+                     TICK_REFUSED)
 from .events import crosses
-from .parts import T_NX, T_X, active_events, couple, derivatives, event_of, fire, guard
+from .parts import T_NX, T_X, active_events, couple, derivatives, event_of, fire, guard, reads_inputs
 from .segment import integrate_segment, record_row
 
 # -- the event rules' constants (simcore.event_handler; the tests check they are the same) ------------------
@@ -447,10 +447,8 @@ def _armed_guard_reads_inputs(table, P, modes, ids):
     writes can move only these across zero, as the engine's rule for its own ticks says)."""
     for k in range(table.shape[0]):
         for i in range(active_events(table, P, k, modes[k], ids)):
-            code = event_of(table, k, ids[i])[0]
-            for reading in GUARDS_READING_INPUTS:
-                if code == reading:
-                    return True
+            if reads_inputs(event_of(table, k, ids[i])[0]):
+                return True
     return False
 
 

@@ -27,9 +27,6 @@ import numpy as np
 from . import characterized_tank, mecanum, swerve, tank
 from .battery import bus_root, curve_at
 from .jit import compiled_by_types, jit
-from .mecanum_layout import MECANUM_GUARD_BASE
-from .swerve_layout import SWERVE_GUARD_BASE
-from .tank_layout import TANK_GUARDS_READING_INPUTS
 
 #: Drivetrains: kinds 10 and up. The physical tank drive (simcore.kernel.tank: a battery's load, modes and events);
 #: the characterized one (simcore.kernel.characterized_tank: no modes, no events, no supply current).
@@ -294,17 +291,6 @@ supply_current = _compiled_by_table("supply_current")
 gives_curve = _compiled_by_table("gives_curve")
 write_bus = _compiled_by_table("write_bus")
 bus_from_curves = _compiled_by_table("bus_from_curves")
-
-
-@jit(internal=True)
-def reads_inputs(table, k, code):
-    """Whether guard ``code`` of drivetrain part ``k`` reads the inputs (so the bus is solved before it)."""
-    if table[k, _KIND] == KIND_MECANUM:
-        return code < MECANUM_GUARD_BASE + 4  # (the four breakaways)
-    if table[k, _KIND] == KIND_SWERVE:
-        return code < SWERVE_GUARD_BASE + 4  # (the four breakaways)
-    return table[k, _KIND] == KIND_TANK and (code == TANK_GUARDS_READING_INPUTS[0]
-                                             or code == TANK_GUARDS_READING_INPUTS[1])
 
 
 def active_events_of_kind(kind, p, mode, ids) -> int:

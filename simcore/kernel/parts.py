@@ -42,7 +42,8 @@ from .brent import B_X, BRENT_EVALUATE, N_BRENT, brent_next, brent_start
 from .drivetrains import (FIRST_DRIVETRAIN_KIND, KIND_CHARACTERIZED_TANK, KIND_MECANUM, KIND_SWERVE, KIND_TANK,
                           table_dtype, table_of)
 from .jit import jit
-from .layout import GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, N_OUTPUTS, N_SERVO_OUTPUTS
+from .layout import (GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, GUARDS_READING_INPUTS,
+                     N_OUTPUTS, N_SERVO_OUTPUTS)
 from .mecanum_layout import MECANUM_GUARD_BASE, N_MECANUM_OUTPUTS
 from .swerve_layout import N_SWERVE_OUTPUTS, SWERVE_GUARD_BASE
 from .tank_layout import N_CHARACTERIZED_OUTPUTS, N_TANK_OUTPUTS, TANK_GUARD_BASE
@@ -71,12 +72,22 @@ def derivatives(table, P, U, modes, t, X, out):
             drivetrains.derivatives(table, P, U, modes, k, X, out)
 
 
+@jit(internal=True)
+def reads_inputs(code):
+    """Whether guard ``code`` reads the held inputs (one of GUARDS_READING_INPUTS: guard codes are unique across
+    the kinds)."""
+    for reading in GUARDS_READING_INPUTS:
+        if code == reading:
+            return True
+    return False
+
+
 @jit
 def guard(table, P, U, modes, part, code, t, X):
     """Guard ``code`` of part ``part`` at (t, X)."""
     if table[part, T_KIND] >= FIRST_DRIVETRAIN_KIND:
-        if drivetrains.reads_inputs(table, part, code):
-            couple(table, P, U, modes, t, X)  # (a tank's breakaway reads the bus voltage)
+        if reads_inputs(code):
+            couple(table, P, U, modes, t, X)  # (a drivetrain's breakaway reads the bus voltage)
         return drivetrains.guard(table, P, U, modes, part, code, X)
     if code == GUARD_FORWARD_PUSH or code == GUARD_BACKWARD_PUSH:  # they read the bus voltage
         couple(table, P, U, modes, t, X)
