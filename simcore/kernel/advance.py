@@ -68,7 +68,7 @@ def _is_active(active, n_active, part, ev_id):
     return -1
 
 
-@jit
+@jit(allocates=True)
 def _probe_side(table, P, U, modes, part, code, t, X, dt):
     """Sign of the guard ``dt`` after ``t`` from ``X`` (a Heun step of the stacked right-hand side)."""
     n = X.shape[0]
@@ -86,7 +86,7 @@ def _probe_side(table, P, U, modes, part, code, t, X, dt):
     return 1.0 if v > 0 else (-1.0 if v < 0 else 0.0)
 
 
-@jit
+@jit(allocates=True)
 def _guard_rate(table, P, U, modes, part, code, t, X, dt):
     n = X.shape[0]
     f0 = np.empty(n)
@@ -169,7 +169,7 @@ def _room(rs, rows_t, evr_f, n_active):
     return (rs[S_NROWS] + 2 * n_active + 2 < rows_t.shape[0]) and (rs[RS_N_EV_RECORDS] + n_active < evr_f.shape[0])
 
 
-@jit(internal=True)
+@jit(internal=True, allocates=True)
 def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
                 rtol, atol, max_step, flags, stiff_rule, fractions, weights,
                 rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags,
@@ -317,7 +317,7 @@ def _drop_searches_before(search, t):
                 search[a, b] = np.nan
 
 
-@jit(internal=True)
+@jit(internal=True, allocates=True)
 def _sorted_roots(roots_t, roots_j, roots_ga, n):
     """Indices of the roots sorted by (time, event index, guard at the bracket start), as Python sorts tuples."""
     order = np.arange(n)
@@ -452,7 +452,7 @@ def _armed_guard_reads_inputs(table, P, modes, ids):
     return False
 
 
-@jit
+@jit(allocates=True)
 def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, stiff_rule, fractions, weights,
                   ROWS_T, ROWS_Y, ROWS_M, EVR_F, EVR_X, BAD_X, STATUS, CT, TICK_ROWS):
     """:func:`advance_one` for variants ``v0 <= v < v1``, statuses into ``STATUS`` (:func:`advance_ticking`,
@@ -617,7 +617,7 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
                 g_after, done, CT))
 
 
-@jit
+@jit(allocates=True)
 def input_jumps_chunk(v0, v1, table, P, U_before, U_after, modes, t, X, RS, ROWS_T, ROWS_Y, ROWS_M, EVR_F,
                       EVR_X, BAD_X, STATUS, quiet_row):
     """:func:`input_jumps` for variants ``v0 <= v < v1``."""

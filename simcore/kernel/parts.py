@@ -215,7 +215,7 @@ def _is_load(kind):
     return kind == KIND_GEARED or drivetrains.is_load(kind)
 
 
-@jit(internal=True)
+@jit(internal=True, allocates=True)
 def _solve_bus(table, P, U, modes, X, b):
     """The bus of battery part ``b`` (Battery's coupling, ``_solve`` with loads that give no supply curve):
     a non-finite bus where the loads allow none (the Python path then raises, naming it)."""
@@ -341,7 +341,7 @@ def battery_guard(table, P, U, b, code, t):
                                   P[po + battery.P_RECOVERY_VOLTAGE])
 
 
-@jit(internal=True)
+@jit(internal=True, allocates=True)
 def _fire_battery(table, P, U, modes, b, ev_id, t, X):
     """The outputs go off (brownout); or come back (recovery) unless the bus with the held commands restored
     would be below the threshold, when they stay off from ``t`` on."""
