@@ -169,7 +169,7 @@ def _room(rs, rows_t, evr_f, n_active):
     return (rs[S_NROWS] + 2 * n_active + 2 < rows_t.shape[0]) and (rs[RS_N_EV_RECORDS] + n_active < evr_f.shape[0])
 
 
-@jit(internal=True, allocates=True)
+@jit(internal=True)
 def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
                 rtol, atol, max_step, flags, stiff_rule, fractions, weights,
                 rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags,
@@ -255,11 +255,11 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
         te = rs[S_TE]
         last = rs[RS_LAST_EVENT_T]
         n_roots = int(rs[S_NROOTS])
-        order = _sorted_roots(roots_t, roots_j, roots_ga, n_roots)
+        _sort_roots(roots_t, roots_j, roots_ga, n_roots)
         if not math.isnan(last) and te - last <= ZENO_GAP * max(1.0, abs(te)):
             rs[RS_ZENO_RUN] += 1
             if rs[RS_ZENO_RUN] > MAX_EVENTS_AT_ONE_INSTANT:
-                j0 = roots_j[order[0]]
+                j0 = roots_j[0]
                 rs[RS_ZENO_EVENT] = active[j0, A_PART] * geared.N_EVENTS + active[j0, A_ID]
                 rs[S_BAD_T] = te
                 return ZENO
@@ -270,10 +270,9 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
             X_before[i] = x_e[i]
         n_fired = 0
         for r in range(n_roots):
-            o = order[r]
-            t_root = roots_t[o]
-            j = roots_j[o]
-            ga = roots_ga[o]
+            t_root = roots_t[r]
+            j = roots_j[r]
+            ga = roots_ga[r]
             if t_root - te > TWICE_TOLERANCE:
                 break
             part = active[j, A_PART]
@@ -317,19 +316,17 @@ def _drop_searches_before(search, t):
                 search[a, b] = np.nan
 
 
-@jit(internal=True, allocates=True)
-def _sorted_roots(roots_t, roots_j, roots_ga, n):
-    """Indices of the roots sorted by (time, event index, guard at the bracket start), as Python sorts tuples."""
-    order = np.arange(n)
+@jit(internal=True)
+def _sort_roots(roots_t, roots_j, roots_ga, n):
+    """Sort the first ``n`` roots in place by (time, event index, guard at the bracket start), as Python sorts
+    tuples (a stable insertion sort: no array made, so that its caller needs no reference counting)."""
     for i in range(1, n):
-        o = order[i]
+        t, j, g = roots_t[i], roots_j[i], roots_ga[i]
         k = i - 1
-        while k >= 0 and _before(roots_t[o], roots_j[o], roots_ga[o], roots_t[order[k]], roots_j[order[k]],
-                                 roots_ga[order[k]]):
-            order[k + 1] = order[k]
+        while k >= 0 and _before(t, j, g, roots_t[k], roots_j[k], roots_ga[k]):
+            roots_t[k + 1], roots_j[k + 1], roots_ga[k + 1] = roots_t[k], roots_j[k], roots_ga[k]
             k -= 1
-        order[k + 1] = o
-    return order
+        roots_t[k + 1], roots_j[k + 1], roots_ga[k + 1] = t, j, g
 
 
 @jit(internal=True)

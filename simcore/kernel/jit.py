@@ -97,6 +97,7 @@ def _options(internal, options, allocates=False):
     # one back from a callee works on arrays its caller holds, and needs none (one that allocates fails to
     # compile without). Set either way: a function numba compiles while compiling another inherits its setting.
     options.setdefault("_nrt", bool(allocates))
+    options.setdefault("forceinline", False)  # (inherited like the reference counting, where not set)
     if internal:
         options.setdefault("no_cpython_wrapper", True)
     # (the wrapper that lets a compiled function be passed as a first-class function value, which the kernel
