@@ -1,5 +1,11 @@
 """The kernel's compiler settings: numba's ``njit`` with an on-disk cache that survives a new process
-and a read-only install (see :mod:`simcore.kernel`). Importing this module imports numba."""
+and a read-only install (see :mod:`simcore.kernel`). Importing this module imports numba.
+
+A kernel function is compiled without numba's reference counting unless it is declared to make arrays
+(``jit(allocates=True)``, or :func:`jit_allocating` for a whole module): the others only work on arrays
+their callers hold, and the count, a runtime call per array argument at each call's entry and exit, was
+most of the cost of an evaluation. A function that makes an array without the declaration fails to compile;
+one that takes back an array a callee made must be declared too (it would leak it otherwise)."""
 
 from __future__ import annotations
 

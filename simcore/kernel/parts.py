@@ -59,7 +59,9 @@ T_KIND, T_X, T_NX, T_U, T_P = range(5)
 GEARED_BUS_INPUT = 2
 
 
-@jit
+# (inlined into its callers: LLVM would not inline it, its arguments being many arrays, and a call
+# per evaluation costs about a tenth of an advance)
+@jit(forceinline=True)
 def derivatives(table, P, U, modes, t, X, out):
     """Write the stacked dX/dt at time ``t`` into ``out``."""
     couple(table, P, U, modes, t, X)
@@ -186,7 +188,9 @@ def active_events(table, P, part, mode, ids):
 
 
 # -- the battery's bus -----------------------------------------------------------------------------------
-@jit
+# (inlined into its callers: LLVM would not inline it, its arguments being many arrays, and a call
+# per evaluation costs about a tenth of an advance)
+@jit(forceinline=True)
 def couple(table, P, U, modes, t, X):
     """Solve the battery's bus at (t, X) with the held inputs and write it into ``U`` (nothing without a
     battery)."""
