@@ -295,12 +295,14 @@ class CompiledRun:
             RS[0, kl.RS_N_TICK_RECORDS] = 0
         return int(status[0])
 
-    def input_jumps_single(self, t: float, U_before: np.ndarray, sink) -> int:
+    def input_jumps_single(self, t: float, U_before: np.ndarray, sink, quiet_row: bool = True) -> int:
         """Fire variant 0's events that the writes at tick ``t`` trigger (``U_before``: the inputs before
-        them), and record the row after the writes; ``sink`` as :meth:`advance_single`'s."""
+        them), and (with ``quiet_row``) record the row after the writes when none fired; ``sink`` as
+        :meth:`advance_single`'s. Without ``quiet_row``, a call that fires nothing changes nothing of the run
+        but the failure fields (``S_BAD_*``, ``BAD_X``) and leaves nothing for ``sink``."""
         ka.input_jumps_chunk(0, 1, self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
                              self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F, self.EVR_X,
-                             self.BAD_X, self.STATUS, True)
+                             self.BAD_X, self.STATUS, quiet_row)
         self._empty_buffers(sink)
         return int(self.STATUS[0])
 

@@ -785,12 +785,21 @@ class Simulator:
             rec.row(t, self._X, self._layout.held(t, self._X))
             rec.commit(t)
             return
-        X, modes, snap = self._X, self._modes(), cr.snapshot()
+        X, snap = self._X, cr.snapshot()
         self._compiled_load()
+        # Uncoupled, the row after the writes is the Python path's own when nothing fires (the kernel then
+        # changed nothing of the run: no store); a coupled row's inputs are the kernel's bus solve (its sink).
+        quiet_in_kernel = bool(self._layout.couplings)
+        RS = cr.RS[0]
+        n_events = RS[_kl.RS_N_EVENTS]
         try:
-            status = cr.input_jumps_single(t, cr.with_run_state(0, u_before)[None, :], self._sink)
+            status = cr.input_jumps_single(t, cr.with_run_state(0, u_before)[None, :], self._sink, quiet_in_kernel)
             if status != _kl.DONE:
                 self._compiled_failure(status)
+            if not quiet_in_kernel and RS[_kl.RS_N_EVENTS] == n_events:
+                rec.row(t, X, self._layout.held(t, X))
+                rec.commit(t)
+                return
             rec.commit(t)
         except BaseException:
             self._compiled_rollback(snap, modes, X)
