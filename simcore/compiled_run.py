@@ -174,6 +174,7 @@ class CompiledRun:
         self.RS[:, kl.RS_DETECT] = 1.0 if (method == "auto" or method in STABILITY_BOUNDARY) else 0.0
         self.RS[:, kl.RS_WARN_T] = np.nan
         self.BAD_X = np.zeros((N, n))
+        self._u_before = np.empty((1, u_off))  # (inputs_before's buffer)
         self.STATUS = np.zeros(N, dtype=np.int64)
         nx_max = int(table[:, T_NX].max()) if n_parts else 0
         # The kernel goes on only while the buffers can take a step's worst case (every armed event firing,
@@ -218,6 +219,14 @@ class CompiledRun:
     def t_off(self, v) -> float:
         """When variant ``v``'s outputs went off, s (NaN: no disabling battery, or they are on)."""
         return float(self.U[v, self.n_u]) if self.brownout_part is not None else np.nan
+
+    def inputs_before(self, inputs) -> np.ndarray:
+        """Variant 0's ``U`` (1, n) with the systems' inputs ``inputs`` (n_u,) and its run state now, for
+        :meth:`input_jumps_single` (one buffer, overwritten at each call)."""
+        buf = self._u_before
+        buf[0, :self.n_u] = inputs
+        buf[0, self.n_u:] = self.U[0, self.n_u:]
+        return buf
 
     def with_run_state(self, v, inputs) -> np.ndarray:
         """The systems' inputs ``inputs`` (n_u,) followed by variant ``v``'s run state, as the kernel's ``U``."""

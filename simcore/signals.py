@@ -201,14 +201,28 @@ class SignalLayout:
         if name in self.coupled:
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self.coupled[name]!r} (it is solved continuously)")
-        parameter = f"{who}[{name!r}]"
-        v = value if type(value) is float else as_real(parameter, self._magnitude(parameter, name, value))
+        if type(value) is float:  # (the common case: no name for an error is built)
+            v = value
+        else:
+            parameter = f"{who}[{name!r}]"
+            v = as_real(parameter, self._magnitude(parameter, name, value))
         if not math.isfinite(v):
             raise NonFiniteError("input", name, value, float(t))
         rng = self.input_ranges.get(name)
         if rng is not None and not rng[0] <= v <= rng[1]:
-            raise ConfigError(parameter, value, f"a value in [{rng[0]}, {rng[1]}] (at t={float(t)!r} s)")
+            raise ConfigError(f"{who}[{name!r}]", value, f"a value in [{rng[0]}, {rng[1]}] (at t={float(t)!r} s)")
         return kind[1], kind[2], v
+
+    def write_each(self, written: Mapping, who: str, t: float) -> None:
+        """Write the inputs of ``written`` (name to value) in order, each checked (as :meth:`write_input`)
+        just before it is written: a refused value leaves those before it written and the rest not."""
+        U, checked = self.U, self.checked_input
+        try:
+            for name, value in written.items():
+                k, i, v = checked(name, value, who, t)
+                U[k][i] = v
+        finally:
+            self._held = None
 
     def write_inputs(self, writes) -> list:
         """Write checked inputs ``[(system index, input index, value)]`` (from :meth:`checked_input`);
