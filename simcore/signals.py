@@ -84,7 +84,13 @@ def _finite_row(system, what: str, names, kind: str, value, t) -> np.ndarray:
 
 
 def output_row(system, value, t) -> np.ndarray:
-    """What ``system.outputs()`` returned, checked: a float array ordered as ``output_names``, finite."""
+    """What ``system.outputs()`` returned, checked: a float array ordered as ``output_names``, finite (a
+    copy: the model may reuse its array)."""
+    # The fast check, as the right-hand side's (a sum of finite values is finite; an overflow only costs
+    # the slow path, which names what is wrong).
+    if (type(value) is np.ndarray and value.dtype is _F64 and value.shape == (len(system.output_names),)
+            and math.isfinite(sum(value.tolist()))):
+        return value.copy()
     return _finite_row(system, "outputs", system.output_names, "output", value, t)
 
 
