@@ -274,6 +274,8 @@ class Simulator:
         self._sink = self._make_sink() if self._compiled is not None else None
         self._loaded_modes = None  # the kernel's modes as last loaded or stored, when they are the systems'
         self._reads_inputs = {}  # per modes: whether an armed guard reads the held inputs
+        # (t, X, modes, inputs as bytes) where the kernel last found every armed guard finite, or None.
+        self._guards_finite_at = None
         self._kernel_loops_refused = set()  # loops holding what the kernel cannot tick (arrays)
 
     @staticmethod
@@ -595,6 +597,7 @@ class Simulator:
         cr, rec = self._compiled, self._rec
         X, modes, snap = self._X, self._modes(), cr.snapshot()
         self._compiled_load(modes)
+        t_start, n_events = self.t, cr.RS[0, _kl.RS_N_EVENTS]
         try:
             status = cr.advance_single(t_end, self._sink)
             if not math.isnan(cr.RS[0, _kl.RS_WARN_T]):
@@ -610,6 +613,11 @@ class Simulator:
         # Kept: only now the statistics and the integrator's carried step (nothing below can fail).
         self._compiled_store()
         self.t = t_reached
+        if (status == _kl.DONE and t_start < t_reached and cr.RS[0, _kl.RS_N_EVENTS] == n_events
+                and not self._layout.couplings):
+            # Steps only, the last ending here: the kernel found every guard armed in these modes finite at
+            # this instant and state with these inputs (a step's end is a guard sample).
+            self._guards_finite_at = (t_reached, self._X, modes, cr.U[0, :cr.n_u].tobytes())
         if status == _kl.SWITCH:  # "auto" found the run stiff: its implicit method takes over, in Python
             self._hand_over_to_python()
 
@@ -789,9 +797,9 @@ class Simulator:
         if reads is None:
             reads = self._reads_inputs[tuple(modes)] = any(e.kernel_guard in _READS_INPUTS
                                                            for _, e in self._events.active_events())
-        if not reads:
-            # No armed guard reads the inputs (a stop's, a velocity's read the state alone): the write
-            # cannot move one across zero. Only the row after the write.
+        if not reads or self._inputs_unchanged_where_guards_finite(u_before, t, modes):
+            # No armed guard reads the inputs (a stop's, a velocity's read the state alone), or the writes left
+            # them as they were: the write cannot move one across zero. Only the row after the write.
             rec.row(t, self._X, self._layout.held(t, self._X))
             rec.commit(t)
             return
@@ -815,6 +823,17 @@ class Simulator:
             self._compiled_rollback(snap, modes, X)
             raise
         self._compiled_store()
+
+    def _inputs_unchanged_where_guards_finite(self, u_before, t, modes) -> bool:
+        """Whether a tick's writes at ``t`` left the inputs bit for bit as they were (``u_before``) where the
+        kernel last found every armed guard finite (``_guards_finite_at``: this instant, state, modes and
+        inputs). Each guard is then the same number before and after the writes, and finite: the kernel's
+        comparison would fire nothing and raise nothing, so it is not called."""
+        at = self._guards_finite_at
+        if at is None or at[0] != t or at[1] is not self._X or at[2] != modes:
+            return False
+        u_after = self._layout.held(t, self._X)[0].tobytes()
+        return u_after == at[3] and u_before.tobytes() == u_after
 
     def _compiled_rollback(self, snap, modes, X) -> None:
         """Put the simulation and the kernel's run back as they were before a kernel call that raised."""
