@@ -91,6 +91,9 @@ def output_row(system, value, t) -> np.ndarray:
     if (type(value) is np.ndarray and value.dtype is _F64 and value.shape == (len(system.output_names),)
             and math.isfinite(sum(value.tolist()))):
         return value.copy()
+    if (type(value) is list and len(value) == len(system.output_names) and all(type(v) is float for v in value)
+            and math.isfinite(sum(value))):  # (a list of Python floats, as the kernel forms' outputs give)
+        return np.array(value)
     return _finite_row(system, "outputs", system.output_names, "output", value, t)
 
 

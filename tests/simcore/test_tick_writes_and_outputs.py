@@ -1,12 +1,16 @@
 """What a tick's writes and a system's outputs leave behind: a controller's writes are checked and applied one by
 one, in the order it returned them (a refused one names itself and leaves those before it written, those after it
-not); an output row a model returns is copied, so a model that refills one array keeps every row's own values."""
+not); an output row a model returns is copied, so a model that refills one array keeps every row's own values; a list
+of outputs is checked as any other row."""
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pytest
 
 from simcore import ConfigError, PeriodicController, Simulator, System, simulate
+from simcore.errors import ConfigTypeError, NonFiniteError
 
 
 class ThreeInputs(System):
@@ -59,3 +63,38 @@ def test_outputs_returned_in_a_refilled_array_keep_each_rows_own_values():
     x_then, then = sim.signals["r.x"], sim.signals["r.double"]
     assert x_then > x_first + 0.2
     assert (first, then) == (2.0 * x_first, 2.0 * x_then)
+
+
+class ListOutputs(System):
+    """x' = 1; its two outputs whatever list ``returned(x)`` gives."""
+
+    def __init__(self, returned):
+        super().__init__("l", ["x"], [], ["first", "second"])
+        self.returned = returned
+
+    def derivatives(self, t, x, u):
+        return np.array([1.0])
+
+    def outputs(self, t, x, u):
+        return self.returned(x)
+
+
+def test_outputs_as_a_list_of_floats_are_those_floats_even_where_their_sum_overflows():
+    res = simulate(ListOutputs(lambda x: [float(x[0]), 1e308 + float(x[0])]), 0.5)
+    assert np.array_equal(res["l.first"], res["l.x"])
+    assert np.array_equal(res["l.second"], 1e308 + res["l.x"])
+    huge = simulate(ListOutputs(lambda x: [1e308, 1e308]), 0.1)
+    assert np.all(huge["l.first"] == 1e308) and np.all(huge["l.second"] == 1e308)  # finite, though 2e308 is not
+
+
+@pytest.mark.parametrize("returned, error, match", [
+    (lambda x: [1.0], ConfigError, r"l\.outputs\(\).*2 real numbers ordered as \('first', 'second'\)"),
+    (lambda x: [1.0, "2.0"], ConfigTypeError, r"l\.outputs\(\)"),
+    (lambda x: [1.0, 1j], ConfigTypeError, r"not complex"),
+    (lambda x: [1.0, math.inf], NonFiniteError, r"l\.second"),
+    (lambda x: [math.nan, 1.0], NonFiniteError, r"l\.first"),
+])
+def test_a_wrong_list_of_outputs_names_the_system_and_what_was_wrong(returned, error, match):
+    res = simulate(ListOutputs(returned), 0.1)
+    with pytest.raises(error, match=match):
+        res["l.first"]
