@@ -31,6 +31,7 @@ from .system import float_derivatives
 __all__ = ["SignalLayout", "Signals", "annotate", "checked_values", "with_time"]
 
 _F64 = np.dtype(float)
+_FLOAT_ONLY = {float}  # (the element types of a list of Python floats)
 
 
 def annotate(exc: BaseException, t: float, where: str, when: str) -> None:
@@ -91,7 +92,7 @@ def output_row(system, value, t) -> np.ndarray:
     if (type(value) is np.ndarray and value.dtype is _F64 and value.shape == (len(system.output_names),)
             and math.isfinite(sum(value.tolist()))):
         return value.copy()
-    if (type(value) is list and len(value) == len(system.output_names) and all(type(v) is float for v in value)
+    if (type(value) is list and len(value) == len(system.output_names) and set(map(type, value)) <= _FLOAT_ONLY
             and math.isfinite(sum(value))):  # (a list of Python floats, as the kernel forms' outputs give)
         return np.array(value)
     return _finite_row(system, "outputs", system.output_names, "output", value, t)
@@ -286,7 +287,9 @@ class SignalLayout:
 
     def outputs_of(self, k: int, t: float, X: np.ndarray) -> np.ndarray:
         # Cached until the state, an input, the mode or the time changes.
-        key = (t, X.tobytes(), b"".join(u.tobytes() for u in self.U), self.systems[k].mode)
+        U = self.U
+        key = (t, X.tobytes(), U[0].tobytes() if len(U) == 1 else b"".join([u.tobytes() for u in U]),
+               self.systems[k].mode)
         hit = self._y_cache.get(k)
         if hit is not None and hit[0] == key:
             return hit[1]
