@@ -33,11 +33,14 @@ def _pushed_mecanum(duty_steps):
     return make
 
 
-@pytest.mark.parametrize("duty_steps", [lambda t: 0.6,                                   # held from the push on
-                                        lambda t: 0.6 if t < 0.2 else -0.4,               # reversed once
-                                        lambda t: 0.3 * (1 + int(t / 0.01) % 3)],         # changed at 100 Hz
-                         ids=["held", "reversed", "firmware-rate"])
-@pytest.mark.parametrize("record", ["all", "ticks"])
+HELD, REVERSED, FIRMWARE_RATE = (lambda t: 0.6,                                # held from the push on
+                                 lambda t: 0.6 if t < 0.2 else -0.4,            # reversed once
+                                 lambda t: 0.3 * (1 + int(t / 0.01) % 3))      # changed at 100 Hz
+
+
+@pytest.mark.parametrize("duty_steps, record", [(HELD, "all"), (REVERSED, "all"), (FIRMWARE_RATE, "all"),
+                                                (FIRMWARE_RATE, "ticks")],
+                         ids=["held", "reversed", "firmware-rate", "firmware-rate-ticks"])
 def test_the_push_breaks_the_rollers_away_at_its_tick_and_repeated_writes_are_the_python_path(duty_steps, record):
     make = _pushed_mecanum(duty_steps)
     kernel = run_on_path(True, make, 0.3, record=record)
