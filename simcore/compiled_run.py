@@ -174,6 +174,7 @@ class CompiledRun:
         self.RS[:, kl.RS_DETECT] = 1.0 if (method == "auto" or method in STABILITY_BOUNDARY) else 0.0
         self.RS[:, kl.RS_WARN_T] = np.nan
         self.BAD_X = np.zeros((N, n))
+        self._u_before = np.empty((1, u_off))  # (inputs_before's buffer)
         self.STATUS = np.zeros(N, dtype=np.int64)
         nx_max = int(table[:, T_NX].max()) if n_parts else 0
         # The kernel goes on only while the buffers can take a step's worst case (every armed event firing,
@@ -218,6 +219,14 @@ class CompiledRun:
     def t_off(self, v) -> float:
         """When variant ``v``'s outputs went off, s (NaN: no disabling battery, or they are on)."""
         return float(self.U[v, self.n_u]) if self.brownout_part is not None else np.nan
+
+    def inputs_before(self, inputs) -> np.ndarray:
+        """Variant 0's ``U`` (1, n) with the systems' inputs ``inputs`` (n_u,) and its run state now, for
+        :meth:`input_jumps_single` (one buffer, overwritten at each call)."""
+        buf = self._u_before
+        buf[0, :self.n_u] = inputs
+        buf[0, self.n_u:] = self.U[0, self.n_u:]
+        return buf
 
     def with_run_state(self, v, inputs) -> np.ndarray:
         """The systems' inputs ``inputs`` (n_u,) followed by variant ``v``'s run state, as the kernel's ``U``."""
@@ -295,12 +304,14 @@ class CompiledRun:
             RS[0, kl.RS_N_TICK_RECORDS] = 0
         return int(status[0])
 
-    def input_jumps_single(self, t: float, U_before: np.ndarray, sink) -> int:
+    def input_jumps_single(self, t: float, U_before: np.ndarray, sink, quiet_row: bool = True) -> int:
         """Fire variant 0's events that the writes at tick ``t`` trigger (``U_before``: the inputs before
-        them), and record the row after the writes; ``sink`` as :meth:`advance_single`'s."""
+        them), and (with ``quiet_row``) record the row after the writes when none fired; ``sink`` as
+        :meth:`advance_single`'s. Without ``quiet_row``, a call that fires nothing changes nothing of the run
+        but the failure fields (``S_BAD_*``, ``BAD_X``) and leaves nothing for ``sink``."""
         ka.input_jumps_chunk(0, 1, self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
                              self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F, self.EVR_X,
-                             self.BAD_X, self.STATUS, True)
+                             self.BAD_X, self.STATUS, quiet_row)
         self._empty_buffers(sink)
         return int(self.STATUS[0])
 

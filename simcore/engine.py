@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Mapping
+from itertools import repeat
 from typing import Iterable, Sequence
 
 import numpy as np
@@ -65,6 +66,10 @@ __all__ = ["Simulator", "simulate", "METHODS", "METHOD_NAMES", "EVENT_INTERIOR_P
 
 #: The kernel's guards that read the held inputs (a write can move only these across zero).
 _READS_INPUTS = _kl.GUARDS_READING_INPUTS
+
+#: What :meth:`Simulator._compiled_store` reads of the kernel's run state: its counts (steps, segments, events,
+#: dropped rows), then what the integrator carries (step size, stiffness counts).
+_CARRIED = np.array([_kl.S_NSTEPS, _kl.RS_N_SEGMENTS, _kl.RS_N_EVENTS, _kl.S_DROPPED, _kl.S_H, _kl.S_STIFF, _kl.S_CALM])
 
 #: Whether runs made only of built-in parts integrate in the compiled kernel (False: every run takes
 #: the Python path; the results are the same, the tests compare the two).
@@ -269,6 +274,8 @@ class Simulator:
         self._sink = self._make_sink() if self._compiled is not None else None
         self._loaded_modes = None  # the kernel's modes as last loaded or stored, when they are the systems'
         self._reads_inputs = {}  # per modes: whether an armed guard reads the held inputs
+        # (t, X, modes, inputs as bytes) where the kernel last found every armed guard finite, or None.
+        self._guards_finite_at = None
         self._kernel_loops_refused = set()  # loops holding what the kernel cannot tick (arrays)
 
     @staticmethod
@@ -428,8 +435,8 @@ class Simulator:
                 note_controller_error(exc, c.name, t, "tick")
                 raise
             written = checked_writes(c.name, written)
-            for name, value in written.items():
-                lay.write_input(name, value, self._writers[i], t)
+            if written:
+                lay.write_each(written, self._writers[i], t)
             sched.done(i)
             self._stats["n_ticks"] += 1
             rec.tick(c.name, t, dict(written))
@@ -483,18 +490,21 @@ class Simulator:
         lay = self._layout
         return np.concatenate(lay.U) if lay.U else np.empty(0)
 
-    def _compiled_load(self) -> None:
-        """The kernel's variant 0 from the simulation: time, state, held inputs, modes."""
+    def _compiled_load(self, modes=None) -> None:
+        """The kernel's variant 0 from the simulation: time, state, held inputs, modes (``modes``: the
+        systems' modes, when the caller has them)."""
         cr, lay = self._compiled, self._layout
         cr.X[0] = self._X
         cr.U[0, :cr.n_u] = self._compiled_inputs() if lay.couplings else lay.held(self.t, self._X)[0]
+        if modes is None:
+            modes = self._modes()
         if cr.brownout_part is not None:  # the commands a disabling battery holds back (its coupling may have)
             cr.hold_commands(0, self.systems[cr.brownout_part].held_commands())
-        modes = self._modes()
         if self._loaded_modes is None or modes != self._loaded_modes[0]:  # (an event or a rollback changed them)
             cr.set_modes(0, modes)
             self._loaded_modes = (modes, cr.modes[0].tolist())
-        self._t_off = cr.t_off(0)  # when a disabling battery's outputs went off (NaN: on), for the sink's calls
+        if cr.brownout_part is not None:  # when its outputs went off (NaN: on; set with its mode), for the sink
+            self._t_off = cr.t_off(0)
         cr.RS[0, _kl.S_T] = self.t
 
     def _make_sink(self):
@@ -507,18 +517,18 @@ class Simulator:
         coupled = bool(lay.couplings)
         disabling = cr.brownout_part is not None  # (a battery that disables the outputs: its run state per row)
 
+        pending = rec.pending_rows()
+        ROWS_T, ROWS_Y, ROWS_M = cr.ROWS_T[0], cr.ROWS_Y[0], cr.ROWS_M[0, :, :-1]  # (modes without the tick count)
+
         def sink(n_rows, n_events):
-            T, Y = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy()
-            M = [m[:-1] for m in cr.ROWS_M[0, :n_rows].tolist()]  # (without the kernel loops' tick count)
+            T, Y = ROWS_T[:n_rows].tolist(), ROWS_Y[:n_rows].copy()
+            M = ROWS_M[:n_rows].tolist()
             if disabling:
                 off, off_before, off_after, self._t_off = cr.brownout_times(0, n_rows, n_events, self._t_off)
             else:
                 off, off_before, off_after = None, None, None
-            loaded = self._loaded_modes[1]
-            if not coupled and n_rows and all(m == loaded for m in M):
-                held = lay.held(T[0], Y[0])
-                for t, y in zip(T, Y):
-                    stage((t, y, held))
+            if not coupled and n_rows and M.count(self._loaded_modes[1]) == n_rows:  # every row in the loaded modes
+                pending.extend(zip(T, Y, repeat(lay.held(T[0], Y[0]), n_rows)))
                 n_rows = 0
             elif coupled and not disabling and n_rows:  # every row's bus in one kernel call
                 _stage_coupled_rows(cr, lay, stage, self._compiled_inputs(), T, Y, M, n_rows)
@@ -536,7 +546,8 @@ class Simulator:
                     held = held_by_modes[key] = (self._compiled_inputs(),
                                                  tuple(cr.mode_name(k, c) for k, c in enumerate(key)))
                 stage((T[r], Y[r], held))
-            self._sink_events(n_events, names, off_before, off_after)
+            if n_events:
+                self._sink_events(n_events, names, off_before, off_after)
 
         return sink
 
@@ -556,7 +567,6 @@ class Simulator:
     def _compiled_store(self) -> None:
         """The simulation from the kernel's variant 0: state, modes, statistics."""
         cr, stats = self._compiled, self._stats
-        RS = cr.RS[0]
         self._X = cr.X[0].copy()
         loaded = self._loaded_modes
         codes = cr.modes[0].tolist()
@@ -566,13 +576,15 @@ class Simulator:
         if cr.brownout_part is not None:
             self.systems[cr.brownout_part].hold_commands(cr.held_commands(0))
         counted = self._kernel_counted
-        now = (int(RS[_kl.S_NSTEPS]), int(RS[_kl.RS_N_SEGMENTS]), int(RS[_kl.RS_N_EVENTS]), int(RS[_kl.S_DROPPED]))
-        stats["n_steps"] += now[0] - counted[0]
-        stats["n_segments"] += now[1] - counted[1]
-        stats["n_events"] += now[2] - counted[2]
-        self._rec.dropped["rows"] += now[3] - counted[3]
-        self._integrator.kernel_carry(float(RS[_kl.S_H]), RS[_kl.S_STIFF], RS[_kl.S_CALM], now[1] - counted[1])
-        self._kernel_counted = now
+        steps, segments, events, dropped, h, stiff, calm = cr.RS[0].take(_CARRIED).tolist()  # (one read)
+        now = (int(steps), int(segments), int(events), int(dropped))
+        if now != counted:
+            stats["n_steps"] += now[0] - counted[0]
+            stats["n_segments"] += now[1] - counted[1]
+            stats["n_events"] += now[2] - counted[2]
+            self._rec.dropped["rows"] += now[3] - counted[3]
+            self._kernel_counted = now
+        self._integrator.kernel_carry(h, stiff, calm, now[1] - counted[1])
 
     def _modes_from_kernel(self) -> None:
         cr = self._compiled
@@ -584,7 +596,8 @@ class Simulator:
         """Integrate to ``t_end`` in the kernel, events included (what :meth:`_segment` does, many times)."""
         cr, rec = self._compiled, self._rec
         X, modes, snap = self._X, self._modes(), cr.snapshot()
-        self._compiled_load()
+        self._compiled_load(modes)
+        t_start, n_events = self.t, cr.RS[0, _kl.RS_N_EVENTS]
         try:
             status = cr.advance_single(t_end, self._sink)
             if not math.isnan(cr.RS[0, _kl.RS_WARN_T]):
@@ -600,6 +613,11 @@ class Simulator:
         # Kept: only now the statistics and the integrator's carried step (nothing below can fail).
         self._compiled_store()
         self.t = t_reached
+        if (status == _kl.DONE and t_start < t_reached and cr.RS[0, _kl.RS_N_EVENTS] == n_events
+                and not self._layout.couplings):
+            # Steps only, the last ending here: the kernel found every guard armed in these modes finite at
+            # this instant and state with these inputs (a step's end is a guard sample).
+            self._guards_finite_at = (t_reached, self._X, modes, cr.U[0, :cr.n_u].tobytes())
         if status == _kl.SWITCH:  # "auto" found the run stiff: its implicit method takes over, in Python
             self._hand_over_to_python()
 
@@ -779,23 +797,43 @@ class Simulator:
         if reads is None:
             reads = self._reads_inputs[tuple(modes)] = any(e.kernel_guard in _READS_INPUTS
                                                            for _, e in self._events.active_events())
-        if not reads:
-            # No armed guard reads the inputs (a stop's, a velocity's read the state alone): the write
-            # cannot move one across zero. Only the row after the write.
+        if not reads or self._inputs_unchanged_where_guards_finite(u_before, t, modes):
+            # No armed guard reads the inputs (a stop's, a velocity's read the state alone), or the writes left
+            # them as they were: the write cannot move one across zero. Only the row after the write.
             rec.row(t, self._X, self._layout.held(t, self._X))
             rec.commit(t)
             return
-        X, modes, snap = self._X, self._modes(), cr.snapshot()
-        self._compiled_load()
+        X, snap = self._X, cr.snapshot()
+        self._compiled_load(modes)
+        # Uncoupled, the row after the writes is the Python path's own when nothing fires (the kernel then
+        # changed nothing of the run: no store); a coupled row's inputs are the kernel's bus solve (its sink).
+        quiet_in_kernel = bool(self._layout.couplings)
+        RS = cr.RS[0]
+        n_events = RS[_kl.RS_N_EVENTS]
         try:
-            status = cr.input_jumps_single(t, cr.with_run_state(0, u_before)[None, :], self._sink)
+            status = cr.input_jumps_single(t, cr.inputs_before(u_before), self._sink, quiet_in_kernel)
             if status != _kl.DONE:
                 self._compiled_failure(status)
+            if not quiet_in_kernel and RS[_kl.RS_N_EVENTS] == n_events:
+                rec.row(t, X, self._layout.held(t, X))
+                rec.commit(t)
+                return
             rec.commit(t)
         except BaseException:
             self._compiled_rollback(snap, modes, X)
             raise
         self._compiled_store()
+
+    def _inputs_unchanged_where_guards_finite(self, u_before, t, modes) -> bool:
+        """Whether a tick's writes at ``t`` left the inputs bit for bit as they were (``u_before``) where the
+        kernel last found every armed guard finite (``_guards_finite_at``: this instant, state, modes and
+        inputs). Each guard is then the same number before and after the writes, and finite: the kernel's
+        comparison would fire nothing and raise nothing, so it is not called."""
+        at = self._guards_finite_at
+        if at is None or at[0] != t or at[1] is not self._X or at[2] != modes:
+            return False
+        u_after = self._layout.held(t, self._X)[0].tobytes()
+        return u_after == at[3] and u_before.tobytes() == u_after
 
     def _compiled_rollback(self, snap, modes, X) -> None:
         """Put the simulation and the kernel's run back as they were before a kernel call that raised."""

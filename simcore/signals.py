@@ -31,6 +31,7 @@ from .system import float_derivatives
 __all__ = ["SignalLayout", "Signals", "annotate", "checked_values", "with_time"]
 
 _F64 = np.dtype(float)
+_FLOAT_ONLY = {float}  # (the element types of a list of Python floats)
 
 
 def annotate(exc: BaseException, t: float, where: str, when: str) -> None:
@@ -84,7 +85,16 @@ def _finite_row(system, what: str, names, kind: str, value, t) -> np.ndarray:
 
 
 def output_row(system, value, t) -> np.ndarray:
-    """What ``system.outputs()`` returned, checked: a float array ordered as ``output_names``, finite."""
+    """What ``system.outputs()`` returned, checked: a float array ordered as ``output_names``, finite (a
+    copy: the model may reuse its array)."""
+    # The fast check, as the right-hand side's (a sum of finite values is finite; an overflow only costs
+    # the slow path, which names what is wrong).
+    if (type(value) is np.ndarray and value.dtype is _F64 and value.shape == (len(system.output_names),)
+            and math.isfinite(sum(value.tolist()))):
+        return value.copy()
+    if (type(value) is list and len(value) == len(system.output_names) and set(map(type, value)) <= _FLOAT_ONLY
+            and math.isfinite(sum(value))):  # (a list of Python floats, as the kernel forms' outputs give)
+        return np.array(value)
     return _finite_row(system, "outputs", system.output_names, "output", value, t)
 
 
@@ -201,14 +211,28 @@ class SignalLayout:
         if name in self.coupled:
             raise ConfigError(f"{who} signal", name,
                               f"an input not driven by {self.coupled[name]!r} (it is solved continuously)")
-        parameter = f"{who}[{name!r}]"
-        v = value if type(value) is float else as_real(parameter, self._magnitude(parameter, name, value))
+        if type(value) is float:  # (the common case: no name for an error is built)
+            v = value
+        else:
+            parameter = f"{who}[{name!r}]"
+            v = as_real(parameter, self._magnitude(parameter, name, value))
         if not math.isfinite(v):
             raise NonFiniteError("input", name, value, float(t))
         rng = self.input_ranges.get(name)
         if rng is not None and not rng[0] <= v <= rng[1]:
-            raise ConfigError(parameter, value, f"a value in [{rng[0]}, {rng[1]}] (at t={float(t)!r} s)")
+            raise ConfigError(f"{who}[{name!r}]", value, f"a value in [{rng[0]}, {rng[1]}] (at t={float(t)!r} s)")
         return kind[1], kind[2], v
+
+    def write_each(self, written: Mapping, who: str, t: float) -> None:
+        """Write the inputs of ``written`` (name to value) in order, each checked (as :meth:`write_input`)
+        just before it is written: a refused value leaves those before it written and the rest not."""
+        U, checked = self.U, self.checked_input
+        try:
+            for name, value in written.items():
+                k, i, v = checked(name, value, who, t)
+                U[k][i] = v
+        finally:
+            self._held = None
 
     def write_inputs(self, writes) -> list:
         """Write checked inputs ``[(system index, input index, value)]`` (from :meth:`checked_input`);
@@ -263,7 +287,9 @@ class SignalLayout:
 
     def outputs_of(self, k: int, t: float, X: np.ndarray) -> np.ndarray:
         # Cached until the state, an input, the mode or the time changes.
-        key = (t, X.tobytes(), b"".join(u.tobytes() for u in self.U), self.systems[k].mode)
+        U = self.U
+        key = (t, X.tobytes(), U[0].tobytes() if len(U) == 1 else b"".join([u.tobytes() for u in U]),
+               self.systems[k].mode)
         hit = self._y_cache.get(k)
         if hit is not None and hit[0] == key:
             return hit[1]
