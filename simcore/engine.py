@@ -684,9 +684,11 @@ class Simulator:
             lay.modes_changed()
             raise
         # Kept (nothing below can fail): the ticks' logs and schedule, the held inputs, the loops' states.
-        for c, spec in specs.items():
-            rec.ticks_done(self.controllers[c].name, [(record[0], dict(zip(spec.commanded, record[2:])))
-                                                      for record in ticked if record[1] == c])
+        logs = {c: [] for c in specs}  # (each loop's ticks: its writes by the inputs it commands, in their order)
+        for t, c, *values in ticked:
+            logs[c].append((t, dict(zip(specs[c].commanded, values))))
+        for c, log in logs.items():
+            rec.ticks_done(self.controllers[c].name, log)
         self._stats["n_ticks"] += len(ticked)
         for c, spec in specs.items():
             sched._k[c] = int(cr.TICKS[0, c])

@@ -25,7 +25,7 @@ import simcore.solvers as solvers
 from simcore.controllers.drive_control import swerve_module_controllers
 from simcore.controllers.geometry import wrap_angle
 from simcore.controllers.kinematics import ChassisSpeeds, SwerveKinematics, SwerveModuleState
-from simcore.errors import ConfigError, NonFiniteError
+from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 from simcore.kernel import swerve_module as sm
 from simcore.models.battery import Battery
 from simcore.models.motors import FALCON_500, KRAKEN_X60
@@ -261,3 +261,9 @@ def test_a_wrapped_module_loop_ticks_in_python():
     calls = _counting(sim)
     sim.run_until(0.1)
     assert len(calls) == 101
+
+
+def test_a_batch_refuses_the_module_loops_naming_them():
+    systems, loops = _maker()()
+    with pytest.raises(ConfigTypeError, match="swerve_module_0"):
+        simcore.simulate_batch(systems, 0.1, loops[1:], params={"swerve.mass": np.array([50.0, 55.0])})
