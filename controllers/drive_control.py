@@ -263,8 +263,13 @@ class KernelSwerveModuleLoop:
     def __init__(self, command: SwerveCommand, index: int, measured, commanded, gains, optimize: bool,
                  cosine_scale: bool, tick):
         self.command, self.index, self.measured, self.commanded = command, index, measured, commanded
-        self.gains, self.tick, self.holder = gains, tick, self
+        self.gains, self.tick = gains, tick
         self.flags = ("optimize",) * optimize + ("cosine_scale",) * cosine_scale
+
+    @property
+    def holder(self):
+        """The object holding the loop's state: the loop itself (its module's slot of ``targets`` is its own)."""
+        return self
 
     def unchanged(self, loop) -> bool:
         """Whether ``loop`` still ticks with the module's own function (a team may wrap it: then it ticks in

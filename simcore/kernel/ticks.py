@@ -75,8 +75,9 @@ LOOP_KINDS = {"pid": (LOOP_PID, N_PID_LOOP_PARAMETERS, pid.N_PID_STATE),
 
 def python_row(first_ns: int, period_ns: int) -> np.ndarray:
     """A row of ``CT`` for a controller ticking in Python (:data:`LOOP_PYTHON`)."""
-    row = np.full(N_LOOP_FIELDS, -1, dtype=np.int64)
-    row[[C_KIND, C_FIRST_NS, C_PERIOD_NS, C_P, C_S, C_FLAGS, C_STATE_SIZE]] = LOOP_PYTHON, first_ns, period_ns, 0, 0, 0, 0
+    row = np.full(N_LOOP_FIELDS, -1, dtype=np.int64)  # (-1: no state measured, no input commanded)
+    row[[C_P, C_S, C_FLAGS, C_STATE_SIZE]] = 0
+    row[C_KIND], row[C_FIRST_NS], row[C_PERIOD_NS] = LOOP_PYTHON, first_ns, period_ns
     return row
 
 
