@@ -29,7 +29,7 @@ from .jit import jit
 __all__ = ["W_SPEED", "W_ANGLE", "W_STEER_KP", "W_STEER_KD", "W_DRIVE_KV", "W_DRIVE_KP", "W_DRIVE_SCALE",
            "W_STEER_SCALE", "W_DRIVE_RANGE_LOW", "W_DRIVE_RANGE_HIGH", "W_STEER_RANGE_LOW", "W_STEER_RANGE_HIGH",
            "N_MODULE_PARAMETERS", "Y_TARGET_SPEED", "Y_TARGET_ANGLE", "N_MODULE_STATE", "wrap_angle", "optimized",
-           "module_commands"]
+           "module_commands", "tick_commands"]
 
 (W_SPEED, W_ANGLE, W_STEER_KP, W_STEER_KD, W_DRIVE_KV, W_DRIVE_KP, W_DRIVE_SCALE, W_STEER_SCALE, W_DRIVE_RANGE_LOW,
  W_DRIVE_RANGE_HIGH, W_STEER_RANGE_LOW, W_STEER_RANGE_HIGH) = range(12)
@@ -38,14 +38,14 @@ Y_TARGET_SPEED, Y_TARGET_ANGLE = range(2)
 N_MODULE_STATE = 2
 
 
-@jit
+@jit(internal=True)
 def wrap_angle(angle):
     """``angle`` (rad) folded into ``(-pi, pi]``: ``pi - (pi - angle) mod 2 pi`` with floor modulo (Python's
     ``%``, which numba keeps)."""
     return math.pi - (math.pi - angle) % (2.0 * math.pi)
 
 
-@jit
+@jit(internal=True)
 def optimized(speed, angle, current_angle):
     """``(speed, angle)`` (m/s, rad) as a state needing at most a quarter turn from ``current_angle``: reversed,
     ``(-speed, wrap(angle + pi))``, when the short way round is more than pi/2; as given otherwise."""
@@ -58,7 +58,16 @@ def optimized(speed, angle, current_angle):
 def module_commands(requested_speed, requested_angle, angle, steer_rate, wheel_speed, steer_kp, steer_kd, drive_kv,
                     drive_kp, drive_scale, steer_scale, optimize, cosine_scale):
     """One module tick: ``(target speed m/s, target angle rad, drive command, steer command)``, the commands in
-    V times their scales (see the module docstring)."""
+    V times their scales (see the module docstring). The module loop's Python tick calls this; the kernel's
+    ticks call :func:`tick_commands`, the same law compiled without the wrapper that lets Python call it."""
+    return tick_commands(requested_speed, requested_angle, angle, steer_rate, wheel_speed, steer_kp, steer_kd,
+                         drive_kv, drive_kp, drive_scale, steer_scale, optimize, cosine_scale)
+
+
+@jit(internal=True)
+def tick_commands(requested_speed, requested_angle, angle, steer_rate, wheel_speed, steer_kp, steer_kd, drive_kv,
+                  drive_kp, drive_scale, steer_scale, optimize, cosine_scale):
+    """:func:`module_commands`, for the kernel."""
     speed, target = requested_speed, requested_angle
     if optimize:
         speed, target = optimized(speed, target, angle)

@@ -147,7 +147,7 @@ def tick(CT, p, CS, ticks, t_ns, X, U, U_before, cs_before, out):
             U[CT[c, C_COMMAND]] = value
             out[c, 0] = value
         else:  # LOOP_SWERVE_MODULE
-            speed, angle, drive, steer = sm.module_commands(
+            speed, angle, drive, steer = sm.tick_commands(
                 p[po + sm.W_SPEED], p[po + sm.W_ANGLE], X[CT[c, C_MEASURE]], X[CT[c, C_MEASURE_2]],
                 X[CT[c, C_MEASURE_3]], p[po + sm.W_STEER_KP], p[po + sm.W_STEER_KD], p[po + sm.W_DRIVE_KV],
                 p[po + sm.W_DRIVE_KP], p[po + sm.W_DRIVE_SCALE], p[po + sm.W_STEER_SCALE],

@@ -46,9 +46,20 @@ def _edge_angles():
     return base + (rng.normal(size=400) * 10.0 ** rng.uniform(-3, 3, 400)).tolist()
 
 
+def _kernel_wrap(a):
+    """The kernel's wrap of ``a``: the steer command of a module at angle 0 asked for angle ``a``, not optimized,
+    with ``kp = 1`` (``1 * e`` is ``e`` exactly) and no damping."""
+    return sm.module_commands(0.0, a, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, False, False)[3]
+
+
+def _kernel_optimized(speed, angle, current):
+    """The kernel's optimized target: what a module tick drives to, without cosine scaling."""
+    return sm.module_commands(speed, angle, current, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 1.0, True, False)[:2]
+
+
 def test_the_kernels_wrap_is_geometry_wrap_angle_to_the_bit():
     for a in _edge_angles():
-        got, want = sm.wrap_angle(a), wrap_angle(a)
+        got, want = _kernel_wrap(a), wrap_angle(a)
         assert got == want and math.copysign(1.0, got) == math.copysign(1.0, want), a
 
 
@@ -66,13 +77,13 @@ def test_the_kernels_optimize_is_swerve_module_state_optimize_to_the_bit():
             continue  # (their difference overflows: SwerveModuleState refuses an infinite angle)
         for speed in (2.5, -1.75, 0.0):
             want = SwerveModuleState(speed, angle).optimize(current)
-            got = sm.optimized(speed, angle, current)
+            got = _kernel_optimized(speed, angle, current)
             assert got == tuple(want), (speed, angle, current)
             reversed_ += got[0] != speed
     assert reversed_ > 100  # both branches ran
     # Exactly a quarter turn is left alone (WPILib); the next float past it reverses.
-    assert sm.optimized(1.0, PI / 2, 0.0) == (1.0, PI / 2)
-    assert sm.optimized(1.0, math.nextafter(PI / 2, 4.0), 0.0)[0] == -1.0
+    assert _kernel_optimized(1.0, PI / 2, 0.0) == (1.0, PI / 2)
+    assert _kernel_optimized(1.0, math.nextafter(PI / 2, 4.0), 0.0)[0] == -1.0
 
 
 def _module_law(requested, angle, rate, wheel_speed, gains, optimize, cosine_scale):
