@@ -18,6 +18,11 @@ The targets each module loop uses are kept in ``controllers[0].targets`` (a list
 :class:`SwerveModuleState` after optimization, updated at every module tick) for
 inspection.
 
+The module law is written once, in :mod:`simcore.kernel.swerve_module` (compiled by numba,
+loaded at the first module tick): a module loop's Python tick calls it, and a run of built-in
+parts ticks the module loops inside the kernel between two chassis ticks (the chassis loop,
+which calls ``command_fn``, ticks in Python), with the same bits.
+
 **Tank** (:func:`tank_drive_controller`): chassis speeds to side voltages through
 :class:`~simcore.controllers.kinematics.DifferentialKinematics`: ``V = kV v* + kP (v* -
 v)`` per side, ``kV`` from the motor (physical drive) or the characterized
@@ -38,6 +43,19 @@ from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 from .geometry import wrap_angle
 from .kinematics import (ChassisSpeeds, DifferentialKinematics, SwerveKinematics, SwerveModuleState, _as,
                          _trusted)
+
+
+def _module_law():
+    """:func:`simcore.kernel.swerve_module.module_commands`, imported at first use (``import simcore`` loads no
+    numba)."""
+    global _module_commands
+    if _module_commands is None:
+        from simcore.kernel.swerve_module import module_commands
+        _module_commands = module_commands
+    return _module_commands
+
+
+_module_commands = None
 
 
 def _commanded_speeds(value, source: str, t: float) -> ChassisSpeeds:
@@ -211,18 +229,63 @@ def swerve_module_controllers(swerve, kinematics: SwerveKinematics, command_fn: 
         def module(t, signals, i=i, angle_key=angle_key, rate_key=rate_key, speed_key=speed_key,
                    drive_in=drive_in, steer_in=steer_in):
             angle = signals[angle_key]
-            target = cmd.requested[i]
-            if optimize:
-                target = target.optimize(angle)
-            error = wrap_angle(target.angle - angle)
-            speed = target.speed * math.cos(error) if cosine_scale else target.speed
-            cmd.targets[i] = _trusted(SwerveModuleState, (speed, target.angle))
-            v_steer = steer_kp * error - steer_kd * signals[rate_key]
-            v_drive = drive_kv * speed + drive_kp * (speed - signals[speed_key])
-            return {drive_in: v_drive * scale_d, steer_in: v_steer * scale_s}
+            requested = cmd.requested[i]
+            if not math.isfinite(angle):  # refused as SwerveModuleState.optimize and wrap_angle refuse it
+                if optimize:
+                    requested.optimize(angle)
+                wrap_angle(requested.angle - angle)
+            speed, target, v_drive, v_steer = _module_law()(
+                requested.speed, requested.angle, angle, signals[rate_key], signals[speed_key], steer_kp, steer_kd,
+                drive_kv, drive_kp, scale_d, scale_s, optimize, cosine_scale)
+            cmd.targets[i] = _trusted(SwerveModuleState, (speed, target))
+            return {drive_in: v_drive, steer_in: v_steer}
 
-        loops.append(PeriodicController(module_period, module, name=f"{name}_module_{i}"))
+        loop = PeriodicController(module_period, module, name=f"{name}_module_{i}")
+        loop.kernel_loop = KernelSwerveModuleLoop(cmd, i, (angle_key, rate_key, speed_key), (drive_in, steer_in),
+                                                  (steer_kp, steer_kd, drive_kv, drive_kp, scale_d, scale_s),
+                                                  optimize, cosine_scale, module)
+        loops.append(loop)
     return loops
+
+
+class KernelSwerveModuleLoop:
+    """What :class:`simcore.Simulator` needs to run a swerve module loop's ticks inside the compiled kernel
+    (:mod:`simcore.kernel.ticks`, kind ``"swerve_module"``; its law :mod:`simcore.kernel.swerve_module`), as
+    :class:`~simcore.controllers.wiring.KernelPIDLoop` says for a PID loop: it measures the module's steer
+    angle, steer rate and wheel speed and commands its drive and steer inputs; its numbers when a stretch of
+    ticks starts are the module's requested state (what the chassis loop last wrote: constant until the
+    chassis loop's next tick, which is Python's), its gains and scales; its state is the target it last drove
+    to, kept in the shared :class:`SwerveCommand`'s ``targets`` between stretches.
+    """
+
+    kind = "swerve_module"
+
+    def __init__(self, command: SwerveCommand, index: int, measured, commanded, gains, optimize: bool,
+                 cosine_scale: bool, tick):
+        self.command, self.index, self.measured, self.commanded = command, index, measured, commanded
+        self.gains, self.tick = gains, tick
+        self.flags = ("optimize",) * optimize + ("cosine_scale",) * cosine_scale
+
+    @property
+    def holder(self):
+        """The object holding the loop's state: the loop itself (its module's slot of ``targets`` is its own)."""
+        return self
+
+    def unchanged(self, loop) -> bool:
+        """Whether ``loop`` still ticks with the module's own function (a team may wrap it: then it ticks in
+        Python)."""
+        return loop.fn is self.tick
+
+    def numbers(self, t: float, signals):
+        """``(parameters, state)`` as lists of floats: the requested speed (m/s) and angle (rad), the steer
+        kp, kd, drive kV, kP and the drive and steer scales; the last target's speed and angle."""
+        requested, target = self.command.requested[self.index], self.command.targets[self.index]
+        return [float(requested.speed), float(requested.angle), *self.gains], [float(target.speed),
+                                                                                float(target.angle)]
+
+    def store(self, state) -> None:
+        """The module's target from the kernel's state (after a stretch of ticks there)."""
+        self.command.targets[self.index] = _trusted(SwerveModuleState, (float(state[0]), float(state[1])))
 
 
 def tank_voltages(drive, speeds, *, measured=None, kp=0.0):

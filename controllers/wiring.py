@@ -163,17 +163,22 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
 
 class KernelPIDLoop:
     """What :class:`simcore.Simulator` needs to run a loop's ticks inside the compiled kernel
-    (:mod:`simcore.kernel.ticks`, a loop around a PIDController with a constant setpoint): the signals it
-    measures and commands, its numbers when a stretch of ticks starts (the controller's parameters and
-    state, the setpoint, the feedforward at it, the output limits), and where its state goes back after.
+    (:mod:`simcore.kernel.ticks`, a loop around a PIDController with a constant setpoint): its kind and
+    flags (by name), the signals it measures and commands, the object holding its state (two loops
+    sharing one tick in Python), its numbers when a stretch of ticks starts (the controller's parameters
+    and state, the setpoint, the feedforward at it, the output limits), and where its state goes back after.
     The controller object stays the loop's state between stretches, so its ticks may run in Python or in
     the kernel alike.
     """
+
+    kind = "pid"
 
     def __init__(self, pid, measure, command, reference, feedforward, output_limits, tick):
         self.pid, self.measure, self.command = pid, measure, command
         self.reference, self.feedforward, self.output_limits = reference, feedforward, output_limits
         self.tick = tick
+        self.measured, self.commanded, self.holder = (measure,), (command,), pid
+        self.flags = ("feedforward",) * (feedforward is not None) + ("limits",) * (output_limits is not None)
 
     def unchanged(self, loop) -> bool:
         """Whether ``loop`` still ticks as :func:`control_loop` made it: its function is the loop's own and the

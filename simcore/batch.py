@@ -632,7 +632,8 @@ class _Batch:
 
         cs = self.controllers
         specs = [getattr(c, "kernel_loop", None) for c in cs]
-        if not cs or any(s is None or not s.unchanged(c) for s, c in zip(specs, cs)) \
+        # (a batch ticks PID loops alone in the kernel: a swerve module loop ticks in Python, on arrays)
+        if not cs or any(s is None or s.kind != "pid" or not s.unchanged(c) for s, c in zip(specs, cs)) \
                 or len({id(s.pid) for s in specs}) < len(specs) \
                 or not all(type(bc) is BatchedControlLoop and bc.pid is not None for bc in self.bcontrollers):
             return None
@@ -643,10 +644,9 @@ class _Batch:
             if measured is None or measured[0] != "x" or commanded is None or commanded[0] != "u" \
                     or spec.command in self.coupled_names:
                 return None  # (the Python ticks check the names and raise where they are wrong)
-            CT[c] = (kt.LOOP_PID, self.t_ns + ctl.offset_ns, ctl.period_ns, measured[2],
-                     u_first[commanded[1]] + commanded[2], c * kt.N_PID_LOOP_PARAMETERS, c * kp.N_PID_STATE,
-                     kt.FLAG_FEEDFORWARD * (spec.feedforward is not None)
-                     + kt.FLAG_LIMITS * (spec.output_limits is not None))
+            CT[c] = kt.loop_row("pid", spec.flags, self.t_ns + ctl.offset_ns, ctl.period_ns, [measured[2]],
+                                [u_first[commanded[1]] + commanded[2]], c * kt.N_PID_LOOP_PARAMETERS,
+                                c * kp.N_PID_STATE)
         return CT, np.zeros(len(cs) * kt.N_PID_LOOP_PARAMETERS), len(cs) * kp.N_PID_STATE
 
     def _loop_numbers(self, t):

@@ -185,7 +185,8 @@ class CompiledRun:
         self.ROWS_Y = np.empty((N, rows, n))
         # Each row's modes, and how many of the kernel's ticks came before it (the inputs it was held at).
         self.ROWS_M = np.empty((N, rows, n_parts + 1), dtype=np.int64)
-        self.TICK_ROWS = np.empty((N, rows if len(self.CT) else 0, 3))  # (time, loop, value) of each tick
+        # (time, loop, values) of each tick: its writes in the order of the loop's commanded inputs, NaN after them
+        self.TICK_ROWS = np.empty((N, rows if len(self.CT) else 0, 2 + kt.MAX_WRITES))
         self.EVR_F = np.empty((N, records, kl.N_EVENT_FIELDS))
         self.EVR_X = np.empty((N, records, 2, nx_max))
         self.flags = np.zeros(kl.N_FLAGS, dtype=np.bool_)

@@ -96,19 +96,19 @@ def _compiled_run(simulator):
 
 def _kernel_tickable(simulator) -> list:
     """The indices of the controllers that can tick in the kernel (:mod:`simcore.kernel.ticks`), in the order
-    given: loops with a ``kernel_loop`` measuring a state and commanding an input no coupling drives, each
-    around a PIDController no other such loop holds (the kernel keeps a state per loop; two loops sharing
-    one update it tick by tick, in Python). The others tick in Python (the Python path checks the names
-    and raises where they are wrong)."""
+    given: loops with a ``kernel_loop`` measuring states and commanding inputs no coupling drives, each
+    holding a state (a PIDController, a swerve module's target) no other such loop holds (the kernel keeps
+    a state per loop; two loops sharing one update it tick by tick, in Python). The others tick in Python
+    (the Python path checks the names and raises where they are wrong)."""
     lay, controllers = simulator._layout, simulator.controllers
     loops = [i for i, c in enumerate(controllers) if getattr(c, "kernel_loop", None) is not None]
-    holders = Counter(id(controllers[i].kernel_loop.pid) for i in loops)
+    holders = Counter(id(controllers[i].kernel_loop.holder) for i in loops)
     tickable = []
     for i in loops:
         spec = controllers[i].kernel_loop
-        measured, commanded = lay.index.get(spec.measure), lay.index.get(spec.command)
-        if (holders[id(spec.pid)] == 1 and measured is not None and measured[0] == "x" and commanded is not None
-                and commanded[0] == "u" and spec.command not in lay.coupled):
+        kinds = [lay.index.get(name, ("",))[0] for name in spec.measured] + \
+            [lay.index.get(name, ("",))[0] if name not in lay.coupled else "" for name in spec.commanded]
+        if holders[id(spec.holder)] == 1 and kinds == ["x"] * len(spec.measured) + ["u"] * len(spec.commanded):
             tickable.append(i)
     return tickable
 
@@ -118,26 +118,24 @@ def _kernel_loops(simulator):
     the kernel (``simulator._in_kernel``, :func:`_kernel_tickable`), else None (every controller ticks in
     Python): a row of the loop table per controller, in their order, those ticking in Python of kind
     ``LOOP_PYTHON`` (the kernel stops at their ticks)."""
-    from .kernel import pid as kp
     from .kernel import ticks as kt
 
     lay, controllers, tickable = simulator._layout, simulator.controllers, simulator._in_kernel
     if not tickable:
         return None
     u_first = np.cumsum([0] + [len(u) for u in lay.U])
-    CT = np.zeros((len(controllers), kt.N_LOOP_FIELDS), dtype=np.int64)
-    for i, ctl in enumerate(controllers):
-        CT[i, :3] = kt.LOOP_PYTHON, simulator._t0_ns + ctl.offset_ns, ctl.period_ns
-    for c, i in enumerate(tickable):
+    CT = np.array([kt.python_row(simulator._t0_ns + ctl.offset_ns, ctl.period_ns) for ctl in controllers])
+    n_p = n_s = 0
+    for i in tickable:
         ctl = controllers[i]
         spec = ctl.kernel_loop
-        measured, commanded = lay.index[spec.measure], lay.index[spec.command]
-        CT[i] = (kt.LOOP_PID, simulator._t0_ns + ctl.offset_ns, ctl.period_ns,
-                 measured[2], u_first[commanded[1]] + commanded[2],  # (a state's index is the stacked one)
-                 c * kt.N_PID_LOOP_PARAMETERS, c * kp.N_PID_STATE,
-                 kt.FLAG_FEEDFORWARD * (spec.feedforward is not None)
-                 + kt.FLAG_LIMITS * (spec.output_limits is not None))
-    return CT, np.zeros(len(tickable) * kt.N_PID_LOOP_PARAMETERS), len(tickable) * kp.N_PID_STATE
+        measured = [lay.index[name][2] for name in spec.measured]  # (a state's index is the stacked one)
+        commanded = [u_first[lay.index[name][1]] + lay.index[name][2] for name in spec.commanded]
+        CT[i] = kt.loop_row(spec.kind, spec.flags, simulator._t0_ns + ctl.offset_ns, ctl.period_ns, measured,
+                            commanded, n_p, n_s)
+        n_p += kt.LOOP_KINDS[spec.kind][1]
+        n_s += kt.LOOP_KINDS[spec.kind][2]
+    return CT, np.zeros(n_p), n_s
 
 
 def _stage_coupled_rows(cr, lay, stage, U, T, Y, M, n_rows) -> None:
@@ -665,10 +663,11 @@ class Simulator:
         CT = cr.CT
         CT[:, kt.C_KIND] = kt.LOOP_PYTHON  # the kernel stops at the ticks of every other controller
         for c, (params, state) in numbers.items():
-            CT[c, kt.C_KIND] = kt.LOOP_PID
-            rng = lay.input_ranges.get(specs[c].command, (-math.inf, math.inf))
+            CT[c, kt.C_KIND] = kt.LOOP_KINDS[specs[c].kind][0]
+            ranges = [float(v) for name in specs[c].commanded
+                      for v in lay.input_ranges.get(name, (-math.inf, math.inf))]
             po, so = int(CT[c, kt.C_P]), int(CT[c, kt.C_S])
-            cr.P[0, po:po + len(params) + 2] = params + [float(rng[0]), float(rng[1])]
+            cr.P[0, po:po + len(params) + len(ranges)] = params + ranges
             cr.CS[0, so:so + len(state)] = state
         cr.TICKS[0] = sched._k  # (the Python controllers' too: the kernel stops at their next ticks)
         cr.RS[0, _kl.RS_T_NS], cr.RS[0, _kl.RS_TARGET_NS] = self._t_ns, target_ns
@@ -703,9 +702,11 @@ class Simulator:
             lay.modes_changed()
             raise
         # Kept (nothing below can fail): the ticks' logs and schedule, the held inputs, the loops' states.
-        for c, spec in specs.items():
-            rec.ticks_done(self.controllers[c].name, [(t, {spec.command: value}) for t, loop, value in ticked
-                                                      if loop == c])
+        logs = {c: [] for c in specs}  # (each loop's ticks: its writes by the inputs it commands, in their order)
+        for t, c, *values in ticked:
+            logs[c].append((t, dict(zip(specs[c].commanded, values))))
+        for c, log in logs.items():
+            rec.ticks_done(self.controllers[c].name, log)
         self._stats["n_ticks"] += len(ticked)
         for c, spec in specs.items():
             sched._k[c] = int(cr.TICKS[0, c])
@@ -713,8 +714,9 @@ class Simulator:
             so = int(CT[c, kt.C_S])
             spec.store(cr.CS[0, so:so + state_sizes[c]])
         for c, spec in specs.items():  # the commanded inputs only: a coupling's are the Python solve's
-            _, k, i = lay.index[spec.command]
-            lay.U[k][i] = cr.U[0, CT[c, kt.C_COMMAND]]
+            for name, column in zip(spec.commanded, (kt.C_COMMAND, kt.C_COMMAND_2)):
+                _, k, i = lay.index[name]
+                lay.U[k][i] = cr.U[0, CT[c, column]]
         lay.modes_changed()  # (the held inputs changed: a new snapshot)
         self._compiled_store()
         self._t_ns = int(RS[_kl.RS_T_NS])
@@ -732,7 +734,7 @@ class Simulator:
         stage, n_parts = rec.stager(), cr.n_parts
         names = [s.name for s in self.systems]
         coupled = bool(lay.couplings)
-        commands = cr.CT[:, kt.C_COMMAND]
+        commands = cr.CT[:, [kt.C_COMMAND, kt.C_COMMAND_2]]  # (each loop's commanded inputs; -1: none)
         # The inputs after each count of the kernel's ticks (counted over the run), from the count now.
         pending = rec.pending_rows()
         held_u = {int(cr.RS[0, _kl.RS_N_TICKS]): cr.U[0].copy()}
@@ -745,15 +747,17 @@ class Simulator:
                 records = cr.TICK_ROWS[0, :n_ticks]
                 ticked.extend(records.tolist())
                 # The inputs after each of these ticks: each commanded input holds the last value written to it
-                # (by whichever loop wrote it last: two loops may command one input).
+                # (by whichever loop wrote it last: two loops may command one input), the writes in their order.
                 U = np.repeat(held_u[count][None, :], n_ticks + 1, axis=0)
-                columns = commands[records[:, 1].astype(np.int64)]
+                columns = commands[records[:, 1].astype(np.int64)].reshape(-1)
+                values = records[:, 2:].reshape(-1)
+                of_tick = np.repeat(np.arange(n_ticks), commands.shape[1])
                 after = np.arange(n_ticks)
-                for column in np.unique(columns):
+                for column in np.unique(columns[columns >= 0]):
                     at = np.flatnonzero(columns == column)
-                    latest = np.searchsorted(at, after, side="right") - 1
+                    latest = np.searchsorted(of_tick[at], after, side="right") - 1
                     written = latest >= 0
-                    U[1:][written, column] = records[at[latest[written]], 2]
+                    U[1:][written, column] = values[at[latest[written]]]
                 for j in range(1, n_ticks + 1):
                     held_u[count + j] = U[j]
                 last[0] = count + n_ticks

@@ -381,7 +381,7 @@ def advance_ticking(CT, table, P, U, modes, X, F0, rs, active, g_prev, search, l
     """With ``flags[F_TICKING]``: advance one variant from ``rs[RS_T_NS]`` to ``rs[RS_TARGET_NS]`` (integer ns),
     running the loops of ``CT`` (:mod:`simcore.kernel.ticks`) at their ticks on the way, the ticks at the
     target included: what :class:`simcore.engine.Simulator` does from one call of ``advance`` to its end, with
-    the loops in the kernel. Each tick's writes go to ``tick_rows`` (time, loop, value) and fire the events
+    the loops in the kernel. Each tick's writes go to ``tick_rows`` (time, loop, values) and fire the events
     they trigger, with the row after them. Returns :func:`advance_one`'s statuses, or TICK_REFUSED (a loop's
     write was refused at ``rs[RS_T_NS]``, or a controller ticking in Python is due there: nothing of that tick
     ran). Without it: :func:`advance_one` to ``rs[S_T_END]``."""
@@ -420,10 +420,11 @@ def advance_ticking(CT, table, P, U, modes, X, F0, rs, active, g_prev, search, l
                 return TICK_REFUSED
             r = int(rs[RS_N_TICK_RECORDS])
             for c in range(CT.shape[0]):
-                if not math.isnan(written[c]):
+                if not math.isnan(written[c, 0]):
                     tick_rows[r, 0] = t
                     tick_rows[r, 1] = c
-                    tick_rows[r, 2] = written[c]
+                    for w in range(kt.MAX_WRITES):
+                        tick_rows[r, 2 + w] = written[c, w]
                     r += 1
                     rs[RS_N_TICKS] += 1
             rs[RS_N_TICK_RECORDS] = r
@@ -470,7 +471,7 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
     n_c = CT.shape[0]
     n_cs = 0
     for c in range(n_c):
-        n_cs = max(n_cs, CT[c, kt.C_S] + kt.pid.N_PID_STATE)
+        n_cs = max(n_cs, CT[c, kt.C_S] + CT[c, kt.C_STATE_SIZE])
     nu = FLOATS.shape[1] - (3 * n + N_RUN_STATE + A + 2 * n_p * N_EVENTS + 4 * A + n_cs)
     fl = np.empty(FLOATS.shape[1])
     il = np.empty(INTS.shape[1], dtype=np.int64)
@@ -500,10 +501,10 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
     active = il[n_parts:n_parts + 4 * A].reshape((A, 4))
     ticks = il[n_parts + 4 * A:n_parts + 4 * A + n_c]
     TR = TICK_ROWS.shape[1]
-    tick_rows = np.empty((TR, 3))
+    tick_rows = np.empty((TR, 2 + kt.MAX_WRITES))
     U_before = np.empty(nu)
     cs_before = np.empty(n_cs)
-    written = np.empty(n_c)
+    written = np.empty((n_c, kt.MAX_WRITES))
     g_before = np.empty(A)
     g_after = np.empty(A)
     done = np.empty(n_p, dtype=np.bool_)
@@ -602,7 +603,7 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
                 for i in range(evr_x.shape[2]):
                     EVR_X[v, e, a, i] = evr_x[e, a, i]
         for r in range(k0, int(rs[RS_N_TICK_RECORDS])):
-            for i in range(3):
+            for i in range(2 + kt.MAX_WRITES):
                 TICK_ROWS[v, r, i] = tick_rows[r, i]
         if status != DONE and status != PAUSE and status != SWITCH:
             for i in range(n):
