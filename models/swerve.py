@@ -72,6 +72,7 @@ import numpy as np
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
+from simcore.events import StateEvent
 from simcore.kernel import chassis_layout as _cl
 from simcore.kernel import swerve_layout as _sl
 from simcore.system import System
@@ -103,6 +104,20 @@ KERNEL_MODE_CODES = {((a, b, c, d), ()): 27 * i + 9 * j + 3 * k + m
                      for i, a in enumerate((ROLL, FORWARD, BACKWARD)) for j, b in enumerate((ROLL, FORWARD, BACKWARD))
                      for k, c in enumerate((ROLL, FORWARD, BACKWARD)) for m, d in enumerate((ROLL, FORWARD, BACKWARD))}
 KERNEL_MODES = tuple(sorted(KERNEL_MODE_CODES, key=KERNEL_MODE_CODES.get))
+_WALL_MODES = None
+
+
+def kernel_wall_modes():
+    """The kernel's modes of a four-wheel chassis drive with walls, indexed by code (the wheels' code plus 81 times
+    the index of the wall contacts in simcore.kernel.chassis_layout.CONTACT_SETS), and their codes by mode (built
+    at first use)."""
+    global _WALL_MODES
+    if _WALL_MODES is None:
+        from simcore.kernel.chassis_layout import N_CONTACT_SETS, contacts_of_set
+
+        modes = tuple((wheels, contacts_of_set(j)) for j in range(N_CONTACT_SETS) for wheels, _ in KERNEL_MODES)
+        _WALL_MODES = modes, {m: c for c, m in enumerate(modes)}
+    return _WALL_MODES
 
 
 def _swerve_kernel():
@@ -112,18 +127,31 @@ def _swerve_kernel():
     return swerve
 
 
-def kernel_events(drive, guard_base: int) -> dict:
+def kernel_events(drive, guard_base: int, walls: bool = False) -> dict:
     """A four-wheel chassis drive's events by their kernel id (wheel ``i``'s breakaway ``i``, its grips slipping
-    forward and backward ``4 + 2 i`` and ``5 + 2 i``), each marked with its guard's code (the id plus
-    ``guard_base``)."""
+    forward and backward ``4 + 2 i`` and ``5 + 2 i``; with ``walls``, wall ``w``'s event ``12 + w`` and the
+    leave_wall of contact ``(wall, corner)`` ``16 + 4 wall + corner``), each marked with its guard's code (the id
+    plus ``guard_base``)."""
     events = {}
     for i in range(4):
         events[i] = drive._breakaway[i]
         events[4 + 2 * i] = drive._grip[(i, FORWARD)]
         events[5 + 2 * i] = drive._grip[(i, BACKWARD)]
+    if walls:
+        # (each wall's event; a contact's leave_wall, its push in the present mode's order of contacts)
+        for w, ev in enumerate(drive._wall_events):
+            events[12 + w] = ev
+        for b in range(16):
+            events[16 + b] = StateEvent(_contact_push(drive, (b // 4, b % 4)), direction=-1, mode=drive._settle_event,
+                                        name="leave_wall")
     for i, e in events.items():
         e.kernel_guard = guard_base + i
     return events
+
+
+def _contact_push(drive, pair):
+    """The guard of wall contact ``pair``'s leave_wall (ChassisDrive._leave_guard of its place in the mode)."""
+    return lambda t, x, u: drive._sample(t, x, u).sol.wall_force[drive.mode[1].index(pair)]
 
 
 def module_layout(parameter, positions, minimum=2):

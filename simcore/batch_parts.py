@@ -307,7 +307,8 @@ class MecanumVariants(DrivetrainVariants):
         self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
         from .kernel.mecanum_layout import n_mecanum_outputs
 
-        self._y_offsets = np.array([0, n_mecanum_outputs(len(model.odometry_pods))], dtype=np.int64)
+        self._y_offsets = np.array([0, n_mecanum_outputs(len(model.odometry_pods), bool(model.chassis.walls))],
+                                     dtype=np.int64)
 
     initial_mode = TankVariants.initial_mode
 

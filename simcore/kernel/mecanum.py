@@ -23,8 +23,10 @@ import math
 import numpy as np
 
 from .battery import curve_at
-from .chassis import GRIP_SPEED, break_away, mode_of_sample, pose_rates, slip_mode, solve, traction_guard
-from .chassis_layout import (N_WHEEL, N_WS, S_BUS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
+from .chassis import (GRIP_SPEED, break_away, contact_mask, impact, mode_of_sample, pose_rates, pushing_away,
+                      slip_mode, solve, total_wall_force, touching, traction_guard, wall_events, wall_force,
+                      wall_guard, wall_rows, with_contacts)
+from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_N_CONTACTS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
                              S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_ARM, W_COUPLE, W_COUPLE_FREE, W_DX, W_DY,
                              W_FREE_ARM, W_NX, W_NY, W_PX, W_PY, WS_ACROSS, WS_ALONG, WS_ARM,
                              WS_CHANNEL, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F, WS_FREE_ARM,
@@ -32,12 +34,12 @@ from .chassis_layout import (N_WHEEL, N_WS, S_BUS, S_COS, S_EXTERNAL_POWER, S_FR
                              WS_SLIP_FREE, WS_W, WS_WA)
 from .channels import add_supply_piece, channel
 from .jit import jit
-from .mecanum_layout import (EV_MECANUM_BREAKAWAY, EV_MECANUM_GRIP, I_ENERGY, I_WHEEL_POSITION, I_WHEEL_VELOCITY,
+from .mecanum_layout import (EV_MECANUM_BREAKAWAY, EV_MECANUM_GRIP, EV_MECANUM_LEAVE_WALL, EV_MECANUM_WALL, I_ENERGY, I_WHEEL_POSITION, I_WHEEL_VELOCITY,
                              IMPACT_LOSS, MECANUM_GUARD_BASE, MP_B_ROTOR, MP_BRAKE, MP_BUS, MP_CONDUCTANCE,
                              MP_CONVERSION, MP_DUTY, MP_EFFICIENCY, MP_EXTERNAL, MP_GEARING, MP_INV_KV, MP_K, MP_KT,
                              MP_KV, MP_LIMITED, MP_MASS, MP_MOI, MP_R, MP_ROLLER_FRICTION, MP_SLIP_EPS2,
                              MP_STATOR_LIMIT, MP_SUPPLY_LIMIT, MP_TRACK_ENERGY, MP_WHEEL_MASS, MP_WHEEL_RADIUS,
-                             MP_WHEELS, N_MECANUM_OUTPUTS, N_MECANUM_SAMPLE)
+                             MP_WALLS, MP_WHEELS, N_MECANUM_MODES, N_MECANUM_OUTPUTS, N_MECANUM_SAMPLE)
 from .mecanum_layout import MP_N_PODS, MP_POD_STATE, MP_PODS, N_POD, PD_COS, PD_RADIUS, PD_SIN, PD_X, PD_Y
 from .tank_layout import (CH_APPLIED, CH_FRICTION_TORQUE, CH_MOTOR_TORQUE, CH_OUTPUT_TORQUE, CH_STATOR,
                           CH_SUPPLY)
@@ -111,7 +113,16 @@ def evaluate(p, po, mode, x, xo, u, uo, s):
         s[q + WS_COEF] = crr * roll / math.sqrt(roll * roll + eps2) if crr != 0.0 else 0.0
     ie = uo + int(p[po + MP_EXTERNAL])
     fx, fy, tz = u[ie], u[ie + 1], u[ie + 2]
+    mask = 0 if p[po + MP_WALLS] == 0.0 else contact_mask(mode, N_MECANUM_MODES)
+    if mask > 0:
+        wall_rows(p, po + int(p[po + MP_WALLS]), mask, c, sn, om, s)
+    else:
+        s[S_N_CONTACTS] = 0.0
     solve(p, wo, N, p[po + MP_MASS], p[po + MP_MOI], c * fx + sn * fy, -sn * fx + c * fy, tz, s)
+    if mask < 0:  # (a mode no contact set codes: settle found none consistent) the run stops, non-finite
+        s[S_AX] = s[S_AY] = s[S_ALPHA] = math.nan
+        for i in range(N):
+            s[S_WHEELS + N_WS * i + WS_WA] = math.nan
     s[S_COS], s[S_SIN], s[S_VX], s[S_VY], s[S_OM], s[S_BUS] = c, sn, vx, vy, om, bus
     if p[po + MP_TRACK_ENERGY] != 0.0:  # the power terms only the energy ledger integrates
         fric = 0.0
@@ -214,6 +225,9 @@ def outputs(p, po, mode, x, xo, u, uo, out, yo):
         out[o + 29 + i] = s[q + WS_NORMAL]
     out[o + 28] = s[S_BUS]
     o = yo + N_MECANUM_OUTPUTS
+    if p[po + MP_WALLS] != 0.0:
+        out[o] = total_wall_force(s)
+        o += 1
     ip = xo + int(p[po + MP_POD_STATE])
     for j in range(int(p[po + MP_N_PODS])):  # (OdometryPod readings: the wheel's angle and speed)
         r_pod = p[po + MP_PODS + N_POD * j + PD_RADIUS]
@@ -224,60 +238,103 @@ def outputs(p, po, mode, x, xo, u, uo, out, yo):
 # -- events -------------------------------------------------------------------------------------------------
 @jit
 def active_events(p, po, mode, ids):
-    """The events armed in ``mode`` (ids into ``ids``, wheel by wheel as ChassisDrive.events lists them)."""
+    """The events armed in ``mode`` (ids into ``ids``, as ChassisDrive.events lists them: wheel by wheel, then
+    the walls' and the wall contacts')."""
     for i in range(N):
         m = wheel_mode(mode, i)
         ids[i] = (EV_MECANUM_BREAKAWAY + i if m == ROLL else
                   EV_MECANUM_GRIP + 2 * i + (0 if m == FORWARD else 1))
-    return N
+    if p[po + MP_WALLS] == 0.0:
+        return N
+    return wall_events(contact_mask(mode, N_MECANUM_MODES), ids, N, EV_MECANUM_WALL, EV_MECANUM_LEAVE_WALL)
 
 
 @jit
 def guard(p, po, mode, code, x, xo, u, uo):
     """The value of guard ``code`` (an event's id plus MECANUM_GUARD_BASE) in ``mode`` at state ``x`` and inputs
-    ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip."""
+    ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip, a wall's least gap of the corners not
+    on it, a wall contact's push."""
+    ev = code - MECANUM_GUARD_BASE
+    if EV_MECANUM_WALL <= ev < EV_MECANUM_LEAVE_WALL:  # (the pose alone)
+        th = x[xo + 2]
+        return wall_guard(p, po + int(p[po + MP_WALLS]), contact_mask(mode, N_MECANUM_MODES), ev - EV_MECANUM_WALL,
+                          x[xo], x[xo + 1], math.cos(th), math.sin(th))
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
-    return traction_guard(p, po + MP_WHEELS, N, code - MECANUM_GUARD_BASE, s)
+    if ev >= EV_MECANUM_LEAVE_WALL:
+        return wall_force(s, ev - EV_MECANUM_LEAVE_WALL)
+    return traction_guard(p, po + MP_WHEELS, N, ev, s)
 
 
 @jit
 def settle(p, po, mode, slipping, x, xo, u, uo):
     """The consistent mode at state ``x`` (ChassisDrive._settle): each wheel slipping the way it slips, or rolling
-    (its slip within GRIP_SPEED), a rolling wheel breaking away where rolling would take more than its limit, and
-    wheel ``slipping`` (whose breakaway fired; -1: none) slipping the way its force pushes."""
+    (its slip within GRIP_SPEED); the wall contacts of ``mode`` and every corner touching a wall; then, until
+    nothing changes, the first contact whose wall would pull dropped, else a rolling wheel breaking away where
+    rolling would take more than its limit, and wheel ``slipping`` (whose breakaway fired; -1: none) slipping the
+    way its force pushes. -1 where no contact set holds the contacts, or nothing settles in the Python form's
+    number of rounds (the run then stops with a non-finite derivative, where the Python path raises)."""
     s = np.empty(N_MECANUM_SAMPLE)
-    evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
+    evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling, no wall contact: the slips and the pose
     code = slip_mode(s, N)
-    # Wheels only go from rolling to slipping here, so this ends within five evaluations (the Python form's
-    # bound of 20 is never reached).
-    for _ in range(20):
-        evaluate(p, po, code, x, xo, u, uo, s)
+    mask = 0
+    if p[po + MP_WALLS] != 0.0:
+        th = x[xo + 2]
+        mask = contact_mask(mode, N_MECANUM_MODES) | touching(p, po + int(p[po + MP_WALLS]), x[xo], x[xo + 1],
+                                                              math.cos(th), math.sin(th))
+    n_contacts = 0
+    for b in range(16):
+        n_contacts += (mask >> b) & 1
+    for _ in range(4 * (N + n_contacts) + 4):
+        full = with_contacts(code, mask, N_MECANUM_MODES)
+        if full < 0:
+            return -1
+        evaluate(p, po, full, x, xo, u, uo, s)
+        b = pushing_away(s)
+        if b >= 0:
+            mask &= ~(1 << b)
+            continue
         if not break_away(p, po + MP_WHEELS, N, slipping, s):
-            break
+            return full
         code = mode_of_sample(s, N)
-    return code
+    return -1
 
 
 @jit
 def initial_mode(p, po, x, xo, u, uo):
-    """The mode at the start (ChassisDrive.initial_mode without walls or load transfer)."""
-    return settle(p, po, 0, -1, x, xo, u, uo)  # (every wheel rolling)
+    """The mode at the start (ChassisDrive.initial_mode without load transfer; the pose inside the field is the
+    model's check)."""
+    return settle(p, po, 0, -1, x, xo, u, uo)  # (every wheel rolling, no contact)
 
 
 @jit
 def fire(p, po, mode, ev_id, x, xo, u, uo):
-    """Apply event ``ev_id``'s reset to ``x`` (in place) and return the mode after it (ChassisDrive._reset_grip,
-    then _settle): the rolling wheels, and those whose slip is within GRIP_SPEED, set to their ground speed (the
-    roller's along its axle over ``e . a``); the kinetic energy that removes booked as impact loss."""
+    """Apply event ``ev_id``'s reset to ``x`` (in place) and return the mode after it (ChassisDrive's resets, then
+    _settle). A breakaway or grip: the rolling wheels, and those whose slip is within GRIP_SPEED, set to their
+    ground speed (the roller's along its axle over ``e . a``). A wall's: the perfectly plastic impact
+    (ChassisDrive._reset_impact: the rolling wheels' rims at their ground speed, then the chassis velocity that
+    leaves no touching corner moving into its wall, Chassis.impact). A leave_wall: none. The kinetic energy a reset
+    removes is booked as impact loss."""
+    if ev_id >= EV_MECANUM_LEAVE_WALL:
+        return settle(p, po, mode, -1, x, xo, u, uo)
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
     track = p[po + MP_TRACK_ENERGY] != 0.0
     ke_before = kinetic_energy(p, po, x, xo) if track else 0.0
+    wall = ev_id >= EV_MECANUM_WALL
     for i in range(N):
         q = S_WHEELS + N_WS * i
-        if abs(s[q + WS_SLIP_FREE]) <= GRIP_SPEED or wheel_mode(mode, i) == ROLL:
+        if wheel_mode(mode, i) == ROLL or (not wall and abs(s[q + WS_SLIP_FREE]) <= GRIP_SPEED):
             x[xo + I_WHEEL_VELOCITY + i] = s[q + WS_ALONG] / s[q + WS_COUPLE]
+    if wall:
+        wb = po + int(p[po + MP_WALLS])
+        th = x[xo + 2]
+        c, sn = math.cos(th), math.sin(th)
+        xv, yv = x[xo + 3], x[xo + 4]
+        mask = contact_mask(mode, N_MECANUM_MODES) | touching(p, wb, x[xo], x[xo + 1], c, sn)
+        vx, vy, om = impact(p, wb, mask, c * xv + sn * yv, -sn * xv + c * yv, x[xo + 5], c, sn, p[po + MP_MASS],
+                            p[po + MP_MOI])
+        x[xo + 3], x[xo + 4], x[xo + 5] = c * vx - sn * vy, sn * vx + c * vy, om
     if track:
         x[xo + I_ENERGY + IMPACT_LOSS] += ke_before - kinetic_energy(p, po, x, xo)
     breakaway = EV_MECANUM_BREAKAWAY <= ev_id < EV_MECANUM_BREAKAWAY + N

@@ -46,7 +46,7 @@ I_STEER_ANGLE, I_STEER_RATE, I_WHEEL_SPEED, I_WHEEL_DISTANCE, I_ENERGY = 6, 10, 
 #: SWERVE_GUARD_BASE (the tank's and the mecanum's codes are below it).
 EV_SWERVE_BREAKAWAY, EV_SWERVE_GRIP = 0, 4
 N_SWERVE_EVENTS = 12
-SWERVE_GUARD_BASE = 40
+SWERVE_GUARD_BASE = 60
 #: The guards that read the held inputs: the breakaways (the force rolling takes follows the commands).
 SWERVE_GUARDS_READING_INPUTS = tuple(SWERVE_GUARD_BASE + EV_SWERVE_BREAKAWAY + i for i in range(4))
 
