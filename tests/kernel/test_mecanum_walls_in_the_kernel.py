@@ -188,3 +188,37 @@ def test_a_corner_released_by_settling_can_pass_its_wall():
     assert_same_runs(kernel, python)
     assert ("leave_wall", ((1, 1), (3, 2))) in [(e.name, e.mode_after[1]) for e in kernel.events]
     assert _gaps(kernel).min() > -1e-6  # fails: the front-left corner is 3 mm past x_max at 1 s
+
+
+def test_the_kernels_wall_solve_is_the_chassis_solve_to_the_bit():
+    # The model's own evaluation (Chassis.solve with Chassis.wall_rows and its Gaussian elimination, the motor
+    # channels in Python), which a drive with Coulomb-friction motors still takes, against the kernel's at random
+    # states, inputs, wheel modes and contact sets: the same bits.
+    drive = _make((0.0, 0.0, 0.0), [(0.0, (0.0,) * 4)])()[0][0]
+    rng = np.random.default_rng(25)
+    n_checked = 0
+    for _ in range(300):
+        x = drive.initial_state()
+        x[:14] = rng.normal(size=14)
+        u = drive.initial_inputs()
+        u[0:4] = rng.uniform(-1.0, 1.0, 4)
+        u[drive._iext:drive._iext + 3] = rng.normal(size=3) * 30.0
+        u[drive._ibus] = 12.0
+        wheels = tuple(int(m) for m in rng.choice([0, 1, -1], 4))
+        contacts = chassis_layout.contacts_of_set(int(rng.integers(1, chassis_layout.N_CONTACT_SETS)))
+        mode = (wheels, contacts)
+        try:
+            drive._kernel_on = False
+            want = drive._evaluate(x, u, mode)
+        except ZeroDivisionError:  # (contacts that depend on each other: the kernel gives NaN)
+            drive._kernel_on = True
+            assert math.isnan(drive._evaluate(x, u, mode).sol.ax)
+            continue
+        drive._kernel_on = True
+        got = drive._evaluate(x, u, mode)
+        for a, b in ((got.sol, want.sol),):
+            assert (a.ax, a.ay, a.alpha) == (b.ax, b.ay, b.alpha)
+            assert list(a.wall_force) == list(b.wall_force) and len(a.wall_force) == len(contacts)
+            assert list(a.traction) == list(b.traction) and list(a.wheel_accel) == list(b.wheel_accel)
+        n_checked += 1
+    assert n_checked > 200
