@@ -123,7 +123,7 @@ class PartVariants(_Variants):
                               f"{self.max_position if upper else self.min_position!r} {units[self.state_names[0]]})")
         out = np.empty((self.n, 1), dtype=np.int64)
         kp.initial_modes(self._table, self.P, np.ascontiguousarray(u.T), np.ascontiguousarray(x.T), out)
-        return out[:, 0].astype(np.int8)
+        return out[:, 0].astype(np.int16)
 
     # -- outputs -----------------------------------------------------------------------------------------------
     def outputs(self, t, x, u, mode) -> np.ndarray:
@@ -172,8 +172,8 @@ class BatteryVariants(_Variants):
         from .kernel import battery as kb
 
         if not self.disables:
-            return np.zeros(self.n, dtype=np.int8)
-        return np.where(u[0] < self.P[:, kb.P_BROWNOUT], kb.MODE_BROWNED_OUT, kb.MODE_NORMAL).astype(np.int8)
+            return np.zeros(self.n, dtype=np.int16)
+        return np.where(u[0] < self.P[:, kb.P_BROWNOUT], kb.MODE_BROWNED_OUT, kb.MODE_NORMAL).astype(np.int16)
 
     def outputs(self, t, x, u, mode) -> np.ndarray:
         """Bus voltage V, current A, and the brownout flag (the bus below the threshold; with ``"disable"``,
@@ -265,7 +265,7 @@ class DrivetrainVariants(_Variants):
         return []
 
     def initial_mode(self, t, x, u) -> np.ndarray:
-        return np.zeros(self.n, dtype=np.int8)
+        return np.zeros(self.n, dtype=np.int16)
 
     initial_state = PartVariants.initial_state
     initial_inputs = PartVariants.initial_inputs
@@ -292,7 +292,7 @@ class TankVariants(DrivetrainVariants):
         out = np.empty((self.n, 1), dtype=np.int64)
         kp.initial_modes(self._table, self.P, np.ascontiguousarray(u.T, dtype=float),
                          np.ascontiguousarray(x.T, dtype=float), out)
-        return out[:, 0].astype(np.int8)
+        return out[:, 0].astype(np.int16)
 
     def outputs(self, t, x, u, mode) -> np.ndarray:
         return PartVariants.outputs(self, t, x, u, mode)[self._slots]

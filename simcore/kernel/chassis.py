@@ -24,7 +24,7 @@ import math
 
 import numpy as np
 
-from .chassis_layout import (CONTACT_SETS, CS_CHI, CS_FORCE, CS_NX, CS_NY, CS_PAIR, CS_RHS, N_CONTACT_SETS, N_CORNERS,
+from .chassis_layout import (CONTACT_SETS, MAX_CONTACTS, CS_CHI, CS_FORCE, CS_NX, CS_NY, CS_PAIR, CS_RHS, N_CONTACT_SETS, N_CORNERS,
                              N_CS, N_WALL, N_WALLS, S_CONTACTS, S_N_CONTACTS, WB_CORNERS, WB_WALLS, WL_NX, WL_NY,
                              WL_OFFSET)
 from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_COS, S_SIN, S_WHEELS, W_LOAD0, W_LOAD_X,
@@ -239,9 +239,10 @@ def pose_rates(x, xo, s, out):
 # -- mode as its wheels' code plus ``n_codes`` (3 ** wheels) times its contact set's index in CONTACT_MASKS) -------
 @jit(internal=True)
 def contact_mask(mode, n_codes):
-    """The wall contacts of ``mode`` as a mask of pairs ``4 wall + corner`` (-1 for a mode no contact set codes)."""
+    """The wall contacts of ``mode`` as a mask of pairs ``4 wall + corner`` (none for -1, the mode of a failed
+    settling, whose evaluation is NaN)."""
     if mode < 0:
-        return -1
+        return 0
     return CONTACT_MASKS[mode // n_codes]
 
 
@@ -287,7 +288,7 @@ def wall_rows(p, wb, mask, c, sn, om, s):
     the heading's cosine ``c`` and sine ``sn`` and the yaw rate ``om`` rad/s."""
     n = 0
     for b in range(4 * N_WALLS):
-        if mask >> b & 1:
+        if mask >> b & 1 and n < MAX_CONTACTS:  # (a mode's contact set holds at most MAX_CONTACTS)
             nrx, nry, chi, px, py = _normal_in_robot_frame(p, wb, b, c, sn)
             o = S_CONTACTS + N_CS * n
             s[o + CS_PAIR], s[o + CS_NX], s[o + CS_NY], s[o + CS_CHI] = b, nrx, nry, chi
@@ -399,11 +400,13 @@ def impact(p, wb, mask, vx, vy, om, c, sn, m, J):
     ``mask`` (Chassis.impact: the impulses ``P_k >= 0`` that leave no contact moving into its wall, zero where it
     moves out, by the active sets smallest first, in itertools.combinations' order); NaN where none is
     consistent."""
-    rows = np.empty((4, 3))
-    vn = np.empty(4)
+    rows = np.empty((MAX_CONTACTS, 3))
+    vn = np.empty(MAX_CONTACTS)
     n = 0
     for b in range(4 * N_WALLS):
         if mask >> b & 1:
+            if n == MAX_CONTACTS:  # (more corners touching than a contact set holds)
+                return math.nan, math.nan, math.nan
             nrx, nry, chi, px, py = _normal_in_robot_frame(p, wb, b, c, sn)
             rows[n, 0], rows[n, 1], rows[n, 2] = nrx, nry, chi
             vn[n] = nrx * (vx - om * py) + nry * (vy + om * px)
@@ -415,12 +418,12 @@ def impact(p, wb, mask, vx, vy, om, c, sn, m, J):
             into = True
     if not into:
         return vx, vy, om
-    W = np.empty((4, 4))
+    W = np.empty((MAX_CONTACTS, MAX_CONTACTS))
     for a in range(n):
         for q in range(n):
             W[a, q] = rows[a, 0] * rows[q, 0] / m + rows[a, 1] * rows[q, 1] / m + rows[a, 2] * rows[q, 2] / J
-    idx = np.empty(4, dtype=np.int64)
-    P = np.empty(4)
+    idx = np.empty(MAX_CONTACTS, dtype=np.int64)
+    P = np.empty(MAX_CONTACTS)
     for size in range(1, n + 1):
         for i in range(size):
             idx[i] = i
@@ -461,3 +464,55 @@ def impact(p, wb, mask, vx, vy, om, c, sn, m, J):
             for j in range(i + 1, size):
                 idx[j] = idx[j - 1] + 1
     return math.nan, math.nan, math.nan
+
+
+# -- a drive's wall events on these (its walls block from ``wb``, -1 for none; its wheels' codes below ``n_codes``) --
+@jit(internal=True)
+def settle_contacts(p, wb, n_codes, mode, x, xo):
+    """The wall contacts ChassisDrive._settle starts from at state ``x`` (pose from ``xo``): those of ``mode`` and
+    every corner touching a wall (none without walls)."""
+    if wb < 0:
+        return 0
+    th = x[xo + 2]
+    return contact_mask(mode, n_codes) | touching(p, wb, x[xo], x[xo + 1], math.cos(th), math.sin(th))
+
+
+@jit(internal=True)
+def settle_rounds(n, mask):
+    """The rounds ChassisDrive._settle takes at most for ``n`` wheels and the contacts ``mask``."""
+    count = 0
+    for b in range(4 * N_WALLS):
+        count += (mask >> b) & 1
+    return 4 * (n + count) + 4
+
+
+@jit(internal=True)
+def settle_step(p, wo, n, slipping, s, mask):
+    """One round of ChassisDrive._settle on the sample ``s`` of its trial mode: ``(settled, the wheels' next code,
+    the next contacts)``: the first contact whose wall pulls dropped, else the wheels that break away slipping
+    (wheel ``slipping`` too), else settled."""
+    b = pushing_away(s)
+    if b >= 0:
+        return False, mode_of_sample(s, n), mask & ~(1 << b)
+    if not break_away(p, wo, n, slipping, s):
+        return True, 0, mask
+    return False, mode_of_sample(s, n), mask
+
+
+@jit(internal=True)
+def impact_reset(p, wb, n_codes, mode, x, xo, m, J):
+    """The chassis velocity in ``x`` (field frame from ``xo + 3``) after the plastic impact on the contacts of
+    ``mode`` and every corner touching (ChassisDrive._reset_impact after its rims' snap; ``m`` kg, ``J`` kg·m²)."""
+    th = x[xo + 2]
+    c, sn = math.cos(th), math.sin(th)
+    xv, yv = x[xo + 3], x[xo + 4]
+    mask = contact_mask(mode, n_codes) | touching(p, wb, x[xo], x[xo + 1], c, sn)
+    vx, vy, om = impact(p, wb, mask, c * xv + sn * yv, -sn * xv + c * yv, x[xo + 5], c, sn, m, J)
+    x[xo + 3], x[xo + 4], x[xo + 5] = c * vx - sn * vy, sn * vx + c * vy, om
+
+
+@jit(internal=True)
+def pose_wall_guard(p, wb, n_codes, mode, w, x, xo):
+    """Wall ``w``'s guard at state ``x`` in ``mode`` (:func:`wall_guard` at its pose)."""
+    th = x[xo + 2]
+    return wall_guard(p, wb, contact_mask(mode, n_codes), w, x[xo], x[xo + 1], math.cos(th), math.sin(th))

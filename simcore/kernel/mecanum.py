@@ -23,9 +23,9 @@ import math
 import numpy as np
 
 from .battery import curve_at
-from .chassis import (GRIP_SPEED, break_away, contact_mask, impact, mode_of_sample, pose_rates, pushing_away,
-                      slip_mode, solve, total_wall_force, touching, traction_guard, wall_events, wall_force,
-                      wall_guard, wall_rows, with_contacts)
+from .chassis import (GRIP_SPEED, contact_mask, impact_reset, pose_rates, pose_wall_guard, settle_contacts,
+                      settle_rounds, settle_step, slip_mode, solve, total_wall_force, traction_guard, wall_events,
+                      wall_force, wall_rows, with_contacts)
 from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_N_CONTACTS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
                              S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_ARM, W_COUPLE, W_COUPLE_FREE, W_DX, W_DY,
                              W_FREE_ARM, W_NX, W_NY, W_PX, W_PY, WS_ACROSS, WS_ALONG, WS_ARM,
@@ -115,11 +115,11 @@ def evaluate(p, po, mode, x, xo, u, uo, s):
     fx, fy, tz = u[ie], u[ie + 1], u[ie + 2]
     mask = 0 if p[po + MP_WALLS] == 0.0 else contact_mask(mode, N_MECANUM_MODES)
     if mask > 0:
-        wall_rows(p, po + int(p[po + MP_WALLS]), mask, c, sn, om, s)
+        wall_rows(p, _walls(p, po), mask, c, sn, om, s)
     else:
         s[S_N_CONTACTS] = 0.0
     solve(p, wo, N, p[po + MP_MASS], p[po + MP_MOI], c * fx + sn * fy, -sn * fx + c * fy, tz, s)
-    if mask < 0:  # (a mode no contact set codes: settle found none consistent) the run stops, non-finite
+    if mode < 0:  # (a mode no contact set codes: settle found none consistent) the run stops, non-finite
         s[S_AX] = s[S_AY] = s[S_ALPHA] = math.nan
         for i in range(N):
             s[S_WHEELS + N_WS * i + WS_WA] = math.nan
@@ -236,6 +236,12 @@ def outputs(p, po, mode, x, xo, u, uo, out, yo):
 
 
 # -- events -------------------------------------------------------------------------------------------------
+@jit(internal=True)
+def _walls(p, po):
+    """The walls block's first slot in ``p``, or -1 for a drive without walls."""
+    return -1 if p[po + MP_WALLS] == 0.0 else po + int(p[po + MP_WALLS])
+
+
 @jit
 def active_events(p, po, mode, ids):
     """The events armed in ``mode`` (ids into ``ids``, as ChassisDrive.events lists them: wheel by wheel, then
@@ -256,9 +262,7 @@ def guard(p, po, mode, code, x, xo, u, uo):
     on it, a wall contact's push."""
     ev = code - MECANUM_GUARD_BASE
     if EV_MECANUM_WALL <= ev < EV_MECANUM_LEAVE_WALL:  # (the pose alone)
-        th = x[xo + 2]
-        return wall_guard(p, po + int(p[po + MP_WALLS]), contact_mask(mode, N_MECANUM_MODES), ev - EV_MECANUM_WALL,
-                          x[xo], x[xo + 1], math.cos(th), math.sin(th))
+        return pose_wall_guard(p, _walls(p, po), N_MECANUM_MODES, mode, ev - EV_MECANUM_WALL, x, xo)
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
     if ev >= EV_MECANUM_LEAVE_WALL:
@@ -277,26 +281,15 @@ def settle(p, po, mode, slipping, x, xo, u, uo):
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling, no wall contact: the slips and the pose
     code = slip_mode(s, N)
-    mask = 0
-    if p[po + MP_WALLS] != 0.0:
-        th = x[xo + 2]
-        mask = contact_mask(mode, N_MECANUM_MODES) | touching(p, po + int(p[po + MP_WALLS]), x[xo], x[xo + 1],
-                                                              math.cos(th), math.sin(th))
-    n_contacts = 0
-    for b in range(16):
-        n_contacts += (mask >> b) & 1
-    for _ in range(4 * (N + n_contacts) + 4):
+    mask = settle_contacts(p, _walls(p, po), N_MECANUM_MODES, mode, x, xo)
+    for _ in range(settle_rounds(N, mask)):
         full = with_contacts(code, mask, N_MECANUM_MODES)
         if full < 0:
             return -1
         evaluate(p, po, full, x, xo, u, uo, s)
-        b = pushing_away(s)
-        if b >= 0:
-            mask &= ~(1 << b)
-            continue
-        if not break_away(p, po + MP_WHEELS, N, slipping, s):
+        settled, code, mask = settle_step(p, po + MP_WHEELS, N, slipping, s, mask)
+        if settled:
             return full
-        code = mode_of_sample(s, N)
     return -1
 
 
@@ -327,14 +320,7 @@ def fire(p, po, mode, ev_id, x, xo, u, uo):
         if wheel_mode(mode, i) == ROLL or (not wall and abs(s[q + WS_SLIP_FREE]) <= GRIP_SPEED):
             x[xo + I_WHEEL_VELOCITY + i] = s[q + WS_ALONG] / s[q + WS_COUPLE]
     if wall:
-        wb = po + int(p[po + MP_WALLS])
-        th = x[xo + 2]
-        c, sn = math.cos(th), math.sin(th)
-        xv, yv = x[xo + 3], x[xo + 4]
-        mask = contact_mask(mode, N_MECANUM_MODES) | touching(p, wb, x[xo], x[xo + 1], c, sn)
-        vx, vy, om = impact(p, wb, mask, c * xv + sn * yv, -sn * xv + c * yv, x[xo + 5], c, sn, p[po + MP_MASS],
-                            p[po + MP_MOI])
-        x[xo + 3], x[xo + 4], x[xo + 5] = c * vx - sn * vy, sn * vx + c * vy, om
+        impact_reset(p, _walls(p, po), N_MECANUM_MODES, mode, x, xo, p[po + MP_MASS], p[po + MP_MOI])
     if track:
         x[xo + I_ENERGY + IMPACT_LOSS] += ke_before - kinetic_energy(p, po, x, xo)
     breakaway = EV_MECANUM_BREAKAWAY <= ev_id < EV_MECANUM_BREAKAWAY + N

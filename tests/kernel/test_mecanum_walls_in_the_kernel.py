@@ -222,3 +222,37 @@ def test_the_kernels_wall_solve_is_the_chassis_solve_to_the_bit():
             assert list(a.traction) == list(b.traction) and list(a.wheel_accel) == list(b.wheel_accel)
         n_checked += 1
     assert n_checked > 200
+
+
+def test_ftc_mecanums_in_the_walls_batch_to_their_serial_runs():
+    # Twelve variants of mass, moi and friction coefficient driven into the x wall and along it: each is the run of
+    # its own drive, with its impacts, contacts and leave_walls, to the bit.
+    from simcore import simulate, simulate_batch
+    from simcore.batch import elementwise
+
+    rng = np.random.default_rng(7)
+    n = 12
+    values = {"mass": rng.uniform(9.0, 16.0, n), "moi": rng.uniform(0.25, 0.5, n),
+              "friction_coefficient": rng.uniform(0.5, 1.2, n)}
+    start, legs, t_end = SCENARIOS["sliding"]
+
+    def loop(t, s):
+        zero = 0.0 * s["drive.x"]
+        duty = [d for t0, d in legs if t >= t0 - 1e-12][-1]
+        return {f"drive.{w}_duty": v + zero for w, v in zip(WHEELS, duty)}
+
+    def drive(**kw):
+        return MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, start_pose=start,
+                            name="drive", track_energy=True, **{"mass": 12.0, "moi": 0.35, **kw})
+
+    batch = simulate_batch([drive(), Battery(resistance=0.1)], t_end, [elementwise(PeriodicController(0.02, loop))],
+                           params={f"drive.{k}": v for k, v in values.items()})
+    for j in range(n):
+        serial = simulate([drive(**{k: float(v[j]) for k, v in values.items()}), Battery(resistance=0.1)], t_end,
+                          [PeriodicController(0.02, loop)], method="RK45")
+        assert "wall" in {e.name for e in serial.events}
+        assert np.array_equal(batch[j].t, serial.t)
+        for name in serial.names:
+            assert np.array_equal(batch[j][name], serial[name], equal_nan=True), name
+        assert [(e.t, e.name, e.mode_before, e.mode_after) for e in batch[j].events] == \
+            [(e.t, e.name, e.mode_before, e.mode_after) for e in serial.events]
