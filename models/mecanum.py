@@ -71,7 +71,7 @@ import numpy as np
 
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
-from simcore.errors import ConfigError, IntegrationError
+from simcore.errors import ConfigError
 from simcore.system import System
 
 from simcore.kernel import chassis_layout as _cl
@@ -83,7 +83,8 @@ from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .battery import SupplyCurve
 from .motor_channels import ChannelState, MotorChannels, motor_friction
 from .odometry import odometry_pods_of, pod_rates, pod_readings, pod_signals
-from .swerve import KERNEL_MODE_CODES, KERNEL_MODES, kernel_events, kernel_wall_modes, module_layout
+from .swerve import (KERNEL_MODE_CODES, KERNEL_MODES, kernel_events, kernel_mode_code, kernel_wall_forces,
+                     kernel_wall_modes, module_layout)
 from .tank import channel_parameters, drive_variants, motor_and_gearing
 
 __all__ = ["MecanumDrive", "WHEELS", "ROLLER_AXES", "DEFAULT_ROLLER_FRICTION"]
@@ -664,14 +665,7 @@ class MecanumDrive(ChassisDrive, System):
 
     def _mode_code(self, mode=None) -> int:
         """The kernel's code of ``mode`` (default the present one; the wheels rolling before a mode is set)."""
-        mode = self.mode if mode is None else mode
-        code = self._MODE_CODES.get(mode)
-        if code is None:
-            if mode is not None:
-                raise IntegrationError(f"{self.name}: wall contacts {mode[1]} that no kernel mode holds",
-                                       float("nan"))
-            return 0
-        return code
+        return kernel_mode_code(self, self.mode if mode is None else mode)
 
     def _evaluate_in_kernel(self, x, u, mode):
         """:meth:`_evaluate` by the kernel's form (:func:`simcore.kernel.mecanum.evaluate`)."""
@@ -682,7 +676,7 @@ class MecanumDrive(ChassisDrive, System):
         rows = [s[_cl.S_WHEELS + _cl.N_WS * i:_cl.S_WHEELS + _cl.N_WS * (i + 1)] for i in range(4)]
         sol = ContactSolution()
         sol.ax, sol.ay, sol.alpha = s[_cl.S_AX], s[_cl.S_AY], s[_cl.S_ALPHA]
-        sol.wall_force = [s[_cl.S_CONTACTS + _cl.N_CS * q + _cl.CS_FORCE] for q in range(int(s[_cl.S_N_CONTACTS]))]
+        sol.wall_force = kernel_wall_forces(s)
         sol.normal = [w[_cl.WS_NORMAL] for w in rows]
         sol.free_force = [w[_cl.WS_G] for w in rows]
         sol.traction = [w[_cl.WS_F] for w in rows]

@@ -320,6 +320,9 @@ class SwerveVariants(DrivetrainVariants):
     def __init__(self, model, form, params, n):
         super().__init__(model, form, params, n)
         self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
+        from .kernel.swerve_layout import n_swerve_outputs
+
+        self._y_offsets = np.array([0, n_swerve_outputs(bool(model.chassis.walls))], dtype=np.int64)
 
     initial_mode = TankVariants.initial_mode
 

@@ -45,7 +45,7 @@ from .jit import jit
 from .layout import (GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, GUARDS_READING_INPUTS,
                      N_OUTPUTS, N_SERVO_OUTPUTS)
 from .mecanum_layout import EV_MECANUM_LEAVE_WALL, EV_MECANUM_WALL, MECANUM_GUARD_BASE, N_MECANUM_OUTPUTS
-from .swerve_layout import N_SWERVE_OUTPUTS, SWERVE_GUARD_BASE
+from .swerve_layout import EV_SWERVE_LEAVE_WALL, EV_SWERVE_WALL, N_SWERVE_OUTPUTS, SWERVE_GUARD_BASE
 from .tank_layout import N_CHARACTERIZED_OUTPUTS, N_TANK_OUTPUTS, TANK_GUARD_BASE
 
 KIND_GEARED = 1
@@ -286,8 +286,8 @@ def event_of(table, part, ev_id):
         # reset, the impact; a leave_wall's a downward crossing without)
         return (MECANUM_GUARD_BASE + ev_id, 1 if ev_id < EV_MECANUM_WALL else -1,
                 ev_id < EV_MECANUM_LEAVE_WALL)
-    if table[part, T_KIND] == KIND_SWERVE:  # (every swerve event too)
-        return SWERVE_GUARD_BASE + ev_id, 1, True
+    if table[part, T_KIND] == KIND_SWERVE:  # (as the mecanum's)
+        return (SWERVE_GUARD_BASE + ev_id, 1 if ev_id < EV_SWERVE_WALL else -1, ev_id < EV_SWERVE_LEAVE_WALL)
     return geared.EVENT_GUARD[ev_id], geared.EVENT_DIRECTION[ev_id], geared.EVENT_HAS_RESET[ev_id]
 
 
