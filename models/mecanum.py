@@ -54,14 +54,17 @@ channel maps them to its motor's own frame through its mounting, the left motors
 mirrored by default (``mirrored_wheels``; :mod:`simcore.controllers.hub.motor`,
 "Mounting"). Such a drive stands in the FTC field's walls by default (``field``).
 
-**In the compiled kernel.** A drive without a ``cog_height`` or walls (``field=None`` for an FTC one), with the
-plain motor channels (not ``from_roadrunner``'s Coulomb friction) and not a subclass, has a kernel form
-(:mod:`simcore.kernel.mecanum` on the chassis core :mod:`simcore.kernel.chassis`: the four channels, the rollers'
-traction modes as an integer, the breakaway and grip events, the rollers' rolling resistance, the energy ledger,
-the external force inputs, the odometry pods, its supply current on the battery's bus): a simulation of built-in
-parts runs it compiled, and ``simulate_batch`` varies its ``mass``, ``moi``, ``wheel_radius``, ``gearing`` and
+**In the compiled kernel.** A drive without a ``cog_height``, with the plain motor channels (not
+``from_roadrunner``'s Coulomb friction) and not a subclass, has a kernel form (:mod:`simcore.kernel.mecanum` on the
+chassis core :mod:`simcore.kernel.chassis`: the four channels, the rollers' traction modes and the wall contacts as
+an integer, the breakaway and grip events, the rollers' rolling resistance, the energy ledger, the external force
+inputs, the odometry pods, its supply current on the battery's bus; and its walls, the FTC field's by default: the
+``wall`` impacts, the corners on the walls, ``leave_wall``, where the bumper's diagonal is shorter than the
+field's length and width, so that no two opposite walls hold it at once): a simulation of built-in parts runs it
+compiled, and ``simulate_batch`` varies its ``mass``, ``moi``, ``wheel_radius``, ``gearing`` and
 ``friction_coefficient``. Its evaluation, derivatives and outputs are then the kernel's on every path (this class
-calls them); the others (load transfer and the tip event, walls, Coulomb friction) run on the Python path.
+calls them); the others (load transfer and the tip event, walls a bumper reaches two opposite of, Coulomb
+friction) run on the Python path.
 """
 from __future__ import annotations
 

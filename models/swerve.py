@@ -55,13 +55,15 @@ steer scrub), ``impact_loss``, ``external_work``, and ``energy_in + external_wor
 ΔKE + losses`` with ``KE = m |v|^2/2 + J omega^2/2 + sum (M_w wheel_speed_i^2 + J_s
 (omega + steer_rate_i)^2)/2`` (output ``kinetic_energy``).
 
-**In the compiled kernel.** A drive of four modules without a ``cog_height`` or walls, not a subclass, has a
-kernel form (:mod:`simcore.kernel.swerve` on the chassis core :mod:`simcore.kernel.chassis`: the eight channels,
-the coupling and the steer scrub, the tyres' traction modes as an integer, the breakaway and grip events, the
-energy ledger, the external inputs, its supply current on the battery's bus): a simulation of built-in parts runs
-it compiled, and ``simulate_batch`` varies its ``mass``, ``moi`` and ``friction_coefficient``. Its evaluation,
-derivatives and outputs are then the kernel's on every path (this class calls them); the others (other module
-counts, load transfer and the tip event, walls) run on the Python path.
+**In the compiled kernel.** A drive of four modules without a ``cog_height``, not a subclass, has a kernel form
+(:mod:`simcore.kernel.swerve` on the chassis core :mod:`simcore.kernel.chassis`: the eight channels, the coupling
+and the steer scrub, the tyres' traction modes and the wall contacts as an integer, the breakaway and grip events,
+the energy ledger, the external inputs, its supply current on the battery's bus, and its walls where the bumper's
+diagonal is shorter than the field's length and width: the ``wall`` impacts, the corners on the walls,
+``leave_wall``): a simulation of built-in parts runs it compiled, and ``simulate_batch`` varies its ``mass``,
+``moi`` and ``friction_coefficient``. Its evaluation, derivatives and outputs are then the kernel's on every path
+(this class calls them); the others (other module counts, load transfer and the tip event, walls a bumper reaches
+two opposite of) run on the Python path.
 """
 from __future__ import annotations
 

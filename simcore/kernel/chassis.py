@@ -6,9 +6,20 @@ them): per wheel ``i`` one ground contact, exact Coulomb friction with modes alo
 ``d_i`` (rolling: the constraint's force; slipping: ``+-mu_i N_i``) and a regularized Coulomb force along the
 free direction ``n_i``, the chassis' ``m dv/dt = sum F`` and ``J domega/dt = sum r x F``, and a slipping wheel's
 own ``M_i dw_i/dt = D_i - F_i (e . d_i) - g_i (e . n_i)``. :func:`solve` is ``Chassis.solve_fixed`` with its
-``_fixed_matrix`` (no load transfer, no wall contacts), operation for operation, so a drive gives the same bits
-on the Python path and here; the matrix is formed at each call from the directions in the sample, which a
-steered wheel may change from one instant to the next (a mecanum drive copies its fixed ones).
+``_fixed_matrix`` (no load transfer), operation for operation, so a drive gives the same bits on the Python path
+and here; the matrix is formed at each call from the directions in the sample, which a steered wheel may change
+from one instant to the next (a mecanum drive copies its fixed ones). With wall contacts (the sample's
+``S_CONTACTS`` rows, from :func:`wall_rows`) it is ``Chassis.solve``'s with wall columns: the chassis rows grown
+by a push per contact and a row per contact, solved by Gaussian elimination with partial pivoting
+(:func:`gauss`, ``simcore.models.chassis._gauss`` operation for operation).
+
+**Walls** (``Chassis``' bumper corners against a field's four walls): a drive with walls holds, beside its wheel
+modes' code, the index of its wall contacts among :data:`~simcore.kernel.chassis_layout.CONTACT_SETS` (on each
+wall none, a corner or a side; at most two walls, meeting at a field corner: a drive whose bumper can touch two
+opposite walls at once has no kernel form). Its events and their resets are ``ChassisDrive``'s: a wall's
+``wall`` when a corner not on it reaches it (:func:`wall_guard`; the plastic impact :func:`impact`, by
+``Chassis.impact``'s active sets), a contact's ``leave_wall`` when its push reaches zero (:func:`wall_force`),
+and the settling that drops the first contact whose wall would pull (:func:`settle_step`).
 
 The sample's slots are :mod:`simcore.kernel.chassis_layout`'s: the solve reads each wheel's mode, geometry,
 ``h``, ``D`` and free-force coefficient there, the wheels' fixed data (``W_*``) from the parameter vector, and

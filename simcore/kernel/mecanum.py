@@ -2,19 +2,22 @@
 
 The physics is documented in :mod:`simcore.models.mecanum` (:class:`MecanumDrive`) and
 :mod:`simcore.models.chassis`; :meth:`MecanumDrive.kernel_parameters` derives the parameter vector ``p``
-(``MP_*`` of :mod:`simcore.kernel.mecanum_layout`, then a wheel block per wheel). This module is the drive without
-load transfer or walls: each wheel's roller grips or slides along its axle (exact Coulomb friction with modes)
-and rolls across it against its rolling resistance (a regularized Coulomb law), on the chassis core
+(``MP_*`` of :mod:`simcore.kernel.mecanum_layout`, then a wheel block per wheel, the odometry pods' and the walls
+block). This module is the drive without load transfer: each wheel's roller grips or slides along its axle (exact
+Coulomb friction with modes) and rolls across it against its rolling resistance (a regularized Coulomb law), the
+bumper's corners against the field's walls, on the chassis core
 (:func:`simcore.kernel.chassis.solve`). It is the one form of that evaluation (:func:`evaluate`): the model calls
 it on its own path and the compiled segment through :mod:`simcore.kernel.parts`, so both give the same bits. The
 arithmetic is the Python forms', operation for operation (``MecanumDrive._kinematics``, ``_rims_of`` and
 ``_evaluate``, ``Chassis.solve_fixed``, ``ChassisDrive``'s resets and settling).
 
-A mode is an integer ``27 w_0 + 9 w_1 + 3 w_2 + w_3`` (each wheel's index into ``MECANUM_WHEEL_MODES``). The
-events: a rolling wheel's ``breakaway`` (the force rolling takes reaches ``mu N`` times ``1 + BREAKAWAY_MARGIN``)
-and a slipping wheel's ``grip`` (its slip along the roller axle back to zero); each resets the rims of the rolling
-(or just gripping) wheels to their ground speed, books the kinetic energy that removes as impact loss, and settles
-the modes.
+A mode is an integer ``27 w_0 + 9 w_1 + 3 w_2 + w_3`` (each wheel's index into ``MECANUM_WHEEL_MODES``), plus 81
+times the index of its wall contacts among :data:`simcore.kernel.chassis_layout.CONTACT_SETS`. The events: a
+rolling wheel's ``breakaway`` (the force rolling takes reaches ``mu N`` times ``1 + BREAKAWAY_MARGIN``) and a
+slipping wheel's ``grip`` (its slip along the roller axle back to zero), each resetting the rims of the rolling (or
+just gripping) wheels to their ground speed; a wall's ``wall`` (a corner reaching it: the plastic impact); a wall
+contact's ``leave_wall`` (its push back to zero). Each books the kinetic energy its reset removes as impact loss,
+and settles the modes.
 """
 from __future__ import annotations
 

@@ -2,20 +2,22 @@
 
 The physics is documented in :mod:`simcore.models.swerve` (:class:`SwerveDrive`) and :mod:`simcore.models.chassis`;
 :meth:`SwerveDrive.kernel_parameters` derives the parameter vector ``p`` (``SW_*`` of
-:mod:`simcore.kernel.swerve_layout`, then a wheel block per module). This module is the four-module drive without
-load transfer or walls: each module's drive and steer channels, the drive/steer coupling (the drive rotor turning
+:mod:`simcore.kernel.swerve_layout`, then a wheel block per module and the walls block). This module is the four-module
+drive without load transfer: each module's drive and steer channels, the drive/steer coupling (the drive rotor turning
 with the steer, the drive motor's torque on the steering), each tyre gripping or slipping along its steer angle
-(exact Coulomb friction with modes) and sliding across it (a regularized Coulomb law), the steer scrub torque, on
+(exact Coulomb friction with modes) and sliding across it (a regularized Coulomb law), the steer scrub torque, the
+bumper's corners against the field's walls, on
 the chassis core (:func:`simcore.kernel.chassis.solve`, each module's traction direction written into the sample
 from its steer angle before the solve). It is the one form of that evaluation (:func:`evaluate`): the model calls
 it on its own path and the compiled segment through :mod:`simcore.kernel.drivetrains`, so both give the same
 bits. The arithmetic is the Python forms', operation for operation (``SwerveDrive._kinematics``, ``_rotors`` and
-``_evaluate``, ``Chassis.solve`` without load transfer or walls, ``ChassisDrive``'s resets and settling).
+``_evaluate``, ``Chassis.solve`` without load transfer, ``ChassisDrive``'s resets and settling).
 
-A mode is the mecanum's integer ``27 w_0 + 9 w_1 + 3 w_2 + w_3`` (:func:`simcore.kernel.mecanum.wheel_mode`), and
-the events are its too: a rolling module's ``breakaway`` and a slipping one's ``grip``, each resetting the rims of
-the rolling (or just gripping) wheels to their ground speed, booking the kinetic energy that removes as impact
-loss, and settling the modes.
+A mode is the mecanum's integer ``27 w_0 + 9 w_1 + 3 w_2 + w_3`` (:func:`simcore.kernel.mecanum.wheel_mode`) plus
+81 times its wall contacts' index, and the events are its too: a rolling module's ``breakaway`` and a slipping
+one's ``grip``, each resetting the rims of the rolling (or just gripping) wheels to their ground speed; a wall's
+``wall`` (the plastic impact) and a contact's ``leave_wall``; each booking the kinetic energy its reset removes as
+impact loss, and settling the modes.
 """
 from __future__ import annotations
 

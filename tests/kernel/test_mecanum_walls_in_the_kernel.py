@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 
 from both_paths import assert_same_runs, run_on_path
+from wall_checks import check_impact, corner_gaps, corners
 from simcore import PeriodicController
 from simcore.field import FTC_FIELD_WALLS, FTC_ROBOT_SIZE
 from simcore.kernel import chassis_layout
@@ -26,6 +27,7 @@ from simcore.models.mecanum import WHEELS, MecanumDrive
 
 X_MAX, Y_MAX = FTC_FIELD_WALLS[2], FTC_FIELD_WALLS[3]
 HALF = FTC_ROBOT_SIZE[0] / 2.0
+CORNERS = corners(HALF, HALF)
 
 #: name -> (start pose, [(from s, duty per wheel)], seconds)
 SCENARIOS = {
@@ -74,16 +76,8 @@ def _kinetic_energy(x):
 
 
 def _gaps(res):
-    """Every bumper corner's gap to every wall at each row, m (row ``4 corner + wall``; walls x_min, x_max, y_min,
-    y_max)."""
-    x, y, h = res["drive.x"], res["drive.y"], res["drive.heading"]
-    c, s = np.cos(h), np.sin(h)
-    x0, y0, x1, y1 = FTC_FIELD_WALLS
-    out = []
-    for px, py in ((HALF, HALF), (HALF, -HALF), (-HALF, HALF), (-HALF, -HALF)):
-        cx, cy = x + c * px - s * py, y + s * px + c * py
-        out += [cx - x0, x1 - cx, cy - y0, y1 - cy]
-    return np.array(out)
+    """Every bumper corner's gap to every wall at each row, m (row ``4 corner + wall``)."""
+    return corner_gaps(res, "drive", CORNERS, FTC_FIELD_WALLS)
 
 
 @pytest.fixture(scope="module", params=sorted(SCENARIOS))
@@ -109,24 +103,11 @@ def test_an_impact_keeps_the_momentum_along_the_wall_and_books_the_energy_it_rem
     impacts = [e for e in res.events if e.name == "wall"]
     assert impacts
     for e in impacts:
-        xb, xa = np.asarray(e.x_before), np.asarray(e.x_after)
-        # the walls hit: the contacts gained (the wall's index of each pair, 0-1 are x walls, 2-3 y walls)
-        walls = {w for w, _ in e.mode_after[1]}
-        if walls <= {0, 1}:  # an x wall's impulse is along x: vy is unchanged
-            assert abs(xa[4] - xb[4]) <= 1e-12 * (1.0 + abs(xb[4]))
-        elif walls <= {2, 3}:
-            assert abs(xa[3] - xb[3]) <= 1e-12 * (1.0 + abs(xb[3]))
+        check_impact(e, CORNERS, I_IMPACT_LOSS)
         # the impact loss booked is the kinetic energy the reset removed (chassis and the wheels' rims)
+        xb, xa = np.asarray(e.x_before), np.asarray(e.x_after)
         loss = xa[I_IMPACT_LOSS] - xb[I_IMPACT_LOSS]
-        assert loss >= 0.0
-        assert loss == pytest.approx(_kinetic_energy(xb) - _kinetic_energy(xa), rel=1e-9, abs=1e-12)
-        # the corners that hit no longer move into the wall after it
-        c, s = math.cos(xa[2]), math.sin(xa[2])
-        for w, k in e.mode_after[1]:
-            px, py = ((HALF, HALF), (HALF, -HALF), (-HALF, HALF), (-HALF, -HALF))[k]
-            vx, vy = xa[3] - xa[5] * (s * px + c * py), xa[4] + xa[5] * (c * px - s * py)
-            inward = (-vx, vx, -vy, vy)[w]  # the corner's velocity towards the wall
-            assert inward <= 1e-9, (name, e.t, w, k, inward)
+        assert loss == pytest.approx(_kinetic_energy(xb) - _kinetic_energy(xa), rel=1e-9, abs=1e-12), name
 
 
 def test_the_scenarios_do_what_they_say(runs):

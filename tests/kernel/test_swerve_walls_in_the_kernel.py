@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from both_paths import assert_same_runs, run_on_path
+from wall_checks import check_impact, corner_gaps, corners
 from simcore import PeriodicController
 from simcore.field import FRC_FIELD
 from simcore.kernel import swerve_layout
@@ -24,6 +25,7 @@ from simcore.models.swerve import SwerveDrive
 POS = [(0.29, 0.29), (0.29, -0.29), (-0.29, 0.29), (-0.29, -0.29)]
 BUMPER = (0.8, 0.8)
 HALF = BUMPER[0] / 2.0
+CORNERS = corners(HALF, HALF)
 L, W = FRC_FIELD  # (the field spans x in [0, L], y in [0, W]: simcore.field.field_bounds)
 
 #: name -> (start pose, start steer angle, [(from s, drive voltage)], seconds)
@@ -54,13 +56,7 @@ def _make(start, steer, legs):
 
 def _gaps(res):
     """Each bumper corner's gap to each wall, row ``4 corner + wall`` (x_min, x_max, y_min, y_max), m."""
-    x, y, h = res["drive.x"], res["drive.y"], res["drive.heading"]
-    c, s = np.cos(h), np.sin(h)
-    out = []
-    for px, py in ((HALF, HALF), (HALF, -HALF), (-HALF, HALF), (-HALF, -HALF)):
-        cx, cy = x + c * px - s * py, y + s * px + c * py
-        out += [cx, L - cx, cy, W - cy]
-    return np.array(out)
+    return corner_gaps(res, "drive", CORNERS, (0.0, 0.0, L, W))
 
 
 @pytest.fixture(scope="module", params=sorted(SCENARIOS))
@@ -83,20 +79,10 @@ def test_no_corner_passes_a_wall(runs):
 
 def test_an_impact_keeps_the_momentum_along_the_wall_and_stops_the_corners_going_in(runs):
     name, res, _ = runs
-    i_loss = swerve_layout.I_ENERGY + 5  # impact_loss
-    for e in [e for e in res.events if e.name == "wall"]:
-        xb, xa = np.asarray(e.x_before), np.asarray(e.x_after)
-        walls = {w for w, _ in e.mode_after[1]}
-        if walls <= {0, 1}:
-            assert abs(xa[4] - xb[4]) <= 1e-12 * (1.0 + abs(xb[4]))
-        elif walls <= {2, 3}:
-            assert abs(xa[3] - xb[3]) <= 1e-12 * (1.0 + abs(xb[3]))
-        assert xa[i_loss] - xb[i_loss] >= 0.0
-        c, s = math.cos(xa[2]), math.sin(xa[2])
-        for w, k in e.mode_after[1]:
-            px, py = ((HALF, HALF), (HALF, -HALF), (-HALF, HALF), (-HALF, -HALF))[k]
-            vx, vy = xa[3] - xa[5] * (s * px + c * py), xa[4] + xa[5] * (c * px - s * py)
-            assert (-vx, vx, -vy, vy)[w] <= 1e-9, (name, e.t, w, k)
+    impacts = [e for e in res.events if e.name == "wall"]
+    assert impacts, name
+    for e in impacts:
+        check_impact(e, CORNERS, swerve_layout.I_ENERGY + 5)  # (impact_loss, the sixth energy state)
 
 
 def test_the_scenarios_do_what_they_say(runs):
