@@ -234,7 +234,7 @@ class _Batch:
         # Per system and mode: whether a guard armed in that mode reads the held inputs (then a tick's writes
         # may make it jump across zero: the kernel fires what they trigger, for the variants in such modes).
         self.mode_reads_inputs = [
-            np.array([any(ev.reads_inputs and ev.active[m] for ev in s.events) for m in range(len(s.MODES))])
+            np.logical_or.reduce([ev.active for ev in s.events if ev.reads_inputs] + [np.zeros(len(s.MODES), bool)])
             for s in self.systems]
 
         # Initial state and inputs (held input rows are never written in place: a write replaces the row).

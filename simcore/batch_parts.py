@@ -41,11 +41,12 @@ def event_kinds(model, kind, p, n_modes) -> tuple:
     """The events of ``model`` (its ``kernel_events``), each with the modes the kernel arms it in (a part of
     ``kind`` with parameters ``p`` and ``n_modes`` modes) and whether its guard reads the held inputs."""
     ids = np.empty(kl.MAX_ACTIVE, dtype=np.int64)
-    armed = {}
-    for code in range(n_modes):
+    armed = {i: np.zeros(n_modes, dtype=bool) for i in model.kernel_events}
+    for code in range(n_modes):  # (a drive in walls has some 23,000 modes: the flags filled in place)
         for i in kp.active_events_of(kind, p, code, ids):
-            armed.setdefault(int(i), set()).add(code)
-    return tuple(EventKind(model.kernel_events[i].name, np.array([c in armed.get(i, ()) for c in range(n_modes)]),
+            if int(i) in armed:
+                armed[int(i)][code] = True
+    return tuple(EventKind(model.kernel_events[i].name, armed[i],
                            model.kernel_events[i].kernel_guard in kl.GUARDS_READING_INPUTS, i)
                  for i in sorted(model.kernel_events))
 
