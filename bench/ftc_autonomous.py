@@ -10,8 +10,9 @@ Printed: the median over ``--repeat`` runs of wall and CPU time per simulated se
 ticks, solver steps and right-hand-side calls; then where the time goes: the same op mode
 in the generator style (same trajectory, no thread), the mecanum alone with its inputs held
 and the same 500 Hz tick grid (the cost of the integration restarts), and the cost of one
-mecanum right-hand side. ``--profile`` adds the top functions of one run (cProfile, main
-thread).
+mecanum right-hand side, the Java style without the bound on lines between hand-overs (its ``sys.settrace``
+line counter), and what handing the turn between two threads costs alone. ``--profile`` adds the top
+functions of one run (cProfile, main thread).
 
 Run: ``python bench/ftc_autonomous.py [--repeat N] [--profile]``.
 """
@@ -21,12 +22,14 @@ import argparse
 import cProfile
 import pstats
 import statistics
+import threading
 import time
 
 import numpy as np
 
 from simcore import PeriodicController, simulate
 from simcore.controllers.hub import IMU, Hub, linear_opmode, run_opmode
+from simcore.controllers.hub.linear import MAX_LINES_WITHOUT_HANDOVER
 from simcore.controllers.hub.samples import ENCODER_LEGS, DriveByEncoder, counts_per_inch, drive_by_encoder
 from simcore.models import MecanumDrive
 from simcore.models.ftc_motor_types import GOBILDA_5203_312
@@ -49,10 +52,10 @@ def robot():
     return drive, hub, config
 
 
-def java_run():
+def java_run(max_lines=MAX_LINES_WITHOUT_HANDOVER):
     drive, hub, config = robot()
     controllers = run_opmode(DriveByEncoder(CPI, legs=LEGS, **SIDES), hubs=[hub], configuration=config,
-                             stop_time=T_END)
+                             stop_time=T_END, max_lines_without_handover=max_lines)
     return simulate([drive], T_END, controllers=controllers)
 
 
@@ -91,6 +94,29 @@ def rhs_cost(n: int = 20000) -> float:
     return (time.process_time() - t0) / n
 
 
+def handover_cost(n: int = 20000) -> tuple:
+    """Wall and CPU time of one round trip of the turn between two threads through two locks (what the op mode's
+    session does at each of its ticks, with nothing else), s."""
+    to_other, back = threading.Lock(), threading.Lock()
+    to_other.acquire()
+    back.acquire()
+
+    def other():
+        for _ in range(n):
+            to_other.acquire()
+            back.release()
+
+    thread = threading.Thread(target=other)
+    thread.start()
+    w0, c0 = time.perf_counter(), time.process_time()
+    for _ in range(n):
+        to_other.release()
+        back.acquire()
+    wall, cpu = time.perf_counter() - w0, time.process_time() - c0
+    thread.join()
+    return wall / n, cpu / n
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3)
@@ -117,6 +143,13 @@ def main():
     hw, hc, held = timed(held_inputs_run)
     print(f"  mecanum alone, inputs held, same 500 Hz ticks: wall {hw / T_END:.3f} s/s, CPU {hc / T_END:.3f} s/s, "
           f"rhs calls {held.stats['nfev']}")
+    uw, uc, _ = timed(lambda: java_run(max_lines=0))
+    print(f"  Java style without the bound on lines between hand-overs (max_lines_without_handover=0): wall "
+          f"{uw / T_END:.3f} s/s, CPU {uc / T_END:.3f} s/s")
+    rw, rc = handover_cost()
+    turns = ticks["DriveByEncoder"]
+    print(f"  one round trip of the turn between two threads (two locks, nothing else): {rw * 1e6:.1f} us wall, "
+          f"{rc * 1e6:.1f} us CPU; the op mode's {turns} turns: {rc * turns / T_END:.3f} CPU s per simulated s")
     per_call = rhs_cost()
     print(f"  one mecanum right-hand side: {per_call * 1e6:.1f} us CPU; the autonomous's {s['nfev']} calls: "
           f"{per_call * s['nfev'] / T_END:.3f} CPU s per simulated s")

@@ -130,6 +130,8 @@ def _package_dirs(*names) -> tuple:
 _SIMCORE_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (simcore, simcore.models, simcore.controllers)
                       ) + _package_dirs("numba", "llvmlite")
 _SAMPLES_FILES = tuple(os.path.join(os.path.dirname(__file__), f) for f in ("samples.py", "device_samples.py"))
+#: file name -> whether its frames go uncounted (the test above made once per file: the tracer runs at every call).
+_UNCOUNTED_FILES: dict = {}
 
 
 class OpModeStuckError(SimError, RuntimeError):
@@ -395,7 +397,11 @@ class _Session(RobotClock):
     # -- the bound on a loop that never hands over ----------------------------------------------------
     def _trace_call(self, frame, event, arg):
         filename = frame.f_code.co_filename
-        if filename.startswith(_SIMCORE_DIRS) and filename not in _SAMPLES_FILES:
+        uncounted = _UNCOUNTED_FILES.get(filename)
+        if uncounted is None:
+            uncounted = _UNCOUNTED_FILES[filename] = (filename.startswith(_SIMCORE_DIRS)
+                                                      and filename not in _SAMPLES_FILES)
+        if uncounted:
             return None
         if not _has_one_line_loop(frame.f_code):
             return self._trace_line

@@ -68,7 +68,7 @@ def _is_active(active, n_active, part, ev_id):
     return -1
 
 
-@jit
+@jit(allocates=True)
 def _probe_side(table, P, U, modes, part, code, t, X, dt):
     """Sign of the guard ``dt`` after ``t`` from ``X`` (a Heun step of the stacked right-hand side)."""
     n = X.shape[0]
@@ -86,7 +86,7 @@ def _probe_side(table, P, U, modes, part, code, t, X, dt):
     return 1.0 if v > 0 else (-1.0 if v < 0 else 0.0)
 
 
-@jit
+@jit(allocates=True)
 def _guard_rate(table, P, U, modes, part, code, t, X, dt):
     n = X.shape[0]
     f0 = np.empty(n)
@@ -255,11 +255,11 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
         te = rs[S_TE]
         last = rs[RS_LAST_EVENT_T]
         n_roots = int(rs[S_NROOTS])
-        order = _sorted_roots(roots_t, roots_j, roots_ga, n_roots)
+        _sort_roots(roots_t, roots_j, roots_ga, n_roots)
         if not math.isnan(last) and te - last <= ZENO_GAP * max(1.0, abs(te)):
             rs[RS_ZENO_RUN] += 1
             if rs[RS_ZENO_RUN] > MAX_EVENTS_AT_ONE_INSTANT:
-                j0 = roots_j[order[0]]
+                j0 = roots_j[0]
                 rs[RS_ZENO_EVENT] = active[j0, A_PART] * geared.N_EVENTS + active[j0, A_ID]
                 rs[S_BAD_T] = te
                 return ZENO
@@ -270,10 +270,9 @@ def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, f
             X_before[i] = x_e[i]
         n_fired = 0
         for r in range(n_roots):
-            o = order[r]
-            t_root = roots_t[o]
-            j = roots_j[o]
-            ga = roots_ga[o]
+            t_root = roots_t[r]
+            j = roots_j[r]
+            ga = roots_ga[r]
             if t_root - te > TWICE_TOLERANCE:
                 break
             part = active[j, A_PART]
@@ -318,18 +317,16 @@ def _drop_searches_before(search, t):
 
 
 @jit(internal=True)
-def _sorted_roots(roots_t, roots_j, roots_ga, n):
-    """Indices of the roots sorted by (time, event index, guard at the bracket start), as Python sorts tuples."""
-    order = np.arange(n)
+def _sort_roots(roots_t, roots_j, roots_ga, n):
+    """Sort the first ``n`` roots in place by (time, event index, guard at the bracket start), as Python sorts
+    tuples (a stable insertion sort: no array made, so that its caller needs no reference counting)."""
     for i in range(1, n):
-        o = order[i]
+        t, j, g = roots_t[i], roots_j[i], roots_ga[i]
         k = i - 1
-        while k >= 0 and _before(roots_t[o], roots_j[o], roots_ga[o], roots_t[order[k]], roots_j[order[k]],
-                                 roots_ga[order[k]]):
-            order[k + 1] = order[k]
+        while k >= 0 and _before(t, j, g, roots_t[k], roots_j[k], roots_ga[k]):
+            roots_t[k + 1], roots_j[k + 1], roots_ga[k + 1] = roots_t[k], roots_j[k], roots_ga[k]
             k -= 1
-        order[k + 1] = o
-    return order
+        roots_t[k + 1], roots_j[k + 1], roots_ga[k + 1] = t, j, g
 
 
 @jit(internal=True)
@@ -452,7 +449,7 @@ def _armed_guard_reads_inputs(table, P, modes, ids):
     return False
 
 
-@jit
+@jit(allocates=True)
 def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, stiff_rule, fractions, weights,
                   ROWS_T, ROWS_Y, ROWS_M, EVR_F, EVR_X, BAD_X, STATUS, CT, TICK_ROWS):
     """:func:`advance_one` for variants ``v0 <= v < v1``, statuses into ``STATUS`` (:func:`advance_ticking`,
@@ -617,7 +614,7 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, s
                 g_after, done, CT))
 
 
-@jit
+@jit(allocates=True)
 def input_jumps_chunk(v0, v1, table, P, U_before, U_after, modes, t, X, RS, ROWS_T, ROWS_Y, ROWS_M, EVR_F,
                       EVR_X, BAD_X, STATUS, quiet_row):
     """:func:`input_jumps` for variants ``v0 <= v < v1``."""

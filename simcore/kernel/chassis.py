@@ -137,7 +137,7 @@ def _right_hand_side(p, wo, n, fext_x, fext_y, torque, s):
     return b0, b1, b2
 
 
-@jit(internal=True)
+@jit(internal=True, allocates=True)  # (its system's scratch)
 def _solve_with_walls(p, wo, n, fext_x, fext_y, torque, a00, a01, a02, a10, a11, a12, a20, a21, a22, s):
     """:func:`solve` with the mode's wall contacts in ``s`` (Chassis.solve with wall rows, without load transfer):
     the chassis rows ``a`` grown by a column per contact (its push ``lam`` along the wall's normal ``n``, at the
@@ -405,7 +405,7 @@ def gauss(M, n, z):
     return True
 
 
-@jit(internal=True)
+@jit(internal=True, allocates=True)  # (the contacts' rows and the active sets' systems)
 def impact(p, wb, mask, vx, vy, om, c, sn, m, J):
     """The robot-frame chassis velocity ``(vx, vy, om)`` after a perfectly plastic impact on the wall contacts
     ``mask`` (Chassis.impact: the impulses ``P_k >= 0`` that leave no contact moving into its wall, zero where it

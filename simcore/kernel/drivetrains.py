@@ -26,7 +26,8 @@ import numpy as np
 
 from . import characterized_tank, mecanum, swerve, tank
 from .battery import bus_root, curve_at
-from .jit import compiled_by_types, jit
+from .jit import compiled_by_types
+from .jit import jit_allocating as jit  # (the bus and the breakpoints make scratch arrays)
 
 #: Drivetrains: kinds 10 and up. The physical tank drive (simcore.kernel.tank: a battery's load, modes and events);
 #: the characterized one (simcore.kernel.characterized_tank: no modes, no events, no supply current).

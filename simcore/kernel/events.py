@@ -40,7 +40,7 @@ def guard_on_dense(table, P, U, modes, part, code, t_old, h, y_old, Q, s, work):
     return guard(table, P, U, modes, part, code, s, work)
 
 
-@jit
+@jit(allocates=True)
 def brent_root(table, P, U, modes, part, code, t_old, h, y_old, Q, xa, fa, xb, fb, xtol, work):
     """The instant in ``(xa, xb]`` where the guard crosses zero (scipy's ``brentq``, with the values at
     the bracket's ends given: the interpolant may differ from them by round-off there)."""

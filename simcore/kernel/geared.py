@@ -103,7 +103,9 @@ def derivatives(p, po, mode, x, xo, u, uo, out):
     derivatives_driven(p, po, mode, x, xo, u[uo + 0], u[uo + 1], u[uo + 2], out)
 
 
-@jit(internal=True)
+# (inlined into its callers: LLVM would not inline it, its arguments being many arrays, and a call
+# per evaluation costs about a tenth of an advance)
+@jit(internal=True, forceinline=True)
 def derivatives_driven(p, po, mode, x, xo, u0, u1, u2, out):
     """:func:`derivatives` with the drive's inputs given as floats (command, brake, bus voltage): what a part
     whose drive inputs come from its own electronics calls (:mod:`simcore.kernel.servo`)."""

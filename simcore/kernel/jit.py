@@ -1,5 +1,11 @@
 """The kernel's compiler settings: numba's ``njit`` with an on-disk cache that survives a new process
-and a read-only install (see :mod:`simcore.kernel`). Importing this module imports numba."""
+and a read-only install (see :mod:`simcore.kernel`). Importing this module imports numba.
+
+A kernel function is compiled without numba's reference counting unless it is declared to make arrays
+(``jit(allocates=True)``, or :func:`jit_allocating` for a whole module): the others only work on arrays
+their callers hold, and the count, a runtime call per array argument at each call's entry and exit, was
+most of the cost of an evaluation. A function that makes an array without the declaration fails to compile;
+one that takes back an array a callee made must be declared too (it would leak it otherwise)."""
 
 from __future__ import annotations
 
@@ -10,7 +16,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-__all__ = ["jit", "compiled_by_types", "cache_dir"]
+__all__ = ["jit", "jit_allocating", "compiled_by_types", "cache_dir"]
 
 
 def _source_hash() -> str:
@@ -90,7 +96,14 @@ def cache_dir() -> Path | None:
     return _CACHE_DIR
 
 
-def _options(internal, options):
+def _options(internal, options, allocates=False):
+    # Reference counting only where arrays are made: numba counts the references to every array a function is
+    # passed, with a call of its runtime per array at entry and exit (most of an evaluation's time on the
+    # kernel's call chains, which LLVM does not inline). A function that neither allocates an array nor takes
+    # one back from a callee works on arrays its caller holds, and needs none (one that allocates fails to
+    # compile without). Set either way: a function numba compiles while compiling another inherits its setting.
+    options.setdefault("_nrt", bool(allocates))
+    options.setdefault("forceinline", False)  # (inherited like the reference counting, where not set)
     if internal:
         options.setdefault("no_cpython_wrapper", True)
     # (the wrapper that lets a compiled function be passed as a first-class function value, which the kernel
@@ -101,17 +114,25 @@ def _options(internal, options):
     return options
 
 
-def jit(fn=None, *, internal=False, **options):
+def jit(fn=None, *, internal=False, allocates=False, **options):
     """``numba.njit`` with the kernel's settings: cached on disk (where a folder is writable), no
     fast-math (results equal the Python arithmetic to the bit), the GIL released so that kernels can
     run on several Python threads at once, no wrapper for first-class function values. ``internal=True`` for a
     function only the kernel calls: it is compiled without the wrapper that lets Python call it either (a good
-    part of a cold compile's time)."""
-    options = _options(internal, options)
+    part of a cold compile's time). ``allocates=True`` for a function that allocates an array or is handed one
+    that a callee allocated: it is compiled with numba's reference counting (the others without: they only work
+    on arrays their callers hold, which is cheaper)."""
+    options = _options(internal, options, allocates)
     options.setdefault("cache", _CACHE_DIR is not None)
     if fn is None:
         return lambda f: _compiled(f, options)
     return _compiled(f=fn, options=options)
+
+
+def jit_allocating(fn=None, **options):
+    """:func:`jit` with ``allocates=True``, for a module whose functions make arrays and hand them to each other
+    (the drivetrains' sampling and sorting scratch): every function there keeps numba's reference counting."""
+    return jit(fn, allocates=True, **options)
 
 
 def compiled_by_types(fn, choose):
@@ -121,7 +142,7 @@ def compiled_by_types(fn, choose):
     callers' cache holds the result). Called from Python, and with ``NUMBA_DISABLE_JIT=1``, ``fn`` runs as
     written. Returns ``fn``."""
     from numba.extending import overload
-    overload(fn, jit_options=_options(True, {}), strict=False)(choose)
+    overload(fn, jit_options=_options(True, {}, allocates=True), strict=False)(choose)
     return fn
 
 

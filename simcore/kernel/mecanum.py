@@ -36,8 +36,9 @@ from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_N_CONT
                              WS_FREE_SLIP, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY, WS_ROTOR, WS_SLIP,
                              WS_SLIP_FREE, WS_W, WS_WA)
 from .channels import add_supply_piece, channel
-from .jit import jit
-from .mecanum_layout import (EV_MECANUM_BREAKAWAY, EV_MECANUM_GRIP, EV_MECANUM_LEAVE_WALL, EV_MECANUM_WALL, I_ENERGY, I_WHEEL_POSITION, I_WHEEL_VELOCITY,
+from .jit import jit_allocating as jit  # (its functions make scratch arrays)
+from .mecanum_layout import (EV_MECANUM_BREAKAWAY, EV_MECANUM_GRIP, EV_MECANUM_LEAVE_WALL, EV_MECANUM_WALL,
+                             I_ENERGY, I_WHEEL_POSITION, I_WHEEL_VELOCITY,
                              IMPACT_LOSS, MECANUM_GUARD_BASE, MP_B_ROTOR, MP_BRAKE, MP_BUS, MP_CONDUCTANCE,
                              MP_CONVERSION, MP_DUTY, MP_EFFICIENCY, MP_EXTERNAL, MP_GEARING, MP_INV_KV, MP_K, MP_KT,
                              MP_KV, MP_LIMITED, MP_MASS, MP_MOI, MP_R, MP_ROLLER_FRICTION, MP_SLIP_EPS2,

@@ -59,7 +59,9 @@ T_KIND, T_X, T_NX, T_U, T_P = range(5)
 GEARED_BUS_INPUT = 2
 
 
-@jit
+# (inlined into its callers: LLVM would not inline it, its arguments being many arrays, and a call
+# per evaluation costs about a tenth of an advance)
+@jit(forceinline=True)
 def derivatives(table, P, U, modes, t, X, out):
     """Write the stacked dX/dt at time ``t`` into ``out``."""
     couple(table, P, U, modes, t, X)
@@ -186,7 +188,9 @@ def active_events(table, P, part, mode, ids):
 
 
 # -- the battery's bus -----------------------------------------------------------------------------------
-@jit
+# (inlined into its callers: LLVM would not inline it, its arguments being many arrays, and a call
+# per evaluation costs about a tenth of an advance)
+@jit(forceinline=True)
 def couple(table, P, U, modes, t, X):
     """Solve the battery's bus at (t, X) with the held inputs and write it into ``U`` (nothing without a
     battery)."""
@@ -215,7 +219,7 @@ def _is_load(kind):
     return kind == KIND_GEARED or drivetrains.is_load(kind)
 
 
-@jit(internal=True)
+@jit(internal=True, allocates=True)
 def _solve_bus(table, P, U, modes, X, b):
     """The bus of battery part ``b`` (Battery's coupling, ``_solve`` with loads that give no supply curve):
     a non-finite bus where the loads allow none (the Python path then raises, naming it)."""
@@ -343,7 +347,7 @@ def battery_guard(table, P, U, b, code, t):
                                   P[po + battery.P_RECOVERY_VOLTAGE])
 
 
-@jit(internal=True)
+@jit(internal=True, allocates=True)
 def _fire_battery(table, P, U, modes, b, ev_id, t, X):
     """The outputs go off (brownout); or come back (recovery) unless the bus with the held commands restored
     would be below the threshold, when they stay off from ``t`` on."""

@@ -34,7 +34,7 @@ from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_N_CONT
                              WS_ARM, WS_CHANNEL, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F,
                              WS_FREE_ARM, WS_FREE_SLIP, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY, WS_ROTOR,
                              WS_SLIP, WS_SLIP_FREE, WS_W, WS_WA)
-from .jit import jit
+from .jit import jit_allocating as jit  # (its functions make scratch arrays)
 from .mecanum import ROLL, _curve_of, wheel_mode
 from .swerve_layout import (EV_SWERVE_BREAKAWAY, EV_SWERVE_GRIP, EV_SWERVE_LEAVE_WALL, EV_SWERVE_WALL, I_ENERGY, I_STEER_ANGLE, I_STEER_RATE,
                             I_WHEEL_DISTANCE, I_WHEEL_SPEED, N_SM, N_SWERVE_SAMPLE, SM_BASE, SM_CHANNEL, SM_Q,

@@ -25,7 +25,7 @@ import numpy as np
 
 from .battery import curve_at
 from .channels import add_supply_piece, channel
-from .jit import jit
+from .jit import jit_allocating as jit  # (its functions make scratch arrays)
 from .tank_layout import AX_LOAD0_L, AX_LOAD0_R, AX_MU, AX_X, N_AXLE, TP_AXLES, TP_N_AXLES, TP_SCRUB, TP_SLIP_EPS2
 from .tank_layout import TP_WLX_L, TP_WLX_R, TP_WLY_L, TP_WLY_R, TS_FREE, TS_LATERAL, TS_NORMAL
 from .tank_layout import (CH_APPLIED, CH_FRICTION_TORQUE, CH_LIMITED, CH_MOTOR_TORQUE, CH_OUTPUT_TORQUE,

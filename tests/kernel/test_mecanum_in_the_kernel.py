@@ -90,8 +90,7 @@ def test_a_mecanum_in_the_kernel_is_the_python_path_to_the_bit(case):
     a = run_on_path(True, make, 1.6, method=case["method"])
     b = run_on_path(False, make, 1.6, method=case["method"])
     assert_same_runs(a, b)
-    if case["limit"] is None and not case["duty"]:
-        assert {e.name for e in a.events} >= {"breakaway", "grip"}  # the modes were exercised
+    assert {e.name for e in a.events} >= {"breakaway", "grip"}  # the modes were exercised, in every case
 
 
 def test_the_kernels_evaluation_is_the_general_chassis_solve():
