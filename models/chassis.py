@@ -84,6 +84,7 @@ from simcore import checks
 from simcore.errors import ConfigError, IntegrationError
 from simcore.events import StateEvent
 from simcore.field import FTC_FIELD_WALLS, FTC_ROBOT_SIZE, field_bounds
+from simcore.kernel.chassis_layout import walls_fit
 
 __all__ = ["Chassis", "ChassisDrive", "DEFAULT_FIELD", "walls_of", "ContactSolution", "DRIVE_ENERGY_STATES", "EXTERNAL_INPUTS", "ROLL", "FORWARD",
            "BACKWARD", "BREAKAWAY_MARGIN", "GRIP_SPEED", "TOUCH_DISTANCE", "square_safe"]
@@ -844,6 +845,9 @@ class ChassisDrive:
         if self.chassis.tips:
             return "a cog_height (load transfer and tipping are not in the kernel yet)"
         if self.chassis.walls:
+            if not walls_fit(self.chassis.bumper, self.chassis.field):
+                return ("walls two opposite of which its bumper can touch at once (in a field longer and wider than "
+                        "the bumper's diagonal it runs in the kernel; field=None leaves the walls out)")
             return ("walls (a bumper in a field; a drive built from an FTC motor type stands in the field by default: "
                     "field=None leaves it out)")
         return "what its kernel_form() docstring lists (other modules, motor friction from Road Runner's ks, a subclass)"

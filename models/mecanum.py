@@ -54,14 +54,17 @@ channel maps them to its motor's own frame through its mounting, the left motors
 mirrored by default (``mirrored_wheels``; :mod:`simcore.controllers.hub.motor`,
 "Mounting"). Such a drive stands in the FTC field's walls by default (``field``).
 
-**In the compiled kernel.** A drive without a ``cog_height`` or walls (``field=None`` for an FTC one), with the
-plain motor channels (not ``from_roadrunner``'s Coulomb friction) and not a subclass, has a kernel form
-(:mod:`simcore.kernel.mecanum` on the chassis core :mod:`simcore.kernel.chassis`: the four channels, the rollers'
-traction modes as an integer, the breakaway and grip events, the rollers' rolling resistance, the energy ledger,
-the external force inputs, the odometry pods, its supply current on the battery's bus): a simulation of built-in
-parts runs it compiled, and ``simulate_batch`` varies its ``mass``, ``moi``, ``wheel_radius``, ``gearing`` and
+**In the compiled kernel.** A drive without a ``cog_height``, with the plain motor channels (not
+``from_roadrunner``'s Coulomb friction) and not a subclass, has a kernel form (:mod:`simcore.kernel.mecanum` on the
+chassis core :mod:`simcore.kernel.chassis`: the four channels, the rollers' traction modes and the wall contacts as
+an integer, the breakaway and grip events, the rollers' rolling resistance, the energy ledger, the external force
+inputs, the odometry pods, its supply current on the battery's bus; and its walls, the FTC field's by default: the
+``wall`` impacts, the corners on the walls, ``leave_wall``, where the bumper's diagonal is shorter than the
+field's length and width, so that no two opposite walls hold it at once): a simulation of built-in parts runs it
+compiled, and ``simulate_batch`` varies its ``mass``, ``moi``, ``wheel_radius``, ``gearing`` and
 ``friction_coefficient``. Its evaluation, derivatives and outputs are then the kernel's on every path (this class
-calls them); the others (load transfer and the tip event, walls, Coulomb friction) run on the Python path.
+calls them); the others (load transfer and the tip event, walls a bumper reaches two opposite of, Coulomb
+friction) run on the Python path.
 """
 from __future__ import annotations
 
@@ -83,7 +86,8 @@ from .drive import MotorDrive, drive_input_ranges, split_drive_options
 from .battery import SupplyCurve
 from .motor_channels import ChannelState, MotorChannels, motor_friction
 from .odometry import odometry_pods_of, pod_rates, pod_readings, pod_signals
-from .swerve import KERNEL_MODE_CODES, KERNEL_MODES, kernel_events, module_layout
+from .swerve import (KERNEL_MODE_CODES, KERNEL_MODES, kernel_events, kernel_mode_code, kernel_wall_forces,
+                     kernel_wall_modes, module_layout)
 from .tank import channel_parameters, drive_variants, motor_and_gearing
 
 __all__ = ["MecanumDrive", "WHEELS", "ROLLER_AXES", "DEFAULT_ROLLER_FRICTION"]
@@ -286,9 +290,12 @@ class MecanumDrive(ChassisDrive, System):
         self.channels = MotorChannels([self.drive] * 4, [b_rotor] * 4)
         self._names(name, command)
         self._setup_modes()
-        # Without load transfer or walls the drive is evaluated by the kernel's form (simcore.kernel.mecanum) on
-        # every path, its derivatives and outputs too.
-        self._kernel_eval = not self.chassis.tips and not self.chassis.walls
+        # Without load transfer the drive is evaluated by the kernel's form (simcore.kernel.mecanum) on every path,
+        # its derivatives and outputs too; with walls where its bumper cannot reach two opposite walls at once.
+        self._kernel_eval = not self.chassis.tips and (
+            not self.chassis.walls or _cl.walls_fit(self.chassis.bumper, self.chassis.field))
+        if self.chassis.walls and self._kernel_eval:
+            self.KERNEL_MODES, self._MODE_CODES = kernel_wall_modes()
         self._kernel_p = None
         self._refresh_kernel()
         self._kernel_events()
@@ -482,7 +489,7 @@ class MecanumDrive(ChassisDrive, System):
 
     def outputs(self, t, x, u):
         if self._kernel_on:
-            out = np.empty(_ml.n_mecanum_outputs(len(self.odometry_pods)))
+            out = np.empty(_ml.n_mecanum_outputs(len(self.odometry_pods), bool(self.chassis.walls)))
             _mecanum_kernel().outputs(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
                                       np.asarray(u, dtype=float), 0, out, 0)
             return out.tolist()
@@ -560,7 +567,7 @@ class MecanumDrive(ChassisDrive, System):
 
     def _kernel_events(self) -> None:
         """The events by their kernel id (simcore.kernel.mecanum_layout), marked with their guard's code."""
-        self.kernel_events = kernel_events(self, _ml.MECANUM_GUARD_BASE)
+        self.kernel_events = kernel_events(self, _ml.MECANUM_GUARD_BASE, walls=bool(self.chassis.walls))
 
     def kernel_parameters(self, overrides: dict | None = None, n: int = 1) -> np.ndarray:
         """The parameter vector of this drive in the compiled kernel, for ``n`` variants at once.
@@ -595,7 +602,8 @@ class MecanumDrive(ChassisDrive, System):
         n = checks.integer("n", n, minimum=1)
         if not self._kernel_eval:
             raise ConfigError(f"params[{self.name!r}]", sorted(overrides or {}),
-                              "a MecanumDrive without cog_height or walls (the compiled kernel's mecanum)")
+                              "a MecanumDrive without cog_height, and with walls a bumper whose diagonal is shorter "
+                              "than the field's length and width (the compiled kernel's mecanum)")
         ch = self.chassis
         # (the chassis' values as they are now: the Python path reads them at each solve)
         base = {"mass": ch.mass, "moi": ch.moi, "wheel_radius": self.wheel_radius, "gearing": self.gearing,
@@ -603,7 +611,8 @@ class MecanumDrive(ChassisDrive, System):
         values, k, Mw, b_rotor = drive_variants(self, base, overrides, n)
         varied = overrides or {}
         r, m, mu = values["wheel_radius"], values["mass"], values["friction_coefficient"]
-        p = np.empty((n, _ml.n_mecanum_parameters(len(self.odometry_pods))))
+        walls = bool(ch.walls)
+        p = np.empty((n, _ml.n_mecanum_parameters(len(self.odometry_pods), walls)))
         channel_parameters(p, self.drive, values["gearing"], b_rotor, self.channels.any_limits)
         p[:, _ml.MP_K], p[:, _ml.MP_WHEEL_RADIUS] = k, r
         p[:, _ml.MP_MASS], p[:, _ml.MP_MOI], p[:, _ml.MP_WHEEL_MASS] = m, values["moi"], Mw
@@ -612,6 +621,11 @@ class MecanumDrive(ChassisDrive, System):
         p[:, _ml.MP_EXTERNAL], p[:, _ml.MP_BUS] = self._iext, self._ibus
         p[:, _ml.MP_BRAKE:_ml.MP_BRAKE + 4] = self._ib
         p[:, _ml.MP_N_PODS], p[:, _ml.MP_POD_STATE] = len(self.odometry_pods), self._ipod
+        p[:, _ml.MP_WALLS] = 0.0
+        if walls:  # (the walls block after the pods')
+            wb = _ml.n_mecanum_parameters(len(self.odometry_pods))
+            p[:, _ml.MP_WALLS] = wb
+            p[:, wb:wb + _cl.N_WALL_BLOCK] = _cl.wall_block(ch)
         for j, pod in enumerate(self.odometry_pods):
             o = _ml.MP_PODS + _ml.N_POD * j
             p[:, o + _ml.PD_X], p[:, o + _ml.PD_Y], p[:, o + _ml.PD_RADIUS] = pod.x, pod.y, pod.wheel_radius
@@ -654,7 +668,7 @@ class MecanumDrive(ChassisDrive, System):
 
     def _mode_code(self, mode=None) -> int:
         """The kernel's code of ``mode`` (default the present one; the wheels rolling before a mode is set)."""
-        return self._MODE_CODES.get(self.mode if mode is None else mode, 0)
+        return kernel_mode_code(self, self.mode if mode is None else mode)
 
     def _evaluate_in_kernel(self, x, u, mode):
         """:meth:`_evaluate` by the kernel's form (:func:`simcore.kernel.mecanum.evaluate`)."""
@@ -664,7 +678,8 @@ class MecanumDrive(ChassisDrive, System):
         s = s.tolist()
         rows = [s[_cl.S_WHEELS + _cl.N_WS * i:_cl.S_WHEELS + _cl.N_WS * (i + 1)] for i in range(4)]
         sol = ContactSolution()
-        sol.ax, sol.ay, sol.alpha, sol.wall_force = s[_cl.S_AX], s[_cl.S_AY], s[_cl.S_ALPHA], ()
+        sol.ax, sol.ay, sol.alpha = s[_cl.S_AX], s[_cl.S_AY], s[_cl.S_ALPHA]
+        sol.wall_force = kernel_wall_forces(s)
         sol.normal = [w[_cl.WS_NORMAL] for w in rows]
         sol.free_force = [w[_cl.WS_G] for w in rows]
         sol.traction = [w[_cl.WS_F] for w in rows]

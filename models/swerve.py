@@ -55,13 +55,15 @@ steer scrub), ``impact_loss``, ``external_work``, and ``energy_in + external_wor
 ΔKE + losses`` with ``KE = m |v|^2/2 + J omega^2/2 + sum (M_w wheel_speed_i^2 + J_s
 (omega + steer_rate_i)^2)/2`` (output ``kinetic_energy``).
 
-**In the compiled kernel.** A drive of four modules without a ``cog_height`` or walls, not a subclass, has a
-kernel form (:mod:`simcore.kernel.swerve` on the chassis core :mod:`simcore.kernel.chassis`: the eight channels,
-the coupling and the steer scrub, the tyres' traction modes as an integer, the breakaway and grip events, the
-energy ledger, the external inputs, its supply current on the battery's bus): a simulation of built-in parts runs
-it compiled, and ``simulate_batch`` varies its ``mass``, ``moi`` and ``friction_coefficient``. Its evaluation,
-derivatives and outputs are then the kernel's on every path (this class calls them); the others (other module
-counts, load transfer and the tip event, walls) run on the Python path.
+**In the compiled kernel.** A drive of four modules without a ``cog_height``, not a subclass, has a kernel form
+(:mod:`simcore.kernel.swerve` on the chassis core :mod:`simcore.kernel.chassis`: the eight channels, the coupling
+and the steer scrub, the tyres' traction modes and the wall contacts as an integer, the breakaway and grip events,
+the energy ledger, the external inputs, its supply current on the battery's bus, and its walls where the bumper's
+diagonal is shorter than the field's length and width: the ``wall`` impacts, the corners on the walls,
+``leave_wall``): a simulation of built-in parts runs it compiled, and ``simulate_batch`` varies its ``mass``,
+``moi`` and ``friction_coefficient``. Its evaluation, derivatives and outputs are then the kernel's on every path
+(this class calls them); the others (other module counts, load transfer and the tip event, walls a bumper reaches
+two opposite of) run on the Python path.
 """
 from __future__ import annotations
 
@@ -71,7 +73,8 @@ import numpy as np
 
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
-from simcore.errors import ConfigError, ConfigTypeError
+from simcore.errors import ConfigError, ConfigTypeError, IntegrationError
+from simcore.events import StateEvent
 from simcore.kernel import chassis_layout as _cl
 from simcore.kernel import swerve_layout as _sl
 from simcore.system import System
@@ -103,6 +106,20 @@ KERNEL_MODE_CODES = {((a, b, c, d), ()): 27 * i + 9 * j + 3 * k + m
                      for i, a in enumerate((ROLL, FORWARD, BACKWARD)) for j, b in enumerate((ROLL, FORWARD, BACKWARD))
                      for k, c in enumerate((ROLL, FORWARD, BACKWARD)) for m, d in enumerate((ROLL, FORWARD, BACKWARD))}
 KERNEL_MODES = tuple(sorted(KERNEL_MODE_CODES, key=KERNEL_MODE_CODES.get))
+_WALL_MODES = None
+
+
+def kernel_wall_modes():
+    """The kernel's modes of a four-wheel chassis drive with walls, indexed by code (the wheels' code plus 81 times
+    the index of the wall contacts in simcore.kernel.chassis_layout.CONTACT_SETS), and their codes by mode (built
+    at first use)."""
+    global _WALL_MODES
+    if _WALL_MODES is None:
+        from simcore.kernel.chassis_layout import N_CONTACT_SETS, contacts_of_set
+
+        modes = tuple((wheels, contacts_of_set(j)) for j in range(N_CONTACT_SETS) for wheels, _ in KERNEL_MODES)
+        _WALL_MODES = modes, {m: c for c, m in enumerate(modes)}
+    return _WALL_MODES
 
 
 def _swerve_kernel():
@@ -112,18 +129,47 @@ def _swerve_kernel():
     return swerve
 
 
-def kernel_events(drive, guard_base: int) -> dict:
+def kernel_events(drive, guard_base: int, walls: bool = False) -> dict:
     """A four-wheel chassis drive's events by their kernel id (wheel ``i``'s breakaway ``i``, its grips slipping
-    forward and backward ``4 + 2 i`` and ``5 + 2 i``), each marked with its guard's code (the id plus
-    ``guard_base``)."""
+    forward and backward ``4 + 2 i`` and ``5 + 2 i``; with ``walls``, wall ``w``'s event ``12 + w`` and the
+    leave_wall of contact ``(wall, corner)`` ``16 + 4 wall + corner``), each marked with its guard's code (the id
+    plus ``guard_base``)."""
     events = {}
     for i in range(4):
         events[i] = drive._breakaway[i]
         events[4 + 2 * i] = drive._grip[(i, FORWARD)]
         events[5 + 2 * i] = drive._grip[(i, BACKWARD)]
+    if walls:
+        # (each wall's event; a contact's leave_wall, its push in the present mode's order of contacts)
+        for w, ev in enumerate(drive._wall_events):
+            events[12 + w] = ev
+        for b in range(16):
+            events[16 + b] = StateEvent(_contact_push(drive, (b // 4, b % 4)), direction=-1, mode=drive._settle_event,
+                                        name="leave_wall")
     for i, e in events.items():
         e.kernel_guard = guard_base + i
     return events
+
+
+def kernel_mode_code(drive, mode) -> int:
+    """The kernel's code of a four-wheel chassis drive's ``mode`` (None, before a mode is set: the wheels rolling),
+    from its ``_MODE_CODES``; an IntegrationError for wall contacts no kernel mode holds."""
+    code = drive._MODE_CODES.get(mode)
+    if code is None:
+        if mode is not None:
+            raise IntegrationError(f"{drive.name}: wall contacts {mode[1]} that no kernel mode holds", float("nan"))
+        return 0
+    return code
+
+
+def kernel_wall_forces(s) -> list:
+    """The wall contacts' pushes in a kernel sample ``s`` (a list), N, in the mode's order."""
+    return [s[_cl.S_CONTACTS + _cl.N_CS * q + _cl.CS_FORCE] for q in range(int(s[_cl.S_N_CONTACTS]))]
+
+
+def _contact_push(drive, pair):
+    """The guard of wall contact ``pair``'s leave_wall (ChassisDrive._leave_guard of its place in the mode)."""
+    return lambda t, x, u: drive._sample(t, x, u).sol.wall_force[drive.mode[1].index(pair)]
 
 
 def module_layout(parameter, positions, minimum=2):
@@ -312,11 +358,14 @@ class SwerveDrive(ChassisDrive, System):
         self._setup_modes()
         # Four modules without load transfer or walls are evaluated by the kernel's form (simcore.kernel.swerve) on
         # every path, their derivatives and outputs too.
-        self._kernel_eval = n == _sl.N_SWERVE_MODULES and not self.chassis.tips and not self.chassis.walls
+        self._kernel_eval = n == _sl.N_SWERVE_MODULES and not self.chassis.tips and (
+            not self.chassis.walls or _cl.walls_fit(self.chassis.bumper, self.chassis.field))
+        if self.chassis.walls and self._kernel_eval:
+            self.KERNEL_MODES, self._MODE_CODES = kernel_wall_modes()
         self._kernel_p = None
         self._refresh_kernel()
         if self._kernel_eval:
-            self.kernel_events = kernel_events(self, _sl.SWERVE_GUARD_BASE)
+            self.kernel_events = kernel_events(self, _sl.SWERVE_GUARD_BASE, walls=bool(self.chassis.walls))
 
     def _names(self, name):
         n = self.n_modules
@@ -525,7 +574,7 @@ class SwerveDrive(ChassisDrive, System):
 
     def outputs(self, t, x, u):
         if self._kernel_on:
-            out = np.empty(_sl.N_SWERVE_OUTPUTS)
+            out = np.empty(_sl.n_swerve_outputs(bool(self.chassis.walls)))
             _swerve_kernel().outputs(self._kernel_p, 0, self._mode_code(), np.asarray(x, dtype=float), 0,
                                      np.asarray(u, dtype=float), 0, out, 0)
             return out.tolist()
@@ -595,6 +644,7 @@ class SwerveDrive(ChassisDrive, System):
 
     # -- the kernel form (simcore.kernel.swerve) -----------------------------------------------------
     KERNEL_MODES = KERNEL_MODES
+    _MODE_CODES = KERNEL_MODE_CODES
 
     #: The parameters a batch varies (``simcore.simulate_batch``'s ``params["<name>.<parameter>"]``) and their units.
     BATCH_PARAMETERS = ("mass", "moi", "friction_coefficient")
@@ -631,8 +681,8 @@ class SwerveDrive(ChassisDrive, System):
         n = checks.integer("n", n, minimum=1)
         if not self._kernel_eval:
             raise ConfigError(f"params[{self.name!r}]", sorted(overrides or {}),
-                              "a SwerveDrive of four modules without cog_height or walls (the compiled kernel's "
-                              "swerve)")
+                              "a SwerveDrive of four modules without cog_height, and with walls a bumper whose "
+                              "diagonal is shorter than the field's length and width (the compiled kernel's swerve)")
         from .tank import batch_values, channel_parameters
 
         ch = self.chassis
@@ -644,7 +694,11 @@ class SwerveDrive(ChassisDrive, System):
             values[key] = batch_values(self, key, value, n, self.BATCH_PARAMETERS, self._BATCH_UNITS.get(key, ""))
         m, mu = values["mass"], values["friction_coefficient"]
 
-        p = np.empty((n, _sl.N_SWERVE_PARAMETERS))
+        p = np.empty((n, _sl.n_swerve_parameters(bool(ch.walls))))
+        p[:, _sl.SW_WALLS] = 0.0
+        if ch.walls:  # (the walls block after the wheels')
+            p[:, _sl.SW_WALLS] = _sl.N_SWERVE_PARAMETERS
+            p[:, _sl.N_SWERVE_PARAMETERS:] = _cl.wall_block(ch)
         dr, st, ch_ = self.drive, self.steer, self.channels
         channel_parameters(p, dr, dr.gearing, ch_.viscous[0], ch_._limited[0])
         steer = p[:, _sl.SW_STEER:]
@@ -694,7 +748,7 @@ class SwerveDrive(ChassisDrive, System):
 
     def _mode_code(self, mode=None) -> int:
         """The kernel's code of ``mode`` (default the present one; the wheels rolling before a mode is set)."""
-        return KERNEL_MODE_CODES.get(self.mode if mode is None else mode, 0)
+        return kernel_mode_code(self, self.mode if mode is None else mode)
 
     def _evaluate_in_kernel(self, x, u, mode):
         """:meth:`_evaluate` by the kernel's form (:func:`simcore.kernel.swerve.evaluate`)."""
@@ -706,7 +760,8 @@ class SwerveDrive(ChassisDrive, System):
         rows = [s[_cl.S_WHEELS + _cl.N_WS * i:_cl.S_WHEELS + _cl.N_WS * (i + 1)] for i in range(n)]
         mods = [s[_sl.SM_BASE + _sl.N_SM * i:_sl.SM_BASE + _sl.N_SM * (i + 1)] for i in range(n)]
         sol = ContactSolution()
-        sol.ax, sol.ay, sol.alpha, sol.wall_force = s[_cl.S_AX], s[_cl.S_AY], s[_cl.S_ALPHA], ()
+        sol.ax, sol.ay, sol.alpha = s[_cl.S_AX], s[_cl.S_AY], s[_cl.S_ALPHA]
+        sol.wall_force = kernel_wall_forces(s)
         sol.normal = [w[_cl.WS_NORMAL] for w in rows]
         sol.free_force = [w[_cl.WS_G] for w in rows]
         sol.traction = [w[_cl.WS_F] for w in rows]

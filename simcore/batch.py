@@ -234,7 +234,7 @@ class _Batch:
         # Per system and mode: whether a guard armed in that mode reads the held inputs (then a tick's writes
         # may make it jump across zero: the kernel fires what they trigger, for the variants in such modes).
         self.mode_reads_inputs = [
-            np.array([any(ev.reads_inputs and ev.active[m] for ev in s.events) for m in range(len(s.MODES))])
+            np.logical_or.reduce([ev.active for ev in s.events if ev.reads_inputs] + [np.zeros(len(s.MODES), bool)])
             for s in self.systems]
 
         # Initial state and inputs (held input rows are never written in place: a write replaces the row).
@@ -253,7 +253,7 @@ class _Batch:
         for name, value in (inputs or {}).items():
             self._write(name, value, "inputs")
         self.Y = Y
-        self.modes = [np.zeros(n, dtype=np.int8) for _ in self.systems]
+        self.modes = [np.zeros(n, dtype=np.int16) for _ in self.systems]
         self.T = np.full(n, self.t)  # each variant's time (the recorder's last rows)
         self.started = [False] * len(controllers)
         self.n_steps = np.zeros(n, dtype=np.int64)
@@ -344,7 +344,7 @@ class _Batch:
         xs, us = view.inputs(self.t, self.Y)
         for k, s in enumerate(self.systems):
             try:
-                self.modes[k] = np.asarray(s.initial_mode(self.t, xs[k], us[k]), dtype=np.int8)
+                self.modes[k] = np.asarray(s.initial_mode(self.t, xs[k], us[k]), dtype=np.int16)
             except ConfigError as exc:
                 self._blame_x0(k, xs, us, exc)
                 raise
@@ -462,7 +462,7 @@ class _Batch:
         """The kernel's states, modes, step counts and stiffness findings back into the batch."""
         cr = self._cr
         self.Y = np.ascontiguousarray(cr.X.T)
-        self.modes = [cr.modes[:, k].astype(np.int8) for k in range(len(self.systems))]
+        self.modes = [cr.modes[:, k].astype(np.int16) for k in range(len(self.systems))]
         self.n_steps = cr.RS[:, kl.S_NSTEPS].astype(np.int64)
         warned = cr.RS[:, kl.RS_WARN_T]
         new = ~np.isnan(warned) & np.isnan(self.stiff_at)
@@ -483,7 +483,7 @@ class _Batch:
             kept = np.arange(rows_m.shape[1])[None, :] < n_rows[:, None]  # (variant, row): row-major, in order
             # (indices and epochs, one per row, as narrow as they fit; gathered column by column: no wide copies)
             narrow = lambda top: np.uint16 if top < 2 ** 16 else np.int64  # noqa: E731
-            modes = np.empty((n_sys, int(n_rows.sum())), dtype=np.int8)
+            modes = np.empty((n_sys, int(n_rows.sum())), dtype=np.int16)
             for k in range(n_sys):
                 modes[k] = rows_m[:, :, k][kept]
             res.rows(np.repeat(np.arange(n, dtype=narrow(n)), n_rows), cr.ROWS_T[kept],
@@ -495,7 +495,7 @@ class _Batch:
             idx = np.flatnonzero(n_rows > r)
             modes = []
             for k in range(n_sys):
-                m = np.zeros(n, dtype=np.int8)
+                m = np.zeros(n, dtype=np.int16)
                 m[idx] = rows_m[idx, r, k]
                 modes.append(m)
             res.rows(idx.astype(np.int32), cr.ROWS_T[idx, r].copy(), np.ascontiguousarray(cr.ROWS_Y[idx, r].T),
@@ -511,7 +511,7 @@ class _Batch:
                 nx = sl.stop - sl.start
                 res.event(self._kind_of[(k, ev_id)], idx[sel], rec[sel, kl.E_T].copy(),
                           cr.EVR_X[idx[sel], r, 0, :nx].T.copy(), cr.EVR_X[idx[sel], r, 1, :nx].T.copy(),
-                          rec[sel, kl.E_MODE_BEFORE].astype(np.int8), rec[sel, kl.E_MODE_AFTER].astype(np.int8),
+                          rec[sel, kl.E_MODE_BEFORE].astype(np.int16), rec[sel, kl.E_MODE_AFTER].astype(np.int16),
                           bool(at_tick))
                 if k == cr.brownout_part:  # from the row after it, when the outputs went off (its modes' names)
                     from .kernel.battery import MODE_BROWNED_OUT

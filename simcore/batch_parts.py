@@ -41,11 +41,12 @@ def event_kinds(model, kind, p, n_modes) -> tuple:
     """The events of ``model`` (its ``kernel_events``), each with the modes the kernel arms it in (a part of
     ``kind`` with parameters ``p`` and ``n_modes`` modes) and whether its guard reads the held inputs."""
     ids = np.empty(kl.MAX_ACTIVE, dtype=np.int64)
-    armed = {}
-    for code in range(n_modes):
+    armed = {i: np.zeros(n_modes, dtype=bool) for i in model.kernel_events}
+    for code in range(n_modes):  # (a drive in walls has some 23,000 modes: the flags filled in place)
         for i in kp.active_events_of(kind, p, code, ids):
-            armed.setdefault(int(i), set()).add(code)
-    return tuple(EventKind(model.kernel_events[i].name, np.array([c in armed.get(i, ()) for c in range(n_modes)]),
+            if int(i) in armed:
+                armed[int(i)][code] = True
+    return tuple(EventKind(model.kernel_events[i].name, armed[i],
                            model.kernel_events[i].kernel_guard in kl.GUARDS_READING_INPUTS, i)
                  for i in sorted(model.kernel_events))
 
@@ -123,7 +124,7 @@ class PartVariants(_Variants):
                               f"{self.max_position if upper else self.min_position!r} {units[self.state_names[0]]})")
         out = np.empty((self.n, 1), dtype=np.int64)
         kp.initial_modes(self._table, self.P, np.ascontiguousarray(u.T), np.ascontiguousarray(x.T), out)
-        return out[:, 0].astype(np.int8)
+        return out[:, 0].astype(np.int16)
 
     # -- outputs -----------------------------------------------------------------------------------------------
     def outputs(self, t, x, u, mode) -> np.ndarray:
@@ -172,8 +173,8 @@ class BatteryVariants(_Variants):
         from .kernel import battery as kb
 
         if not self.disables:
-            return np.zeros(self.n, dtype=np.int8)
-        return np.where(u[0] < self.P[:, kb.P_BROWNOUT], kb.MODE_BROWNED_OUT, kb.MODE_NORMAL).astype(np.int8)
+            return np.zeros(self.n, dtype=np.int16)
+        return np.where(u[0] < self.P[:, kb.P_BROWNOUT], kb.MODE_BROWNED_OUT, kb.MODE_NORMAL).astype(np.int16)
 
     def outputs(self, t, x, u, mode) -> np.ndarray:
         """Bus voltage V, current A, and the brownout flag (the bus below the threshold; with ``"disable"``,
@@ -265,7 +266,7 @@ class DrivetrainVariants(_Variants):
         return []
 
     def initial_mode(self, t, x, u) -> np.ndarray:
-        return np.zeros(self.n, dtype=np.int8)
+        return np.zeros(self.n, dtype=np.int16)
 
     initial_state = PartVariants.initial_state
     initial_inputs = PartVariants.initial_inputs
@@ -292,7 +293,7 @@ class TankVariants(DrivetrainVariants):
         out = np.empty((self.n, 1), dtype=np.int64)
         kp.initial_modes(self._table, self.P, np.ascontiguousarray(u.T, dtype=float),
                          np.ascontiguousarray(x.T, dtype=float), out)
-        return out[:, 0].astype(np.int8)
+        return out[:, 0].astype(np.int16)
 
     def outputs(self, t, x, u, mode) -> np.ndarray:
         return PartVariants.outputs(self, t, x, u, mode)[self._slots]
@@ -307,7 +308,8 @@ class MecanumVariants(DrivetrainVariants):
         self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
         from .kernel.mecanum_layout import n_mecanum_outputs
 
-        self._y_offsets = np.array([0, n_mecanum_outputs(len(model.odometry_pods))], dtype=np.int64)
+        self._y_offsets = np.array([0, n_mecanum_outputs(len(model.odometry_pods), bool(model.chassis.walls))],
+                                     dtype=np.int64)
 
     initial_mode = TankVariants.initial_mode
 
@@ -319,6 +321,9 @@ class SwerveVariants(DrivetrainVariants):
     def __init__(self, model, form, params, n):
         super().__init__(model, form, params, n)
         self.events = event_kinds(model, self.kind, self.P[0], len(self.MODES))
+        from .kernel.swerve_layout import n_swerve_outputs
+
+        self._y_offsets = np.array([0, n_swerve_outputs(bool(model.chassis.walls))], dtype=np.int64)
 
     initial_mode = TankVariants.initial_mode
 

@@ -40,7 +40,7 @@ class _Recorder:
 
     def __init__(self, batch):
         self.b = batch
-        self.blocks = []  # (variant ids, t (scalar or per row), X (nx, m), modes (n_sys, m) int8, epoch)
+        self.blocks = []  # (variant ids, t (scalar or per row), X (nx, m), modes (n_sys, m) int16, epoch)
         self.epochs = [[list(rows) for rows in batch.U]]  # held input rows after each tick (shared arrays)
         self.instants = []  # (t, controller names that ran)
         self.post = []  # (X, modes) right after each tick instant
@@ -77,7 +77,7 @@ class _Recorder:
             mc = (modes[0].copy() if every else modes[0].take(idx))[None]
         else:
             mc = (np.array(modes) if every else np.array([m.take(idx) for m in modes])) if modes \
-                else np.zeros((0, len(idx)), dtype=np.int8)
+                else np.zeros((0, len(idx)), dtype=np.int16)
         self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1 if epochs is None else epochs))
         if epochs is None:
             self.counts[idx] += 1  # (a block holds at most one row of a variant)
@@ -287,7 +287,7 @@ class BatchResult:
         for first, times, start in self._rec.kernel_stretches:
             m = len(times)
             X = np.empty((m, b.nx, self.n))
-            M = np.zeros((m, len(b.systems), self.n), dtype=np.int8)
+            M = np.zeros((m, len(b.systems), self.n), dtype=np.int16)
             for idx, tb, Xb, mb, ep in self._rec.blocks[start:]:
                 if np.ndim(ep) == 0:
                     continue

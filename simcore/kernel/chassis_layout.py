@@ -10,6 +10,8 @@ present direction there before the solve.
 """
 from __future__ import annotations
 
+import bisect
+
 #: A wheel's fixed data (one contact per wheel): its rotating mass at the rim ``M_i`` (kg), its friction
 #: coefficient along the traction direction and it times ``1 + BREAKAWAY_MARGIN``, its contact's load at rest
 #: (N), its load transfer coefficients (N per m/s² of the chassis acceleration along x and y; zero without a
@@ -23,7 +25,18 @@ N_WHEEL = 16
 #: The chassis at one instant: accelerations (robot frame, m/s², rad/s²), the heading's cosine and sine, the
 #: chassis velocity (robot frame, m/s, rad/s), the bus voltage (V), the ledger's friction and external power (W).
 (S_AX, S_AY, S_ALPHA, S_COS, S_SIN, S_VX, S_VY, S_OM, S_BUS, S_FRICTION_POWER, S_EXTERNAL_POWER) = range(11)
-S_WHEELS = 11
+#: The wall contacts of the mode (Chassis.wall_rows and the solve's wall forces): their number, then from
+#: S_CONTACTS, ``N_CS`` slots each in the mode's order (ascending pair index ``4 wall + corner``): the pair, the
+#: wall's normal in the robot frame (x, y), the arm ``corner x n`` (m), the right-hand side ``omega^2 n . corner``
+#: (m/s²) and the wall's push (N).
+S_N_CONTACTS = 11
+S_CONTACTS = 12
+CS_PAIR, CS_NX, CS_NY, CS_CHI, CS_RHS, CS_FORCE = range(6)
+N_CS = 6
+#: The most wall contacts at once: two walls meeting at a field corner, two bumper corners on each (a drive whose
+#: bumper can reach two opposite walls at once has no kernel form: :func:`walls_fit`).
+MAX_CONTACTS = 4
+S_WHEELS = S_CONTACTS + N_CS * MAX_CONTACTS
 N_CHASSIS_SAMPLE = S_WHEELS
 
 #: Per wheel, from ``S_WHEELS + N_WS * i``: its traction mode (ROLL 0, FORWARD 1, BACKWARD -1, as a float); its
@@ -45,3 +58,70 @@ N_WS = 35
 def sample_size(n_wheels: int) -> int:
     """The slots of a sample of a chassis on ``n_wheels`` wheels."""
     return N_CHASSIS_SAMPLE + N_WS * n_wheels
+
+
+# -- walls (simcore.models.chassis' "Walls": the bumper's corners against the field's four walls) ------------------
+#: A drive's walls block in its parameter vector: the bumper's corners (robot frame, m; front-left, front-right,
+#: rear-left, rear-right, x then y), then per wall (Chassis.walls' order: x_min, x_max, y_min, y_max) its inward
+#: normal (x, y) and its offset (m): a point ``q``'s gap is ``n . q - offset``.
+WB_CORNERS = 0
+WB_WALLS = 8
+WL_NX, WL_NY, WL_OFFSET = range(3)
+N_WALL = 3
+N_WALLS, N_CORNERS = 4, 4
+N_WALL_BLOCK = WB_WALLS + N_WALL * N_WALLS
+#: A wall contact ``(wall, corner)`` is the pair ``4 wall + corner``; a set of contacts a 16-bit mask of pairs.
+#: The pairs of bumper corners that can touch one wall together (the bumper's sides), and the walls that can be
+#: touched together (those meeting at a field corner).
+BUMPER_SIDES = ((0, 1), (0, 2), (1, 3), (2, 3))
+ADJACENT_WALLS = ((0, 2), (0, 3), (1, 2), (1, 3))
+
+
+def _contact_sets() -> tuple:
+    """Every set of wall contacts a bumper that cannot reach two opposite walls can hold, as masks, ascending:
+    on each wall none, one corner or one side, on no wall, one wall or two that meet."""
+    on_one_wall = [(k,) for k in range(N_CORNERS)] + [side for side in BUMPER_SIDES]
+    masks = {0}
+    for w in range(N_WALLS):
+        for corners in on_one_wall:
+            masks.add(sum(1 << (4 * w + k) for k in corners))
+    for w0, w1 in ADJACENT_WALLS:
+        for c0 in on_one_wall:
+            for c1 in on_one_wall:
+                masks.add(sum(1 << (4 * w0 + k) for k in c0) + sum(1 << (4 * w1 + k) for k in c1))
+    return tuple(sorted(masks))
+
+
+#: The contact sets a mode can hold, ascending (index 0: none). A drive with walls codes its mode as its wheel
+#: modes' code plus ``N_WHEEL_CODES`` times the index of its contact set here.
+CONTACT_SETS = _contact_sets()
+N_CONTACT_SETS = len(CONTACT_SETS)
+
+
+def contact_set_index(contacts) -> int:
+    """The index in :data:`CONTACT_SETS` of the contacts ``contacts`` (``(wall, corner)`` pairs), or -1."""
+    mask = sum(1 << (4 * w + k) for w, k in contacts)
+    i = bisect.bisect_left(CONTACT_SETS, mask)
+    return i if i < N_CONTACT_SETS and CONTACT_SETS[i] == mask else -1
+
+
+def contacts_of_set(index: int) -> tuple:
+    """The sorted ``(wall, corner)`` pairs of contact set ``index``."""
+    mask = CONTACT_SETS[index]
+    return tuple((b // 4, b % 4) for b in range(4 * N_WALLS) if mask >> b & 1)
+
+
+def walls_fit(bumper, field) -> bool:
+    """Whether a bumper ``(length, width)`` (m) can touch no two opposite walls of ``field`` ``(x_min, y_min,
+    x_max, y_max)`` (m) at once: its diagonal shorter than the field's length and width (then its contacts are
+    one of :data:`CONTACT_SETS`)."""
+    diagonal = (bumper[0] ** 2 + bumper[1] ** 2) ** 0.5
+    return diagonal < field[2] - field[0] and diagonal < field[3] - field[1]
+
+
+def wall_block(chassis) -> list:
+    """The walls block (``N_WALL_BLOCK`` values) of a :class:`simcore.models.chassis.Chassis` with walls."""
+    block = [v for corner in chassis.corners for v in corner]
+    for (nx, ny), off in chassis.walls:
+        block += [nx, ny, off]
+    return block

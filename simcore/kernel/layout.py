@@ -53,10 +53,13 @@ MODE_MOVING, MODE_FORWARD, MODE_REVERSE, MODE_STUCK, MODE_LOWER_STOP, MODE_UPPER
 MODE_NAMES = ("moving", "forward", "reverse", "stuck", "lower_stop", "upper_stop")
 (EV_LOWER_STOP, EV_UPPER_STOP, EV_VELOCITY_ZERO_FORWARD, EV_VELOCITY_ZERO_REVERSE, EV_BREAKAWAY_FORWARD,
  EV_BREAKAWAY_REVERSE, EV_LEAVE_LOWER_STOP, EV_LEAVE_UPPER_STOP) = range(8)
-#: The most event ids of one part (the geared mechanism's 8; a mecanum drive's 12: a breakaway and two grips per
-#: wheel) and the most armed at once in one part (a mecanum drive's four wheels, one each).
-N_EVENTS = 12
-MAX_ACTIVE = 4
+#: The most event ids of one part (the geared mechanism's 8; a mecanum drive's 32: a breakaway and two grips per
+#: wheel, a wall event per wall, a leave_wall per wall contact (wall, corner)) and the most armed at once in one
+#: part (a mecanum drive's 10: its four wheels one each, and in a field corner, one corner on each of the two
+#: walls, the four walls' events and the two contacts' leave_wall; or a side on one wall and a corner on the other,
+#: three walls' and three contacts'; or a side on each, two and four).
+N_EVENTS = 32
+MAX_ACTIVE = 10
 #: The geared mechanism's guards: ``x[0] - min``; ``x[0] - max``; ``x[1]``; the forward push over
 #: breakaway; the backward push over it. The last two read the held inputs, the others the state alone.
 GUARD_LOWER_STOP, GUARD_UPPER_STOP, GUARD_VELOCITY, GUARD_FORWARD_PUSH, GUARD_BACKWARD_PUSH = range(5)

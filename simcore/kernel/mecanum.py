@@ -2,19 +2,22 @@
 
 The physics is documented in :mod:`simcore.models.mecanum` (:class:`MecanumDrive`) and
 :mod:`simcore.models.chassis`; :meth:`MecanumDrive.kernel_parameters` derives the parameter vector ``p``
-(``MP_*`` of :mod:`simcore.kernel.mecanum_layout`, then a wheel block per wheel). This module is the drive without
-load transfer or walls: each wheel's roller grips or slides along its axle (exact Coulomb friction with modes)
-and rolls across it against its rolling resistance (a regularized Coulomb law), on the chassis core
+(``MP_*`` of :mod:`simcore.kernel.mecanum_layout`, then a wheel block per wheel, the odometry pods' and the walls
+block). This module is the drive without load transfer: each wheel's roller grips or slides along its axle (exact
+Coulomb friction with modes) and rolls across it against its rolling resistance (a regularized Coulomb law), the
+bumper's corners against the field's walls, on the chassis core
 (:func:`simcore.kernel.chassis.solve`). It is the one form of that evaluation (:func:`evaluate`): the model calls
 it on its own path and the compiled segment through :mod:`simcore.kernel.parts`, so both give the same bits. The
 arithmetic is the Python forms', operation for operation (``MecanumDrive._kinematics``, ``_rims_of`` and
 ``_evaluate``, ``Chassis.solve_fixed``, ``ChassisDrive``'s resets and settling).
 
-A mode is an integer ``27 w_0 + 9 w_1 + 3 w_2 + w_3`` (each wheel's index into ``MECANUM_WHEEL_MODES``). The
-events: a rolling wheel's ``breakaway`` (the force rolling takes reaches ``mu N`` times ``1 + BREAKAWAY_MARGIN``)
-and a slipping wheel's ``grip`` (its slip along the roller axle back to zero); each resets the rims of the rolling
-(or just gripping) wheels to their ground speed, books the kinetic energy that removes as impact loss, and settles
-the modes.
+A mode is an integer ``27 w_0 + 9 w_1 + 3 w_2 + w_3`` (each wheel's index into ``MECANUM_WHEEL_MODES``), plus 81
+times the index of its wall contacts among :data:`simcore.kernel.chassis_layout.CONTACT_SETS`. The events: a
+rolling wheel's ``breakaway`` (the force rolling takes reaches ``mu N`` times ``1 + BREAKAWAY_MARGIN``) and a
+slipping wheel's ``grip`` (its slip along the roller axle back to zero), each resetting the rims of the rolling (or
+just gripping) wheels to their ground speed; a wall's ``wall`` (a corner reaching it: the plastic impact); a wall
+contact's ``leave_wall`` (its push back to zero). Each books the kinetic energy its reset removes as impact loss,
+and settles the modes.
 """
 from __future__ import annotations
 
@@ -23,8 +26,10 @@ import math
 import numpy as np
 
 from .battery import curve_at
-from .chassis import GRIP_SPEED, break_away, mode_of_sample, pose_rates, slip_mode, solve, traction_guard
-from .chassis_layout import (N_WHEEL, N_WS, S_BUS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
+from .chassis import (GRIP_SPEED, contact_mask, impact_reset, pose_rates, pose_wall_guard, settle_contacts,
+                      settle_rounds, settle_step, slip_mode, solve, total_wall_force, traction_guard, wall_events,
+                      wall_force, wall_rows, with_contacts)
+from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_N_CONTACTS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
                              S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_ARM, W_COUPLE, W_COUPLE_FREE, W_DX, W_DY,
                              W_FREE_ARM, W_NX, W_NY, W_PX, W_PY, WS_ACROSS, WS_ALONG, WS_ARM,
                              WS_CHANNEL, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F, WS_FREE_ARM,
@@ -32,12 +37,13 @@ from .chassis_layout import (N_WHEEL, N_WS, S_BUS, S_COS, S_EXTERNAL_POWER, S_FR
                              WS_SLIP_FREE, WS_W, WS_WA)
 from .channels import add_supply_piece, channel
 from .jit import jit_allocating as jit  # (its functions make scratch arrays)
-from .mecanum_layout import (EV_MECANUM_BREAKAWAY, EV_MECANUM_GRIP, I_ENERGY, I_WHEEL_POSITION, I_WHEEL_VELOCITY,
+from .mecanum_layout import (EV_MECANUM_BREAKAWAY, EV_MECANUM_GRIP, EV_MECANUM_LEAVE_WALL, EV_MECANUM_WALL,
+                             I_ENERGY, I_WHEEL_POSITION, I_WHEEL_VELOCITY,
                              IMPACT_LOSS, MECANUM_GUARD_BASE, MP_B_ROTOR, MP_BRAKE, MP_BUS, MP_CONDUCTANCE,
                              MP_CONVERSION, MP_DUTY, MP_EFFICIENCY, MP_EXTERNAL, MP_GEARING, MP_INV_KV, MP_K, MP_KT,
                              MP_KV, MP_LIMITED, MP_MASS, MP_MOI, MP_R, MP_ROLLER_FRICTION, MP_SLIP_EPS2,
                              MP_STATOR_LIMIT, MP_SUPPLY_LIMIT, MP_TRACK_ENERGY, MP_WHEEL_MASS, MP_WHEEL_RADIUS,
-                             MP_WHEELS, N_MECANUM_OUTPUTS, N_MECANUM_SAMPLE)
+                             MP_WALLS, MP_WHEELS, N_MECANUM_MODES, N_MECANUM_OUTPUTS, N_MECANUM_SAMPLE)
 from .mecanum_layout import MP_N_PODS, MP_POD_STATE, MP_PODS, N_POD, PD_COS, PD_RADIUS, PD_SIN, PD_X, PD_Y
 from .tank_layout import (CH_APPLIED, CH_FRICTION_TORQUE, CH_MOTOR_TORQUE, CH_OUTPUT_TORQUE, CH_STATOR,
                           CH_SUPPLY)
@@ -111,7 +117,16 @@ def evaluate(p, po, mode, x, xo, u, uo, s):
         s[q + WS_COEF] = crr * roll / math.sqrt(roll * roll + eps2) if crr != 0.0 else 0.0
     ie = uo + int(p[po + MP_EXTERNAL])
     fx, fy, tz = u[ie], u[ie + 1], u[ie + 2]
+    mask = 0 if p[po + MP_WALLS] == 0.0 else contact_mask(mode, N_MECANUM_MODES)
+    if mask > 0:
+        wall_rows(p, _walls(p, po), mask, c, sn, om, s)
+    else:
+        s[S_N_CONTACTS] = 0.0
     solve(p, wo, N, p[po + MP_MASS], p[po + MP_MOI], c * fx + sn * fy, -sn * fx + c * fy, tz, s)
+    if mode < 0:  # (a mode no contact set codes: settle found none consistent) the run stops, non-finite
+        s[S_AX] = s[S_AY] = s[S_ALPHA] = math.nan
+        for i in range(N):
+            s[S_WHEELS + N_WS * i + WS_WA] = math.nan
     s[S_COS], s[S_SIN], s[S_VX], s[S_VY], s[S_OM], s[S_BUS] = c, sn, vx, vy, om, bus
     if p[po + MP_TRACK_ENERGY] != 0.0:  # the power terms only the energy ledger integrates
         fric = 0.0
@@ -214,6 +229,9 @@ def outputs(p, po, mode, x, xo, u, uo, out, yo):
         out[o + 29 + i] = s[q + WS_NORMAL]
     out[o + 28] = s[S_BUS]
     o = yo + N_MECANUM_OUTPUTS
+    if p[po + MP_WALLS] != 0.0:
+        out[o] = total_wall_force(s)
+        o += 1
     ip = xo + int(p[po + MP_POD_STATE])
     for j in range(int(p[po + MP_N_PODS])):  # (OdometryPod readings: the wheel's angle and speed)
         r_pod = p[po + MP_PODS + N_POD * j + PD_RADIUS]
@@ -222,62 +240,91 @@ def outputs(p, po, mode, x, xo, u, uo, out, yo):
 
 
 # -- events -------------------------------------------------------------------------------------------------
+@jit(internal=True)
+def _walls(p, po):
+    """The walls block's first slot in ``p``, or -1 for a drive without walls."""
+    return -1 if p[po + MP_WALLS] == 0.0 else po + int(p[po + MP_WALLS])
+
+
 @jit
 def active_events(p, po, mode, ids):
-    """The events armed in ``mode`` (ids into ``ids``, wheel by wheel as ChassisDrive.events lists them)."""
+    """The events armed in ``mode`` (ids into ``ids``, as ChassisDrive.events lists them: wheel by wheel, then
+    the walls' and the wall contacts')."""
     for i in range(N):
         m = wheel_mode(mode, i)
         ids[i] = (EV_MECANUM_BREAKAWAY + i if m == ROLL else
                   EV_MECANUM_GRIP + 2 * i + (0 if m == FORWARD else 1))
-    return N
+    if p[po + MP_WALLS] == 0.0:
+        return N
+    return wall_events(contact_mask(mode, N_MECANUM_MODES), ids, N, EV_MECANUM_WALL, EV_MECANUM_LEAVE_WALL)
 
 
 @jit
 def guard(p, po, mode, code, x, xo, u, uo):
     """The value of guard ``code`` (an event's id plus MECANUM_GUARD_BASE) in ``mode`` at state ``x`` and inputs
-    ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip."""
+    ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip, a wall's least gap of the corners not
+    on it, a wall contact's push."""
+    ev = code - MECANUM_GUARD_BASE
+    if EV_MECANUM_WALL <= ev < EV_MECANUM_LEAVE_WALL:  # (the pose alone)
+        return pose_wall_guard(p, _walls(p, po), N_MECANUM_MODES, mode, ev - EV_MECANUM_WALL, x, xo)
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
-    return traction_guard(p, po + MP_WHEELS, N, code - MECANUM_GUARD_BASE, s)
+    if ev >= EV_MECANUM_LEAVE_WALL:
+        return wall_force(s, ev - EV_MECANUM_LEAVE_WALL)
+    return traction_guard(p, po + MP_WHEELS, N, ev, s)
 
 
 @jit
 def settle(p, po, mode, slipping, x, xo, u, uo):
     """The consistent mode at state ``x`` (ChassisDrive._settle): each wheel slipping the way it slips, or rolling
-    (its slip within GRIP_SPEED), a rolling wheel breaking away where rolling would take more than its limit, and
-    wheel ``slipping`` (whose breakaway fired; -1: none) slipping the way its force pushes."""
+    (its slip within GRIP_SPEED); the wall contacts of ``mode`` and every corner touching a wall; then, until
+    nothing changes, the first contact whose wall would pull dropped, else a rolling wheel breaking away where
+    rolling would take more than its limit, and wheel ``slipping`` (whose breakaway fired; -1: none) slipping the
+    way its force pushes. -1 where no contact set holds the contacts, or nothing settles in the Python form's
+    number of rounds (the run then stops with a non-finite derivative, where the Python path raises)."""
     s = np.empty(N_MECANUM_SAMPLE)
-    evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
+    evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling, no wall contact: the slips and the pose
     code = slip_mode(s, N)
-    # Wheels only go from rolling to slipping here, so this ends within five evaluations (the Python form's
-    # bound of 20 is never reached).
-    for _ in range(20):
-        evaluate(p, po, code, x, xo, u, uo, s)
-        if not break_away(p, po + MP_WHEELS, N, slipping, s):
-            break
-        code = mode_of_sample(s, N)
-    return code
+    mask = settle_contacts(p, _walls(p, po), N_MECANUM_MODES, mode, x, xo)
+    for _ in range(settle_rounds(N, mask)):
+        full = with_contacts(code, mask, N_MECANUM_MODES)
+        if full < 0:
+            return -1
+        evaluate(p, po, full, x, xo, u, uo, s)
+        settled, code, mask = settle_step(p, po + MP_WHEELS, N, slipping, s, mask)
+        if settled:
+            return full
+    return -1
 
 
 @jit
 def initial_mode(p, po, x, xo, u, uo):
-    """The mode at the start (ChassisDrive.initial_mode without walls or load transfer)."""
-    return settle(p, po, 0, -1, x, xo, u, uo)  # (every wheel rolling)
+    """The mode at the start (ChassisDrive.initial_mode without load transfer; the pose inside the field is the
+    model's check)."""
+    return settle(p, po, 0, -1, x, xo, u, uo)  # (every wheel rolling, no contact)
 
 
 @jit
 def fire(p, po, mode, ev_id, x, xo, u, uo):
-    """Apply event ``ev_id``'s reset to ``x`` (in place) and return the mode after it (ChassisDrive._reset_grip,
-    then _settle): the rolling wheels, and those whose slip is within GRIP_SPEED, set to their ground speed (the
-    roller's along its axle over ``e . a``); the kinetic energy that removes booked as impact loss."""
+    """Apply event ``ev_id``'s reset to ``x`` (in place) and return the mode after it (ChassisDrive's resets, then
+    _settle). A breakaway or grip: the rolling wheels, and those whose slip is within GRIP_SPEED, set to their
+    ground speed (the roller's along its axle over ``e . a``). A wall's: the perfectly plastic impact
+    (ChassisDrive._reset_impact: the rolling wheels' rims at their ground speed, then the chassis velocity that
+    leaves no touching corner moving into its wall, Chassis.impact). A leave_wall: none. The kinetic energy a reset
+    removes is booked as impact loss."""
+    if ev_id >= EV_MECANUM_LEAVE_WALL:
+        return settle(p, po, mode, -1, x, xo, u, uo)
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
     track = p[po + MP_TRACK_ENERGY] != 0.0
     ke_before = kinetic_energy(p, po, x, xo) if track else 0.0
+    wall = ev_id >= EV_MECANUM_WALL
     for i in range(N):
         q = S_WHEELS + N_WS * i
-        if abs(s[q + WS_SLIP_FREE]) <= GRIP_SPEED or wheel_mode(mode, i) == ROLL:
+        if wheel_mode(mode, i) == ROLL or (not wall and abs(s[q + WS_SLIP_FREE]) <= GRIP_SPEED):
             x[xo + I_WHEEL_VELOCITY + i] = s[q + WS_ALONG] / s[q + WS_COUPLE]
+    if wall:
+        impact_reset(p, _walls(p, po), N_MECANUM_MODES, mode, x, xo, p[po + MP_MASS], p[po + MP_MOI])
     if track:
         x[xo + I_ENERGY + IMPACT_LOSS] += ke_before - kinetic_energy(p, po, x, xo)
     breakaway = EV_MECANUM_BREAKAWAY <= ev_id < EV_MECANUM_BREAKAWAY + N

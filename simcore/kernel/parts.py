@@ -44,8 +44,8 @@ from .drivetrains import (FIRST_DRIVETRAIN_KIND, KIND_CHARACTERIZED_TANK, KIND_M
 from .jit import jit
 from .layout import (GUARD_BACKWARD_PUSH, GUARD_BROWNOUT, GUARD_FORWARD_PUSH, GUARD_RECOVERY, GUARDS_READING_INPUTS,
                      N_OUTPUTS, N_SERVO_OUTPUTS)
-from .mecanum_layout import MECANUM_GUARD_BASE, N_MECANUM_OUTPUTS
-from .swerve_layout import N_SWERVE_OUTPUTS, SWERVE_GUARD_BASE
+from .mecanum_layout import EV_MECANUM_LEAVE_WALL, EV_MECANUM_WALL, MECANUM_GUARD_BASE, N_MECANUM_OUTPUTS
+from .swerve_layout import EV_SWERVE_LEAVE_WALL, EV_SWERVE_WALL, N_SWERVE_OUTPUTS, SWERVE_GUARD_BASE
 from .tank_layout import N_CHARACTERIZED_OUTPUTS, N_TANK_OUTPUTS, TANK_GUARD_BASE
 
 KIND_GEARED = 1
@@ -286,10 +286,12 @@ def event_of(table, part, ev_id):
         return battery.EVENT_GUARD[ev_id], battery.EVENT_DIRECTION[ev_id], battery.EVENT_HAS_RESET[ev_id]
     if table[part, T_KIND] == KIND_TANK:  # (every tank event is an upward crossing with a reset)
         return TANK_GUARD_BASE + ev_id, 1, True
-    if table[part, T_KIND] == KIND_MECANUM:  # (every mecanum event too)
-        return MECANUM_GUARD_BASE + ev_id, 1, True
-    if table[part, T_KIND] == KIND_SWERVE:  # (every swerve event too)
-        return SWERVE_GUARD_BASE + ev_id, 1, True
+    if table[part, T_KIND] == KIND_MECANUM:  # (its traction events too; a wall's is a downward crossing with a
+        # reset, the impact; a leave_wall's a downward crossing without)
+        return (MECANUM_GUARD_BASE + ev_id, 1 if ev_id < EV_MECANUM_WALL else -1,
+                ev_id < EV_MECANUM_LEAVE_WALL)
+    if table[part, T_KIND] == KIND_SWERVE:  # (as the mecanum's)
+        return (SWERVE_GUARD_BASE + ev_id, 1 if ev_id < EV_SWERVE_WALL else -1, ev_id < EV_SWERVE_LEAVE_WALL)
     return geared.EVENT_GUARD[ev_id], geared.EVENT_DIRECTION[ev_id], geared.EVENT_HAS_RESET[ev_id]
 
 

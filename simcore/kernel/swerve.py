@@ -2,20 +2,22 @@
 
 The physics is documented in :mod:`simcore.models.swerve` (:class:`SwerveDrive`) and :mod:`simcore.models.chassis`;
 :meth:`SwerveDrive.kernel_parameters` derives the parameter vector ``p`` (``SW_*`` of
-:mod:`simcore.kernel.swerve_layout`, then a wheel block per module). This module is the four-module drive without
-load transfer or walls: each module's drive and steer channels, the drive/steer coupling (the drive rotor turning
+:mod:`simcore.kernel.swerve_layout`, then a wheel block per module and the walls block). This module is the four-module
+drive without load transfer: each module's drive and steer channels, the drive/steer coupling (the drive rotor turning
 with the steer, the drive motor's torque on the steering), each tyre gripping or slipping along its steer angle
-(exact Coulomb friction with modes) and sliding across it (a regularized Coulomb law), the steer scrub torque, on
+(exact Coulomb friction with modes) and sliding across it (a regularized Coulomb law), the steer scrub torque, the
+bumper's corners against the field's walls, on
 the chassis core (:func:`simcore.kernel.chassis.solve`, each module's traction direction written into the sample
 from its steer angle before the solve). It is the one form of that evaluation (:func:`evaluate`): the model calls
 it on its own path and the compiled segment through :mod:`simcore.kernel.drivetrains`, so both give the same
 bits. The arithmetic is the Python forms', operation for operation (``SwerveDrive._kinematics``, ``_rotors`` and
-``_evaluate``, ``Chassis.solve`` without load transfer or walls, ``ChassisDrive``'s resets and settling).
+``_evaluate``, ``Chassis.solve`` without load transfer, ``ChassisDrive``'s resets and settling).
 
-A mode is the mecanum's integer ``27 w_0 + 9 w_1 + 3 w_2 + w_3`` (:func:`simcore.kernel.mecanum.wheel_mode`), and
-the events are its too: a rolling module's ``breakaway`` and a slipping one's ``grip``, each resetting the rims of
-the rolling (or just gripping) wheels to their ground speed, booking the kinetic energy that removes as impact
-loss, and settling the modes.
+A mode is the mecanum's integer ``27 w_0 + 9 w_1 + 3 w_2 + w_3`` (:func:`simcore.kernel.mecanum.wheel_mode`) plus
+81 times its wall contacts' index, and the events are its too: a rolling module's ``breakaway`` and a slipping
+one's ``grip``, each resetting the rims of the rolling (or just gripping) wheels to their ground speed; a wall's
+``wall`` (the plastic impact) and a contact's ``leave_wall``; each booking the kinetic energy its reset removes as
+impact loss, and settling the modes.
 """
 from __future__ import annotations
 
@@ -24,22 +26,24 @@ import math
 import numpy as np
 
 from .channels import add_supply_piece, channel
-from .chassis import GRIP_SPEED, break_away, mode_of_sample, pose_rates, slip_mode, solve, traction_guard
-from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_BUS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
+from .chassis import (GRIP_SPEED, contact_mask, impact_reset, pose_rates, pose_wall_guard, settle_contacts,
+                      settle_rounds, settle_step, slip_mode, solve, total_wall_force, traction_guard, wall_events,
+                      wall_force, wall_rows, with_contacts)
+from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_N_CONTACTS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
                              S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_PX, W_PY, WS_ACROSS, WS_ALONG,
                              WS_ARM, WS_CHANNEL, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F,
                              WS_FREE_ARM, WS_FREE_SLIP, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY, WS_ROTOR,
                              WS_SLIP, WS_SLIP_FREE, WS_W, WS_WA)
 from .jit import jit_allocating as jit  # (its functions make scratch arrays)
 from .mecanum import ROLL, _curve_of, wheel_mode
-from .swerve_layout import (EV_SWERVE_BREAKAWAY, EV_SWERVE_GRIP, I_ENERGY, I_STEER_ANGLE, I_STEER_RATE,
+from .swerve_layout import (EV_SWERVE_BREAKAWAY, EV_SWERVE_GRIP, EV_SWERVE_LEAVE_WALL, EV_SWERVE_WALL, I_ENERGY, I_STEER_ANGLE, I_STEER_RATE,
                             I_WHEEL_DISTANCE, I_WHEEL_SPEED, N_SM, N_SWERVE_SAMPLE, SM_BASE, SM_CHANNEL, SM_Q,
                             SM_ROTOR, SM_SCRUB, SM_STEER_ACCEL, SW_ANY_LIMITED, SW_B_ROTOR, SW_BUS, SW_CONDUCTANCE,
                             SW_CONVERSION, SW_COUPLE_RATIO, SW_DRIVE_BRAKE, SW_DUTY, SW_EFFICIENCY, SW_EXTERNAL,
                             SW_GEARING, SW_INV_KV, SW_K, SW_KT, SW_KV, SW_LIMITED, SW_MASS, SW_MOI, SW_MU, SW_R,
                             SW_SCRUB_RADIUS, SW_SLIP_EPS2, SW_STATOR_LIMIT, SW_STEER, SW_STEER_BRAKE, SW_STEER_MOI,
                             SW_SUPPLY_LIMIT, SW_TRACK_ENERGY, SW_WHEEL_MASS, SW_WHEEL_RADIUS, SW_WHEELS,
-                            SWERVE_GUARD_BASE)
+                            SWERVE_GUARD_BASE, N_SWERVE_MODES, N_SWERVE_OUTPUTS, SW_WALLS)
 from .tank_layout import (CH_APPLIED, CH_FRICTION_TORQUE, CH_MOTOR_TORQUE, CH_OUTPUT_TORQUE, CH_STATOR,
                           CH_SUPPLY)
 
@@ -184,8 +188,17 @@ def evaluate(p, po, mode, x, xo, u, uo, s):
         s[q + WS_W], s[q + WS_ROTOR] = wr, rotor
     ie = uo + int(p[po + SW_EXTERNAL])
     fx, fy, tz = u[ie], u[ie + 1], u[ie + 2]
+    mask = 0 if p[po + SW_WALLS] == 0.0 else contact_mask(mode, N_SWERVE_MODES)
+    if mask > 0:
+        wall_rows(p, _walls(p, po), mask, c, sn, om, s)
+    else:
+        s[S_N_CONTACTS] = 0.0
     solve(p, po + SW_WHEELS, N, p[po + SW_MASS], p[po + SW_MOI], c * fx + sn * fy, -sn * fx + c * fy,
           tz - torque_q, s)
+    if mode < 0:  # (a mode no contact set codes: settle found none consistent) the run stops, non-finite
+        s[S_AX] = s[S_AY] = s[S_ALPHA] = math.nan
+        for i in range(N):
+            s[S_WHEELS + N_WS * i + WS_WA] = math.nan
     # Steer scrub: the patch twisting at the module's absolute yaw rate, fading with the rolling speed.
     rho, J_s, alpha = p[po + SW_SCRUB_RADIUS], p[po + SW_STEER_MOI], s[S_ALPHA]
     for i in range(N):
@@ -312,62 +325,90 @@ def outputs(p, po, mode, x, xo, u, uo, out, yo):
         out[o + 36 + i] = s[SM_BASE + N_SM * i + SM_SCRUB]
         out[o + 40 + i] = s[q + WS_NORMAL]
     out[o + 44] = s[S_BUS]
+    if p[po + SW_WALLS] != 0.0:
+        out[yo + N_SWERVE_OUTPUTS] = total_wall_force(s)
 
 
 # -- events -------------------------------------------------------------------------------------------------
+@jit(internal=True)
+def _walls(p, po):
+    """The walls block's first slot in ``p``, or -1 for a drive without walls."""
+    return -1 if p[po + SW_WALLS] == 0.0 else po + int(p[po + SW_WALLS])
+
+
 @jit
 def active_events(p, po, mode, ids):
-    """The events armed in ``mode`` (ids into ``ids``, module by module as ChassisDrive.events lists them)."""
+    """The events armed in ``mode`` (ids into ``ids``, as ChassisDrive.events lists them: module by module, then
+    the walls' and the wall contacts')."""
     for i in range(N):
         m = wheel_mode(mode, i)
         ids[i] = (EV_SWERVE_BREAKAWAY + i if m == ROLL else EV_SWERVE_GRIP + 2 * i + (0 if m == 1 else 1))
-    return N
+    if p[po + SW_WALLS] == 0.0:
+        return N
+    return wall_events(contact_mask(mode, N_SWERVE_MODES), ids, N, EV_SWERVE_WALL, EV_SWERVE_LEAVE_WALL)
 
 
 @jit
 def guard(p, po, mode, code, x, xo, u, uo):
     """The value of guard ``code`` (an event's id plus SWERVE_GUARD_BASE) in ``mode`` at state ``x`` and inputs
-    ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip."""
+    ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip, a wall's least gap of the corners not
+    on it, a wall contact's push."""
+    ev = code - SWERVE_GUARD_BASE
+    if EV_SWERVE_WALL <= ev < EV_SWERVE_LEAVE_WALL:  # (the pose alone)
+        return pose_wall_guard(p, _walls(p, po), N_SWERVE_MODES, mode, ev - EV_SWERVE_WALL, x, xo)
     s = np.empty(N_SWERVE_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
-    return traction_guard(p, po + SW_WHEELS, N, code - SWERVE_GUARD_BASE, s)
+    if ev >= EV_SWERVE_LEAVE_WALL:
+        return wall_force(s, ev - EV_SWERVE_LEAVE_WALL)
+    return traction_guard(p, po + SW_WHEELS, N, ev, s)
 
 
 @jit
 def settle(p, po, mode, slipping, x, xo, u, uo):
-    """The consistent mode at state ``x`` (ChassisDrive._settle): each wheel slipping the way it slips, or rolling
-    (its slip within GRIP_SPEED), a rolling wheel breaking away where rolling would take more than its limit, and
-    wheel ``slipping`` (whose breakaway fired; -1: none) slipping the way its force pushes."""
+    """The consistent mode at state ``x`` (ChassisDrive._settle, as simcore.kernel.mecanum.settle): each wheel
+    slipping the way it slips, or rolling; the wall contacts of ``mode`` and every corner touching; then, until
+    nothing changes, the first contact whose wall would pull dropped, else the rolling wheels that break away
+    slipping (wheel ``slipping`` too; -1: none). -1 where none is consistent."""
     s = np.empty(N_SWERVE_SAMPLE)
-    evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
+    evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling, no wall contact: the slips and the pose
     code = slip_mode(s, N)
-    for _ in range(20):  # (wheels only go from rolling to slipping here: this ends within five evaluations)
-        evaluate(p, po, code, x, xo, u, uo, s)
-        if not break_away(p, po + SW_WHEELS, N, slipping, s):
-            break
-        code = mode_of_sample(s, N)
-    return code
+    mask = settle_contacts(p, _walls(p, po), N_SWERVE_MODES, mode, x, xo)
+    for _ in range(settle_rounds(N, mask)):
+        full = with_contacts(code, mask, N_SWERVE_MODES)
+        if full < 0:
+            return -1
+        evaluate(p, po, full, x, xo, u, uo, s)
+        settled, code, mask = settle_step(p, po + SW_WHEELS, N, slipping, s, mask)
+        if settled:
+            return full
+    return -1
 
 
 @jit
 def initial_mode(p, po, x, xo, u, uo):
-    """The mode at the start (ChassisDrive.initial_mode without walls or load transfer)."""
-    return settle(p, po, 0, -1, x, xo, u, uo)  # (every wheel rolling)
+    """The mode at the start (ChassisDrive.initial_mode without load transfer)."""
+    return settle(p, po, 0, -1, x, xo, u, uo)  # (every wheel rolling, no contact)
 
 
 @jit
 def fire(p, po, mode, ev_id, x, xo, u, uo):
-    """Apply event ``ev_id``'s reset to ``x`` (in place) and return the mode after it (ChassisDrive._reset_grip,
-    then _settle, a breakaway's wheel slipping): the rolling wheels, and those whose slip is within GRIP_SPEED, set
-    to their ground speed along their steer angle; the kinetic energy that removes booked as impact loss."""
+    """Apply event ``ev_id``'s reset to ``x`` (in place) and return the mode after it (ChassisDrive's resets, then
+    _settle, a breakaway's wheel slipping): a breakaway's or grip's, the rolling wheels, and those whose slip is
+    within GRIP_SPEED, set to their ground speed along their steer angle; a wall's, the rolling wheels so, then
+    the plastic impact; a leave_wall's, none. The kinetic energy a reset removes is booked as impact loss."""
+    if ev_id >= EV_SWERVE_LEAVE_WALL:
+        return settle(p, po, mode, -1, x, xo, u, uo)
     s = np.empty(N_SWERVE_SAMPLE)
     evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
     track = p[po + SW_TRACK_ENERGY] != 0.0
     ke_before = kinetic_energy(p, po, x, xo) if track else 0.0
+    wall = ev_id >= EV_SWERVE_WALL
     for i in range(N):
         q = S_WHEELS + N_WS * i
-        if abs(s[q + WS_SLIP_FREE]) <= GRIP_SPEED or wheel_mode(mode, i) == ROLL:
+        if wheel_mode(mode, i) == ROLL or (not wall and abs(s[q + WS_SLIP_FREE]) <= GRIP_SPEED):
             x[xo + I_WHEEL_SPEED + i] = s[q + WS_ALONG]
+    if wall:
+        impact_reset(p, _walls(p, po), N_SWERVE_MODES, mode, x, xo, p[po + SW_MASS], p[po + SW_MOI])
     if track:
         x[xo + I_ENERGY + IMPACT_LOSS] += ke_before - kinetic_energy(p, po, x, xo)
     breakaway = EV_SWERVE_BREAKAWAY <= ev_id < EV_SWERVE_BREAKAWAY + N

@@ -145,7 +145,8 @@ def test_slipping_rollers_push_with_exactly_mu_times_their_load():
 
 
 @pytest.mark.parametrize("options", [dict(cog_height=0.1),
-                                     dict(bumper=(0.6, 0.6), field=(-4.0, -4.0, 4.0, 4.0))])
+                                     # (a bumper whose diagonal, 0.85 m, reaches two opposite walls of 0.8 m)
+                                     dict(bumper=(0.6, 0.6), field=(-0.4, -0.4, 0.4, 0.4))])
 def test_a_mecanum_the_kernel_has_no_form_of_yet_takes_the_python_path(options):
     drive = _mecanum(**options)
     assert drive.kernel_form() is None
@@ -161,10 +162,10 @@ def test_a_mecanum_beside_a_disabling_battery_takes_the_python_path():
     assert simcore.Simulator([_mecanum(), Battery()], [])._compiled is not None
 
 
-def test_an_ftc_drive_in_the_fields_walls_and_a_road_runner_one_take_the_python_path():
+def test_an_ftc_drive_in_the_fields_walls_runs_in_the_kernel_and_a_road_runner_one_takes_the_python_path():
     walled = MecanumDrive(GOBILDA_5203_312, track_width=0.4, wheelbase=0.35, wheel_radius=0.048, mass=12.0,
                           moi=0.4)
-    assert walled.field is not None and walled.kernel_form() is None
+    assert walled.field is not None and walled.kernel_form() is not None
     free = MecanumDrive(GOBILDA_5203_312, track_width=0.4, wheelbase=0.35, wheel_radius=0.048, mass=12.0,
                         moi=0.4, field=None)
     assert free.kernel_form() is not None

@@ -211,13 +211,11 @@ def test_standing_steer_meets_the_full_coulomb_scrub_torque():
         assert y[f"scrub_torque_{i}"] == pytest.approx(-full, rel=0.5 * (0.002 / (rho * rate)) ** 2 + 1e-12)
 
 
-@pytest.mark.parametrize("options", [dict(cog_height=0.2), dict(bumper=(0.8, 0.8), field="frc"),
+@pytest.mark.parametrize("options", [dict(cog_height=0.2),
+                                     # (a bumper whose diagonal, 1.13 m, reaches two opposite walls of 1 m)
+                                     dict(bumper=(0.8, 0.8), field=(-0.5, -0.5, 0.5, 0.5)),
                                      dict(module_positions=POS[:3])])
 def test_a_swerve_the_kernel_has_no_form_of_yet_takes_the_python_path(options):
-    if options.get("field") == "frc":
-        from simcore.field import FRC_FIELD
-
-        options = dict(options, field=FRC_FIELD, start_pose=(4.0, 4.0, 0.0))
     drive = _swerve(**options)
     assert drive.kernel_form() is None and not drive._kernel_on
     sim = __import__("simcore").Simulator([drive], [])

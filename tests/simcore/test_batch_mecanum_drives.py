@@ -71,11 +71,14 @@ def test_a_mecanum_the_kernel_has_no_form_of_cannot_batch_and_the_error_says_why
         simulate_batch([_mecanum(cog_height=0.1)], 0.1, params={"drive.mass": [20.0, 30.0]})
     from simcore.models.hub_motor import GOBILDA_5203_312
 
+    # (a 0.6 m square bumper, 0.85 m across its diagonal, in a 0.8 m field: it can touch both x walls at once)
+    tight = MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0, moi=0.35,
+                         name="drive", bumper=(0.6, 0.6), field=(-0.4, -0.4, 0.4, 0.4))
+    with pytest.raises(ConfigTypeError, match=r"cannot batch: it has walls two opposite of which .*field=None"):
+        simulate_batch([tight], 0.1, params={"drive.mass": [10.0, 12.0]})
     ftc = MecanumDrive(GOBILDA_5203_312, track_width=0.36, wheelbase=0.30, wheel_radius=0.048, mass=12.0, moi=0.35,
-                       name="drive")  # (in the FTC field's walls by default)
-    with pytest.raises(ConfigTypeError, match=r"cannot batch: it has walls .*field=None"):
-        simulate_batch([ftc], 0.1, params={"drive.mass": [10.0, 12.0]})
-    assert ftc.kernel_refusal() is not None and _mecanum().kernel_refusal() is None
+                       name="drive")  # (in the FTC field's walls by default: it batches)
+    assert tight.kernel_refusal() is not None and ftc.kernel_refusal() is None and _mecanum().kernel_refusal() is None
 
 
 def test_mecanum_drives_with_dead_wheels_batch_to_their_serial_runs():
