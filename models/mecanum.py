@@ -407,7 +407,8 @@ class MecanumDrive(ChassisDrive, System):
     def _evaluate(self, x, u, mode):
         if self._kernel_on:
             return self._evaluate_in_kernel(x, u, mode)
-        # With load transfer or walls (Chassis.solve), or Coulomb friction in the motors:
+        # With load transfer or walls its bumper can touch two opposite of at once (Chassis.solve), or Coulomb
+        # friction in the motors:
         ul = u.tolist()
         wheels, contacts = mode
         (xl, c, s, vx, vy, om, along, across, hterm, slip_free), (w, rotor) = self._rims_of(x, wheels)
@@ -596,7 +597,7 @@ class MecanumDrive(ChassisDrive, System):
         ------
         ConfigError
             A parameter this drive does not batch, a value the constructor would refuse, or a drive the kernel
-            has no form of (load transfer or walls), naming ``params['<name>.<parameter>'][j]`` and the
+            has no form of (load transfer, or walls its bumper can touch two opposite of at once), naming ``params['<name>.<parameter>'][j]`` and the
             variant ``j``.
         """
         n = checks.integer("n", n, minimum=1)
@@ -657,7 +658,8 @@ class MecanumDrive(ChassisDrive, System):
     def kernel_form(self):
         """``(kind, parameters, mode names)`` of this drive in the compiled kernel (:mod:`simcore.kernel.mecanum`),
         or None where the kernel has no form of it yet (then the simulation takes the Python path): a
-        ``cog_height`` (load transfer and the tip event), walls, motor channels with Coulomb friction
+        ``cog_height`` (load transfer and the tip event), walls its bumper can touch two opposite of at once (a field
+        shorter or narrower than the bumper's diagonal), motor channels with Coulomb friction
         (``from_roadrunner`` with a ``ks``), or a subclass."""
         self._refresh_kernel()
         if not self._kernel_on or type(self) is not MecanumDrive:

@@ -356,8 +356,9 @@ class SwerveDrive(ChassisDrive, System):
         self.channels = MotorChannels([self.drive] * n + [self.steer] * n, [bd] * n + [bs] * n)
         self._names(name)
         self._setup_modes()
-        # Four modules without load transfer or walls are evaluated by the kernel's form (simcore.kernel.swerve) on
-        # every path, their derivatives and outputs too.
+        # Four modules without load transfer, and without walls or with walls their bumper cannot touch two opposite
+        # of at once, are evaluated by the kernel's form (simcore.kernel.swerve) on every path, their derivatives
+        # and outputs too.
         self._kernel_eval = n == _sl.N_SWERVE_MODULES and not self.chassis.tips and (
             not self.chassis.walls or _cl.walls_fit(self.chassis.bumper, self.chassis.field))
         if self.chassis.walls and self._kernel_eval:
@@ -676,7 +677,7 @@ class SwerveDrive(ChassisDrive, System):
         ConfigError
             A parameter this drive does not batch, a value the constructor would refuse (naming
             ``params['<name>.<parameter>'][j]``), or a drive the kernel has no form of (not four modules, load
-            transfer or walls).
+            transfer, or walls its bumper can touch two opposite of at once).
         """
         n = checks.integer("n", n, minimum=1)
         if not self._kernel_eval:
@@ -737,8 +738,8 @@ class SwerveDrive(ChassisDrive, System):
     def kernel_form(self):
         """``(kind, parameters, mode names)`` of this drive in the compiled kernel (:mod:`simcore.kernel.swerve`),
         or None where the kernel has no form of it yet (then the simulation takes the Python path): other than
-        four modules, a ``cog_height`` (load transfer and the tip event), walls (``bumper`` and ``field``), motor
-        channels of another kind, or a subclass."""
+        four modules, a ``cog_height`` (load transfer and the tip event), walls its bumper can touch two opposite of at
+        once (a field shorter or narrower than the bumper's diagonal), motor channels of another kind, or a subclass."""
         self._refresh_kernel()
         if not self._kernel_on or type(self) is not SwerveDrive:
             return None

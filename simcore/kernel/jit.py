@@ -5,7 +5,9 @@ A kernel function is compiled without numba's reference counting unless it is de
 (``jit(allocates=True)``, or :func:`jit_allocating` for a whole module): the others only work on arrays
 their callers hold, and the count, a runtime call per array argument at each call's entry and exit, was
 most of the cost of an evaluation. A function that makes an array without the declaration fails to compile;
-one that takes back an array a callee made must be declared too (it would leak it otherwise)."""
+one that takes back an array a callee made must be declared too (it would leak it otherwise), and so must one
+that returns an array, even one it was passed (its caller would count a reference the function never took, and
+free the array twice): the kernel's dispatcher refuses to compile such a function undeclared."""
 
 from __future__ import annotations
 
@@ -154,6 +156,22 @@ class _KernelDispatcher(CPUDispatcher):
     def get_call_template(self, args, kws):
         return super().get_call_template(tuple(types.unliteral(a) for a in args),
                                          {k: types.unliteral(v) for k, v in kws.items()})
+
+    def add_overload(self, cres):
+        # (every compiled or cache-loaded version passes here: a function without reference counting that returns
+        # an array would have its caller free that array twice, so it is refused before it can run)
+        if not self.targetoptions.get("_nrt", True) and _holds_array(cres.signature.return_type):
+            raise TypeError(f"the kernel function {self.py_func.__module__}.{self.py_func.__qualname__} returns "
+                            f"{cres.signature.return_type}, an array, but is compiled without reference counting: "
+                            "declare it jit(allocates=True)")
+        super().add_overload(cres)
+
+
+def _holds_array(t) -> bool:
+    """Whether numba type ``t`` is an array or a tuple holding one."""
+    if isinstance(t, types.Array):
+        return True
+    return isinstance(t, types.BaseTuple) and any(_holds_array(e) for e in t.types)
 
 
 def _compiled(f, options):
