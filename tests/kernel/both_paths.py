@@ -1,7 +1,9 @@
 """Running one simulation on both paths: the compiled kernel and the Python path (a helper of the tests here)."""
 from __future__ import annotations
 
+import numba
 import numpy as np
+import pytest
 
 import simcore.models as models
 from simcore.models.battery import Battery
@@ -10,6 +12,12 @@ from simcore.models.motors import NEO
 import simcore
 import simcore.engine as engine
 import simcore.solvers as solvers
+
+#: A long run of the compiled kernel against Python ticks or serial runs: interpreted (``NUMBA_DISABLE_JIT=1``,
+#: CI's second pass) it repeats at many times the cost what its compiled run checks, so that pass keeps to its
+#: lighter neighbours (one figure, the refusals, the laws), which run every line of the same code.
+compiled_only = pytest.mark.skipif(numba.config.DISABLE_JIT, reason="a long kernel run, checked compiled; its "
+                                   "lighter neighbours run this code interpreted")
 
 
 def run_on_path(kernel: bool, make, t_end, **options):

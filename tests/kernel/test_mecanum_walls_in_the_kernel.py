@@ -16,7 +16,7 @@ import math
 import numpy as np
 import pytest
 
-from both_paths import assert_same_runs, run_on_path
+from both_paths import assert_same_runs, compiled_only, run_on_path
 from wall_checks import check_impact, corner_gaps, corners
 from simcore import PeriodicController
 from simcore.field import FTC_FIELD_WALLS, FTC_ROBOT_SIZE
@@ -205,6 +205,7 @@ def test_the_kernels_wall_solve_is_the_chassis_solve_to_the_bit():
     assert n_checked > 200
 
 
+@compiled_only
 def test_ftc_mecanums_in_the_walls_batch_to_their_serial_runs():
     # Twelve variants of mass, moi and friction coefficient driven into the x wall and along it: each is the run of
     # its own drive, with its impacts, contacts and leave_walls, to the bit.

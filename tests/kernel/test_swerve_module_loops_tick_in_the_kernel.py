@@ -30,6 +30,7 @@ from simcore.kernel import swerve_module as sm
 from simcore.models.battery import Battery
 from simcore.models.motors import FALCON_500, KRAKEN_X60
 from simcore.models.swerve import SwerveDrive
+from both_paths import compiled_only
 from test_loops_tick_in_the_kernel import _counting, interrupt_stretch, same_results
 
 POS = [(0.29, 0.29), (0.29, -0.29), (-0.29, 0.29), (-0.29, -0.29)]
@@ -190,6 +191,7 @@ def test_a_swerve_figure_with_its_module_loops_in_the_kernel_equals_python_ticks
     assert min(res["swerve.wheel_speed_0"]) < -0.5 < 0.5 < max(res["swerve.wheel_speed_0"])
 
 
+@compiled_only
 @pytest.mark.parametrize("options", [
     dict(optimize=False),
     dict(cosine_scale=True),
@@ -200,12 +202,14 @@ def test_module_loop_options_equal_python_ticks(options):
     _check(_maker(**options), pieces=(0.8,))
 
 
+@compiled_only
 @pytest.mark.parametrize("options", [dict(record="ticks"), dict(record="none"), dict(record=0.05, method="RK45")],
                          ids=["ticks", "none", "every_50ms_rk45"])
 def test_what_record_keeps_equals_python_ticks(options):
     _check(_maker(), pieces=(0.25, 0.3), **options)
 
 
+@compiled_only
 def test_a_pid_loop_sharing_a_steer_input_with_a_module_loop_holds_the_last_write():
     """A ``control_loop`` (also ticking in the kernel) commands module 1's steer input every 3 ms after the module
     loops: at the instants both tick, the held input is the PID's write, between them whichever wrote last."""
@@ -225,10 +229,12 @@ def test_a_pid_loop_sharing_a_steer_input_with_a_module_loop_holds_the_last_writ
     assert res.sample("swerve.steer_voltage_1", shared).tolist() == pid_writes  # ...the last in the order holds
 
 
+@compiled_only
 def test_duty_commanded_motors_without_a_battery_equal_python_ticks():
     _check(_maker(battery=False, swerve=dict(command="duty")), pieces=(0.7,))
 
 
+@compiled_only
 def test_a_module_rate_that_does_not_divide_the_chassis_period_equals_python_ticks():
     # 300 Hz modules (period 3333333 ns) under a 50 Hz chassis: a module tick meets a chassis tick every 60 ms only
     # (at 0, 60 ms, ... the instants are shared; between them the chassis ticks alone in Python)
@@ -237,6 +243,7 @@ def test_a_module_rate_that_does_not_divide_the_chassis_period_equals_python_tic
     assert len(module_ticks) == 150 + 1 and module_ticks[1] == 0.003333333
 
 
+@compiled_only
 def test_advancing_in_pieces_equals_python_ticks_and_one_run():
     pieces = (0.0137, 0.02, 0.0, 0.1, 0.2333, 0.001, 0.3)
     res = _check(_maker(), pieces=pieces)
@@ -273,6 +280,7 @@ def test_a_refused_write_raises_as_python_ticks_do():
     assert "'swerve.steer_voltage_0' is -inf" in outcomes[0][0]
 
 
+@compiled_only
 def test_an_interrupted_stretch_goes_on_as_one_run():
     make = _maker()
     systems, loops = make()

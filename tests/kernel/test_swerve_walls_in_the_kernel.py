@@ -13,7 +13,7 @@ import math
 import numpy as np
 import pytest
 
-from both_paths import assert_same_runs, run_on_path
+from both_paths import assert_same_runs, compiled_only, run_on_path
 from wall_checks import check_impact, corner_gaps, corners
 from simcore import PeriodicController
 from simcore.field import FRC_FIELD
@@ -105,6 +105,7 @@ def test_the_scenarios_do_what_they_say(runs):
         assert ((1, 1), (3, 0)) in walls
 
 
+@compiled_only
 def test_swerves_in_the_walls_batch_to_their_serial_runs():
     from simcore import simulate, simulate_batch
     from simcore.batch import elementwise
