@@ -99,6 +99,7 @@ from .motor import DcMotorEx, Hub, check_hub_names
 from .sdk import IllegalArgumentException
 from .telemetry import Telemetry, TelemetryLog
 from .timing import DEFAULT_TIMING, HubTiming, RobotClock, robot_clock, set_robot_clock
+from .untraced import register_line_counter, sdk_method, unregister_line_counter
 
 __all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError",
            "MAX_LINES_WITHOUT_HANDOVER", "STOP_GRACE_PERIOD"]
@@ -129,7 +130,9 @@ def _package_dirs(*names) -> tuple:
 #: then compiles or loads from its cache there (millions of lines of numba's Python the first time).
 _SIMCORE_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (simcore, simcore.models, simcore.controllers)
                       ) + _package_dirs("numba", "llvmlite")
-_SAMPLES_FILES = tuple(os.path.join(os.path.dirname(__file__), f) for f in ("samples.py", "device_samples.py"))
+#: The sample op modes (the ``samples`` package) and devices ship with simcore but are robot code: counted.
+_ROBOT_CODE = (os.path.join(os.path.dirname(__file__), "samples", ""),
+               os.path.join(os.path.dirname(__file__), "device_samples.py"))
 #: file name -> whether its frames go uncounted (the test above made once per file: the tracer runs at every call).
 _UNCOUNTED_FILES: dict = {}
 
@@ -243,6 +246,13 @@ class LinearOpMode:
         """Restart :meth:`getRuntime` from zero now."""
         s = self._run()
         s.runtime_zero_ns = s.now_ns
+
+
+#: LinearOpMode's SDK methods run with the line counter off (simcore's code: :mod:`.untraced`).
+for _name in ("waitForStart", "idle", "sleep", "isStarted", "isStopRequested", "opModeIsActive", "opModeInInit",
+              "requestOpModeStop", "getRuntime", "resetRuntime"):
+    setattr(LinearOpMode, _name, sdk_method(vars(LinearOpMode)[_name]))
+del _name
 
 
 class _Session(RobotClock):
@@ -374,8 +384,10 @@ class _Session(RobotClock):
         opmode.hardwareMap = self.hardware_map
         opmode.telemetry = self.telemetry
         opmode.gamepad1, opmode.gamepad2 = self.gamepads
-        if self.max_lines:
-            sys.settrace(self._trace_call)
+        tracer = self._trace_call if self.max_lines else None
+        if tracer is not None:
+            register_line_counter(tracer)
+            sys.settrace(tracer)
         try:
             opmode.runOpMode()
         except _Terminated:
@@ -390,6 +402,8 @@ class _Session(RobotClock):
             self.error = exc
         finally:
             sys.settrace(None)
+            if tracer is not None:
+                unregister_line_counter(tracer)
             set_robot_clock(None)
             self.finished = True
             _release(self._yielded)
@@ -400,7 +414,7 @@ class _Session(RobotClock):
         uncounted = _UNCOUNTED_FILES.get(filename)
         if uncounted is None:
             uncounted = _UNCOUNTED_FILES[filename] = (filename.startswith(_SIMCORE_DIRS)
-                                                      and filename not in _SAMPLES_FILES)
+                                                      and not filename.startswith(_ROBOT_CODE))
         if uncounted:
             return None
         if not _has_one_line_loop(frame.f_code):

@@ -103,6 +103,7 @@ from .sdk import (AngleUnit, CurrentUnit, DcMotor, Direction, IllegalArgumentExc
                   PIDCoefficients, PIDFCoefficients, RunMode, UnsupportedOperationException, ZeroPowerBehavior,
                   external_coefficient_from_internal)
 from .timing import robot_clock, spend_round_trips
+from .untraced import sdk_method
 
 __all__ = ["Hub", "LynxModule", "DcMotorEx", "OpModeEndedError", "NUMBER_OF_MOTORS",
            "DEFAULT_TARGET_POSITION_TOLERANCE", "default_mirrored", "check_hub_names",
@@ -1086,5 +1087,5 @@ def _refuse_after_the_run(method):
 _IDENTITY = {"getController", "getPortNumber", "getDeviceName", "getConnectionInfo", "getMotorType"}
 for _name in [n for n in dir(DcMotorEx)
               if n[:1].islower() and callable(getattr(DcMotorEx, n)) and n not in _IDENTITY]:
-    setattr(DcMotorEx, _name, _refuse_after_the_run(getattr(DcMotorEx, _name)))
+    setattr(DcMotorEx, _name, sdk_method(_refuse_after_the_run(getattr(DcMotorEx, _name))))
 del _name
