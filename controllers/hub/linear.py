@@ -287,6 +287,7 @@ class _Session(RobotClock):
         self.error: Optional[BaseException] = None
         self._terminating = False
         self._lines = 0
+        self._line_tracer = self._trace_line  # one bound method, handed to every counted frame
         self._resume = threading.Lock()
         self._resume.acquire()
         self._yielded = threading.Lock()
@@ -418,10 +419,11 @@ class _Session(RobotClock):
         if uncounted:
             return None
         if not _has_one_line_loop(frame.f_code):
-            return self._trace_line
-        # Python 3.11 reports one "line" event for a loop written on one line (``while True: pass``), not one
-        # per pass: such a function's frames also trace opcodes, and a backward jump that no "line" event
-        # reported counts as the line it runs again (only there: opcode tracing is slow).
+            return self._line_tracer
+        # Python 3.11 reports one "line" event for a loop written on one line whose jump back lands on itself
+        # (``while True: pass``), not one per pass: such a function's frames also trace opcodes, and a backward
+        # jump that no "line" event reported counts as the line it runs again (only there: opcode tracing is
+        # slow).
         frame.f_trace_opcodes = True
         last_offset = -1
         line_reported = False
@@ -441,9 +443,11 @@ class _Session(RobotClock):
         return trace_local
 
     def _trace_line(self, frame, event, arg):
-        if event == "line":
-            self._count_line()
-        return self._trace_line
+        if event == "line":  # _count_line inlined: this runs at every line of robot code
+            self._lines += 1
+            if self._lines > self.max_lines:
+                raise _Stuck()
+        return self._line_tracer
 
     def _count_line(self) -> None:
         self._lines += 1
@@ -451,8 +455,13 @@ class _Session(RobotClock):
             raise _Stuck()
 
 
-#: code object -> whether it holds a loop on one line (a backward jump to its own line).
+#: code object -> whether it holds a loop on one line whose passes "line" events miss.
 _ONE_LINE_LOOPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+#: CPython 3.11 reports a "line" event at every backward jump (its ``maybe_call_line_trace``: "trace backward
+#: edges") except one that lands on the jump itself, so only such a jump needs the opcodes traced: a
+#: generator expression or a ``while n: n -= 1`` on one line is counted pass by pass by its line events.
+#: Elsewhere every backward jump to its own line is treated so.
+_ONLY_SELF_JUMPS_UNREPORTED = sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11)
 
 
 def _has_one_line_loop(code) -> bool:
@@ -462,8 +471,9 @@ def _has_one_line_loop(code) -> bool:
         for start, end, line in code.co_lines():
             for offset in range(start, end, 2):
                 line_at[offset] = line
-        found = any(ins.opcode in _JUMPS and isinstance(ins.argval, int) and ins.argval <= ins.offset
-                    and line_at.get(ins.argval) == line_at.get(ins.offset)
+        found = any(ins.opcode in _JUMPS and isinstance(ins.argval, int)
+                    and (ins.argval == ins.offset if _ONLY_SELF_JUMPS_UNREPORTED else
+                         ins.argval <= ins.offset and line_at.get(ins.argval) == line_at.get(ins.offset))
                     for ins in dis.get_instructions(code))
         _ONE_LINE_LOOPS[code] = found
     return found

@@ -279,6 +279,8 @@ class WeakSignals(Mapping):
 def held_signals(signals, weakly: bool, current=None):
     """What a device keeps of ``signals``: the mapping itself or, ``weakly``, a :class:`WeakSignals` view of it
     (``current`` when it views it already; a plain dict, which cannot be held weakly, itself)."""
+    if weakly and type(current) is WeakSignals and current._ref() is signals:
+        return current  # what the op mode's runner finds at every tick: checked first
     if not weakly or signals is None or isinstance(signals, WeakSignals):
         return signals
     if isinstance(current, WeakSignals) and current.views(signals):
