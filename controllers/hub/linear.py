@@ -34,7 +34,9 @@ back until then:
 So ``while motor.isBusy(): pass`` ends (each ``isBusy`` is a round trip), and two
 runs are bit-identical. A loop that does none of these never lets time pass,
 so it would hang the simulation: after ``max_lines_without_handover`` lines of
-Python (in the op mode's own code; simcore's and numba's frames are not counted) without a
+Python (in the op mode's own code, the sample op modes included; simcore's and numba's frames are not
+counted, nor the standard library's run under simcore's SDK calls, which run with the counter off when they
+cannot reach robot code: :mod:`simcore.controllers.hub.untraced`) without a
 hand-over it is stopped with :class:`OpModeStuckError` (an init loop such as
 ``while not self.isStarted(): ...`` needs an ``idle()`` too). The count uses
 ``sys.settrace`` on the op mode's thread (a debugger or coverage tool does not

@@ -84,6 +84,34 @@ def test_a_loop_on_one_line_around_a_hardware_call_is_still_counted_pass_by_pass
     assert stuck_after(Plain(), 503) == 500
 
 
+def test_every_pass_of_a_loop_on_one_line_counts_whichever_its_form():
+    """``while n < 50: n += 1`` on one line is 50 passes, 50 lines: with waitForStart (PLAY at the start: no
+    hand-over) and ``n = 0`` before it and the sleep after it, 53 lines run before the first hand-over, so a bound
+    of 53 lets the op mode go on and 52 stops it. A comprehension on one line whose passes never yield (its filter
+    rejects everything) is caught as any loop that never hands over."""
+    import itertools
+
+    class Counts(LinearOpMode):
+        def runOpMode(self):
+            self.waitForStart()
+            n = 0
+            while n < 50: n += 1  # noqa: E701
+            self.sleep(1)
+
+    res = run(Counts, 53, t_end=0.01)
+    assert res.t[-1] == pytest.approx(0.01)
+    with pytest.raises(OpModeStuckError, match="ran 52 lines"):
+        run(Counts, 52)
+
+    class Filters(LinearOpMode):
+        def runOpMode(self):
+            self.waitForStart()
+            self.found = [x for x in itertools.count() if x < 0]
+
+    with pytest.raises(OpModeStuckError, match="ran 1000 lines"):
+        run(Filters, 1000)
+
+
 class Forever:
     """Robot code with a loop that never hands over in its __str__."""
 
