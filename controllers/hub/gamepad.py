@@ -34,6 +34,8 @@ BUTTONS = ("a", "b", "x", "y", "dpad_up", "dpad_down", "dpad_left", "dpad_right"
 #: PlayStation names of the same buttons.
 ALIASES = {"cross": "a", "circle": "b", "square": "x", "triangle": "y", "share": "back", "options": "start",
            "ps": "guide"}
+#: Every field at rest: sticks and triggers at 0, buttons released.
+_AT_REST = {**dict.fromkeys(STICKS + TRIGGERS, 0.0), **dict.fromkeys(BUTTONS, False)}
 
 
 class Gamepad:
@@ -55,10 +57,7 @@ class Gamepad:
         self._rest()
 
     def _rest(self) -> None:
-        for f in STICKS + TRIGGERS:
-            setattr(self, f, 0.0)
-        for f in BUTTONS:
-            setattr(self, f, False)
+        self.__dict__.update(_AT_REST)  # one call: this runs at every tick of an op mode
 
     def refresh(self, t: float) -> None:
         """Set the state the script gives for time ``t`` (s)."""

@@ -29,6 +29,7 @@ from simcore.errors import ConfigError, ConfigTypeError
 from .motor import held_signals
 from .sdk import AngleUnit, IllegalArgumentException
 from .timing import robot_clock, spend_i2c_read
+from .untraced import sdk_method
 
 __all__ = ["IMU", "YawPitchRollAngles", "AngularVelocity", "RevHubOrientationOnRobot"]
 
@@ -206,3 +207,9 @@ class IMU:
 
     def __repr__(self):
         return f"IMU({self.name!r} on {self.drivetrain_name!r})"
+
+
+#: The IMU's reads run with the op mode's line counter off (simcore's code: :mod:`.untraced`).
+for _name in ("resetYaw", "getRobotYawPitchRollAngles", "getRobotAngularVelocity"):
+    setattr(IMU, _name, sdk_method(vars(IMU)[_name]))
+del _name

@@ -34,7 +34,9 @@ back until then:
 So ``while motor.isBusy(): pass`` ends (each ``isBusy`` is a round trip), and two
 runs are bit-identical. A loop that does none of these never lets time pass,
 so it would hang the simulation: after ``max_lines_without_handover`` lines of
-Python (in the op mode's own code; simcore's and numba's frames are not counted) without a
+Python (in the op mode's own code, the sample op modes included; simcore's and numba's frames are not
+counted, nor the standard library's run under simcore's SDK calls, which run with the counter off when they
+cannot reach robot code: :mod:`simcore.controllers.hub.untraced`) without a
 hand-over it is stopped with :class:`OpModeStuckError` (an init loop such as
 ``while not self.isStarted(): ...`` needs an ``idle()`` too). The count uses
 ``sys.settrace`` on the op mode's thread (a debugger or coverage tool does not
@@ -99,6 +101,7 @@ from .motor import DcMotorEx, Hub, check_hub_names
 from .sdk import IllegalArgumentException
 from .telemetry import Telemetry, TelemetryLog
 from .timing import DEFAULT_TIMING, HubTiming, RobotClock, robot_clock, set_robot_clock
+from .untraced import register_line_counter, sdk_method, unregister_line_counter
 
 __all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError",
            "MAX_LINES_WITHOUT_HANDOVER", "STOP_GRACE_PERIOD"]
@@ -129,7 +132,9 @@ def _package_dirs(*names) -> tuple:
 #: then compiles or loads from its cache there (millions of lines of numba's Python the first time).
 _SIMCORE_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (simcore, simcore.models, simcore.controllers)
                       ) + _package_dirs("numba", "llvmlite")
-_SAMPLES_FILES = tuple(os.path.join(os.path.dirname(__file__), f) for f in ("samples.py", "device_samples.py"))
+#: The sample op modes (the ``samples`` package) and devices ship with simcore but are robot code: counted.
+_ROBOT_CODE = (os.path.join(os.path.dirname(__file__), "samples", ""),
+               os.path.join(os.path.dirname(__file__), "device_samples.py"))
 #: file name -> whether its frames go uncounted (the test above made once per file: the tracer runs at every call).
 _UNCOUNTED_FILES: dict = {}
 
@@ -245,6 +250,13 @@ class LinearOpMode:
         s.runtime_zero_ns = s.now_ns
 
 
+#: LinearOpMode's SDK methods run with the line counter off (simcore's code: :mod:`.untraced`).
+for _name in ("waitForStart", "idle", "sleep", "isStarted", "isStopRequested", "opModeIsActive", "opModeInInit",
+              "requestOpModeStop", "getRuntime", "resetRuntime"):
+    setattr(LinearOpMode, _name, sdk_method(vars(LinearOpMode)[_name]))
+del _name
+
+
 class _Session(RobotClock):
     """One run of ``runOpMode``: the op mode's thread, its clock and the hand-over (see the module docstring).
 
@@ -277,6 +289,7 @@ class _Session(RobotClock):
         self.error: Optional[BaseException] = None
         self._terminating = False
         self._lines = 0
+        self._line_tracer = self._trace_line  # one bound method, handed to every counted frame
         self._resume = threading.Lock()
         self._resume.acquire()
         self._yielded = threading.Lock()
@@ -374,8 +387,10 @@ class _Session(RobotClock):
         opmode.hardwareMap = self.hardware_map
         opmode.telemetry = self.telemetry
         opmode.gamepad1, opmode.gamepad2 = self.gamepads
-        if self.max_lines:
-            sys.settrace(self._trace_call)
+        tracer = self._trace_call if self.max_lines else None
+        if tracer is not None:
+            register_line_counter(tracer)
+            sys.settrace(tracer)
         try:
             opmode.runOpMode()
         except _Terminated:
@@ -390,6 +405,8 @@ class _Session(RobotClock):
             self.error = exc
         finally:
             sys.settrace(None)
+            if tracer is not None:
+                unregister_line_counter(tracer)
             set_robot_clock(None)
             self.finished = True
             _release(self._yielded)
@@ -400,14 +417,15 @@ class _Session(RobotClock):
         uncounted = _UNCOUNTED_FILES.get(filename)
         if uncounted is None:
             uncounted = _UNCOUNTED_FILES[filename] = (filename.startswith(_SIMCORE_DIRS)
-                                                      and filename not in _SAMPLES_FILES)
+                                                      and not filename.startswith(_ROBOT_CODE))
         if uncounted:
             return None
         if not _has_one_line_loop(frame.f_code):
-            return self._trace_line
-        # Python 3.11 reports one "line" event for a loop written on one line (``while True: pass``), not one
-        # per pass: such a function's frames also trace opcodes, and a backward jump that no "line" event
-        # reported counts as the line it runs again (only there: opcode tracing is slow).
+            return self._line_tracer
+        # Python 3.11 reports one "line" event for a loop written on one line whose jump back lands on itself
+        # (``while True: pass``), not one per pass: such a function's frames also trace opcodes, and a backward
+        # jump that no "line" event reported counts as the line it runs again (only there: opcode tracing is
+        # slow).
         frame.f_trace_opcodes = True
         last_offset = -1
         line_reported = False
@@ -427,9 +445,11 @@ class _Session(RobotClock):
         return trace_local
 
     def _trace_line(self, frame, event, arg):
-        if event == "line":
-            self._count_line()
-        return self._trace_line
+        if event == "line":  # _count_line inlined: this runs at every line of robot code
+            self._lines += 1
+            if self._lines > self.max_lines:
+                raise _Stuck()
+        return self._line_tracer
 
     def _count_line(self) -> None:
         self._lines += 1
@@ -437,8 +457,13 @@ class _Session(RobotClock):
             raise _Stuck()
 
 
-#: code object -> whether it holds a loop on one line (a backward jump to its own line).
+#: code object -> whether it holds a loop on one line whose passes "line" events miss.
 _ONE_LINE_LOOPS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+#: CPython 3.11 reports a "line" event at every backward jump (its ``maybe_call_line_trace``: "trace backward
+#: edges") except one that lands on the jump itself, so only such a jump needs the opcodes traced: a
+#: generator expression or a ``while n: n -= 1`` on one line is counted pass by pass by its line events.
+#: Elsewhere every backward jump to its own line is treated so.
+_ONLY_SELF_JUMPS_UNREPORTED = sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11)
 
 
 def _has_one_line_loop(code) -> bool:
@@ -448,8 +473,9 @@ def _has_one_line_loop(code) -> bool:
         for start, end, line in code.co_lines():
             for offset in range(start, end, 2):
                 line_at[offset] = line
-        found = any(ins.opcode in _JUMPS and isinstance(ins.argval, int) and ins.argval <= ins.offset
-                    and line_at.get(ins.argval) == line_at.get(ins.offset)
+        found = any(ins.opcode in _JUMPS and isinstance(ins.argval, int)
+                    and (ins.argval == ins.offset if _ONLY_SELF_JUMPS_UNREPORTED else
+                         ins.argval <= ins.offset and line_at.get(ins.argval) == line_at.get(ins.offset))
                     for ins in dis.get_instructions(code))
         _ONE_LINE_LOOPS[code] = found
     return found

@@ -103,6 +103,7 @@ from .sdk import (AngleUnit, CurrentUnit, DcMotor, Direction, IllegalArgumentExc
                   PIDCoefficients, PIDFCoefficients, RunMode, UnsupportedOperationException, ZeroPowerBehavior,
                   external_coefficient_from_internal)
 from .timing import robot_clock, spend_round_trips
+from .untraced import sdk_method
 
 __all__ = ["Hub", "LynxModule", "DcMotorEx", "OpModeEndedError", "NUMBER_OF_MOTORS",
            "DEFAULT_TARGET_POSITION_TOLERANCE", "default_mirrored", "check_hub_names",
@@ -278,6 +279,8 @@ class WeakSignals(Mapping):
 def held_signals(signals, weakly: bool, current=None):
     """What a device keeps of ``signals``: the mapping itself or, ``weakly``, a :class:`WeakSignals` view of it
     (``current`` when it views it already; a plain dict, which cannot be held weakly, itself)."""
+    if weakly and type(current) is WeakSignals and current._ref() is signals:
+        return current  # what the op mode's runner finds at every tick: checked first
     if not weakly or signals is None or isinstance(signals, WeakSignals):
         return signals
     if isinstance(current, WeakSignals) and current.views(signals):
@@ -1086,5 +1089,5 @@ def _refuse_after_the_run(method):
 _IDENTITY = {"getController", "getPortNumber", "getDeviceName", "getConnectionInfo", "getMotorType"}
 for _name in [n for n in dir(DcMotorEx)
               if n[:1].islower() and callable(getattr(DcMotorEx, n)) and n not in _IDENTITY]:
-    setattr(DcMotorEx, _name, _refuse_after_the_run(getattr(DcMotorEx, _name)))
+    setattr(DcMotorEx, _name, sdk_method(_refuse_after_the_run(getattr(DcMotorEx, _name))))
 del _name

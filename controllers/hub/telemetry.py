@@ -20,6 +20,7 @@ import numpy as np
 from simcore.errors import ConfigError, ConfigTypeError
 
 from .timing import robot_clock
+from .untraced import sdk_method
 
 __all__ = ["Telemetry", "TelemetryFrame", "TelemetryLog"]
 
@@ -135,3 +136,9 @@ class Telemetry(TelemetryLog):
 
     def __repr__(self):
         return f"<Telemetry {len(self.frames)} frames>"
+
+
+#: Telemetry's SDK methods run with the op mode's line counter off (simcore's code: :mod:`.untraced`).
+for _name in [n for n in vars(Telemetry) if n[:1].islower() and callable(vars(Telemetry)[n])]:
+    setattr(Telemetry, _name, sdk_method(vars(Telemetry)[_name]))
+del _name

@@ -38,6 +38,8 @@ from typing import Optional
 from simcore import checks
 from simcore.errors import ConfigError
 
+from .untraced import sdk_method
+
 __all__ = ["HubTiming", "DEFAULT_TIMING", "ElapsedTime", "RobotClock", "robot_clock", "set_robot_clock",
            "spend_round_trips", "spend_i2c_read"]
 
@@ -216,3 +218,9 @@ class ElapsedTime:
 
     def __repr__(self):
         return f"ElapsedTime(start_ns={self._start_ns!r}, resolution={self.getResolution()})"
+
+
+#: ElapsedTime's SDK methods run with the op mode's line counter off (simcore's code: :mod:`.untraced`).
+for _name in [n for n in vars(ElapsedTime) if n[:1].islower() and callable(vars(ElapsedTime)[n])]:
+    setattr(ElapsedTime, _name, sdk_method(vars(ElapsedTime)[_name]))
+del _name

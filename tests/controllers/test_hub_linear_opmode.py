@@ -108,6 +108,26 @@ def test_a_loop_written_on_one_line_ends_with_the_clear_error_too():
         run(Poll, 1.0, max_lines_without_handover=500, gamepad1=lambda t: {"a": t > 0.5})
 
 
+def test_the_sample_op_modes_lines_count_as_robot_code_and_simcores_calls_do_not():
+    """The samples ship with simcore but are robot code: their lines count towards the bound; what simcore's SDK
+    calls run (simcore's code and the standard library's under it) does not. The encoder sample's runOpMode runs
+    eight statements (two hardwareMap.get, two setDirection, four setMode: writes, no hand-over), then the two
+    source lines of the telemetry call whose argument is its first read: ten lines. Its longest stretch in the
+    first leg is ten lines too (two reads' statements, two targets, two modes, the timeout reset, two powers,
+    then the loop's test over three lines, up to its isBusy())."""
+    from simcore.controllers.hub.samples import RobotAutoDriveByEncoder_Linear, encoder_sample_tank
+
+    drive, hub, config = encoder_sample_tank()
+    with pytest.raises(OpModeStuckError, match="ran 9 lines") as e:
+        simcore.simulate([drive], 0.1, controllers=run_opmode(RobotAutoDriveByEncoder_Linear, hubs=[hub],
+                                                              configuration=config, max_lines_without_handover=9))
+    assert e.value.sim_time == 0.0
+    drive, hub, config = encoder_sample_tank()  # a bound of ten lines: the run goes on
+    res = simcore.simulate([drive], 0.1, controllers=run_opmode(RobotAutoDriveByEncoder_Linear, hubs=[hub],
+                                                                configuration=config, max_lines_without_handover=10))
+    assert res.t[-1] == pytest.approx(0.1) and res.sample(f"{drive.name}.x", [0.1])[0] > 0
+
+
 def test_idle_and_opModeIsActive_let_a_loop_without_reads_advance_one_tick_per_iteration():
     class Spin(LinearOpMode):
         def runOpMode(self):
