@@ -126,6 +126,26 @@ def _dispatch(tanks, mecanums, swerves):
                 return swerve.guard(P, po, modes[k], code, X, table[k, _X], U, table[k, _U])
         return math.nan  # (no drivetrain arms an event it has not)
 
+    def guards(table, P, U, modes, k, codes, j0, j1, X, out, col):
+        """Guards ``codes[j0:j1]`` of drivetrain part ``k`` at state ``X`` into ``out[j, col]``, each :func:`guard`'s
+        value, the drive evaluated once for them all."""
+        kind, po = table[k, _KIND], table[k, _P]
+        if tanks:
+            if kind == KIND_TANK:
+                for j in range(j0, j1):
+                    out[j, col] = tank.guard(P, po, modes[k], codes[j], X, table[k, _X], U, table[k, _U])
+                return
+        if mecanums:
+            if kind == KIND_MECANUM:
+                mecanum.guards(P, po, modes[k], codes, j0, j1, X, table[k, _X], U, table[k, _U], out, col)
+                return
+        if swerves:
+            if kind == KIND_SWERVE:
+                swerve.guards(P, po, modes[k], codes, j0, j1, X, table[k, _X], U, table[k, _U], out, col)
+                return
+        for j in range(j0, j1):
+            out[j, col] = math.nan  # (no drivetrain arms an event it has not)
+
     def initial_mode(table, P, U, k, X):
         """Drivetrain part ``k``'s mode at the start (the characterized tank's is 0: it has none)."""
         kind, po = table[k, _KIND], table[k, _P]
@@ -239,7 +259,7 @@ def _dispatch(tanks, mecanums, swerves):
             return 0.0, voc / r  # the battery shorted through the bridges
         return v, curve_at(abc[0], abc[1], abc[2], breaks[:nb], v)
 
-    return types_namespace(derivatives=derivatives, outputs=outputs, guard=guard, initial_mode=initial_mode,
+    return types_namespace(derivatives=derivatives, outputs=outputs, guard=guard, guards=guards, initial_mode=initial_mode,
                            active_events=active_events, fire=fire, supply_current=supply_current,
                            gives_curve=gives_curve, write_bus=write_bus, bus_from_curves=bus_from_curves)
 
@@ -262,6 +282,7 @@ def _zero(table, *rest):
 #: What the dispatch compiles to in a geared family's table (no drivetrain there).
 _GEARED_FAMILY = types_namespace(
     derivatives=_not_a_number, outputs=_nothing, guard=lambda table, P, U, modes, k, code, X: 0.0,
+    guards=_nothing,
     initial_mode=_zero, active_events=_zero, fire=lambda table, P, U, modes, k, ev_id, X: 0,
     supply_current=lambda table, P, U, modes, X, k, v: 0.0, gives_curve=lambda table, P, k: False,
     write_bus=_nothing, bus_from_curves=lambda table, P, U, modes, X, voc, r: (voc, 0.0))
@@ -285,6 +306,7 @@ def _compiled_by_table(name):
 derivatives = _compiled_by_table("derivatives")
 outputs = _compiled_by_table("outputs")
 guard = _compiled_by_table("guard")
+guards = _compiled_by_table("guards")
 initial_mode = _compiled_by_table("initial_mode")
 active_events = _compiled_by_table("active_events")
 fire = _compiled_by_table("fire")

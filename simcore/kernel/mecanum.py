@@ -274,6 +274,25 @@ def guard(p, po, mode, code, x, xo, u, uo):
     return traction_guard(p, po + MP_WHEELS, N, ev, s)
 
 
+
+@jit
+def guards(p, po, mode, codes, j0, j1, x, xo, u, uo, out, col):
+    """:func:`guard` of ``codes[j]`` into ``out[j, col]`` for each ``j`` in ``[j0, j1)``, at one state ``x`` and
+    inputs ``u``, with one evaluation for them all (each guard's value is :func:`guard`'s to the bit: the same
+    evaluation, in the same mode)."""
+    s = np.empty(N_MECANUM_SAMPLE)
+    evaluated = False
+    for j in range(j0, j1):
+        ev = codes[j] - MECANUM_GUARD_BASE
+        if EV_MECANUM_WALL <= ev < EV_MECANUM_LEAVE_WALL:  # (the pose alone)
+            out[j, col] = pose_wall_guard(p, _walls(p, po), N_MECANUM_MODES, mode, ev - EV_MECANUM_WALL, x, xo)
+            continue
+        if not evaluated:
+            evaluate(p, po, mode, x, xo, u, uo, s)
+            evaluated = True
+        out[j, col] = wall_force(s, ev - EV_MECANUM_LEAVE_WALL) if ev >= EV_MECANUM_LEAVE_WALL else \
+            traction_guard(p, po + MP_WHEELS, N, ev, s)
+
 @jit
 def settle(p, po, mode, slipping, x, xo, u, uo):
     """The consistent mode at state ``x`` (ChassisDrive._settle): each wheel slipping the way it slips, or rolling
