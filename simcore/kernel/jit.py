@@ -244,8 +244,9 @@ def _scratch_2d(typingctx, rows, cols):
 def scratch(n):
     """An uninitialized float64 array of ``n`` (a constant) on the stack of the kernel function calling this:
     ``np.empty(n)`` without an allocation, so the function needs no reference counting. It lives as long as that
-    function's frame: the function may hand it to its callees, never return it or keep it. From Python (and with
-    ``NUMBA_DISABLE_JIT=1``) ``np.empty(n)``."""
+    function's frame: the function may hand it to its callees, never return it or keep it. For kernel functions
+    only (compiled, it is a numba intrinsic, which Python cannot call); with ``NUMBA_DISABLE_JIT=1``, where the
+    kernel runs as Python, ``np.empty(n)``."""
     import numpy as np
     return np.empty(n)
 
@@ -257,5 +258,5 @@ def scratch_2d(rows, cols):
 
 
 if not numba.config.DISABLE_JIT:
-    scratch = _scratch  # noqa: F811  (compiled: the stack array; called from Python, numba's intrinsic refuses)
+    scratch = _scratch  # noqa: F811  (compiled: the stack array)
     scratch_2d = _scratch_2d  # noqa: F811

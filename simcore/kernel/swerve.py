@@ -348,39 +348,37 @@ def active_events(p, po, mode, ids):
     return wall_events(contact_mask(mode, N_SWERVE_MODES), ids, N, EV_SWERVE_WALL, EV_SWERVE_LEAVE_WALL)
 
 
+@jit(internal=True)
+def _guard_of(p, po, mode, ev, x, xo, u, uo, s, evaluated):
+    """``(value, whether s holds the evaluation)`` of event ``ev``'s guard, the drive evaluated into the sample
+    ``s`` unless ``evaluated`` says it is already (a wall's guard reads the pose alone)."""
+    if EV_SWERVE_WALL <= ev < EV_SWERVE_LEAVE_WALL:  # (the pose alone)
+        return pose_wall_guard(p, _walls(p, po), N_SWERVE_MODES, mode, ev - EV_SWERVE_WALL, x, xo), evaluated
+    if not evaluated:
+        evaluate(p, po, mode, x, xo, u, uo, s)
+    if ev >= EV_SWERVE_LEAVE_WALL:
+        return wall_force(s, ev - EV_SWERVE_LEAVE_WALL), True
+    return traction_guard(p, po + SW_WHEELS, N, ev, s), True
+
+
 @jit
 def guard(p, po, mode, code, x, xo, u, uo):
     """The value of guard ``code`` (an event's id plus SWERVE_GUARD_BASE) in ``mode`` at state ``x`` and inputs
     ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip, a wall's least gap of the corners not
     on it, a wall contact's push."""
-    ev = code - SWERVE_GUARD_BASE
-    if EV_SWERVE_WALL <= ev < EV_SWERVE_LEAVE_WALL:  # (the pose alone)
-        return pose_wall_guard(p, _walls(p, po), N_SWERVE_MODES, mode, ev - EV_SWERVE_WALL, x, xo)
-    s = scratch(N_SWERVE_SAMPLE)
-    evaluate(p, po, mode, x, xo, u, uo, s)
-    if ev >= EV_SWERVE_LEAVE_WALL:
-        return wall_force(s, ev - EV_SWERVE_LEAVE_WALL)
-    return traction_guard(p, po + SW_WHEELS, N, ev, s)
-
+    return _guard_of(p, po, mode, code - SWERVE_GUARD_BASE, x, xo, u, uo, scratch(N_SWERVE_SAMPLE), False)[0]
 
 
 @jit
 def guards(p, po, mode, codes, j0, j1, x, xo, u, uo, out, col):
     """:func:`guard` of ``codes[j]`` into ``out[j, col]`` for each ``j`` in ``[j0, j1)``, at one state ``x`` and
-    inputs ``u``, with one evaluation for them all (each guard's value is :func:`guard`'s to the bit: the same
+    inputs ``u``, with one evaluation for them all (each value is :func:`guard`'s to the bit: the same
     evaluation, in the same mode)."""
     s = scratch(N_SWERVE_SAMPLE)
     evaluated = False
     for j in range(j0, j1):
-        ev = codes[j] - SWERVE_GUARD_BASE
-        if EV_SWERVE_WALL <= ev < EV_SWERVE_LEAVE_WALL:  # (the pose alone)
-            out[j, col] = pose_wall_guard(p, _walls(p, po), N_SWERVE_MODES, mode, ev - EV_SWERVE_WALL, x, xo)
-            continue
-        if not evaluated:
-            evaluate(p, po, mode, x, xo, u, uo, s)
-            evaluated = True
-        out[j, col] = wall_force(s, ev - EV_SWERVE_LEAVE_WALL) if ev >= EV_SWERVE_LEAVE_WALL else \
-            traction_guard(p, po + SW_WHEELS, N, ev, s)
+        out[j, col], evaluated = _guard_of(p, po, mode, codes[j] - SWERVE_GUARD_BASE, x, xo, u, uo, s, evaluated)
+
 
 @jit
 def settle(p, po, mode, slipping, x, xo, u, uo):
