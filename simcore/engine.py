@@ -40,7 +40,7 @@ the row after; at each event the row before and the row after the reset.
 from __future__ import annotations
 
 import math
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Mapping
 from itertools import repeat
 from typing import Iterable, Sequence
@@ -149,13 +149,19 @@ def _stage_coupled_rows(cr, lay, stage, U, T, Y, M, n_rows) -> None:
     rows_u = np.repeat(U[None, :], n_rows, axis=0) if U.ndim == 1 else np.array(U, dtype=float)
     couple_rows(cr.table, np.repeat(cr.P[:1], n_rows, axis=0), rows_u,
                 np.ascontiguousarray(cr.ROWS_M[0, :n_rows, :-1]), np.array(T), Y)  # (without the tick count)
-    names_of = {}
-    for r in range(n_rows):
-        key = tuple(M[r])
-        names = names_of.get(key)
-        if names is None:
-            names = names_of[key] = tuple(cr.mode_name(k, c) for k, c in enumerate(key))
-        stage((T[r], Y[r], (rows_u[r], names)))
+    M = M.tolist() if isinstance(M, np.ndarray) else list(M)
+    if M.count(M[0]) == n_rows:  # one set of modes (no event): its names once
+        names = repeat(tuple(cr.mode_name(k, c) for k, c in enumerate(M[0])), n_rows)
+    else:
+        names_of = {}
+        names = []
+        for key in map(tuple, M):
+            got = names_of.get(key)
+            if got is None:
+                got = names_of[key] = tuple(cr.mode_name(k, c) for k, c in enumerate(key))
+            names.append(got)
+    # (each row its own snapshot of inputs, its bus; staged by a loop in C)
+    deque(map(stage, zip(T, Y, zip(rows_u, names))), maxlen=0)
     off = 0
     for u in lay.U:
         u[...] = rows_u[-1, off:off + len(u)]
@@ -702,12 +708,17 @@ class Simulator:
             lay.modes_changed()
             raise
         # Kept (nothing below can fail): the ticks' logs and schedule, the held inputs, the loops' states.
-        logs = {c: [] for c in specs}  # (each loop's ticks: its writes by the inputs it commands, in their order)
-        for t, c, *values in ticked:
-            logs[c].append((t, dict(zip(specs[c].commanded, values))))
-        for c, log in logs.items():
+        # Each loop's ticks: its writes by the inputs it commands, in their order.
+        records = np.concatenate(ticked) if ticked else np.empty((0, 2 + kt.MAX_WRITES))
+        for c, spec in specs.items():
+            rows = records[records[:, 1] == c].tolist()
+            if len(spec.commanded) == kt.MAX_WRITES == 2:  # (a record: time, loop, two writes)
+                a, b = spec.commanded
+                log = [(t, {a: x, b: y}) for t, _, x, y in rows]
+            else:
+                log = [(row[0], dict(zip(spec.commanded, row[2:]))) for row in rows]
             rec.ticks_done(self.controllers[c].name, log)
-        self._stats["n_ticks"] += len(ticked)
+        self._stats["n_ticks"] += len(records)
         for c, spec in specs.items():
             sched._k[c] = int(cr.TICKS[0, c])
             sched._next[c] = sched._base[c] + sched._k[c] * sched._period[c]
@@ -744,22 +755,13 @@ class Simulator:
         def sink(n_rows, n_events, n_ticks):
             if n_ticks:
                 count = last[0]
-                records = cr.TICK_ROWS[0, :n_ticks]
-                ticked.extend(records.tolist())
+                records = cr.TICK_ROWS[0, :n_ticks].copy()
+                ticked.append(records)
                 # The inputs after each of these ticks: each commanded input holds the last value written to it
                 # (by whichever loop wrote it last: two loops may command one input), the writes in their order.
-                U = np.repeat(held_u[count][None, :], n_ticks + 1, axis=0)
-                columns = commands[records[:, 1].astype(np.int64)].reshape(-1)
-                values = records[:, 2:].reshape(-1)
-                of_tick = np.repeat(np.arange(n_ticks), commands.shape[1])
-                after = np.arange(n_ticks)
-                for column in np.unique(columns[columns >= 0]):
-                    at = np.flatnonzero(columns == column)
-                    latest = np.searchsorted(of_tick[at], after, side="right") - 1
-                    written = latest >= 0
-                    U[1:][written, column] = values[at[latest[written]]]
-                for j in range(1, n_ticks + 1):
-                    held_u[count + j] = U[j]
+                U = np.empty((n_ticks + 1, held_u[count].shape[0]))
+                kt.held_after_ticks(held_u[count], commands, records, U)
+                held_u.update(zip(range(count + 1, count + n_ticks + 1), U[1:]))
                 last[0] = count + n_ticks
             T, Y = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy()
             if coupled and n_rows:  # each row's bus, in its modes with the inputs held there

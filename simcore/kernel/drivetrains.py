@@ -26,7 +26,7 @@ import numpy as np
 
 from . import characterized_tank, mecanum, swerve, tank
 from .battery import bus_root, curve_at
-from .jit import compiled_by_types
+from .jit import compiled_by_types, scratch, scratch_2d
 from .jit import jit_allocating as jit  # (the bus and the breakpoints make scratch arrays)
 
 #: Drivetrains: kinds 10 and up. The physical tank drive (simcore.kernel.tank: a battery's load, modes and events);
@@ -48,6 +48,9 @@ TANK_FAMILY_TABLE = np.int16
 MECANUM_FAMILY_TABLE = np.uint16
 SWERVE_FAMILY_TABLE = np.uint32
 ANY_KIND_TABLE = np.int64
+#: The bus's breakpoints are stack scratch for a table of at most STACK_PARTS parts (eight per drive at most).
+STACK_PARTS = 8
+STACK_BREAKS = 8 * STACK_PARTS
 _FAMILY_TABLE_OF_KIND = {KIND_TANK: TANK_FAMILY_TABLE, KIND_CHARACTERIZED_TANK: TANK_FAMILY_TABLE,
                          KIND_MECANUM: MECANUM_FAMILY_TABLE, KIND_SWERVE: SWERVE_FAMILY_TABLE}
 # (the table's columns, as simcore.kernel.parts names them)
@@ -125,6 +128,26 @@ def _dispatch(tanks, mecanums, swerves):
             if kind == KIND_SWERVE:
                 return swerve.guard(P, po, modes[k], code, X, table[k, _X], U, table[k, _U])
         return math.nan  # (no drivetrain arms an event it has not)
+
+    def guards(table, P, U, modes, k, codes, j0, j1, X, out, col):
+        """Guards ``codes[j0:j1]`` of drivetrain part ``k`` at state ``X`` into ``out[j, col]``, each :func:`guard`'s
+        value, the drive evaluated once for them all."""
+        kind, po = table[k, _KIND], table[k, _P]
+        if tanks:
+            if kind == KIND_TANK:
+                for j in range(j0, j1):
+                    out[j, col] = tank.guard(P, po, modes[k], codes[j], X, table[k, _X], U, table[k, _U])
+                return
+        if mecanums:
+            if kind == KIND_MECANUM:
+                mecanum.guards(P, po, modes[k], codes, j0, j1, X, table[k, _X], U, table[k, _U], out, col)
+                return
+        if swerves:
+            if kind == KIND_SWERVE:
+                swerve.guards(P, po, modes[k], codes, j0, j1, X, table[k, _X], U, table[k, _U], out, col)
+                return
+        for j in range(j0, j1):
+            out[j, col] = math.nan  # (no drivetrain arms an event it has not)
 
     def initial_mode(table, P, U, k, X):
         """Drivetrain part ``k``'s mode at the start (the characterized tank's is 0: it has none)."""
@@ -213,10 +236,15 @@ def _dispatch(tanks, mecanums, swerves):
     def bus_from_curves(table, P, U, modes, X, voc, r):
         """The bus when every load gives its supply curve (drives without current limits; Battery's coupling with
         ``supply_current_curve``): ``(v, current)``, the curve's exact root (:func:`battery.bus_root`)."""
-        abc = np.zeros(3)
-        own = np.zeros(3)
-        breaks = np.empty((8 * table.shape[0], 4))  # (a drive's breakpoints: two a tank, four a mecanum, eight a
-        #                                              swerve)
+        abc = scratch(3)
+        abc[0] = abc[1] = abc[2] = 0.0
+        own = scratch(3)
+        # (a drive's breakpoints: two a tank, four a mecanum, eight a swerve; on the stack for a table of a few
+        # parts, as a robot's is)
+        if table.shape[0] <= STACK_PARTS:
+            breaks, ordered = scratch_2d(STACK_BREAKS, 4), scratch_2d(STACK_BREAKS, 4)
+        else:
+            breaks, ordered = np.empty((8 * table.shape[0], 4)), np.empty((8 * table.shape[0], 4))
         nb = 0
         for k in range(table.shape[0]):
             kind, po, xo, uo = table[k, _KIND], table[k, _P], table[k, _X], table[k, _U]
@@ -234,12 +262,13 @@ def _dispatch(tanks, mecanums, swerves):
                 abc[i] = abc[i] + own[i]
         if r == 0.0:
             return voc, curve_at(abc[0], abc[1], abc[2], breaks[:nb], voc)
-        v = bus_root(abc[0], abc[1], abc[2], _descending(breaks, nb), voc, r)
+        _descending(breaks, nb, ordered)
+        v = bus_root(abc[0], abc[1], abc[2], ordered[:nb], voc, r)
         if math.isnan(v):
             return 0.0, voc / r  # the battery shorted through the bridges
         return v, curve_at(abc[0], abc[1], abc[2], breaks[:nb], v)
 
-    return types_namespace(derivatives=derivatives, outputs=outputs, guard=guard, initial_mode=initial_mode,
+    return types_namespace(derivatives=derivatives, outputs=outputs, guard=guard, guards=guards, initial_mode=initial_mode,
                            active_events=active_events, fire=fire, supply_current=supply_current,
                            gives_curve=gives_curve, write_bus=write_bus, bus_from_curves=bus_from_curves)
 
@@ -262,6 +291,7 @@ def _zero(table, *rest):
 #: What the dispatch compiles to in a geared family's table (no drivetrain there).
 _GEARED_FAMILY = types_namespace(
     derivatives=_not_a_number, outputs=_nothing, guard=lambda table, P, U, modes, k, code, X: 0.0,
+    guards=_nothing,
     initial_mode=_zero, active_events=_zero, fire=lambda table, P, U, modes, k, ev_id, X: 0,
     supply_current=lambda table, P, U, modes, X, k, v: 0.0, gives_curve=lambda table, P, k: False,
     write_bus=_nothing, bus_from_curves=lambda table, P, U, modes, X, voc, r: (voc, 0.0))
@@ -285,6 +315,7 @@ def _compiled_by_table(name):
 derivatives = _compiled_by_table("derivatives")
 outputs = _compiled_by_table("outputs")
 guard = _compiled_by_table("guard")
+guards = _compiled_by_table("guards")
 initial_mode = _compiled_by_table("initial_mode")
 active_events = _compiled_by_table("active_events")
 fire = _compiled_by_table("fire")
@@ -312,28 +343,24 @@ def is_load(kind):
 
 
 @jit(internal=True)
-def _descending(breaks, nb):
-    """Rows ``breaks[:nb]`` sorted from the top, as Python sorts the tuples with ``reverse=True`` (stable): an
-    insertion sort of row indices, by scalar comparisons (row copies cost numba much more to compile)."""
-    order = np.empty(nb, dtype=np.int64)
+def _descending(breaks, nb, out):
+    """Rows ``breaks[:nb]`` into ``out[:nb]`` sorted from the top, as Python sorts the tuples with
+    ``reverse=True`` (stable): an insertion sort by scalar comparisons (row copies cost numba much more to
+    compile)."""
     for i in range(nb):
-        o = i
         j = i - 1
-        while j >= 0 and _row_less(breaks, order[j], o):
-            order[j + 1] = order[j]
+        while j >= 0 and _rows_less(out, j, breaks, i):
+            for c in range(4):
+                out[j + 1, c] = out[j, c]
             j -= 1
-        order[j + 1] = o
-    out = np.empty((nb, 4))
-    for i in range(nb):
         for c in range(4):
-            out[i, c] = breaks[order[i], c]
-    return out
+            out[j + 1, c] = breaks[i, c]
 
 
 @jit(internal=True)
-def _row_less(rows, a, b):
-    """Whether row ``a`` of ``rows`` sorts before row ``b`` (as tuples)."""
+def _rows_less(a, i, b, k):
+    """Whether row ``i`` of ``a`` sorts before row ``k`` of ``b`` (as tuples)."""
     for c in range(4):
-        if rows[a, c] != rows[b, c]:
-            return rows[a, c] < rows[b, c]
+        if a[i, c] != b[k, c]:
+            return a[i, c] < b[k, c]
     return False

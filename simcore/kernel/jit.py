@@ -18,7 +18,7 @@ import tempfile
 import warnings
 from pathlib import Path
 
-__all__ = ["jit", "jit_allocating", "compiled_by_types", "cache_dir"]
+__all__ = ["jit", "jit_allocating", "compiled_by_types", "cache_dir", "scratch", "scratch_2d"]
 
 
 def _source_hash() -> str:
@@ -192,3 +192,71 @@ def _compiled(f, options):
         return dispatcher
     finally:
         numba.config.CACHE_DIR = saved
+
+
+# -- scratch on the stack ----------------------------------------------------------------------------------------
+from numba.core import cgutils  # noqa: E402
+from numba.core.errors import TypingError  # noqa: E402
+from numba.extending import intrinsic  # noqa: E402
+
+
+def _literal_sizes(sizes):
+    """The ints of numba's literal integer types ``sizes`` (a scratch array's shape is fixed when it compiles)."""
+    if not all(isinstance(n, types.IntegerLiteral) and n.literal_value > 0 for n in sizes):
+        raise TypingError(f"a scratch array's sizes must be positive integer constants, not {sizes}")
+    return [n.literal_value for n in sizes]
+
+
+def _stack_array(context, builder, shape):
+    """A C-contiguous float64 array of ``shape`` (ints) in the calling function's stack frame, without a
+    meminfo (nothing counts references to it; it lives as long as that frame)."""
+    arrty = types.Array(types.float64, len(shape), "C")
+    count = 1
+    for n in shape:
+        count *= n
+    data = cgutils.alloca_once(builder, context.get_value_type(types.float64), size=count)
+    ary = context.make_array(arrty)(context, builder)
+    itemsize = context.get_constant(types.intp, 8)
+    strides, step = [], 8
+    for n in reversed(shape):
+        strides.insert(0, context.get_constant(types.intp, step))
+        step *= n
+    context.populate_array(ary, data=data, shape=cgutils.pack_array(builder, [context.get_constant(types.intp, n)
+                                                                               for n in shape]),
+                           strides=cgutils.pack_array(builder, strides), itemsize=itemsize, meminfo=None)
+    return ary._getvalue()
+
+
+@intrinsic
+def _scratch(typingctx, n):
+    (size,) = _literal_sizes([n])
+    return types.Array(types.float64, 1, "C")(n), lambda context, builder, sig, args: _stack_array(
+        context, builder, [size])
+
+
+@intrinsic
+def _scratch_2d(typingctx, rows, cols):
+    shape = _literal_sizes([rows, cols])
+    return types.Array(types.float64, 2, "C")(rows, cols), lambda context, builder, sig, args: _stack_array(
+        context, builder, shape)
+
+
+def scratch(n):
+    """An uninitialized float64 array of ``n`` (a constant) on the stack of the kernel function calling this:
+    ``np.empty(n)`` without an allocation, so the function needs no reference counting. It lives as long as that
+    function's frame: the function may hand it to its callees, never return it or keep it. For kernel functions
+    only (compiled, it is a numba intrinsic, which Python cannot call); with ``NUMBA_DISABLE_JIT=1``, where the
+    kernel runs as Python, ``np.empty(n)``."""
+    import numpy as np
+    return np.empty(n)
+
+
+def scratch_2d(rows, cols):
+    """:func:`scratch` of shape ``(rows, cols)`` (constants), C order."""
+    import numpy as np
+    return np.empty((rows, cols))
+
+
+if not numba.config.DISABLE_JIT:
+    scratch = _scratch  # noqa: F811  (compiled: the stack array)
+    scratch_2d = _scratch_2d  # noqa: F811

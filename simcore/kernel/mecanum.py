@@ -36,6 +36,7 @@ from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_N_CONT
                              WS_FREE_SLIP, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY, WS_ROTOR, WS_SLIP,
                              WS_SLIP_FREE, WS_W, WS_WA)
 from .channels import add_supply_piece, channel
+from .jit import scratch
 from .jit import jit_allocating as jit  # (its functions make scratch arrays)
 from .mecanum_layout import (EV_MECANUM_BREAKAWAY, EV_MECANUM_GRIP, EV_MECANUM_LEAVE_WALL, EV_MECANUM_WALL,
                              I_ENERGY, I_WHEEL_POSITION, I_WHEEL_VELOCITY,
@@ -259,19 +260,36 @@ def active_events(p, po, mode, ids):
     return wall_events(contact_mask(mode, N_MECANUM_MODES), ids, N, EV_MECANUM_WALL, EV_MECANUM_LEAVE_WALL)
 
 
+@jit(internal=True)
+def _guard_of(p, po, mode, ev, x, xo, u, uo, s, evaluated):
+    """``(value, whether s holds the evaluation)`` of event ``ev``'s guard, the drive evaluated into the sample
+    ``s`` unless ``evaluated`` says it is already (a wall's guard reads the pose alone)."""
+    if EV_MECANUM_WALL <= ev < EV_MECANUM_LEAVE_WALL:  # (the pose alone)
+        return pose_wall_guard(p, _walls(p, po), N_MECANUM_MODES, mode, ev - EV_MECANUM_WALL, x, xo), evaluated
+    if not evaluated:
+        evaluate(p, po, mode, x, xo, u, uo, s)
+    if ev >= EV_MECANUM_LEAVE_WALL:
+        return wall_force(s, ev - EV_MECANUM_LEAVE_WALL), True
+    return traction_guard(p, po + MP_WHEELS, N, ev, s), True
+
+
 @jit
 def guard(p, po, mode, code, x, xo, u, uo):
     """The value of guard ``code`` (an event's id plus MECANUM_GUARD_BASE) in ``mode`` at state ``x`` and inputs
     ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip, a wall's least gap of the corners not
     on it, a wall contact's push."""
-    ev = code - MECANUM_GUARD_BASE
-    if EV_MECANUM_WALL <= ev < EV_MECANUM_LEAVE_WALL:  # (the pose alone)
-        return pose_wall_guard(p, _walls(p, po), N_MECANUM_MODES, mode, ev - EV_MECANUM_WALL, x, xo)
-    s = np.empty(N_MECANUM_SAMPLE)
-    evaluate(p, po, mode, x, xo, u, uo, s)
-    if ev >= EV_MECANUM_LEAVE_WALL:
-        return wall_force(s, ev - EV_MECANUM_LEAVE_WALL)
-    return traction_guard(p, po + MP_WHEELS, N, ev, s)
+    return _guard_of(p, po, mode, code - MECANUM_GUARD_BASE, x, xo, u, uo, scratch(N_MECANUM_SAMPLE), False)[0]
+
+
+@jit
+def guards(p, po, mode, codes, j0, j1, x, xo, u, uo, out, col):
+    """:func:`guard` of ``codes[j]`` into ``out[j, col]`` for each ``j`` in ``[j0, j1)``, at one state ``x`` and
+    inputs ``u``, with one evaluation for them all (each value is :func:`guard`'s to the bit: the same
+    evaluation, in the same mode)."""
+    s = scratch(N_MECANUM_SAMPLE)
+    evaluated = False
+    for j in range(j0, j1):
+        out[j, col], evaluated = _guard_of(p, po, mode, codes[j] - MECANUM_GUARD_BASE, x, xo, u, uo, s, evaluated)
 
 
 @jit

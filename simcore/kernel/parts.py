@@ -101,6 +101,30 @@ def guard(table, P, U, modes, part, code, t, X):
     return geared.guard(P, table[part, T_P], code, X, table[part, T_X], U, table[part, T_U])
 
 
+
+@jit(internal=True)
+def guards(table, P, U, modes, m, ev_part, ev_code, t, X, out, col):
+    """:func:`guard` of each armed event ``j < m`` (part ``ev_part[j]``, code ``ev_code[j]``) at (t, X) into
+    ``out[j, col]``, in their order, with the same bits and the inputs left as the calls one by one leave them;
+    but consecutive guards of one drivetrain share one evaluation of it (and one solve of the bus, where one of
+    them reads the inputs): a swerve's four traction guards cost one evaluation, not four."""
+    j = 0
+    while j < m:
+        part = ev_part[j]
+        e = j + 1
+        if table[part, T_KIND] >= FIRST_DRIVETRAIN_KIND:
+            while e < m and ev_part[e] == part:
+                e += 1
+        if e == j + 1:
+            out[j, col] = guard(table, P, U, modes, part, ev_code[j], t, X)
+        else:
+            for i in range(j, e):
+                if reads_inputs(ev_code[i]):
+                    couple(table, P, U, modes, t, X)  # (the bus each of them would solve first: the same)
+                    break
+            drivetrains.guards(table, P, U, modes, part, ev_code, j, e, X, out, col)
+        j = e
+
 def output_offsets(kinds) -> np.ndarray:
     """Each part's first output in the stacked outputs, for parts of kinds ``kinds`` (in table order), and
     after them their total number: an int64 array of ``len(kinds) + 1``."""

@@ -22,7 +22,7 @@ from .jit import jit
 from .dopri5 import (ERROR_EXPONENT, MAX_FACTOR, MIN_FACTOR, SAFETY, STIFF_W, attempt, dense_coefficients,
                      dense_state, initial_step, interior_state, stage_state, stiffness_ratio)
 from .events import brent_root, crosses, guard_on_dense
-from .parts import derivatives, guard
+from .parts import derivatives, guards
 
 #: Events are located to this, s (simcore.events.EVENT_TIME_TOLERANCE; checked equal by the tests).
 EVENT_TIME_TOLERANCE = 1e-13
@@ -195,10 +195,8 @@ def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, st
             ts[n_frac - 1] = t_new
             for i in range(n_frac - 1):
                 interior_state(y, h, K, weights, i, work)
-                for j in range(m_ev):
-                    samples[j, i] = guard(table, P, U, modes, ev_part[j], ev_code[j], ts[i], work)
-            for j in range(m_ev):
-                samples[j, n_frac - 1] = guard(table, P, U, modes, ev_part[j], ev_code[j], t_new, y_new)
+                guards(table, P, U, modes, m_ev, ev_part, ev_code, ts[i], work, samples, i)
+            guards(table, P, U, modes, m_ev, ev_part, ev_code, t_new, y_new, samples, n_frac - 1)
             for j in range(m_ev):
                 for i in range(n_frac):
                     if not math.isfinite(samples[j, i]):

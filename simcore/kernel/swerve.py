@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .channels import add_supply_piece, channel
 from .chassis import (GRIP_SPEED, contact_mask, impact_reset, pose_rates, pose_wall_guard, settle_contacts,
                       settle_rounds, settle_step, slip_mode, solve, total_wall_force, traction_guard, wall_events,
@@ -34,7 +32,7 @@ from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_N_CONT
                              WS_ARM, WS_CHANNEL, WS_COEF, WS_COUPLE, WS_COUPLE_FREE, WS_D, WS_DX, WS_DY, WS_F,
                              WS_FREE_ARM, WS_FREE_SLIP, WS_G, WS_H, WS_MODE, WS_NORMAL, WS_NX, WS_NY, WS_ROTOR,
                              WS_SLIP, WS_SLIP_FREE, WS_W, WS_WA)
-from .jit import jit_allocating as jit  # (its functions make scratch arrays)
+from .jit import jit, scratch, scratch_2d  # (scratch on the stack: no allocation, no reference counting)
 from .mecanum import ROLL, _curve_of, wheel_mode
 from .swerve_layout import (EV_SWERVE_BREAKAWAY, EV_SWERVE_GRIP, EV_SWERVE_LEAVE_WALL, EV_SWERVE_WALL, I_ENERGY, I_STEER_ANGLE, I_STEER_RATE,
                             I_WHEEL_DISTANCE, I_WHEEL_SPEED, N_SM, N_SWERVE_SAMPLE, SM_BASE, SM_CHANNEL, SM_Q,
@@ -48,6 +46,8 @@ from .tank_layout import (CH_APPLIED, CH_FRICTION_TORQUE, CH_MOTOR_TORQUE, CH_OU
                           CH_SUPPLY)
 
 N = 4
+#: The supply curve's breakpoints: two per channel (simcore.kernel.channels.add_supply_piece).
+N_BREAKS = 2 * N
 #: The impact_loss state among the energy states (simcore.models.chassis.DRIVE_ENERGY_STATES).
 IMPACT_LOSS = 5
 
@@ -235,7 +235,7 @@ def evaluate(p, po, mode, x, xo, u, uo, s):
 @jit
 def derivatives(p, po, mode, x, xo, u, uo, out):
     """Write dx/dt into ``out`` (SwerveDrive.derivatives)."""
-    s = np.empty(N_SWERVE_SAMPLE)
+    s = scratch(N_SWERVE_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
     pose_rates(x, xo, s, out)
     for i in range(N):
@@ -295,7 +295,7 @@ def kinetic_energy(p, po, x, xo):
 def outputs(p, po, mode, x, xo, u, uo, out, yo):
     """Write the outputs (``N_SWERVE_OUTPUTS`` slots, SwerveDrive.outputs' order without walls) at state ``x``
     and inputs ``u`` into ``out[yo:]``."""
-    s = np.empty(N_SWERVE_SAMPLE)
+    s = scratch(N_SWERVE_SAMPLE)
     evaluate(p, po, mode, x, xo, u, uo, s)
     out[yo] = s[S_VX]
     out[yo + 1] = s[S_VY]
@@ -348,19 +348,36 @@ def active_events(p, po, mode, ids):
     return wall_events(contact_mask(mode, N_SWERVE_MODES), ids, N, EV_SWERVE_WALL, EV_SWERVE_LEAVE_WALL)
 
 
+@jit(internal=True)
+def _guard_of(p, po, mode, ev, x, xo, u, uo, s, evaluated):
+    """``(value, whether s holds the evaluation)`` of event ``ev``'s guard, the drive evaluated into the sample
+    ``s`` unless ``evaluated`` says it is already (a wall's guard reads the pose alone)."""
+    if EV_SWERVE_WALL <= ev < EV_SWERVE_LEAVE_WALL:  # (the pose alone)
+        return pose_wall_guard(p, _walls(p, po), N_SWERVE_MODES, mode, ev - EV_SWERVE_WALL, x, xo), evaluated
+    if not evaluated:
+        evaluate(p, po, mode, x, xo, u, uo, s)
+    if ev >= EV_SWERVE_LEAVE_WALL:
+        return wall_force(s, ev - EV_SWERVE_LEAVE_WALL), True
+    return traction_guard(p, po + SW_WHEELS, N, ev, s), True
+
+
 @jit
 def guard(p, po, mode, code, x, xo, u, uo):
     """The value of guard ``code`` (an event's id plus SWERVE_GUARD_BASE) in ``mode`` at state ``x`` and inputs
     ``u``: a breakaway's ``|f| - mu (1 + margin) N``, a grip's signed slip, a wall's least gap of the corners not
     on it, a wall contact's push."""
-    ev = code - SWERVE_GUARD_BASE
-    if EV_SWERVE_WALL <= ev < EV_SWERVE_LEAVE_WALL:  # (the pose alone)
-        return pose_wall_guard(p, _walls(p, po), N_SWERVE_MODES, mode, ev - EV_SWERVE_WALL, x, xo)
-    s = np.empty(N_SWERVE_SAMPLE)
-    evaluate(p, po, mode, x, xo, u, uo, s)
-    if ev >= EV_SWERVE_LEAVE_WALL:
-        return wall_force(s, ev - EV_SWERVE_LEAVE_WALL)
-    return traction_guard(p, po + SW_WHEELS, N, ev, s)
+    return _guard_of(p, po, mode, code - SWERVE_GUARD_BASE, x, xo, u, uo, scratch(N_SWERVE_SAMPLE), False)[0]
+
+
+@jit
+def guards(p, po, mode, codes, j0, j1, x, xo, u, uo, out, col):
+    """:func:`guard` of ``codes[j]`` into ``out[j, col]`` for each ``j`` in ``[j0, j1)``, at one state ``x`` and
+    inputs ``u``, with one evaluation for them all (each value is :func:`guard`'s to the bit: the same
+    evaluation, in the same mode)."""
+    s = scratch(N_SWERVE_SAMPLE)
+    evaluated = False
+    for j in range(j0, j1):
+        out[j, col], evaluated = _guard_of(p, po, mode, codes[j] - SWERVE_GUARD_BASE, x, xo, u, uo, s, evaluated)
 
 
 @jit
@@ -369,7 +386,7 @@ def settle(p, po, mode, slipping, x, xo, u, uo):
     slipping the way it slips, or rolling; the wall contacts of ``mode`` and every corner touching; then, until
     nothing changes, the first contact in the wrong place flipped, else the rolling wheels that break away
     slipping (wheel ``slipping`` too; -1: none). -1 where none is consistent."""
-    s = np.empty(N_SWERVE_SAMPLE)
+    s = scratch(N_SWERVE_SAMPLE)
     evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling, no wall contact: the slips and the pose
     code = slip_mode(s, N)
     wb = _walls(p, po)
@@ -399,7 +416,7 @@ def fire(p, po, mode, ev_id, x, xo, u, uo):
     the plastic impact; a leave_wall's, none. The kinetic energy a reset removes is booked as impact loss."""
     if ev_id >= EV_SWERVE_LEAVE_WALL:
         return settle(p, po, mode, -1, x, xo, u, uo)
-    s = np.empty(N_SWERVE_SAMPLE)
+    s = scratch(N_SWERVE_SAMPLE)
     evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling
     track = p[po + SW_TRACK_ENERGY] != 0.0
     ke_before = kinetic_energy(p, po, x, xo) if track else 0.0
@@ -432,7 +449,7 @@ def add_supply_curve(p, po, mode, x, xo, u, uo, abc, breaks, nb):
     vx, vy, om = c * x[xo + 3] + sn * x[xo + 4], -sn * x[xo + 3] + c * x[xo + 4], x[xo + 5]
     st = po + SW_STEER
     drive_brake, steer_brake = u[uo + int(p[po + SW_DRIVE_BRAKE])], u[uo + int(p[po + SW_STEER_BRAKE])]
-    steer = np.empty(N)
+    steer = scratch(N)
     for i in range(N):
         _, rotor, steer[i], _, _, _, _ = _rotor_speeds(p, po, mode, x, xo, i, vx, vy, om)
         nb = add_supply_piece(abc, breaks, nb, p[po + SW_CONDUCTANCE], rotor * p[po + SW_INV_KV],
@@ -447,14 +464,15 @@ def add_supply_curve(p, po, mode, x, xo, u, uo, abc, breaks, nb):
 def supply_current_at(p, po, mode, x, xo, u, uo, bus_voltage):
     """The eight channels' supply current, A, at bus voltage ``bus_voltage`` V (MotorChannels.supply_current)."""
     if p[po + SW_ANY_LIMITED] == 0.0 and bus_voltage > 0.0:
-        abc = np.zeros(3)
-        breaks = np.empty((2 * N, 4))
+        abc = scratch(3)
+        abc[0] = abc[1] = abc[2] = 0.0
+        breaks = scratch_2d(N_BREAKS, 4)
         nb = add_supply_curve(p, po, mode, x, xo, u, uo, abc, breaks, 0)
         return _curve_of(abc, breaks, nb, bus_voltage)
     c, sn = math.cos(x[xo + 2]), math.sin(x[xo + 2])
     vx, vy, om = c * x[xo + 3] + sn * x[xo + 4], -sn * x[xo + 3] + c * x[xo + 4], x[xo + 5]
     drive_brake, steer_brake = u[uo + int(p[po + SW_DRIVE_BRAKE])], u[uo + int(p[po + SW_STEER_BRAKE])]
-    steer = np.empty(N)
+    steer = scratch(N)
     total = 0.0
     for i in range(N):
         _, rotor, steer[i], _, _, _, _ = _rotor_speeds(p, po, mode, x, xo, i, vx, vy, om)

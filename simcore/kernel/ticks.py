@@ -45,7 +45,7 @@ from .jit import jit
 __all__ = ["C_KIND", "C_FIRST_NS", "C_PERIOD_NS", "C_MEASURE", "C_COMMAND", "C_P", "C_S", "C_FLAGS", "C_MEASURE_2",
            "C_MEASURE_3", "C_COMMAND_2", "C_STATE_SIZE", "N_LOOP_FIELDS", "LOOP_PID", "LOOP_PYTHON",
            "LOOP_SWERVE_MODULE", "LOOP_KINDS", "FLAG_FEEDFORWARD", "FLAG_LIMITS", "FLAG_OPTIMIZE",
-           "FLAG_COSINE_SCALE", "LOOP_FLAGS", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW", "L_HIGH", "L_RANGE_LOW",
+           "FLAG_COSINE_SCALE", "LOOP_FLAGS", "held_after_ticks", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW", "L_HIGH", "L_RANGE_LOW",
            "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "MAX_WRITES", "loop_row", "python_row", "next_tick_ns", "tick"]
 
 (C_KIND, C_FIRST_NS, C_PERIOD_NS, C_MEASURE, C_COMMAND, C_P, C_S, C_FLAGS, C_MEASURE_2, C_MEASURE_3, C_COMMAND_2,
@@ -172,3 +172,21 @@ def tick(CT, p, CS, ticks, t_ns, X, U, U_before, cs_before, out):
         if not math.isnan(out[c, 0]):
             ticks[c] += 1
     return True
+
+
+@jit
+def held_after_ticks(held, commands, records, out):
+    """The held inputs after each of ``n`` tick records (``records``, the kernel's ``TICK_ROWS``: time, loop,
+    then its writes in the order of its commanded inputs): ``out[0]`` the inputs ``held`` before them, ``out[j + 1]``
+    those after record ``j``, each commanded input holding the last value written to it, by whichever loop wrote
+    it (``commands[c]``: loop ``c``'s commanded inputs, -1 where it commands fewer)."""
+    n_u = held.shape[0]
+    for i in range(n_u):
+        out[0, i] = held[i]
+    for j in range(records.shape[0]):
+        for i in range(n_u):
+            out[j + 1, i] = out[j, i]
+        c = int(records[j, 1])
+        for w in range(commands.shape[1]):
+            if commands[c, w] >= 0:
+                out[j + 1, commands[c, w]] = records[j, 2 + w]
