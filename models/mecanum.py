@@ -77,7 +77,7 @@ from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError
 from simcore.system import System
 
-from simcore.kernel import chassis_layout as _cl
+from simcore.kernel import chassis_layout as _cl, loaded
 from simcore.kernel import mecanum_layout as _ml
 
 from .chassis import (BREAKAWAY_MARGIN, DEFAULT_FIELD, DRIVE_ENERGY_STATES as ENERGY_STATES,
@@ -112,9 +112,7 @@ DEFAULT_ROLLER_FRICTION = 0.03
 
 def _mecanum_kernel():
     """The compiled mecanum drive (imported at first use: building a model loads no numba)."""
-    from simcore.kernel import mecanum
-
-    return mecanum
+    return loaded("mecanum")
 
 
 class MecanumSample:

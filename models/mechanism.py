@@ -56,7 +56,7 @@ import numpy as np
 from simcore import checks
 from simcore.errors import ConfigError
 from simcore.events import StateEvent, on_floats
-from simcore.kernel import layout as _kl
+from simcore.kernel import layout as _kl, loaded
 from simcore.system import System, derivatives_on_floats
 
 from .drive import MOTOR_DRIVE_KEYS, MotorDrive, drive_input_ranges, split_drive_options
@@ -160,9 +160,7 @@ _POSITIVE_PARAMETERS = ("moi", "gearing", "mass", "com_distance", "carriage_mass
 
 def _geared_kernel():
     """The compiled geared mechanism (imported at first use: building a model loads no numba)."""
-    from simcore.kernel import geared
-
-    return geared
+    return loaded("geared")
 
 
 def _defined_in(cls, name):

@@ -53,7 +53,7 @@ import numpy as np
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
-from simcore.kernel import layout as _kl
+from simcore.kernel import layout as _kl, loaded
 
 from .drive import MotorDrive
 from .mechanism import _KERNEL_REPLACES, FRICTION_PARAMETERS, GearedMechanism, _defined_in, split_mechanism_options
@@ -224,15 +224,7 @@ def _gravity_of(mgd, direction):
 
 def _servo_kernel():
     """The servo's electronics in kernel form (imported at first use: building a model loads no numba)."""
-    global _servo_kernel_module
-    if _servo_kernel_module is None:
-        from simcore.kernel import servo
-
-        _servo_kernel_module = servo
-    return _servo_kernel_module
-
-
-_servo_kernel_module = None
+    return loaded("servo")
 
 
 def servo_drive_command(angle: float, pulse_width: float, pwm_enabled: float, pulse_min: float, pulse_max: float,
@@ -367,8 +359,7 @@ class ServoMechanism(GearedMechanism):
     def _drive_inputs(self, angle, u) -> list:
         """The drive's inputs ``[duty, brake, bus voltage]`` the servo's loop makes of its own inputs ``u``."""
         # (servo_drive_command's law, called without its conversions: the Python path's hot loop)
-        duty, brake = (_servo_kernel_module or _servo_kernel()).drive_command(float(angle), float(u[0]), float(u[1]),
-                                                                               *self._loop)
+        duty, brake = _servo_kernel().drive_command(float(angle), float(u[0]), float(u[1]), *self._loop)
         return [duty, brake, float(u[2])]
 
     def target_angle(self, pulse_width: float) -> float:

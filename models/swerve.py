@@ -75,7 +75,7 @@ from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError, IntegrationError
 from simcore.events import StateEvent
-from simcore.kernel import chassis_layout as _cl
+from simcore.kernel import chassis_layout as _cl, loaded
 from simcore.kernel import swerve_layout as _sl
 from simcore.system import System
 
@@ -124,9 +124,7 @@ def kernel_wall_modes():
 
 def _swerve_kernel():
     """The compiled swerve drive (imported at first use: building a model loads no numba)."""
-    from simcore.kernel import swerve
-
-    return swerve
+    return loaded("swerve")
 
 
 def kernel_events(drive, guard_base: int, walls: bool = False) -> dict:

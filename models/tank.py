@@ -122,7 +122,7 @@ import numpy as np
 from simcore import checks
 from simcore.checks import STANDARD_GRAVITY
 from simcore.errors import ConfigError, ConfigTypeError
-from simcore.kernel import tank_layout as _tl
+from simcore.kernel import loaded, tank_layout as _tl
 from simcore.system import System
 from simcore.units import to_si
 
@@ -197,9 +197,7 @@ def regularized_sign(s: float, eps: float) -> float:
 
 def _tank_kernel():
     """The compiled tank drive (imported at first use: building a model loads no numba)."""
-    from simcore.kernel import tank
-
-    return tank
+    return loaded("tank")
 
 
 def tank_rim_mechanics(gearing, wheel_radius, wheel_inertia, rotor_inertia, n_motors):
@@ -271,9 +269,7 @@ def channel_parameters(p, drive, gearing, b_rotor, limited) -> None:
 
 def _characterized_kernel():
     """The compiled characterized tank (imported at first use: building a model loads no numba)."""
-    from simcore.kernel import characterized_tank
-
-    return characterized_tank
+    return loaded("characterized_tank")
 
 
 def batch_values(model, key, value, n, allowed, unit, *, nonnegative=False):

@@ -24,3 +24,15 @@ Start-up:
 * ``NUMBA_DISABLE_JIT=1`` runs the same functions as Python (slow, for debugging and for CI's
   interpreted subset).
 """
+import importlib
+
+_LOADED: dict = {}
+
+
+def loaded(name: str):
+    """The kernel module ``simcore.kernel.<name>``, imported at its first use (building a model loads no numba;
+    later calls cost a dictionary lookup, not an import statement's)."""
+    module = _LOADED.get(name)
+    if module is None:
+        module = _LOADED[name] = importlib.import_module(f"{__name__}.{name}")
+    return module
