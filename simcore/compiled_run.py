@@ -168,6 +168,8 @@ class CompiledRun:
         assert tuple(floats) == kl.FLOAT_BLOCK and tuple(ints) == kl.INT_BLOCK  # the kernel's layout
         self._floats = _block(self, floats, N, float)
         self._ints = _block(self, ints, N, np.int64)
+        self._snap = None  # (snapshot's buffers, made at the first)
+        self.RS0 = self.RS[0]  # (variant 0's run state: one view for the single run's per-tick reads)
         self.SEARCH[...] = np.nan
         self.U[:, self.n_u:] = np.nan  # outputs on, nothing held back
         self.LAST_T[...] = np.nan
@@ -284,8 +286,14 @@ class CompiledRun:
         return rows, before, after, t_off
 
     def snapshot(self):
-        """Everything an interrupted advance may have changed (for :meth:`restore`)."""
-        return self._floats.copy(), self._ints.copy()
+        """Everything an interrupted advance may have changed (for :meth:`restore`): copies into two buffers made
+        once, so a snapshot holds until the next one is taken (the engine restores only the last it took)."""
+        snap = self._snap
+        if snap is None:
+            snap = self._snap = (np.empty_like(self._floats), np.empty_like(self._ints))
+        np.copyto(snap[0], self._floats)
+        np.copyto(snap[1], self._ints)
+        return snap
 
     def restore(self, snap) -> None:
         self._floats[...] = snap[0]
@@ -295,15 +303,19 @@ class CompiledRun:
     def advance_single(self, t_end: float, sink) -> int:
         """Advance variant 0 to ``t_end``; ``sink(n_rows, n_events)`` takes its buffered rows and events
         whenever the buffer fills, and at the end. Returns the kernel's status."""
-        self.RS[0, kl.S_T_END] = t_end
-        status = self.STATUS
-        args = self._single
+        RS, status, args = self.RS0, self.STATUS, self._single
+        RS[kl.S_T_END] = t_end
         while True:
             status[0] = kl.DONE
             ka.advance_chunk(*args)
-            self._empty_buffers(sink)
-            if status[0] != kl.PAUSE:
-                return int(status[0])
+            n_rows, n_ev = int(RS[kl.S_NROWS]), int(RS[kl.RS_N_EV_RECORDS])  # (_empty_buffers, inline)
+            if n_rows or n_ev:
+                sink(n_rows, n_ev)
+                RS[kl.S_NROWS] = 0
+                RS[kl.RS_N_EV_RECORDS] = 0
+            code = int(status[0])
+            if code != kl.PAUSE:
+                return code
 
     def advance_ticking_single(self, sink) -> int:
         """Advance variant 0 from ``RS[RS_T_NS]`` towards ``RS[RS_TARGET_NS]`` with its loops ticking in the kernel
@@ -338,12 +350,12 @@ class CompiledRun:
 
     def _empty_buffers(self, sink) -> None:
         """Hand variant 0's buffered rows and event records to ``sink`` and empty the buffers."""
-        RS = self.RS
-        n_rows, n_ev = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS])
+        RS = self.RS0
+        n_rows, n_ev = int(RS[kl.S_NROWS]), int(RS[kl.RS_N_EV_RECORDS])
         if n_rows or n_ev:
             sink(n_rows, n_ev)
-            RS[0, kl.S_NROWS] = 0
-            RS[0, kl.RS_N_EV_RECORDS] = 0
+            RS[kl.S_NROWS] = 0
+            RS[kl.RS_N_EV_RECORDS] = 0
 
     # -- many variants ---------------------------------------------------------------------------------
     def _run(self, fn, args, variants=None, after=()):
