@@ -288,11 +288,13 @@ class CompiledRun:
     def snapshot(self):
         """Everything an interrupted advance may have changed (for :meth:`restore`): copies into two buffers made
         once, so a snapshot holds until the next one is taken (the engine restores only the last it took)."""
-        snap = self._snap
-        if snap is None:
-            snap = self._snap = (np.empty_like(self._floats), np.empty_like(self._ints))
-        np.copyto(snap[0], self._floats)
-        np.copyto(snap[1], self._ints)
+        if self._snap is None:
+            snap = (np.empty_like(self._floats), np.empty_like(self._ints))
+            # (bytes copied by memoryviews: a few times quicker than numpy's copy of arrays this small)
+            self._snap = snap, [memoryview(a).cast("B") for a in (*snap, self._floats, self._ints)]
+        snap, (to_f, to_i, from_f, from_i) = self._snap
+        to_f[:] = from_f
+        to_i[:] = from_i
         return snap
 
     def restore(self, snap) -> None:
