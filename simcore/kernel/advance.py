@@ -452,6 +452,12 @@ def _armed_guard_reads_inputs(table, P, modes, ids):
 
 
 @jit(allocates=True)
+def _cut(buffer, o, size):
+    """The ``size`` elements of ``buffer`` from ``o`` on, and the offset after them."""
+    return buffer[o:o + size], o + size
+
+
+@jit(allocates=True)
 def _variant(FLOATS, INTS, P, OUT_F, OUT_I, v, consts, n_parts, nu, n_cs, n_c):
     """Variant ``v``'s arrays: views of its rows of the run's blocks (``FLOATS``, ``INTS``: :data:`FLOAT_BLOCK`'s
     and :data:`INT_BLOCK`'s order; ``OUT_F``, ``OUT_I``: :data:`OUT_FLOAT_BLOCK`'s and :data:`OUT_INT_BLOCK`'s),
@@ -468,39 +474,31 @@ def _variant(FLOATS, INTS, P, OUT_F, OUT_I, v, consts, n_parts, nu, n_cs, n_c):
     of = OUT_F[v]
     oi = OUT_I[v]
     o = 0
-    X = fl[o:o + n]
-    o += n
-    U = fl[o:o + nu]
-    o += nu
-    F0 = fl[o:o + n]
-    o += n
-    rs = fl[o:o + N_RUN_STATE]
-    o += N_RUN_STATE
-    g_prev = fl[o:o + A]
-    o += A
-    search = fl[o:o + n_p * N_EVENTS].reshape((n_p, N_EVENTS))
-    o += n_p * N_EVENTS
-    last_t = fl[o:o + n_p * N_EVENTS].reshape((n_p, N_EVENTS))
-    o += n_p * N_EVENTS
-    fired = fl[o:o + 4 * A].reshape((A, 4))
-    o += 4 * A
-    X_before = fl[o:o + n]
-    o += n
+    X, o = _cut(fl, o, n)
+    U, o = _cut(fl, o, nu)
+    F0, o = _cut(fl, o, n)
+    rs, o = _cut(fl, o, N_RUN_STATE)
+    g_prev, o = _cut(fl, o, A)
+    search_flat, o = _cut(fl, o, n_p * N_EVENTS)
+    search = search_flat.reshape((n_p, N_EVENTS))
+    last_t_flat, o = _cut(fl, o, n_p * N_EVENTS)
+    last_t = last_t_flat.reshape((n_p, N_EVENTS))
+    fired_flat, o = _cut(fl, o, 4 * A)
+    fired = fired_flat.reshape((A, 4))
+    X_before, o = _cut(fl, o, n)
     CS = fl[o:o + n_cs]
     modes = il[0:n_parts]
     active = il[n_parts:n_parts + 4 * A].reshape((A, 4))
     ticks = il[n_parts + 4 * A:n_parts + 4 * A + n_c]
     o = 0
-    rows_t = of[o:o + R]
-    o += R
-    rows_y = of[o:o + R * n].reshape((R, n))
-    o += R * n
-    evr_f = of[o:o + E * N_EVENT_FIELDS].reshape((E, N_EVENT_FIELDS))
-    o += E * N_EVENT_FIELDS
-    evr_x = of[o:o + E * 2 * nx_max].reshape((E, 2, nx_max))
-    o += E * 2 * nx_max
-    bad_x = of[o:o + n]
-    o += n
+    rows_t, o = _cut(of, o, R)
+    rows_y_flat, o = _cut(of, o, R * n)
+    rows_y = rows_y_flat.reshape((R, n))
+    evr_f_flat, o = _cut(of, o, E * N_EVENT_FIELDS)
+    evr_f = evr_f_flat.reshape((E, N_EVENT_FIELDS))
+    evr_x_flat, o = _cut(of, o, E * 2 * nx_max)
+    evr_x = evr_x_flat.reshape((E, 2, nx_max))
+    bad_x, o = _cut(of, o, n)
     tick_rows = of[o:o + TR * (2 + kt.MAX_WRITES)].reshape((TR, 2 + kt.MAX_WRITES))
     rows_m = oi[0:R * (n_parts + 1)].reshape((R, n_parts + 1))
     return (X, U, F0, rs, g_prev, search, last_t, fired, X_before, CS, modes, active, ticks, P[v], rows_t, rows_y,
@@ -556,46 +554,30 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, consts, flags, OUT_F, OUT_I, C
     weights = b_consts[K_FRACTIONS + n_frac:K_FRACTIONS + 7 * n_frac].reshape((n_frac, 6))
     # The scratch, carved in scratch_sizes' order.
     o = 0
-    K = sf[o:o + 7 * n].reshape((7, n))
-    o += 7 * n
-    Q = sf[o:o + 4 * n].reshape((4, n))
-    o += 4 * n
-    x_e = sf[o:o + n]
-    o += n
-    y_new = sf[o:o + n]
-    o += n
-    work = sf[o:o + n]
-    o += n
-    tmp = sf[o:o + n]
-    o += n
-    f_s = sf[o:o + n]
-    o += n
-    sf_a = sf[o:o + A]
-    o += A
-    g_a = sf[o:o + A]
-    o += A
-    g_before = sf[o:o + A]
-    o += A
-    g_after = sf[o:o + A]
-    o += A
-    roots_t = sf[o:o + A + 1]
-    o += A + 1
-    roots_ga = sf[o:o + A + 1]
-    o += A + 1
-    samples = sf[o:o + A * n_frac].reshape((A, n_frac))
-    o += A * n_frac
-    ts = sf[o:o + n_frac]
-    o += n_frac
-    tj = sf[o:o + n_frac + 2]
-    o += n_frac + 2
-    vals = sf[o:o + n_frac + 2]
-    o += n_frac + 2
-    U_before = sf[o:o + nu]
-    o += nu
-    cs_before = sf[o:o + n_cs]
-    o += n_cs
-    written = sf[o:o + n_c * kt.MAX_WRITES].reshape((n_c, kt.MAX_WRITES))
-    o += n_c * kt.MAX_WRITES
+    K_flat, o = _cut(sf, o, 7 * n)
+    K = K_flat.reshape((7, n))
+    Q_flat, o = _cut(sf, o, 4 * n)
+    Q = Q_flat.reshape((4, n))
+    x_e, o = _cut(sf, o, n)
+    y_new, o = _cut(sf, o, n)
+    work, o = _cut(sf, o, n)
+    tmp, o = _cut(sf, o, n)
+    f_s, o = _cut(sf, o, n)
+    sf_a, o = _cut(sf, o, A)
+    g_a, o = _cut(sf, o, A)
+    g_before, o = _cut(sf, o, A)
+    g_after, o = _cut(sf, o, A)
+    roots_t, o = _cut(sf, o, A + 1)
+    roots_ga, o = _cut(sf, o, A + 1)
+    samples_flat, o = _cut(sf, o, A * n_frac)
+    samples = samples_flat.reshape((A, n_frac))
+    ts, o = _cut(sf, o, n_frac)
+    tj, o = _cut(sf, o, n_frac + 2)
+    vals, o = _cut(sf, o, n_frac + 2)
+    U_before, o = _cut(sf, o, nu)
+    cs_before, o = _cut(sf, o, n_cs)
+    written_flat, o = _cut(sf, o, n_c * kt.MAX_WRITES)
+    written = written_flat.reshape((n_c, kt.MAX_WRITES))
     part_a = si[0:A]
     code_a = si[A:2 * A]
     dir_a = si[2 * A:3 * A]
