@@ -24,7 +24,7 @@ import numpy as np
 
 from . import geared, ticks as kt
 
-from .borrowed import borrowed, keep_alive
+from .borrowed import borrowed, keep_alive, shaped
 from .jit import jit
 from .layout import (K_ATOL, K_FRACTIONS, K_MAX_STEP, K_N, K_N_FRACTIONS, K_NX_MAX, K_RECORDS, K_ROWS, K_RTOL,
                      K_STIFF_RULE, K_TICK_ROWS, N_EVENT_FIELDS, N_FLAGS, scratch_sizes, N_RUN_STATE, A_CODE, A_DIR,
@@ -451,13 +451,13 @@ def _armed_guard_reads_inputs(table, P, modes, ids):
     return False
 
 
-@jit(allocates=True)
+@jit(allocates=True, forceinline=True)
 def _cut(buffer, o, size):
     """The ``size`` elements of ``buffer`` from ``o`` on, and the offset after them."""
     return buffer[o:o + size], o + size
 
 
-@jit(allocates=True)
+@jit(allocates=True, forceinline=True)
 def _variant(FLOATS, INTS, P, OUT_F, OUT_I, v, consts, n_parts, nu, n_cs, n_c):
     """Variant ``v``'s arrays: views of its rows of the run's blocks (``FLOATS``, ``INTS``: :data:`FLOAT_BLOCK`'s
     and :data:`INT_BLOCK`'s order; ``OUT_F``, ``OUT_I``: :data:`OUT_FLOAT_BLOCK`'s and :data:`OUT_INT_BLOCK`'s),
@@ -480,27 +480,27 @@ def _variant(FLOATS, INTS, P, OUT_F, OUT_I, v, consts, n_parts, nu, n_cs, n_c):
     rs, o = _cut(fl, o, N_RUN_STATE)
     g_prev, o = _cut(fl, o, A)
     search_flat, o = _cut(fl, o, n_p * N_EVENTS)
-    search = search_flat.reshape((n_p, N_EVENTS))
+    search = shaped(search_flat, (n_p, N_EVENTS))
     last_t_flat, o = _cut(fl, o, n_p * N_EVENTS)
-    last_t = last_t_flat.reshape((n_p, N_EVENTS))
+    last_t = shaped(last_t_flat, (n_p, N_EVENTS))
     fired_flat, o = _cut(fl, o, 4 * A)
-    fired = fired_flat.reshape((A, 4))
+    fired = shaped(fired_flat, (A, 4))
     X_before, o = _cut(fl, o, n)
     CS = fl[o:o + n_cs]
     modes = il[0:n_parts]
-    active = il[n_parts:n_parts + 4 * A].reshape((A, 4))
+    active = shaped(il[n_parts:n_parts + 4 * A], (A, 4))
     ticks = il[n_parts + 4 * A:n_parts + 4 * A + n_c]
     o = 0
     rows_t, o = _cut(of, o, R)
     rows_y_flat, o = _cut(of, o, R * n)
-    rows_y = rows_y_flat.reshape((R, n))
+    rows_y = shaped(rows_y_flat, (R, n))
     evr_f_flat, o = _cut(of, o, E * N_EVENT_FIELDS)
-    evr_f = evr_f_flat.reshape((E, N_EVENT_FIELDS))
+    evr_f = shaped(evr_f_flat, (E, N_EVENT_FIELDS))
     evr_x_flat, o = _cut(of, o, E * 2 * nx_max)
-    evr_x = evr_x_flat.reshape((E, 2, nx_max))
+    evr_x = shaped(evr_x_flat, (E, 2, nx_max))
     bad_x, o = _cut(of, o, n)
-    tick_rows = of[o:o + TR * (2 + kt.MAX_WRITES)].reshape((TR, 2 + kt.MAX_WRITES))
-    rows_m = oi[0:R * (n_parts + 1)].reshape((R, n_parts + 1))
+    tick_rows = shaped(of[o:o + TR * (2 + kt.MAX_WRITES)], (TR, 2 + kt.MAX_WRITES))
+    rows_m = shaped(oi[0:R * (n_parts + 1)], (R, n_parts + 1))
     return (X, U, F0, rs, g_prev, search, last_t, fired, X_before, CS, modes, active, ticks, P[v], rows_t, rows_y,
             rows_m, evr_f, evr_x, bad_x, tick_rows, oi)
 
@@ -551,13 +551,13 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, consts, flags, OUT_F, OUT_I, C
     sf, si, sb = borrowed(scratch_f), borrowed(scratch_i), borrowed(scratch_b)
     stiff_rule = b_consts[K_STIFF_RULE:K_STIFF_RULE + 5]
     fractions = b_consts[K_FRACTIONS:K_FRACTIONS + n_frac]
-    weights = b_consts[K_FRACTIONS + n_frac:K_FRACTIONS + 7 * n_frac].reshape((n_frac, 6))
+    weights = shaped(b_consts[K_FRACTIONS + n_frac:K_FRACTIONS + 7 * n_frac], (n_frac, 6))
     # The scratch, carved in scratch_sizes' order.
     o = 0
     K_flat, o = _cut(sf, o, 7 * n)
-    K = K_flat.reshape((7, n))
+    K = shaped(K_flat, (7, n))
     Q_flat, o = _cut(sf, o, 4 * n)
-    Q = Q_flat.reshape((4, n))
+    Q = shaped(Q_flat, (4, n))
     x_e, o = _cut(sf, o, n)
     y_new, o = _cut(sf, o, n)
     work, o = _cut(sf, o, n)
@@ -570,14 +570,14 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, consts, flags, OUT_F, OUT_I, C
     roots_t, o = _cut(sf, o, A + 1)
     roots_ga, o = _cut(sf, o, A + 1)
     samples_flat, o = _cut(sf, o, A * n_frac)
-    samples = samples_flat.reshape((A, n_frac))
+    samples = shaped(samples_flat, (A, n_frac))
     ts, o = _cut(sf, o, n_frac)
     tj, o = _cut(sf, o, n_frac + 2)
     vals, o = _cut(sf, o, n_frac + 2)
     U_before, o = _cut(sf, o, nu)
     cs_before, o = _cut(sf, o, n_cs)
     written_flat, o = _cut(sf, o, n_c * kt.MAX_WRITES)
-    written = written_flat.reshape((n_c, kt.MAX_WRITES))
+    written = shaped(written_flat, (n_c, kt.MAX_WRITES))
     part_a = si[0:A]
     code_a = si[A:2 * A]
     dir_a = si[2 * A:3 * A]
@@ -630,7 +630,7 @@ def input_jumps_chunk(v0, v1, table, P, FLOATS, INTS, U_before, t, consts, OUT_F
         raise ValueError("input_jumps_chunk: scratch smaller than scratch_sizes says")
     g_before = sf[0:A]
     g_after = sf[A:2 * A]
-    active = si[0:4 * A].reshape((A, 4))
+    active = shaped(si[0:4 * A], (A, 4))
     ids = si[4 * A:4 * A + MAX_ACTIVE]
     done = sb[0:n_p]
     for v in range(v0, v1):
