@@ -45,7 +45,7 @@ def _run(arm, n):
 def advance_rows():
     arm = models.Arm(NEO, 30.0, mass=2.0, com_distance=0.3, min_angle=None, max_angle=None)
     cr = _run(arm, N)
-    args = cr._advance_args
+    args = cr._advance_args + cr._scratch[0]
 
     def tick(dt):
         cr.RS[:, kl.S_T_END] = cr.RS[:, kl.S_T] + dt

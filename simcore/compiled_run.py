@@ -17,7 +17,9 @@ numba is imported here: this module is imported only when a simulation can use i
 """
 from __future__ import annotations
 
+import math
 import os
+import queue
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -167,36 +169,57 @@ class CompiledRun:
         assert tuple(floats) == kl.FLOAT_BLOCK and tuple(ints) == kl.INT_BLOCK  # the kernel's layout
         self._floats = _block(self, floats, N, float)
         self._ints = _block(self, ints, N, np.int64)
+        self._snap = None  # (snapshot's buffers, made at the first)
+        self.RS0 = self.RS[0]  # (variant 0's run state: one view for the single run's per-tick reads)
         self.SEARCH[...] = np.nan
         self.U[:, self.n_u:] = np.nan  # outputs on, nothing held back
         self.LAST_T[...] = np.nan
         self.RS[:, kl.RS_LAST_EVENT_T] = np.nan
         self.RS[:, kl.RS_DETECT] = 1.0 if (method == "auto" or method in STABILITY_BOUNDARY) else 0.0
         self.RS[:, kl.RS_WARN_T] = np.nan
-        self.BAD_X = np.zeros((N, n))
         self._u_before = np.empty((1, u_off))  # (inputs_before's buffer)
-        self.STATUS = np.zeros(N, dtype=np.int64)
         nx_max = int(table[:, T_NX].max()) if n_parts else 0
         # The kernel goes on only while the buffers can take a step's worst case (every armed event firing,
         # two rows and a record each, and the step's row): never smaller than that, or it could not go on.
         rows = max(ROW_BUFFER if N == 1 else min(ROW_BUFFER, BATCH_ROW_BUFFER), 2 * A + 3)
         records = max(EVENT_BUFFER if N == 1 else min(EVENT_BUFFER, BATCH_ROW_BUFFER // 4), A + 1)
-        self.ROWS_T = np.empty((N, rows))
-        self.ROWS_Y = np.empty((N, rows, n))
-        # Each row's modes, and how many of the kernel's ticks came before it (the inputs it was held at).
-        self.ROWS_M = np.empty((N, rows, n_parts + 1), dtype=np.int64)
-        # (time, loop, values) of each tick: its writes in the order of the loop's commanded inputs, NaN after them
-        self.TICK_ROWS = np.empty((N, rows if len(self.CT) else 0, 2 + kt.MAX_WRITES))
-        self.EVR_F = np.empty((N, records, kl.N_EVENT_FIELDS))
-        self.EVR_X = np.empty((N, records, 2, nx_max))
+        tick_rows = rows if len(self.CT) else 0
+        # What the kernel hands back in one float and one integer block, viewed as: each row's time and state;
+        # the event records and their states before and after; the state where a failure was found; (time, loop,
+        # values) of each tick (its writes in the order of the loop's commanded inputs, NaN after them); each
+        # row's modes and how many of the kernel's ticks came before it (the inputs it was held at); the status.
+        out_floats = {"ROWS_T": (rows,), "ROWS_Y": (rows, n), "EVR_F": (records, kl.N_EVENT_FIELDS),
+                      "EVR_X": (records, 2, nx_max), "BAD_X": (n,), "TICK_ROWS": (tick_rows, 2 + kt.MAX_WRITES)}
+        out_ints = {"ROWS_M": (rows, n_parts + 1), "STATUS": ()}
+        assert tuple(out_floats) == kl.OUT_FLOAT_BLOCK and tuple(out_ints) == kl.OUT_INT_BLOCK  # the kernel's layout
+        self._out_floats = _block(self, out_floats, N, float)
+        self._out_ints = _block(self, out_ints, N, np.int64)
         self.flags = np.zeros(kl.N_FLAGS, dtype=np.bool_)
         self.flags[kl.F_AUTO] = method == "auto"
         self.flags[kl.F_KEEP] = keep_steps
         self.rtol, self.atol, self.max_step = rtol, atol, max_step
-        # What every advance passes the kernel (the arrays are fixed for the run; their contents change).
-        self._advance_args = (self.table, self.P, self._floats, self._ints, rtol, atol, max_step, self.flags,
-                              STIFF_RULE, FRACTIONS, WEIGHTS, self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F,
-                              self.EVR_X, self.BAD_X, self.STATUS, self.CT, self.TICK_ROWS)
+        m = len(FRACTIONS)
+        self.consts = np.empty(kl.K_FRACTIONS + 7 * m)
+        self.consts[[kl.K_RTOL, kl.K_ATOL, kl.K_MAX_STEP]] = rtol, atol, max_step
+        self.consts[kl.K_STIFF_RULE:kl.K_STIFF_RULE + 5] = STIFF_RULE
+        self.consts[[kl.K_N, kl.K_NX_MAX, kl.K_ROWS, kl.K_RECORDS, kl.K_TICK_ROWS, kl.K_N_FRACTIONS]] = (
+            n, nx_max, rows, records, tick_rows, m)
+        self.consts[kl.K_FRACTIONS:kl.K_FRACTIONS + m] = FRACTIONS
+        self.consts[kl.K_FRACTIONS + m:] = WEIGHTS.ravel()
+        # What every advance passes the kernel (the arrays are fixed for the run; their contents change), and the
+        # scratch of each call that may run at once: one per thread of the pool (a batch's chunks), and the first
+        # for the calls made on the caller's thread.
+        self._advance_args = (self.table, self.P, self._floats, self._ints, self.consts, self.flags,
+                              self._out_floats, self._out_ints, self.CT)
+        n_cs_kernel = max((int(c[kt.C_S] + c[kt.C_STATE_SIZE]) for c in self.CT), default=0)  # (as the kernel counts)
+        sizes = kl.scratch_sizes(n, A, m, u_off, n_cs_kernel, len(self.CT), kt.MAX_WRITES)
+        slots = 1 if N <= CHUNK else usable_cores()
+        self._scratch = [(np.zeros(sizes[0]), np.zeros(sizes[1], dtype=np.int64), np.zeros(sizes[2], dtype=np.bool_))
+                         for _ in range(slots)]
+        self._free_scratch = queue.SimpleQueue()
+        for slot in self._scratch:
+            self._free_scratch.put(slot)
+        self._single = (0, 1) + self._advance_args + self._scratch[0]  # (variant 0's advance, made once)
 
     # -- state in and out ------------------------------------------------------------------------------
     def set_modes(self, v, names):
@@ -264,8 +287,16 @@ class CompiledRun:
         return rows, before, after, t_off
 
     def snapshot(self):
-        """Everything an interrupted advance may have changed (for :meth:`restore`)."""
-        return self._floats.copy(), self._ints.copy()
+        """Everything an interrupted advance may have changed (for :meth:`restore`): copies into two buffers made
+        once, so a snapshot holds until the next one is taken (the engine restores only the last it took)."""
+        if self._snap is None:
+            snap = (np.empty_like(self._floats), np.empty_like(self._ints))
+            # (bytes copied by memoryviews: a few times quicker than numpy's copy of arrays this small)
+            self._snap = snap, [memoryview(a).cast("B") for a in (*snap, self._floats, self._ints)]
+        snap, (to_f, to_i, from_f, from_i) = self._snap
+        to_f[:] = from_f
+        to_i[:] = from_i
+        return snap
 
     def restore(self, snap) -> None:
         self._floats[...] = snap[0]
@@ -275,14 +306,19 @@ class CompiledRun:
     def advance_single(self, t_end: float, sink) -> int:
         """Advance variant 0 to ``t_end``; ``sink(n_rows, n_events)`` takes its buffered rows and events
         whenever the buffer fills, and at the end. Returns the kernel's status."""
-        self.RS[0, kl.S_T_END] = t_end
-        status = self.STATUS
+        RS, status, args = self.RS0, self.STATUS, self._single
+        RS[kl.S_T_END] = t_end
         while True:
             status[0] = kl.DONE
-            ka.advance_chunk(0, 1, *self._advance_args)
-            self._empty_buffers(sink)
-            if status[0] != kl.PAUSE:
-                return int(status[0])
+            ka.advance_chunk(*args)
+            n_rows, n_ev = int(RS[kl.S_NROWS]), int(RS[kl.RS_N_EV_RECORDS])  # (_empty_buffers, inline)
+            if n_rows or n_ev:
+                sink(n_rows, n_ev)
+                RS[kl.S_NROWS] = 0
+                RS[kl.RS_N_EV_RECORDS] = 0
+            code = int(status[0])
+            if code != kl.PAUSE:
+                return code
 
     def advance_ticking_single(self, sink) -> int:
         """Advance variant 0 from ``RS[RS_T_NS]`` towards ``RS[RS_TARGET_NS]`` with its loops ticking in the kernel
@@ -294,7 +330,7 @@ class CompiledRun:
         self.flags[kl.F_TICKING] = True
         try:
             status[0] = kl.DONE
-            ka.advance_chunk(0, 1, *self._advance_args)
+            ka.advance_chunk(*self._single)
         finally:
             self.flags[kl.F_TICKING] = False
         n_rows, n_ev, n_ticks = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS]), int(RS[0, kl.RS_N_TICK_RECORDS])
@@ -310,35 +346,44 @@ class CompiledRun:
         them), and (with ``quiet_row``) record the row after the writes when none fired; ``sink`` as
         :meth:`advance_single`'s. Without ``quiet_row``, a call that fires nothing changes nothing of the run
         but the failure fields (``S_BAD_*``, ``BAD_X``) and leaves nothing for ``sink``."""
-        ka.input_jumps_chunk(0, 1, self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
-                             self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F, self.EVR_X,
-                             self.BAD_X, self.STATUS, quiet_row)
+        ka.input_jumps_chunk(0, 1, self.table, self.P, self._floats, self._ints, U_before, t, self.consts,
+                             self._out_floats, self._out_ints, self.CT, *self._scratch[0], quiet_row)
         self._empty_buffers(sink)
         return int(self.STATUS[0])
 
     def _empty_buffers(self, sink) -> None:
         """Hand variant 0's buffered rows and event records to ``sink`` and empty the buffers."""
-        RS = self.RS
-        n_rows, n_ev = int(RS[0, kl.S_NROWS]), int(RS[0, kl.RS_N_EV_RECORDS])
+        RS = self.RS0
+        n_rows, n_ev = int(RS[kl.S_NROWS]), int(RS[kl.RS_N_EV_RECORDS])
         if n_rows or n_ev:
             sink(n_rows, n_ev)
-            RS[0, kl.S_NROWS] = 0
-            RS[0, kl.RS_N_EV_RECORDS] = 0
+            RS[kl.S_NROWS] = 0
+            RS[kl.RS_N_EV_RECORDS] = 0
 
     # -- many variants ---------------------------------------------------------------------------------
-    def _run(self, fn, args, variants=None):
-        """``fn(v0, v1, *args)`` over contiguous runs of ``variants`` (sorted indices; None: every variant),
-        in chunks on threads when there are many."""
+    def _run(self, fn, args, variants=None, after=()):
+        """``fn(v0, v1, *args, *scratch, *after)`` over contiguous runs of ``variants`` (sorted indices; None: every
+        variant), in chunks on threads when there are many, each call with scratch that no other running call
+        has."""
         spans = [(0, self.N)] if variants is None else _spans(variants)
         count = self.N if variants is None else len(variants)
-        if count <= CHUNK or usable_cores() == 1:
+        if count <= CHUNK or usable_cores() == 1 or len(self._scratch) == 1:
             for v0, v1 in spans:
-                fn(v0, v1, *args)
+                fn(v0, v1, *args, *self._scratch[0], *after)
             return
         pieces = []
         for v0, v1 in spans:
             pieces.extend((a, min(a + CHUNK, v1)) for a in range(v0, v1, CHUNK))
-        futures = [_pool().submit(fn, a, b, *args) for a, b in pieces]
+        free = self._free_scratch
+
+        def chunk(a, b):
+            slot = free.get()  # (never waits: the pool runs at most one call per slot at once)
+            try:
+                fn(a, b, *args, *slot, *after)
+            finally:
+                free.put(slot)
+
+        futures = [_pool().submit(chunk, a, b) for a, b in pieces]
         for f in futures:
             f.result()
 
@@ -362,9 +407,8 @@ class CompiledRun:
         trigger (``U_before`` (N, n_u): the inputs before them); the rows after the writes are the caller's.
         Returns the statuses (N,)."""
         self.STATUS[:] = kl.DONE
-        self._run(ka.input_jumps_chunk, (self.table, self.P, U_before, self.U, self.modes, t, self.X, self.RS,
-                                         self.ROWS_T, self.ROWS_Y, self.ROWS_M, self.EVR_F, self.EVR_X,
-                                         self.BAD_X, self.STATUS, False), variants)
+        self._run(ka.input_jumps_chunk, (self.table, self.P, self._floats, self._ints, U_before, t, self.consts,
+                                         self._out_floats, self._out_ints, self.CT), variants, (False,))
         self._drain(drain)
         return self.STATUS
 
@@ -416,7 +460,7 @@ def _spans(variants):
 def _block(owner, shapes: dict, N: int, dtype) -> np.ndarray:
     """One (N, total) array holding every per-variant array of ``shapes``; each set on ``owner`` as a
     view of shape (N, *shape)."""
-    sizes = {name: int(np.prod(shape)) for name, shape in shapes.items()}
+    sizes = {name: math.prod(shape) for name, shape in shapes.items()}  # (math.prod: numpy's costs microseconds a call)
     block = np.zeros((N, sum(sizes.values())), dtype=dtype)
     off = 0
     for name, shape in shapes.items():

@@ -509,7 +509,7 @@ class Simulator:
             self._loaded_modes = (modes, cr.modes[0].tolist())
         if cr.brownout_part is not None:  # when its outputs went off (NaN: on; set with its mode), for the sink
             self._t_off = cr.t_off(0)
-        cr.RS[0, _kl.S_T] = self.t
+        cr.RS0[_kl.S_T] = self.t
 
     def _make_sink(self):
         """``sink(n_rows, n_events)`` for the kernel's buffers (rows and events to the recorder), made once. A row in the modes the kernel was loaded with
@@ -580,7 +580,7 @@ class Simulator:
         if cr.brownout_part is not None:
             self.systems[cr.brownout_part].hold_commands(cr.held_commands(0))
         counted = self._kernel_counted
-        steps, segments, events, dropped, h, stiff, calm = cr.RS[0].take(_CARRIED).tolist()  # (one read)
+        steps, segments, events, dropped, h, stiff, calm = cr.RS0.take(_CARRIED).tolist()  # (one read)
         now = (int(steps), int(segments), int(events), int(dropped))
         if now != counted:
             stats["n_steps"] += now[0] - counted[0]
@@ -599,17 +599,19 @@ class Simulator:
     def _compiled_advance(self, t_end: float) -> None:
         """Integrate to ``t_end`` in the kernel, events included (what :meth:`_segment` does, many times)."""
         cr, rec = self._compiled, self._rec
+        RS = cr.RS0
         X, modes, snap = self._X, self._modes(), cr.snapshot()
         self._compiled_load(modes)
-        t_start, n_events = self.t, cr.RS[0, _kl.RS_N_EVENTS]
+        t_start, n_events = self.t, RS[_kl.RS_N_EVENTS]
         try:
             status = cr.advance_single(t_end, self._sink)
-            if not math.isnan(cr.RS[0, _kl.RS_WARN_T]):
-                self._integrator.stiffness_warning(cr.RS[0, _kl.RS_WARN_T])
-                cr.RS[0, _kl.RS_WARN_T] = math.nan
-            if status not in (_kl.DONE, _kl.SWITCH):
+            warn_t = RS[_kl.RS_WARN_T]
+            if warn_t == warn_t:  # (not NaN: a forced RK45 found stiff, said once)
+                self._integrator.stiffness_warning(warn_t)
+                RS[_kl.RS_WARN_T] = math.nan
+            if status != _kl.DONE and status != _kl.SWITCH:
                 self._compiled_failure(status)
-            t_reached = float(cr.RS[0, _kl.S_T])
+            t_reached = float(RS[_kl.S_T])
             rec.commit(t_reached)
         except BaseException:
             self._compiled_rollback(snap, modes, X)
@@ -617,7 +619,7 @@ class Simulator:
         # Kept: only now the statistics and the integrator's carried step (nothing below can fail).
         self._compiled_store()
         self.t = t_reached
-        if (status == _kl.DONE and t_start < t_reached and cr.RS[0, _kl.RS_N_EVENTS] == n_events
+        if (status == _kl.DONE and t_start < t_reached and RS[_kl.RS_N_EVENTS] == n_events
                 and not self._layout.couplings):
             # Steps only, the last ending here: the kernel found every guard armed in these modes finite at
             # this instant and state with these inputs (a step's end is a guard sample).

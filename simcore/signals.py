@@ -227,12 +227,18 @@ class SignalLayout:
         """Write the inputs of ``written`` (name to value) in order, each checked (as :meth:`write_input`)
         just before it is written: a refused value leaves those before it written and the rest not."""
         U, checked = self.U, self.checked_input
+        changed = False
         try:
             for name, value in written.items():
                 k, i, v = checked(name, value, who, t)
-                U[k][i] = v
+                u = U[k]
+                before = u[i]
+                u[i] = v
+                if not changed and (before != v or (v == 0.0 and math.copysign(1.0, before) != math.copysign(1.0, v))):
+                    changed = True
         finally:
-            self._held = None
+            if changed:  # (the same values bit for bit, -0.0 told from 0.0: the rows' snapshot holds)
+                self._held = None
 
     def write_inputs(self, writes) -> list:
         """Write checked inputs ``[(system index, input index, value)]`` (from :meth:`checked_input`);

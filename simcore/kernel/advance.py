@@ -24,16 +24,17 @@ import numpy as np
 
 from . import geared, ticks as kt
 
-from .borrowed import borrowed, keep_alive
+from .borrowed import borrowed, keep_alive, shaped
 from .jit import jit
-from .layout import (N_RUN_STATE, A_CODE, A_DIR, A_ID, A_PART, DONE, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE,
-                     E_PART, E_ROW, E_T, EVENT, F_ARMED, F_DETECT, F_KEEP, F_START, F_TICKING, FD_ID, FD_PART,
-                     FD_PRE_SIDE, FD_PREV_T, NONFINITE_GUARD, PAUSE, RS_DETECT,
-                     RS_IN_SEGMENT, RS_LAST_EVENT_T, RS_N_ACTIVE, RS_N_EV_RECORDS, RS_N_EVENTS, RS_N_FIRED,
-                     RS_N_SEGMENTS, RS_WARN_T, RS_ZENO_EVENT, RS_ZENO_RUN, S_BAD_INDEX, S_BAD_T, S_H, S_NFEV, S_NROOTS,
-                     S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END, S_T_NEW, S_TE, S_WARN_DUE, SWITCH,
-                     WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS, RS_N_TICK_RECORDS, RS_N_TICKS, RS_T_NS, RS_TARGET_NS,
-                     TICK_REFUSED)
+from .layout import (K_ATOL, K_FRACTIONS, K_MAX_STEP, K_N, K_N_FRACTIONS, K_NX_MAX, K_RECORDS, K_ROWS, K_RTOL,
+                     K_STIFF_RULE, K_TICK_ROWS, N_EVENT_FIELDS, N_FLAGS, scratch_sizes, N_RUN_STATE, A_CODE, A_DIR,
+                     A_ID, A_PART, DONE, E_AT_TICK, E_ID, E_MODE_AFTER, E_MODE_BEFORE, E_PART, E_ROW, E_T, EVENT,
+                     F_ARMED, F_DETECT, F_KEEP, F_START, F_TICKING, FD_ID, FD_PART, FD_PRE_SIDE, FD_PREV_T,
+                     NONFINITE_GUARD, PAUSE, RS_DETECT, RS_IN_SEGMENT, RS_LAST_EVENT_T, RS_N_ACTIVE, RS_N_EV_RECORDS,
+                     RS_N_EVENTS, RS_N_FIRED, RS_N_SEGMENTS, RS_WARN_T, RS_ZENO_EVENT, RS_ZENO_RUN, S_BAD_INDEX,
+                     S_BAD_T, S_H, S_NFEV, S_NROOTS, S_NROWS, S_SPAN, S_STEPS_HERE, S_SWITCH_DUE, S_T, S_T_END,
+                     S_T_NEW, S_TE, S_WARN_DUE, SWITCH, WARN_STIFF, ZENO, MAX_ACTIVE, N_EVENTS, RS_N_TICK_RECORDS,
+                     RS_N_TICKS, RS_T_NS, RS_TARGET_NS, TICK_REFUSED)
 from .events import crosses
 from .parts import T_NX, T_X, active_events, couple, derivatives, event_of, fire, guard, reads_inputs
 from .segment import integrate_segment, record_row
@@ -450,184 +451,191 @@ def _armed_guard_reads_inputs(table, P, modes, ids):
     return False
 
 
-@jit(allocates=True)
-def advance_chunk(v0, v1, table, P, FLOATS, INTS, rtol, atol, max_step, flags, stiff_rule, fractions, weights,
-                  ROWS_T, ROWS_Y, ROWS_M, EVR_F, EVR_X, BAD_X, STATUS, CT, TICK_ROWS):
-    """:func:`advance_one` for variants ``v0 <= v < v1``, statuses into ``STATUS`` (:func:`advance_ticking`,
-    with the loops of ``CT`` and their records into ``TICK_ROWS``, when ``flags[F_TICKING]``).
+@jit(allocates=True, forceinline=True)
+def _cut(buffer, o, size):
+    """The ``size`` elements of ``buffer`` from ``o`` on, and the offset after them."""
+    return buffer[o:o + size], o + size
 
-    Each variant's state is its row of ``FLOATS`` and of ``INTS`` (laid out as :data:`FLOAT_BLOCK` and
-    :data:`INT_BLOCK` say) and its parameters its row of ``P``; its rows and event records go to its rows
-    of the buffers. The chunk copies a variant's rows into arrays of its own, advances it there and
-    copies them back: views of the shared arrays would touch their reference counts (atomic operations on
-    one cache line that every thread shares) a few dozen times per variant. Variants share nothing, so
-    several chunks run on several threads at once (the GIL released) with the same results.
-    """
-    n_parts = table.shape[0]
-    n = ROWS_Y.shape[2]
+
+@jit(allocates=True, forceinline=True)
+def _variant(FLOATS, INTS, P, OUT_F, OUT_I, v, consts, n_parts, nu, n_cs, n_c):
+    """Variant ``v``'s arrays: views of its rows of the run's blocks (``FLOATS``, ``INTS``: :data:`FLOAT_BLOCK`'s
+    and :data:`INT_BLOCK`'s order; ``OUT_F``, ``OUT_I``: :data:`OUT_FLOAT_BLOCK`'s and :data:`OUT_INT_BLOCK`'s),
+    its parameters, and its row of ``OUT_I`` (the status last). Views of borrowed arrays, counted by nobody."""
     n_p = max(n_parts, 1)
     A = MAX_ACTIVE * n_p
-    n_frac = fractions.shape[0]
-    n_c = CT.shape[0]
-    n_cs = 0
-    for c in range(n_c):
-        n_cs = max(n_cs, CT[c, kt.C_S] + CT[c, kt.C_STATE_SIZE])
-    nu = FLOATS.shape[1] - (3 * n + N_RUN_STATE + A + 2 * n_p * N_EVENTS + 4 * A + n_cs)
-    fl = np.empty(FLOATS.shape[1])
-    il = np.empty(INTS.shape[1], dtype=np.int64)
-    p = np.empty(P.shape[1])
-    # The variant's arrays, views of ``fl`` and ``il`` made once (FLOAT_BLOCK's and INT_BLOCK's order).
+    n = int(consts[K_N])
+    nx_max = int(consts[K_NX_MAX])
+    R = int(consts[K_ROWS])
+    E = int(consts[K_RECORDS])
+    TR = int(consts[K_TICK_ROWS])
+    fl = FLOATS[v]
+    il = INTS[v]
+    of = OUT_F[v]
+    oi = OUT_I[v]
     o = 0
-    X = fl[o:o + n]
-    o += n
-    U = fl[o:o + nu]
-    o += nu
-    F0 = fl[o:o + n]
-    o += n
-    rs = fl[o:o + N_RUN_STATE]
-    o += N_RUN_STATE
-    g_prev = fl[o:o + A]
-    o += A
-    search = fl[o:o + n_p * N_EVENTS].reshape((n_p, N_EVENTS))
-    o += n_p * N_EVENTS
-    last_t = fl[o:o + n_p * N_EVENTS].reshape((n_p, N_EVENTS))
-    o += n_p * N_EVENTS
-    fired = fl[o:o + 4 * A].reshape((A, 4))
-    o += 4 * A
-    X_before = fl[o:o + n]
-    o += n
+    X, o = _cut(fl, o, n)
+    U, o = _cut(fl, o, nu)
+    F0, o = _cut(fl, o, n)
+    rs, o = _cut(fl, o, N_RUN_STATE)
+    g_prev, o = _cut(fl, o, A)
+    search_flat, o = _cut(fl, o, n_p * N_EVENTS)
+    search = shaped(search_flat, (n_p, N_EVENTS))
+    last_t_flat, o = _cut(fl, o, n_p * N_EVENTS)
+    last_t = shaped(last_t_flat, (n_p, N_EVENTS))
+    fired_flat, o = _cut(fl, o, 4 * A)
+    fired = shaped(fired_flat, (A, 4))
+    X_before, o = _cut(fl, o, n)
     CS = fl[o:o + n_cs]
     modes = il[0:n_parts]
-    active = il[n_parts:n_parts + 4 * A].reshape((A, 4))
+    active = shaped(il[n_parts:n_parts + 4 * A], (A, 4))
     ticks = il[n_parts + 4 * A:n_parts + 4 * A + n_c]
-    TR = TICK_ROWS.shape[1]
-    tick_rows = np.empty((TR, 2 + kt.MAX_WRITES))
-    U_before = np.empty(nu)
-    cs_before = np.empty(n_cs)
-    written = np.empty((n_c, kt.MAX_WRITES))
-    g_before = np.empty(A)
-    g_after = np.empty(A)
-    done = np.empty(n_p, dtype=np.bool_)
-    R = ROWS_T.shape[1]
-    E = EVR_F.shape[1]
-    rows_t = np.empty(R)
-    rows_y = np.empty((R, n))
-    rows_m = np.empty((R, ROWS_M.shape[2]), dtype=np.int64)
-    evr_f = np.empty((E, EVR_F.shape[2]))
-    evr_x = np.empty((E, 2, EVR_X.shape[3]))
-    bad_x = np.empty(n)
-    # Scratch.
-    K = np.empty((7, n))
-    Q = np.empty((4, n))
-    seg_flags = np.empty(flags.shape[0], dtype=np.bool_)
-    part_a = np.empty(A, dtype=np.int64)
-    code_a = np.empty(A, dtype=np.int64)
-    dir_a = np.empty(A, dtype=np.int64)
-    roots_j = np.empty(A + 1, dtype=np.int64)
-    ids = np.empty(MAX_ACTIVE, dtype=np.int64)
-    sf_a = np.empty(A)
-    g_a = np.empty(A)
-    roots_t = np.empty(A + 1)
-    roots_ga = np.empty(A + 1)
-    x_e = np.empty(n)
-    y_new = np.empty(n)
-    work = np.empty(n)
-    tmp = np.empty(n)
-    f_s = np.empty(n)
-    samples = np.empty((A, n_frac))
-    ts = np.empty(n_frac)
-    tj = np.empty(n_frac + 2)
-    vals = np.empty(n_frac + 2)
-    # What advance_one works on, without reference counting (simcore.kernel.borrowed): all held above.
-    b_table, b_p, b_U, b_modes, b_X, b_F0 = borrowed(table), borrowed(p), borrowed(U), borrowed(modes), borrowed(X), \
-        borrowed(F0)
-    b_rs, b_active, b_g_prev, b_search, b_last_t = borrowed(rs), borrowed(active), borrowed(g_prev), \
-        borrowed(search), borrowed(last_t)
-    b_fired, b_X_before, b_flags, b_stiff_rule = borrowed(fired), borrowed(X_before), borrowed(flags), \
-        borrowed(stiff_rule)
-    b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m = borrowed(fractions), borrowed(weights), \
-        borrowed(rows_t), borrowed(rows_y), borrowed(rows_m)
-    b_evr_f, b_evr_x, b_bad_x, b_K, b_Q, b_seg_flags = borrowed(evr_f), borrowed(evr_x), borrowed(bad_x), \
-        borrowed(K), borrowed(Q), borrowed(seg_flags)
-    b_part_a, b_code_a, b_dir_a, b_roots_j, b_ids = borrowed(part_a), borrowed(code_a), borrowed(dir_a), \
-        borrowed(roots_j), borrowed(ids)
-    b_sf_a, b_g_a, b_roots_t, b_roots_ga, b_x_e = borrowed(sf_a), borrowed(g_a), borrowed(roots_t), \
-        borrowed(roots_ga), borrowed(x_e)
-    b_y_new, b_work, b_tmp, b_f_s, b_samples = borrowed(y_new), borrowed(work), borrowed(tmp), borrowed(f_s), \
-        borrowed(samples)
-    b_ts, b_tj, b_vals = borrowed(ts), borrowed(tj), borrowed(vals)
-    b_CS, b_ticks, b_tick_rows, b_U_before, b_cs_before, b_written = borrowed(CS), borrowed(ticks), \
-        borrowed(tick_rows), borrowed(U_before), borrowed(cs_before), borrowed(written)
-    b_g_before, b_g_after, b_done, b_CT = borrowed(g_before), borrowed(g_after), borrowed(done), borrowed(CT)
-    ticking = flags[F_TICKING]
-    for v in range(v0, v1):
-        for i in range(fl.shape[0]):
-            fl[i] = FLOATS[v, i]
-        for i in range(il.shape[0]):
-            il[i] = INTS[v, i]
-        for i in range(p.shape[0]):
-            p[i] = P[v, i]
-        r0 = int(rs[S_NROWS])
-        e0 = int(rs[RS_N_EV_RECORDS])
-        k0 = int(rs[RS_N_TICK_RECORDS])
-        if ticking:
-            status = advance_ticking(b_CT, b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search,
-                                     b_last_t, b_fired, b_X_before, b_CS, b_ticks, b_tick_rows, rtol, atol, max_step,
-                                     b_flags, b_stiff_rule, b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m,
-                                     b_evr_f, b_evr_x, b_bad_x, b_K, b_Q, b_seg_flags, b_part_a, b_code_a, b_dir_a,
-                                     b_roots_j, b_ids, b_sf_a, b_g_a, b_roots_t, b_roots_ga, b_x_e, b_y_new, b_work,
-                                     b_tmp, b_f_s, b_samples, b_ts, b_tj, b_vals, b_U_before, b_cs_before, b_written,
-                                     b_g_before, b_g_after, b_done)
-        else:  # (directly: a call through advance_ticking passes its fifty arrays once more per variant)
-            status = advance_one(b_table, b_p, b_U, b_modes, b_X, b_F0, b_rs, b_active, b_g_prev, b_search,
-                                 b_last_t, b_fired, b_X_before, rtol, atol, max_step, b_flags, b_stiff_rule,
-                                 b_fractions, b_weights, b_rows_t, b_rows_y, b_rows_m, b_evr_f, b_evr_x, b_bad_x,
-                                 b_K, b_Q, b_seg_flags, b_part_a, b_code_a, b_dir_a, b_roots_j, b_ids, b_sf_a,
-                                 b_g_a, b_roots_t, b_roots_ga, b_x_e, b_y_new, b_work, b_tmp, b_f_s, b_samples, b_ts,
-                                 b_tj, b_vals)
-        STATUS[v] = status
-        for i in range(fl.shape[0]):
-            FLOATS[v, i] = fl[i]
-        for i in range(il.shape[0]):
-            INTS[v, i] = il[i]
-        for r in range(r0, int(rs[S_NROWS])):
-            ROWS_T[v, r] = rows_t[r]
-            for i in range(n):
-                ROWS_Y[v, r, i] = rows_y[r, i]
-            for k in range(rows_m.shape[1]):
-                ROWS_M[v, r, k] = rows_m[r, k]
-        for e in range(e0, int(rs[RS_N_EV_RECORDS])):
-            for i in range(evr_f.shape[1]):
-                EVR_F[v, e, i] = evr_f[e, i]
-            for a in range(2):
-                for i in range(evr_x.shape[2]):
-                    EVR_X[v, e, a, i] = evr_x[e, a, i]
-        for r in range(k0, int(rs[RS_N_TICK_RECORDS])):
-            for i in range(2 + kt.MAX_WRITES):
-                TICK_ROWS[v, r, i] = tick_rows[r, i]
-        if status != DONE and status != PAUSE and status != SWITCH:
-            for i in range(n):
-                BAD_X[v, i] = bad_x[i]
-    # The arrays borrowed above are freed only after this (numba frees an array after its variable's last use).
-    keep_alive((fl, il, p, rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags, part_a, code_a, dir_a,
-                roots_j, ids, sf_a, g_a, roots_t, roots_ga, x_e, y_new, work, tmp, f_s, samples, ts, tj, vals,
-                table, flags, stiff_rule, fractions, weights, tick_rows, U_before, cs_before, written, g_before,
-                g_after, done, CT))
+    o = 0
+    rows_t, o = _cut(of, o, R)
+    rows_y_flat, o = _cut(of, o, R * n)
+    rows_y = shaped(rows_y_flat, (R, n))
+    evr_f_flat, o = _cut(of, o, E * N_EVENT_FIELDS)
+    evr_f = shaped(evr_f_flat, (E, N_EVENT_FIELDS))
+    evr_x_flat, o = _cut(of, o, E * 2 * nx_max)
+    evr_x = shaped(evr_x_flat, (E, 2, nx_max))
+    bad_x, o = _cut(of, o, n)
+    tick_rows = shaped(of[o:o + TR * (2 + kt.MAX_WRITES)], (TR, 2 + kt.MAX_WRITES))
+    rows_m = shaped(oi[0:R * (n_parts + 1)], (R, n_parts + 1))
+    return (X, U, F0, rs, g_prev, search, last_t, fired, X_before, CS, modes, active, ticks, P[v], rows_t, rows_y,
+            rows_m, evr_f, evr_x, bad_x, tick_rows, oi)
+
+
+@jit(internal=True)
+def _nu(FLOATS, consts, n_parts, CT):
+    """The width of a variant's held inputs (its run state included) and of its loops' states, from its float block."""
+    n = int(consts[K_N])
+    n_p = max(n_parts, 1)
+    A = MAX_ACTIVE * n_p
+    n_cs = 0
+    for c in range(CT.shape[0]):
+        n_cs = max(n_cs, CT[c, kt.C_S] + CT[c, kt.C_STATE_SIZE])
+    return FLOATS.shape[1] - (3 * n + N_RUN_STATE + A + 2 * n_p * N_EVENTS + 4 * A + n_cs), n_cs
+
+
+_scratch_sizes = jit(internal=True)(scratch_sizes)
 
 
 @jit(allocates=True)
-def input_jumps_chunk(v0, v1, table, P, U_before, U_after, modes, t, X, RS, ROWS_T, ROWS_Y, ROWS_M, EVR_F,
-                      EVR_X, BAD_X, STATUS, quiet_row):
-    """:func:`input_jumps` for variants ``v0 <= v < v1``."""
-    A = geared.MAX_ACTIVE * max(table.shape[0], 1)
-    active = np.empty((A, 4), dtype=np.int64)
-    ids = np.empty(geared.MAX_ACTIVE, dtype=np.int64)
-    g_before = np.empty(A)
-    g_after = np.empty(A)
-    done = np.empty(max(table.shape[0], 1), dtype=np.bool_)
+def advance_chunk(v0, v1, table, P, FLOATS, INTS, consts, flags, OUT_F, OUT_I, CT, scratch_f, scratch_i, scratch_b):
+    """:func:`advance_one` for variants ``v0 <= v < v1``, statuses into their rows of ``OUT_I``
+    (:func:`advance_ticking`, with the loops of ``CT`` and their records, when ``flags[F_TICKING]``).
+
+    Each variant's state is its row of ``FLOATS`` and of ``INTS`` (laid out as :data:`FLOAT_BLOCK` and
+    :data:`INT_BLOCK` say), its parameters its row of ``P``, its rows, event records and status its rows of
+    ``OUT_F`` and ``OUT_I`` (:data:`OUT_FLOAT_BLOCK`, :data:`OUT_INT_BLOCK`); ``consts`` holds the run's
+    constants and sizes (the ``K_*`` slots). The advance works on views of those rows made without reference
+    counts (:mod:`simcore.kernel.borrowed`: counting a view of a shared array is an atomic operation on one
+    cache line that every thread shares). ``scratch_f``, ``scratch_i`` and ``scratch_b`` are this call's
+    scratch (:func:`simcore.kernel.layout.scratch_sizes`), made once by the caller: its content does not carry
+    from one variant to the next (every part of it is written before it is read), and two calls running at
+    once on several threads (the GIL released) are handed scratch of their own, so the results are the same
+    whatever the threads.
+    """
+    n_parts = table.shape[0]
+    n_p = max(n_parts, 1)
+    A = MAX_ACTIVE * n_p
+    n = int(consts[K_N])
+    n_frac = int(consts[K_N_FRACTIONS])
+    rtol, atol, max_step = consts[K_RTOL], consts[K_ATOL], consts[K_MAX_STEP]
+    n_c = CT.shape[0]
+    nu, n_cs = _nu(FLOATS, consts, n_parts, CT)
+    # The run's arrays without reference counts; every view of them below has none either.
+    b_consts, b_table, b_CT, b_flags = borrowed(consts), borrowed(table), borrowed(CT), borrowed(flags)
+    b_P, b_FLOATS, b_INTS, b_OUT_F, b_OUT_I = borrowed(P), borrowed(FLOATS), borrowed(INTS), borrowed(OUT_F), \
+        borrowed(OUT_I)
+    sf, si, sb = borrowed(scratch_f), borrowed(scratch_i), borrowed(scratch_b)
+    stiff_rule = b_consts[K_STIFF_RULE:K_STIFF_RULE + 5]
+    fractions = b_consts[K_FRACTIONS:K_FRACTIONS + n_frac]
+    weights = shaped(b_consts[K_FRACTIONS + n_frac:K_FRACTIONS + 7 * n_frac], (n_frac, 6))
+    # The scratch, carved in scratch_sizes' order.
+    o = 0
+    K_flat, o = _cut(sf, o, 7 * n)
+    K = shaped(K_flat, (7, n))
+    Q_flat, o = _cut(sf, o, 4 * n)
+    Q = shaped(Q_flat, (4, n))
+    x_e, o = _cut(sf, o, n)
+    y_new, o = _cut(sf, o, n)
+    work, o = _cut(sf, o, n)
+    tmp, o = _cut(sf, o, n)
+    f_s, o = _cut(sf, o, n)
+    sf_a, o = _cut(sf, o, A)
+    g_a, o = _cut(sf, o, A)
+    g_before, o = _cut(sf, o, A)
+    g_after, o = _cut(sf, o, A)
+    roots_t, o = _cut(sf, o, A + 1)
+    roots_ga, o = _cut(sf, o, A + 1)
+    samples_flat, o = _cut(sf, o, A * n_frac)
+    samples = shaped(samples_flat, (A, n_frac))
+    ts, o = _cut(sf, o, n_frac)
+    tj, o = _cut(sf, o, n_frac + 2)
+    vals, o = _cut(sf, o, n_frac + 2)
+    U_before, o = _cut(sf, o, nu)
+    cs_before, o = _cut(sf, o, n_cs)
+    written_flat, o = _cut(sf, o, n_c * kt.MAX_WRITES)
+    written = shaped(written_flat, (n_c, kt.MAX_WRITES))
+    part_a = si[0:A]
+    code_a = si[A:2 * A]
+    dir_a = si[2 * A:3 * A]
+    roots_j = si[3 * A:4 * A + 1]
+    ids = si[4 * A + 1:4 * A + 1 + MAX_ACTIVE]
+    seg_flags = sb[0:N_FLAGS]
+    done = sb[N_FLAGS:N_FLAGS + n_p]
+    sizes = _scratch_sizes(n, A, n_frac, nu, n_cs, n_c, kt.MAX_WRITES)
+    if (o > sizes[0] or sizes[0] > scratch_f.shape[0] or sizes[1] > scratch_i.shape[0]
+            or sizes[2] > scratch_b.shape[0]):
+        raise ValueError("advance_chunk: scratch smaller than scratch_sizes says, or carved beyond it")
+    ticking = b_flags[F_TICKING]
     for v in range(v0, v1):
-        STATUS[v] = input_jumps(table, P[v], U_before[v], U_after[v], modes[v], t, X[v], RS[v], ROWS_T[v],
-                                ROWS_Y[v], ROWS_M[v], EVR_F[v], EVR_X[v], BAD_X[v], quiet_row, active, ids,
-                                g_before, g_after, done)
+        (X, U, F0, rs, g_prev, search, last_t, fired, X_before, CS, modes, active, ticks, p, rows_t, rows_y, rows_m,
+         evr_f, evr_x, bad_x, tick_rows, oi) = _variant(b_FLOATS, b_INTS, b_P, b_OUT_F, b_OUT_I, v, consts, n_parts,
+                                                        nu, n_cs, n_c)
+        if ticking:
+            status = advance_ticking(b_CT, b_table, p, U, modes, X, F0, rs, active, g_prev, search, last_t, fired,
+                                     X_before, CS, ticks, tick_rows, rtol, atol, max_step, b_flags, stiff_rule,
+                                     fractions, weights, rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags,
+                                     part_a, code_a, dir_a, roots_j, ids, sf_a, g_a, roots_t, roots_ga, x_e, y_new,
+                                     work, tmp, f_s, samples, ts, tj, vals, U_before, cs_before, written, g_before,
+                                     g_after, done)
+        else:  # (directly: a call through advance_ticking passes its fifty arrays once more per variant)
+            status = advance_one(b_table, p, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
+                                 rtol, atol, max_step, b_flags, stiff_rule, fractions, weights, rows_t, rows_y,
+                                 rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags, part_a, code_a, dir_a, roots_j, ids,
+                                 sf_a, g_a, roots_t, roots_ga, x_e, y_new, work, tmp, f_s, samples, ts, tj, vals)
+        oi[oi.shape[0] - 1] = status
+    # The arrays borrowed above are the caller's, alive to the end of the call (named here for the test that checks
+    # every borrowed array lives to the end).
+    keep_alive((consts, table, CT, flags, P, FLOATS, INTS, OUT_F, OUT_I, scratch_f, scratch_i, scratch_b))
 
 
+@jit(allocates=True)
+def input_jumps_chunk(v0, v1, table, P, FLOATS, INTS, U_before, t, consts, OUT_F, OUT_I, CT, scratch_f, scratch_i,
+                      scratch_b, quiet_row):
+    """:func:`input_jumps` for variants ``v0 <= v < v1`` (``U_before`` (N, inputs): each variant's inputs before
+    the writes; the run's arrays and the scratch as :func:`advance_chunk`'s)."""
+    n_parts = table.shape[0]
+    n_p = max(n_parts, 1)
+    A = MAX_ACTIVE * n_p
+    nu, n_cs = _nu(FLOATS, consts, n_parts, CT)
+    b_table, b_P, b_FLOATS, b_INTS, b_OUT_F, b_OUT_I = borrowed(table), borrowed(P), borrowed(FLOATS), \
+        borrowed(INTS), borrowed(OUT_F), borrowed(OUT_I)
+    b_U_before, sf, si, sb = borrowed(U_before), borrowed(scratch_f), borrowed(scratch_i), borrowed(scratch_b)
+    sizes = _scratch_sizes(int(consts[K_N]), A, int(consts[K_N_FRACTIONS]), nu, n_cs, CT.shape[0], kt.MAX_WRITES)
+    if 2 * A > sizes[0] or 4 * A + MAX_ACTIVE > sizes[1] or n_p > sizes[2] or sizes[0] > scratch_f.shape[0] \
+            or sizes[1] > scratch_i.shape[0] or sizes[2] > scratch_b.shape[0]:
+        raise ValueError("input_jumps_chunk: scratch smaller than scratch_sizes says")
+    g_before = sf[0:A]
+    g_after = sf[A:2 * A]
+    active = shaped(si[0:4 * A], (A, 4))
+    ids = si[4 * A:4 * A + MAX_ACTIVE]
+    done = sb[0:n_p]
+    for v in range(v0, v1):
+        (X, U, _f0, rs, _gp, _se, _lt, _fi, _xb, _cs, modes, _ac, _tk, p, rows_t, rows_y, rows_m, evr_f, evr_x, bad_x,
+         _tr, oi) = _variant(b_FLOATS, b_INTS, b_P, b_OUT_F, b_OUT_I, v, consts, n_parts, nu, n_cs, CT.shape[0])
+        oi[oi.shape[0] - 1] = input_jumps(b_table, p, b_U_before[v], U, modes, t, X, rs, rows_t, rows_y, rows_m,
+                                          evr_f, evr_x, bad_x, quiet_row, active, ids, g_before, g_after, done)
+    keep_alive((table, P, FLOATS, INTS, OUT_F, OUT_I, U_before, scratch_f, scratch_i, scratch_b))

@@ -31,6 +31,33 @@ FLOAT_BLOCK = ("X", "U", "F0", "RS", "G_PREV", "SEARCH", "LAST_T", "FIRED", "X_B
 #: modes (parts), ACTIVE (A, 4), TICKS (each kernel loop's ticks so far).
 INT_BLOCK = ("modes", "ACTIVE", "TICKS")
 
+# -- what a run hands its kernel calls besides its state: its constants, its output buffers, scratch ------------
+#: A run's constants (``consts``, float): the tolerances and the largest step; the stiffness rule (R_* below, five);
+#: the variant's sizes (states, their largest part, rows and event records a buffer holds, tick records); the
+#: guard-sampling fractions of a step (K_N_FRACTIONS of them from K_FRACTIONS on), then their interior weights
+#: (fractions x 6, row by row).
+(K_RTOL, K_ATOL, K_MAX_STEP) = range(3)
+K_STIFF_RULE = 3
+(K_N, K_NX_MAX, K_ROWS, K_RECORDS, K_TICK_ROWS, K_N_FRACTIONS) = range(8, 14)
+K_FRACTIONS = 14
+#: A variant's output buffers in its row of the run's float block and of its integer block, in this order: rows'
+#: times (rows), states (rows, n), event records (records, N_EVENT_FIELDS), their states before and after
+#: (records, 2, largest part), the state where a failure was found (n), tick records (tick rows, 2 + MAX_WRITES);
+#: rows' modes (rows, parts + 1: the kernel's ticks before the row last) and the advance's status.
+OUT_FLOAT_BLOCK = ("ROWS_T", "ROWS_Y", "EVR_F", "EVR_X", "BAD_X", "TICK_ROWS")
+OUT_INT_BLOCK = ("ROWS_M", "STATUS")
+
+
+def scratch_sizes(n, A, n_frac, n_u, n_cs, n_loops, max_writes):
+    """The floats, integers and booleans of one advance's scratch (simcore.kernel.advance.advance_chunk carves
+    it in this order): for ``n`` states, ``A`` armed events at most, ``n_frac`` sampling fractions, ``n_u``
+    inputs, ``n_cs`` loop states and ``n_loops`` loops of ``max_writes`` writes each."""
+    floats = 16 * n + 6 * A + 2 + A * n_frac + 3 * n_frac + 4 + n_u + n_cs + n_loops * max_writes
+    ints = 4 * A + 1 + MAX_ACTIVE
+    bools = N_FLAGS + max(A // MAX_ACTIVE, 1)
+    return floats, ints, bools
+
+
 # -- flags of a call: "auto"; stiffness estimates made; every step recorded; guards armed; segment start; the
 # -- loops tick in the kernel (the advance goes to RS_TARGET_NS, not S_T_END) --
 F_AUTO, F_DETECT, F_KEEP, F_ARMED, F_START, F_TICKING = range(6)

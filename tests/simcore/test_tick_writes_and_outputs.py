@@ -98,3 +98,21 @@ def test_a_wrong_list_of_outputs_names_the_system_and_what_was_wrong(returned, e
     res = simulate(ListOutputs(returned), 0.1)
     with pytest.raises(error, match=match):
         res["l.first"]
+
+
+def test_a_write_that_repeats_the_held_values_keeps_them_and_one_that_changes_the_sign_of_zero_is_recorded():
+    # A controller writes the same values tick after tick, then -0.0 where 0.0 was: the recorded inputs follow the
+    # writes bit for bit (IEEE 754 tells -0.0 from 0.0; x' = a + b + c integrates either to the same x).
+    def writes(t, s):
+        zero = -0.0 if t >= 0.3 - 1e-12 else 0.0
+        return {"s.a": 0.5, "s.b": zero, "s.c": 0.25}
+
+    r = simulate(ThreeInputs(), 0.5, [PeriodicController(0.1, writes, name="w")])
+    after = r.t >= 0.3
+    assert np.all(r["s.a"][1:] == 0.5) and np.all(r["s.c"][1:] == 0.25)  # (row 0: before the writes at t0)
+    b = r["s.b"]
+    assert np.all(b == 0.0)
+    # Rows at the tick of 0.3 s: the one before the write holds +0.0, the ones after it -0.0.
+    assert not np.any(np.signbit(b[~after]))
+    assert np.signbit(b[after][1:]).all() and not np.signbit(b[after][0])
+    assert r.final("s.x") == pytest.approx(0.75 * 0.5, rel=1e-12)
