@@ -59,10 +59,7 @@ reaches a wall (a perfectly plastic impact: the corner's velocity into the wall
 becomes zero; the wheels cannot pass an impulse, so their rims keep their speeds
 and slip), after which the corner stays on the wall, sliding along it without
 friction, while the wall pushes (``wall_force_<k>``); event ``leave_wall`` when it
-no longer does. No penetration. Which touching corners hold at an instant (after an
-impact, a grip, a ``leave_wall``) is the contact problem's solution: each held corner
-pushed by its wall, each free one not moving into its wall (a corner on two walls at a
-field corner can leave one and stay on the other).
+no longer does. No penetration.
 
 **External forces** on the centre of mass (applied at its height, so they move no
 load between the wheels by themselves): ``external_force_x``, ``external_force_y``
@@ -87,7 +84,7 @@ from simcore import checks
 from simcore.errors import ConfigError, IntegrationError
 from simcore.events import StateEvent
 from simcore.field import FTC_FIELD_WALLS, FTC_ROBOT_SIZE, field_bounds
-from simcore.kernel.chassis_layout import WALL_ACCELERATION_TOLERANCE, WALL_SPEED_TOLERANCE, walls_fit
+from simcore.kernel.chassis_layout import walls_fit
 
 __all__ = ["Chassis", "ChassisDrive", "DEFAULT_FIELD", "walls_of", "ContactSolution", "DRIVE_ENERGY_STATES", "EXTERNAL_INPUTS", "ROLL", "FORWARD",
            "BACKWARD", "BREAKAWAY_MARGIN", "GRIP_SPEED", "TOUCH_DISTANCE", "square_safe"]
@@ -693,14 +690,6 @@ SAMPLE_CACHE_SIZE = 8
 TOUCH_DISTANCE = 1e-9
 
 
-
-def settle_rounds(n_wheels: int, n_contacts: int) -> int:
-    """The rounds :meth:`ChassisDrive._settle` takes at most for ``n_wheels`` wheels and ``n_contacts`` touching
-    wall contacts (a wheel's mode changes at most a few times; the least-index pivots on the contacts at most
-    ``2 ** n_contacts``)."""
-    return 4 * (n_wheels + n_contacts) + 4 + 2 ** n_contacts
-
-
 class ChassisDrive:
     """Mode, event and cache machinery of a drivetrain on a :class:`Chassis` (a mixin for a System).
 
@@ -908,18 +897,17 @@ class ChassisDrive:
                     if g <= TOUCH_DISTANCE:
                         contacts.add((w, k))
         contacts = sorted(contacts)
-        candidates = tuple(contacts)
-        for _ in range(settle_rounds(n, len(candidates))):
+        for _ in range(4 * (n + len(contacts)) + 4):
             trial = (tuple(wheels), tuple(contacts))
             smp = self._evaluate(x, u, trial)
-            wrong = self._first_wrong_contact(smp, candidates, contacts)
-            if wrong is not None:
-                if wrong in contacts:
-                    contacts.remove(wrong)
-                else:
-                    contacts = sorted(contacts + [wrong])
-                continue
             changed = False
+            for q, lam in enumerate(smp.sol.wall_force):
+                if lam < 0.0:
+                    del contacts[q]
+                    changed = True
+                    break
+            if changed:
+                continue
             for i in range(n):
                 mu = self.traction_limits[i]
                 if wheels[i] == ROLL and mu is not None:
@@ -930,37 +918,6 @@ class ChassisDrive:
             if not changed:
                 return trial
         raise IntegrationError(f"{self.name}: no consistent traction and wall contact mode", float("nan"))
-
-    def _first_wrong_contact(self, smp, candidates, contacts):
-        """The first of the ``candidates`` (sorted wall contacts) whose place in the trial ``contacts`` is wrong,
-        or None: a contact whose wall pulls (its push negative), or a corner left out that would move into its
-        wall (at most :data:`WALL_SPEED_TOLERANCE` outward, accelerating into it by more than
-        :data:`WALL_ACCELERATION_TOLERANCE`). Flipping the first wrong one, one at a time, is Murty's least-index
-        method for the contacts' complementarity problem, which ends for a chassis' positive-definite one."""
-        sol = smp.sol
-        _, _, c, s = smp.pose
-        vx, vy, om = smp.velocity
-        q = 0
-        for pair in candidates:
-            if q < len(contacts) and contacts[q] == pair:
-                if sol.wall_force[q] < 0.0:
-                    return pair
-                q += 1
-            elif self._moves_into_wall(pair, sol, vx, vy, om, c, s):
-                return pair
-        return None
-
-    def _moves_into_wall(self, pair, sol, vx, vy, om, c, s) -> bool:
-        """Whether wall contact ``pair``'s corner, touching and free, would move into its wall (as
-        simcore.kernel.chassis.moves_into_wall)."""
-        ch = self.chassis
-        nrx, nry, chi, rhs = ch.wall_rows([pair], om, c, s)[0]
-        px, py = ch.corners[pair[1]]
-        vn = nrx * (vx - om * py) + nry * (vy + om * px)
-        if vn > WALL_SPEED_TOLERANCE * (1.0 + abs(vx) + abs(vy) + abs(om)):
-            return False
-        an = nrx * sol.ax + nry * sol.ay + chi * sol.alpha - rhs
-        return an < -WALL_ACCELERATION_TOLERANCE * (1.0 + abs(sol.ax) + abs(sol.ay) + abs(sol.alpha))
 
     # -- resets ------------------------------------------------------------------------------------------
     def _reset_grip(self, t, x, u):

@@ -296,21 +296,20 @@ def guards(p, po, mode, codes, j0, j1, x, xo, u, uo, out, col):
 def settle(p, po, mode, slipping, x, xo, u, uo):
     """The consistent mode at state ``x`` (ChassisDrive._settle): each wheel slipping the way it slips, or rolling
     (its slip within GRIP_SPEED); the wall contacts of ``mode`` and every corner touching a wall; then, until
-    nothing changes, the first contact in the wrong place flipped (a wall that pulls, or a free corner that would
-    move into its wall), else a rolling wheel breaking away where rolling would take more than its limit, and wheel
-    ``slipping`` (whose breakaway fired; -1: none) slipping the way its force pushes. -1 where no contact set holds the contacts, or nothing settles in the Python form's
+    nothing changes, the first contact whose wall would pull dropped, else a rolling wheel breaking away where
+    rolling would take more than its limit, and wheel ``slipping`` (whose breakaway fired; -1: none) slipping the
+    way its force pushes. -1 where no contact set holds the contacts, or nothing settles in the Python form's
     number of rounds (the run then stops with a non-finite derivative, where the Python path raises)."""
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling, no wall contact: the slips and the pose
     code = slip_mode(s, N)
-    wb = _walls(p, po)
-    candidates = mask = settle_contacts(p, wb, N_MECANUM_MODES, mode, x, xo)
+    mask = settle_contacts(p, _walls(p, po), N_MECANUM_MODES, mode, x, xo)
     for _ in range(settle_rounds(N, mask)):
         full = with_contacts(code, mask, N_MECANUM_MODES)
         if full < 0:
             return -1
         evaluate(p, po, full, x, xo, u, uo, s)
-        settled, code, mask = settle_step(p, po + MP_WHEELS, wb, N, slipping, s, candidates, mask)
+        settled, code, mask = settle_step(p, po + MP_WHEELS, N, slipping, s, mask)
         if settled:
             return full
     return -1

@@ -384,19 +384,18 @@ def guards(p, po, mode, codes, j0, j1, x, xo, u, uo, out, col):
 def settle(p, po, mode, slipping, x, xo, u, uo):
     """The consistent mode at state ``x`` (ChassisDrive._settle, as simcore.kernel.mecanum.settle): each wheel
     slipping the way it slips, or rolling; the wall contacts of ``mode`` and every corner touching; then, until
-    nothing changes, the first contact in the wrong place flipped, else the rolling wheels that break away
+    nothing changes, the first contact whose wall would pull dropped, else the rolling wheels that break away
     slipping (wheel ``slipping`` too; -1: none). -1 where none is consistent."""
     s = scratch(N_SWERVE_SAMPLE)
     evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling, no wall contact: the slips and the pose
     code = slip_mode(s, N)
-    wb = _walls(p, po)
-    candidates = mask = settle_contacts(p, wb, N_SWERVE_MODES, mode, x, xo)
+    mask = settle_contacts(p, _walls(p, po), N_SWERVE_MODES, mode, x, xo)
     for _ in range(settle_rounds(N, mask)):
         full = with_contacts(code, mask, N_SWERVE_MODES)
         if full < 0:
             return -1
         evaluate(p, po, full, x, xo, u, uo, s)
-        settled, code, mask = settle_step(p, po + SW_WHEELS, wb, N, slipping, s, candidates, mask)
+        settled, code, mask = settle_step(p, po + SW_WHEELS, N, slipping, s, mask)
         if settled:
             return full
     return -1
