@@ -377,7 +377,7 @@ class CompiledRun:
         free = self._free_scratch
 
         def chunk(a, b):
-            slot = free.get()  # (never waits: the pool runs at most one call per slot at once)
+            slot = free.get()  # (a slot per pool thread when the run was made: a wait only if the pool grew since)
             try:
                 fn(a, b, *args, *slot, *after)
             finally:

@@ -101,7 +101,7 @@ from .motor import DcMotorEx, Hub, check_hub_names
 from .sdk import IllegalArgumentException
 from .telemetry import Telemetry, TelemetryLog
 from .timing import DEFAULT_TIMING, HubTiming, RobotClock, robot_clock, set_robot_clock
-from .untraced import register_line_counter, sdk_method, unregister_line_counter
+from .untraced import _ROBOT_CODE, register_line_counter, sdk_method, unregister_line_counter
 
 __all__ = ["LinearOpMode", "run_opmode", "OpModeRunner", "OpModeController", "OpModeStuckError",
            "MAX_LINES_WITHOUT_HANDOVER", "STOP_GRACE_PERIOD"]
@@ -132,9 +132,6 @@ def _package_dirs(*names) -> tuple:
 #: then compiles or loads from its cache there (millions of lines of numba's Python the first time).
 _SIMCORE_DIRS = tuple(os.path.dirname(m.__file__) + os.sep for m in (simcore, simcore.models, simcore.controllers)
                       ) + _package_dirs("numba", "llvmlite")
-#: The sample op modes (the ``samples`` package) and devices ship with simcore but are robot code: counted.
-_ROBOT_CODE = (os.path.join(os.path.dirname(__file__), "samples", ""),
-               os.path.join(os.path.dirname(__file__), "device_samples.py"))
 #: file name -> whether its frames go uncounted (the test above made once per file: the tracer runs at every call).
 _UNCOUNTED_FILES: dict = {}
 

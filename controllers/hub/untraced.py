@@ -16,8 +16,9 @@ call cannot reach robot code, that is when the object and every argument are of
 types whose methods are simcore's, the standard library's or C (``int``,
 ``float``, ``str``, numpy scalars, the SDK's enums, simcore's devices; see
 :func:`plain_type`), and no keyword argument is given. Anything else (a robot
-code subclass, an object with its own ``__float__`` or ``__str__``, a sample op
-mode or device, which are robot code) runs the call traced, as before, so a
+code subclass, an object with its own ``__float__`` or ``__str__``, an instance
+attribute named as a method of its class, a sample op mode or device, which are
+robot code) runs the call traced, as before, so a
 loop that never hands over inside such a callback is still caught. Any other
 trace function (a debugger's, coverage's) is left alone.
 """
@@ -40,6 +41,7 @@ _SWITCH_TRACING = sys.version_info < (3, 12)
 _LINE_COUNTERS: set = set()
 
 _HUB_DIR = os.path.dirname(__file__)
+#: The sample op modes (the ``samples`` package) and devices ship with simcore but are robot code.
 _ROBOT_CODE = (os.path.join(_HUB_DIR, "samples", ""), os.path.join(_HUB_DIR, "device_samples.py"))
 #: Built-in types whose methods are C and call no other object's: an argument of one runs no robot code.
 _SCALARS = frozenset({int, float, bool, complex, str, bytes, type(None)})
@@ -49,6 +51,8 @@ _HARMLESS = frozenset({"__module__", "__qualname__", "__doc__", "__dict__", "__w
                        "__annotations__", "__firstlineno__", "__static_attributes__", "runOpMode"})
 #: type -> whether calling simcore's code with it (as the object or an argument) cannot run robot code.
 _PLAIN: dict = dict.fromkeys(_SCALARS, True)
+#: type -> the names its classes define (an instance attribute of one of these names may be robot code).
+_CLASS_NAMES: dict = {tp: frozenset(vars(tp)) for tp in _SCALARS}
 
 
 def register_line_counter(tracer: Callable) -> None:
@@ -82,10 +86,13 @@ def plain_type(tp: type) -> bool:
     True for C scalars (int, float, str, ...), numpy scalars, and classes made of simcore's, the standard
     ``enum``'s and ``abc``'s classes, with a plain metaclass; a class of robot code counts when it adds names of
     its own only (it overrides nothing simcore's classes define, and defines no special method). Containers,
-    functions and arrays are not plain (they may hold or be robot code). Decided once per type.
+    functions and arrays are not plain (they may hold or be robot code). Decided once per type (a class changed
+    after its first SDK call keeps that decision). :func:`sdk_method` also traces a call whose object or argument
+    holds an instance attribute named as something its class defines (``self.idle = robot_function``).
     """
     plain = _PLAIN.get(tp)
     if plain is None:
+        _CLASS_NAMES[tp] = frozenset().union(*(vars(c) for c in tp.__mro__))
         plain = _PLAIN[tp] = _decide(tp)
     return plain
 
@@ -110,18 +117,21 @@ def sdk_method(method: Callable) -> Callable:
     if not _SWITCH_TRACING:
         return method
 
-    plain = _PLAIN.get
+    plain, names = _PLAIN.get, _CLASS_NAMES.get
 
     @functools.wraps(method)
     def untraced(self, *args, **kwargs):
         tracer = _gettrace()
         if tracer is None or kwargs or tracer not in _LINE_COUNTERS:
             return method(self, *args, **kwargs)
-        # plain_call inlined: a call made here is a frame the line counter sees
-        if not (plain(type(self)) or plain_type(type(self))):
-            return method(self, *args)
-        for a in args:
-            if not (plain(type(a)) or plain_type(type(a))):
+        # (inlined: a call made here is a frame the line counter sees) each object's type plain, and no instance
+        # attribute shadowing a name of its class (``self.idle = robot_function``)
+        for a in (self,) + args:
+            tp = type(a)
+            if not (plain(tp) or plain_type(tp)):
+                return method(self, *args)
+            own = getattr(a, "__dict__", None)
+            if own and not names(tp).isdisjoint(own):
                 return method(self, *args)
         _settrace(None)
         try:
@@ -129,8 +139,3 @@ def sdk_method(method: Callable) -> Callable:
         finally:
             _settrace(tracer)
     return untraced
-
-
-def plain_call(obj, args: tuple) -> bool:
-    """Whether ``obj`` and every one of ``args`` is of a :func:`plain_type` (what :func:`sdk_method` checks)."""
-    return plain_type(type(obj)) and all(plain_type(type(a)) for a in args)

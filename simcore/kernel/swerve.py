@@ -46,7 +46,7 @@ from .tank_layout import (CH_APPLIED, CH_FRICTION_TORQUE, CH_MOTOR_TORQUE, CH_OU
                           CH_SUPPLY)
 
 N = 4
-#: The supply curve's breakpoints: two per channel (simcore.kernel.channels.add_supply_piece).
+#: The supply curve's breakpoints: one per channel, two per module (simcore.kernel.channels.add_supply_piece).
 N_BREAKS = 2 * N
 #: The impact_loss state among the energy states (simcore.models.chassis.DRIVE_ENERGY_STATES).
 IMPACT_LOSS = 5

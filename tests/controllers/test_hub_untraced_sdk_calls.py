@@ -149,7 +149,17 @@ def test_robot_code_reached_from_inside_an_sdk_call_is_counted():
             self.waitForStart()
             self.opModeIsActive()
 
-    for op in (Formats, Powers, OverridesIdle):
+    class AssignsIdle(LinearOpMode):  # robot code as an instance attribute: opModeIsActive() calls it
+        def runOpMode(self):
+            def forever():
+                while True:
+                    pass
+
+            self.idle = forever
+            self.waitForStart()
+            self.opModeIsActive()
+
+    for op in (Formats, Powers, OverridesIdle, AssignsIdle):
         with pytest.raises(OpModeStuckError, match="ran 1000 lines"):
             run(op, 1000)
 
