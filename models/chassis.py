@@ -59,10 +59,7 @@ reaches a wall (a perfectly plastic impact: the corner's velocity into the wall
 becomes zero; the wheels cannot pass an impulse, so their rims keep their speeds
 and slip), after which the corner stays on the wall, sliding along it without
 friction, while the wall pushes (``wall_force_<k>``); event ``leave_wall`` when it
-no longer does. No penetration. Which touching corners hold at an instant (after an
-impact, a grip, a ``leave_wall``) is the contact problem's solution: the smallest set
-of them whose pushes are all positive and that leaves no free corner moving into its
-wall (a corner on two walls at a field corner can leave one and stay on the other).
+no longer does. No penetration.
 
 **External forces** on the centre of mass (applied at its height, so they move no
 load between the wheels by themselves): ``external_force_x``, ``external_force_y``
@@ -87,7 +84,7 @@ from simcore import checks
 from simcore.errors import ConfigError, IntegrationError
 from simcore.events import StateEvent
 from simcore.field import FTC_FIELD_WALLS, FTC_ROBOT_SIZE, field_bounds
-from simcore.kernel.chassis_layout import CONTACT_SETS, WALL_ACCELERATION_TOLERANCE, WALL_SPEED_TOLERANCE, walls_fit
+from simcore.kernel.chassis_layout import walls_fit
 
 __all__ = ["Chassis", "ChassisDrive", "DEFAULT_FIELD", "walls_of", "ContactSolution", "DRIVE_ENERGY_STATES", "EXTERNAL_INPUTS", "ROLL", "FORWARD",
            "BACKWARD", "BREAKAWAY_MARGIN", "GRIP_SPEED", "TOUCH_DISTANCE", "square_safe"]
@@ -692,9 +689,6 @@ SAMPLE_CACHE_SIZE = 8
 #: Distance, m, within which a bumper corner counts as touching a wall when contacts are settled.
 TOUCH_DISTANCE = 1e-9
 
-#: The wall contact sets the kernel encodes (masks of pairs ``4 wall + corner``).
-_ENCODED_CONTACT_SETS = frozenset(CONTACT_SETS)
-
 
 class ChassisDrive:
     """Mode, event and cache machinery of a drivetrain on a :class:`Chassis` (a mixin for a System).
@@ -904,9 +898,16 @@ class ChassisDrive:
                         contacts.add((w, k))
         contacts = sorted(contacts)
         for _ in range(4 * (n + len(contacts)) + 4):
-            smp, held = self._settle_contacts(x, u, tuple(wheels), contacts)
-            trial = (tuple(wheels), held)
+            trial = (tuple(wheels), tuple(contacts))
+            smp = self._evaluate(x, u, trial)
             changed = False
+            for q, lam in enumerate(smp.sol.wall_force):
+                if lam < 0.0:
+                    del contacts[q]
+                    changed = True
+                    break
+            if changed:
+                continue
             for i in range(n):
                 mu = self.traction_limits[i]
                 if wheels[i] == ROLL and mu is not None:
@@ -917,65 +918,6 @@ class ChassisDrive:
             if not changed:
                 return trial
         raise IntegrationError(f"{self.name}: no consistent traction and wall contact mode", float("nan"))
-
-    def _settle_contacts(self, x, u, wheels, candidates):
-        """``(sample, contacts)``: the smallest set of the touching wall contacts ``candidates`` (sorted) that
-        holds with the wheels' modes ``wheels`` (:meth:`_contacts_hold`: the contact problem's solution), the
-        sets in :meth:`_contact_subsets`' order; where none does, the first contact whose wall pulls dropped, one
-        at a time (the settling before: it can leave a corner free that moves into its wall)."""
-        for held in self._contact_subsets(candidates):
-            try:
-                smp = self._evaluate(x, u, (wheels, held))
-            except ZeroDivisionError:  # contacts that depend on each other (the kernel's NaN pushes)
-                continue
-            if self._contacts_hold(smp, candidates, held):
-                return smp, held
-        held = list(candidates)
-        while True:
-            smp = self._evaluate(x, u, (wheels, tuple(held)))
-            for q, lam in enumerate(smp.sol.wall_force):
-                if lam < 0.0:
-                    del held[q]
-                    break
-            else:
-                return smp, tuple(held)
-
-    def _contact_subsets(self, candidates):
-        """The subsets of ``candidates``, fewest contacts first, then by the number whose bit ``j`` picks the
-        ``j``-th (simcore.kernel.chassis.subset_of); where the drive runs in the kernel, only the sets it encodes
-        (CONTACT_SETS: every set a bumper that cannot reach two opposite walls can touch)."""
-        encoded = bool(self.chassis.walls) and walls_fit(self.chassis.bumper, self.chassis.field)
-        k = len(candidates)
-        for size in range(k + 1):
-            for sub in range(1 << k):
-                if bin(sub).count("1") == size:
-                    held = tuple(c for j, c in enumerate(candidates) if sub >> j & 1)
-                    if not encoded or sum(1 << (4 * w + c) for w, c in held) in _ENCODED_CONTACT_SETS:
-                        yield held
-
-    def _contacts_hold(self, smp, candidates, held) -> bool:
-        """Whether the wall contacts ``held`` solved in ``smp`` are the contact problem's solution among the
-        touching ``candidates``: every push a number and not negative, and no corner left free moving into its
-        wall (:meth:`_moves_into_wall`)."""
-        if not all(f >= 0.0 for f in smp.sol.wall_force):
-            return False
-        _, _, c, s = smp.pose
-        vx, vy, om = smp.velocity
-        return not any(pair not in held and self._moves_into_wall(pair, smp.sol, vx, vy, om, c, s)
-                       for pair in candidates)
-
-    def _moves_into_wall(self, pair, sol, vx, vy, om, c, s) -> bool:
-        """Whether wall contact ``pair``'s corner, touching and free, would move into its wall: at most
-        WALL_SPEED_TOLERANCE out of it and accelerating into it by more than WALL_ACCELERATION_TOLERANCE
-        (simcore.kernel.chassis.moves_into_wall)."""
-        ch = self.chassis
-        nrx, nry, chi, rhs = ch.wall_rows([pair], om, c, s)[0]
-        px, py = ch.corners[pair[1]]
-        vn = nrx * (vx - om * py) + nry * (vy + om * px)
-        if vn > WALL_SPEED_TOLERANCE * (1.0 + abs(vx) + abs(vy) + abs(om)):
-            return False
-        an = nrx * sol.ax + nry * sol.ay + chi * sol.alpha - rhs
-        return an < -WALL_ACCELERATION_TOLERANCE * (1.0 + abs(sol.ax) + abs(sol.ay) + abs(sol.alpha))
 
     # -- resets ------------------------------------------------------------------------------------------
     def _reset_grip(self, t, x, u):

@@ -19,8 +19,7 @@ wall none, a corner or a side; at most two walls, meeting at a field corner: a d
 opposite walls at once has no kernel form). Its events and their resets are ``ChassisDrive``'s: a wall's
 ``wall`` when a corner not on it reaches it (:func:`wall_guard`; the plastic impact :func:`impact`, by
 ``Chassis.impact``'s active sets), a contact's ``leave_wall`` when its push reaches zero (:func:`wall_force`),
-and the settling: the smallest set of the touching contacts that holds (:func:`contacts_hold`), else the first
-contact whose wall would pull dropped, one at a time (:func:`pushing_away`).
+and the settling that drops the first contact whose wall would pull (:func:`settle_step`).
 
 The sample's slots are :mod:`simcore.kernel.chassis_layout`'s: the solve reads each wheel's mode, geometry,
 ``h``, ``D`` and free-force coefficient there, the wheels' fixed data (``W_*``) from the parameter vector, and
@@ -39,11 +38,10 @@ import numpy as np
 from .chassis_layout import (CONTACT_SETS, MAX_CONTACTS, CS_CHI, CS_FORCE, CS_NX, CS_NY, CS_PAIR, CS_RHS, N_CONTACT_SETS, N_CORNERS,
                              N_CS, N_WALL, N_WALLS, S_CONTACTS, S_N_CONTACTS, WB_CORNERS, WB_WALLS, WL_NX, WL_NY,
                              WL_OFFSET)
-from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_COS, S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_LOAD0, W_LOAD_X,
+from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_COS, S_SIN, S_WHEELS, W_LOAD0, W_LOAD_X,
                              W_LOAD_Y, W_MASS_EQ, W_MU, W_MU_BREAKAWAY, WS_ARM, WS_COEF, WS_COUPLE, WS_COUPLE_FREE,
                              WS_D, WS_DX, WS_DY, WS_F, WS_F0, WS_FA, WS_FREE_ARM, WS_FX, WS_FY, WS_G, WS_H, WS_MODE,
-                             WS_NORMAL, WS_NX, WS_NY, WS_SLIP, WS_SLIP_FREE, WS_WA, WALL_ACCELERATION_TOLERANCE,
-                             WALL_SPEED_TOLERANCE)
+                             WS_NORMAL, WS_NX, WS_NY, WS_SLIP, WS_SLIP_FREE, WS_WA)
 from .jit import jit
 
 #: A slipping wheel grips once its slip is within this, m/s (simcore.models.chassis.GRIP_SPEED).
@@ -500,66 +498,16 @@ def settle_rounds(n, mask):
 
 
 @jit(internal=True)
-def settle_wheels(p, wo, n, slipping, s):
-    """The wheels' round of ChassisDrive._settle on the sample ``s`` of its trial mode (its contacts held):
-    ``(settled, the wheels' next code)``: the wheels that break away slipping (wheel ``slipping`` too), else
-    settled."""
+def settle_step(p, wo, n, slipping, s, mask):
+    """One round of ChassisDrive._settle on the sample ``s`` of its trial mode: ``(settled, the wheels' next code,
+    the next contacts)``: the first contact whose wall pulls dropped, else the wheels that break away slipping
+    (wheel ``slipping`` too), else settled."""
+    b = pushing_away(s)
+    if b >= 0:
+        return False, mode_of_sample(s, n), mask & ~(1 << b)
     if not break_away(p, wo, n, slipping, s):
-        return True, 0
-    return False, mode_of_sample(s, n)
-
-
-@jit(internal=True)
-def count_bits(m):
-    """The number of set bits of ``m`` (a contact mask's contacts)."""
-    count = 0
-    while m:
-        m &= m - 1
-        count += 1
-    return count
-
-
-@jit(internal=True)
-def subset_of(candidates, sub):
-    """The contacts of mask ``candidates`` picked by ``sub``: its bit ``j`` for the ``j``-th contact of
-    ``candidates``, in pair order (ChassisDrive._contact_subsets)."""
-    mask, j = 0, 0
-    for b in range(4 * N_WALLS):
-        if candidates >> b & 1:
-            if sub >> j & 1:
-                mask |= 1 << b
-            j += 1
-    return mask
-
-
-@jit(internal=True)
-def moves_into_wall(p, wb, b, s):
-    """Whether the corner of wall contact ``b``, touching its wall and free of it in the solved sample ``s``, would
-    move into the wall: at most WALL_SPEED_TOLERANCE out of it and accelerating into it by more than
-    WALL_ACCELERATION_TOLERANCE (ChassisDrive._moves_into_wall)."""
-    c, sn, om, vx, vy = s[S_COS], s[S_SIN], s[S_OM], s[S_VX], s[S_VY]
-    nrx, nry, chi, px, py = _normal_in_robot_frame(p, wb, b, c, sn)
-    vn = nrx * (vx - om * py) + nry * (vy + om * px)
-    if vn > WALL_SPEED_TOLERANCE * (1.0 + abs(vx) + abs(vy) + abs(om)):
-        return False
-    ax, ay, alpha = s[S_AX], s[S_AY], s[S_ALPHA]
-    rhs = om * om * (nrx * px + nry * py)
-    an = nrx * ax + nry * ay + chi * alpha - rhs
-    return an < -WALL_ACCELERATION_TOLERANCE * (1.0 + abs(ax) + abs(ay) + abs(alpha))
-
-
-@jit(internal=True)
-def contacts_hold(p, wb, s, candidates, mask):
-    """Whether the contacts ``mask`` solved in ``s`` are the contact problem's solution among the touching
-    ``candidates`` (ChassisDrive._contacts_hold): every push a number and not negative, and no corner left free
-    moving into its wall."""
-    for q in range(int(s[S_N_CONTACTS])):
-        if not s[S_CONTACTS + N_CS * q + CS_FORCE] >= 0.0:
-            return False
-    for b in range(4 * N_WALLS):
-        if (candidates >> b & 1) and not (mask >> b & 1) and moves_into_wall(p, wb, b, s):
-            return False
-    return True
+        return True, 0, mask
+    return False, mode_of_sample(s, n), mask
 
 
 @jit(internal=True)

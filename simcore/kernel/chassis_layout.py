@@ -125,11 +125,3 @@ def wall_block(chassis) -> list:
     for (nx, ny), off in chassis.walls:
         block += [nx, ny, off]
     return block
-
-
-#: Relative tolerances (of ``1 + |v_x| + |v_y| + |omega|`` and ``1 + |A_x| + |A_y| + |alpha|``, robot frame, SI) on a
-#: free touching bumper corner's speed out of its wall and its acceleration into it when wall contacts are settled:
-#: within them the corner neither leaves the wall nor pushes into it (the rounding of a contact released at zero
-#: push).
-WALL_SPEED_TOLERANCE = 1e-12
-WALL_ACCELERATION_TOLERANCE = 1e-9

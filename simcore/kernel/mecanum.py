@@ -27,8 +27,7 @@ import numpy as np
 
 from .battery import curve_at
 from .chassis import (GRIP_SPEED, contact_mask, impact_reset, pose_rates, pose_wall_guard, settle_contacts,
-                      settle_rounds, settle_wheels, slip_mode, solve, subset_of, total_wall_force, traction_guard,
-                      wall_events, contacts_hold, count_bits, pushing_away,
+                      settle_rounds, settle_step, slip_mode, solve, total_wall_force, traction_guard, wall_events,
                       wall_force, wall_rows, with_contacts)
 from .chassis_layout import (N_WHEEL, N_WS, S_ALPHA, S_AX, S_AY, S_BUS, S_N_CONTACTS, S_COS, S_EXTERNAL_POWER, S_FRICTION_POWER,
                              S_OM, S_SIN, S_VX, S_VY, S_WHEELS, W_ARM, W_COUPLE, W_COUPLE_FREE, W_DX, W_DY,
@@ -296,41 +295,21 @@ def guards(p, po, mode, codes, j0, j1, x, xo, u, uo, out, col):
 @jit
 def settle(p, po, mode, slipping, x, xo, u, uo):
     """The consistent mode at state ``x`` (ChassisDrive._settle): each wheel slipping the way it slips, or rolling
-    (its slip within GRIP_SPEED); the wall contacts of ``mode`` and every corner touching a wall are the candidates;
-    then, until nothing changes, the smallest set of them that holds (:func:`contacts_hold`; where none does, the
-    first contact whose wall would pull dropped, one at a time), then a rolling wheel breaking away where
+    (its slip within GRIP_SPEED); the wall contacts of ``mode`` and every corner touching a wall; then, until
+    nothing changes, the first contact whose wall would pull dropped, else a rolling wheel breaking away where
     rolling would take more than its limit, and wheel ``slipping`` (whose breakaway fired; -1: none) slipping the
     way its force pushes. -1 where no contact set holds the contacts, or nothing settles in the Python form's
     number of rounds (the run then stops with a non-finite derivative, where the Python path raises)."""
     s = np.empty(N_MECANUM_SAMPLE)
     evaluate(p, po, 0, x, xo, u, uo, s)  # every wheel rolling, no wall contact: the slips and the pose
     code = slip_mode(s, N)
-    wb = _walls(p, po)
-    candidates = settle_contacts(p, wb, N_MECANUM_MODES, mode, x, xo)
-    k = count_bits(candidates)
-    for _ in range(settle_rounds(N, candidates)):
-        full = -1  # the smallest set of the touching contacts that holds, in ChassisDrive._contact_subsets' order
-        for size in range(k + 1):
-            for sub in range(1 << k):
-                if full < 0 and count_bits(sub) == size:
-                    mask = subset_of(candidates, sub)
-                    trial = with_contacts(code, mask, N_MECANUM_MODES)
-                    if trial >= 0:
-                        evaluate(p, po, trial, x, xo, u, uo, s)
-                        if contacts_hold(p, wb, s, candidates, mask):
-                            full = trial
-        if full < 0:  # none holds: the first contact whose wall pulls dropped, one at a time
-            mask = candidates
-            while True:
-                full = with_contacts(code, mask, N_MECANUM_MODES)
-                if full < 0:
-                    return -1
-                evaluate(p, po, full, x, xo, u, uo, s)
-                b = pushing_away(s)
-                if b < 0:
-                    break
-                mask &= ~(1 << b)
-        settled, code = settle_wheels(p, po + MP_WHEELS, N, slipping, s)
+    mask = settle_contacts(p, _walls(p, po), N_MECANUM_MODES, mode, x, xo)
+    for _ in range(settle_rounds(N, mask)):
+        full = with_contacts(code, mask, N_MECANUM_MODES)
+        if full < 0:
+            return -1
+        evaluate(p, po, full, x, xo, u, uo, s)
+        settled, code, mask = settle_step(p, po + MP_WHEELS, N, slipping, s, mask)
         if settled:
             return full
     return -1

