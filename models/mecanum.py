@@ -595,8 +595,8 @@ class MecanumDrive(ChassisDrive, System):
         ------
         ConfigError
             A parameter this drive does not batch, a value the constructor would refuse, or a drive the kernel
-            has no form of (load transfer, or walls its bumper can touch two opposite of at once), naming ``params['<name>.<parameter>'][j]`` and the
-            variant ``j``.
+            has no form of (load transfer, or walls its bumper can touch two opposite of at once), naming
+            ``params['<name>.<parameter>'][j]`` and the variant ``j``.
         """
         n = checks.integer("n", n, minimum=1)
         if not self._kernel_eval:

@@ -268,9 +268,10 @@ def _dispatch(tanks, mecanums, swerves):
             return 0.0, voc / r  # the battery shorted through the bridges
         return v, curve_at(abc[0], abc[1], abc[2], breaks[:nb], v)
 
-    return types_namespace(derivatives=derivatives, outputs=outputs, guard=guard, guards=guards, initial_mode=initial_mode,
-                           active_events=active_events, fire=fire, supply_current=supply_current,
-                           gives_curve=gives_curve, write_bus=write_bus, bus_from_curves=bus_from_curves)
+    return types_namespace(derivatives=derivatives, outputs=outputs, guard=guard, guards=guards,
+                           initial_mode=initial_mode, active_events=active_events, fire=fire,
+                           supply_current=supply_current, gives_curve=gives_curve, write_bus=write_bus,
+                           bus_from_curves=bus_from_curves)
 
 
 def _not_a_number(table, P, U, modes, k, X, out):

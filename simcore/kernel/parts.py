@@ -101,7 +101,6 @@ def guard(table, P, U, modes, part, code, t, X):
     return geared.guard(P, table[part, T_P], code, X, table[part, T_X], U, table[part, T_U])
 
 
-
 @jit(internal=True)
 def guards(table, P, U, modes, m, ev_part, ev_code, t, X, out, col):
     """:func:`guard` of each armed event ``j < m`` (part ``ev_part[j]``, code ``ev_code[j]``) at (t, X) into
@@ -124,6 +123,7 @@ def guards(table, P, U, modes, m, ev_part, ev_code, t, X, out, col):
                     break
             drivetrains.guards(table, P, U, modes, part, ev_code, j, e, X, out, col)
         j = e
+
 
 def output_offsets(kinds) -> np.ndarray:
     """Each part's first output in the stacked outputs, for parts of kinds ``kinds`` (in table order), and

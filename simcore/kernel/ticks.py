@@ -45,8 +45,9 @@ from .jit import jit
 __all__ = ["C_KIND", "C_FIRST_NS", "C_PERIOD_NS", "C_MEASURE", "C_COMMAND", "C_P", "C_S", "C_FLAGS", "C_MEASURE_2",
            "C_MEASURE_3", "C_COMMAND_2", "C_STATE_SIZE", "N_LOOP_FIELDS", "LOOP_PID", "LOOP_PYTHON",
            "LOOP_SWERVE_MODULE", "LOOP_KINDS", "FLAG_FEEDFORWARD", "FLAG_LIMITS", "FLAG_OPTIMIZE",
-           "FLAG_COSINE_SCALE", "LOOP_FLAGS", "held_after_ticks", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW", "L_HIGH", "L_RANGE_LOW",
-           "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "MAX_WRITES", "loop_row", "python_row", "next_tick_ns", "tick"]
+           "FLAG_COSINE_SCALE", "LOOP_FLAGS", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW", "L_HIGH", "L_RANGE_LOW",
+           "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "MAX_WRITES", "loop_row", "python_row", "next_tick_ns", "tick",
+           "held_after_ticks"]
 
 (C_KIND, C_FIRST_NS, C_PERIOD_NS, C_MEASURE, C_COMMAND, C_P, C_S, C_FLAGS, C_MEASURE_2, C_MEASURE_3, C_COMMAND_2,
  C_STATE_SIZE) = range(12)
