@@ -481,12 +481,14 @@ class _Batch:
         base = res.counts.copy() if cr.brownout_part is not None else None  # rows before this drain
         if epoch_of_count is not None and n_rows.max():
             kept = np.arange(rows_m.shape[1])[None, :] < n_rows[:, None]  # (variant, row): row-major, in order
-            # (indices and epochs, one per row, as narrow as they fit; gathered column by column: no wide copies)
+            # (epochs, one per row, as narrow as they fit; gathered column by column: no wide copies)
             narrow = lambda top: np.uint16 if top < 2 ** 16 else np.int64  # noqa: E731
-            modes = np.empty((n_sys, int(n_rows.sum())), dtype=np.int16)
+            codes = rows_m[:, :, :n_sys]  # (the rows' modes, stored as narrow as their codes fit)
+            wide = n_sys and (codes.min() < np.iinfo(np.int8).min or codes.max() > np.iinfo(np.int8).max)
+            modes = np.empty((n_sys, int(n_rows.sum())), dtype=np.int16 if wide else np.int8)
             for k in range(n_sys):
                 modes[k] = rows_m[:, :, k][kept]
-            res.rows(np.repeat(np.arange(n, dtype=narrow(n)), n_rows), cr.ROWS_T[kept],
+            res.rows(n_rows, cr.ROWS_T[kept],
                      np.ascontiguousarray(cr.ROWS_Y.transpose(2, 0, 1)[:, kept]), modes, local=True, copy=False,
                      epochs=epoch_of_count.astype(narrow(len(res.epochs) + len(epoch_of_count)))[
                          rows_m[:, :, n_sys][kept]])

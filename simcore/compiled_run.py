@@ -183,7 +183,9 @@ class CompiledRun:
         # two rows and a record each, and the step's row): never smaller than that, or it could not go on.
         rows = max(ROW_BUFFER if N == 1 else min(ROW_BUFFER, BATCH_ROW_BUFFER), 2 * A + 3)
         records = max(EVENT_BUFFER if N == 1 else min(EVENT_BUFFER, BATCH_ROW_BUFFER // 4), A + 1)
-        tick_rows = rows if len(self.CT) else 0
+        # (an instant the loops tick at makes two rows at least, the step's ending there and the one after the
+        # ticks, and a tick record per loop at most: sized so, the tick records are never the first to fill)
+        tick_rows = rows // 2 * len(self.CT)
         # What the kernel hands back in one float and one integer block, viewed as: each row's time and state;
         # the event records and their states before and after; the state where a failure was found; (time, loop,
         # values) of each tick (its writes in the order of the loop's commanded inputs, NaN after them); each
