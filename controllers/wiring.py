@@ -38,6 +38,7 @@ from simcore.batch_params import is_quantity
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 
 from .feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward
+from .bangbang import BangBangController
 from .pid import PIDController
 from .profile import State
 from .profiled_pid import ProfiledPIDController
@@ -157,9 +158,9 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         return BatchedControlLoop(spec, loop.name, params, n)
 
     loop.batched = batched
-    if type(controller) in (PIDController, ProfiledPIDController) and not callable(setpoint) \
+    kernel_loop = _KERNEL_LOOPS.get(type(controller))
+    if kernel_loop is not None and not callable(setpoint) \
             and (feedforward is None or isinstance(feedforward, _AtSetpoint)):
-        kernel_loop = KernelPIDLoop if type(controller) is PIDController else KernelProfiledPIDLoop
         loop.kernel_loop = kernel_loop(controller, measure, command, ref, feedforward, output_limits, tick)
     return loop
 
@@ -242,6 +243,18 @@ class KernelProfiledPIDLoop(KernelPIDLoop):
         _, pid_s, _, own = self.pid.kernel_vectors()
         pid_s[:] = state[:len(pid_s)]
         own[:] = state[len(pid_s):]
+
+
+class KernelBangBangLoop(KernelPIDLoop):
+    """:class:`KernelPIDLoop` for a loop around a BangBangController (whose ``kernel_vectors`` are laid out as a
+    PIDController's are, parameters then state): the kernel's ``bangbang`` kind."""
+
+    kind = "bangbang"
+
+
+#: The loops the kernel can tick, by the type of their controller (exactly: a subclass may change the law).
+_KERNEL_LOOPS = {PIDController: KernelPIDLoop, ProfiledPIDController: KernelProfiledPIDLoop,
+                 BangBangController: KernelBangBangLoop}
 
 
 def _plain(value):

@@ -1,11 +1,12 @@
-"""Control loops around a ``ProfiledPIDController`` tick inside the kernel, and the run is the Python ticks' run
-to the bit.
+"""Control loops around a ``ProfiledPIDController`` or a ``BangBangController`` tick inside the kernel, and the run
+is the Python ticks' run to the bit.
 
 A ``control_loop`` around a ProfiledPIDController with a constant goal (a number, the position at rest, or a
-(position, velocity) pair), optionally a feedforward object and output limits, ticks in the compiled kernel
-(:mod:`simcore.kernel.ticks`, kind ``profiled_pid``). References: the same loops ticking in Python on the
-kernel's integration and on the Python path (rows, signals, events, tick logs, the controllers' final state to
-the bit); and, independently, the trapezoid the profile must follow, written out here from its definition.
+(position, velocity) pair), or around a BangBangController with a constant setpoint, optionally with a feedforward
+object and output limits, ticks in the compiled kernel (:mod:`simcore.kernel.ticks`, kinds ``profiled_pid`` and
+``bangbang``). References: the same loops ticking in Python on the kernel's integration and on the Python path
+(rows, signals, events, tick logs, the controllers' final state to the bit); and, independently, the trapezoid
+the profile must follow, written out here from its definition, and the bang-bang law on the recorded speeds.
 """
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ import pytest
 
 import simcore
 import simcore.models as models
-from simcore.controllers import ArmFeedforward, ElevatorFeedforward, ProfiledPIDController, control_loop
+from simcore.controllers import (ArmFeedforward, BangBangController, ElevatorFeedforward, ProfiledPIDController,
+                                 SimpleMotorFeedforward, control_loop)
 from simcore.errors import ConfigError
 from simcore.models.ftc_motor_types import GOBILDA_5203_312
 from simcore.models.motors import NEO, VEX_775PRO
@@ -79,10 +81,10 @@ def test_an_arm_under_a_profiled_loop_ticking_in_the_kernel_equals_python_ticks(
                             feedforward=ArmFeedforward(0.05, 0.4, 1.0)
                             if case["feedforward"] and isinstance(case["goal"], float) else None,
                             output_limits=case["limits"])
-        loop.profiled = pid  # (the python-ticks run removes its kernel_loop)
+        loop.own_controller = pid  # (the python-ticks run removes its kernel_loop)
         return [arm], [loop]
 
-    _check(_three_ways(make, 1.5, method=case["method"], record=case["record"]), lambda cs: [cs[0].profiled])
+    _check(_three_ways(make, 1.5, method=case["method"], record=case["record"]), lambda cs: [cs[0].own_controller])
 
 
 def test_a_profiled_loop_beside_a_pid_loop_on_a_battery_equals_python_ticks():
@@ -101,11 +103,11 @@ def test_a_profiled_loop_beside_a_pid_loop_on_a_battery_equals_python_ticks():
         shooter = control_loop(PIDController(0.05, 0.0, 0.0, period=0.005), measure="flywheel.velocity",
                                command="flywheel.voltage", setpoint=400.0, output_limits=(-12.0, 12.0),
                                name="shooter")
-        lift.profiled = profiled
+        lift.own_controller = profiled
         return [elevator, flywheel, battery], [lift, shooter]
 
     runs = _three_ways(make, 1.0, method="RK45")
-    _check(runs, lambda cs: [cs[0].profiled])
+    _check(runs, lambda cs: [cs[0].own_controller])
 
 
 def _trapezoid(t, distance, v_max, a_max):
@@ -171,3 +173,32 @@ def test_a_profiled_loop_with_a_goal_function_ticks_in_python():
     pid = ProfiledPIDController(40.0, 0.0, 1.0, 1.0, 3.0, period=0.02)
     loop = control_loop(pid, measure="arm.angle", command="arm.voltage", setpoint=lambda t: 0.5)
     assert getattr(loop, "kernel_loop", None) is None
+
+
+def test_a_bang_bang_loop_ticking_in_the_kernel_equals_python_ticks_and_its_law():
+    """A flywheel under a BangBangController loop (plus a feedforward at the setpoint): the kernel's ticks are the
+    Python ticks' to the bit, and each write is the feedforward plus 1 V exactly when the speed read at that tick
+    was below the setpoint (WPILib's law, checked on the recorded speed)."""
+    setpoint, ff = 300.0, SimpleMotorFeedforward(0.1, 0.02)
+
+    def make():
+        flywheel = models.Flywheel(NEO, 1.0, moi=0.002, n_motors=1)
+        controller = BangBangController(5.0)
+        loop = control_loop(controller, measure="flywheel.velocity", command="flywheel.voltage", setpoint=setpoint,
+                            feedforward=ff, period=0.005, name="bang")
+        loop.own_controller = controller
+        return [flywheel], [loop]
+
+    runs = _three_ways(make, 1.0, method="RK45")
+    kernel, ticks, path = runs
+    for other in (ticks, path):
+        same_results(kernel[0], other[0])
+        a, b = kernel[1][0].own_controller, other[1][0].own_controller
+        assert (a.setpoint, a.measurement, a.at_setpoint()) == (b.setpoint, b.measurement, b.at_setpoint())
+    assert kernel[2] == [0.0]
+    result = kernel[0]
+    base = ff.calculate(setpoint)
+    written = [w["flywheel.voltage"] for _, w in result.tick_log("bang")]
+    speeds = result.sample("flywheel.velocity", result.ticks("bang")).tolist()  # (a state: continuous at ticks)
+    assert written == [base + (1.0 if v < setpoint else 0.0) for v in speeds]
+    assert 0.0 < np.mean([v < setpoint for v in speeds]) < 1.0  # it reached the setpoint and switched
