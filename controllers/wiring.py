@@ -60,8 +60,9 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         Signal read each tick, ``"system.signal"``.
     command : str
         Input written each tick, ``"system.input"``.
-    setpoint : float, pint.Quantity or callable ``r(t)``
-        Reference. A number (or what the function returns: plain numbers, not Quantities) is in
+    setpoint : float, pint.Quantity, State or callable ``r(t)``
+        Reference (a ProfiledPIDController's goal: also a profile ``State`` or a ``(position, velocity)``
+        pair). A number (or what the function returns: plain numbers, not Quantities) is in
         the measured signal's SI unit (rad, m, rad/s, ...). A Quantity (``Q_(30, "deg")``, ``Q_(2, "ft")``) is converted
         to that unit when a run starts, the unit the measured system declares for the signal;
         one of another dimension raises ConfigError then.
@@ -124,7 +125,14 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     elif is_quantity(setpoint):
         ref = QuantitySetpoint(setpoint, measure)
     else:
+        if isinstance(setpoint, State):  # a profiled controller's goal: the pair its set_goal reads
+            setpoint = (setpoint.position, setpoint.velocity)
         constant = checks.finite("setpoint", setpoint, allow_array=True)
+        if isinstance(feedforward, _AtSetpoint) and isinstance(controller, ProfiledPIDController) \
+                and np.ndim(constant) != 0:
+            raise ConfigError("feedforward", feedforward.model, "with a (position, velocity) goal, a function "
+                                                                "ff(t, goal, signals): a feedforward object is "
+                                                                "evaluated at a number setpoint")
         ref = lambda t: constant  # noqa: E731
 
     def start(t, signals):
