@@ -280,6 +280,7 @@ class Simulator:
         self._reads_inputs = {}  # per modes: whether an armed guard reads the held inputs
         # (t, X, modes, inputs as bytes) where the kernel last found every armed guard finite, or None.
         self._guards_finite_at = None
+        self._events_at_load = None  # the kernel's count of events when it was last loaded
         self._kernel_loops_refused = set()  # loops holding what the kernel cannot tick (arrays)
 
     @staticmethod
@@ -498,8 +499,8 @@ class Simulator:
         """The kernel's variant 0 from the simulation: time, state, held inputs, modes (``modes``: the
         systems' modes, when the caller has them)."""
         cr, lay = self._compiled, self._layout
-        cr.X[0] = self._X
-        cr.U[0, :cr.n_u] = self._compiled_inputs() if lay.couplings else lay.held(self.t, self._X)[0]
+        cr.X0[:] = self._X
+        cr.U0[:] = self._compiled_inputs() if lay.couplings else lay.held(self.t, self._X)[0]
         if modes is None:
             modes = self._modes()
         if cr.brownout_part is not None:  # the commands a disabling battery holds back (its coupling may have)
@@ -509,7 +510,9 @@ class Simulator:
             self._loaded_modes = (modes, cr.modes[0].tolist())
         if cr.brownout_part is not None:  # when its outputs went off (NaN: on; set with its mode), for the sink
             self._t_off = cr.t_off(0)
-        cr.RS0[_kl.S_T] = self.t
+        RS = cr.RS0
+        RS[_kl.S_T] = self.t
+        self._events_at_load = RS[_kl.RS_N_EVENTS]  # (the sink's: no event since, no mode switched)
 
     def _make_sink(self):
         """``sink(n_rows, n_events)`` for the kernel's buffers (rows and events to the recorder), made once. A row in the modes the kernel was loaded with
@@ -524,8 +527,17 @@ class Simulator:
         pending = rec.pending_rows()
         ROWS_T, ROWS_Y, ROWS_M = cr.ROWS_T[0], cr.ROWS_Y[0], cr.ROWS_M[0, :, :-1]  # (modes without the tick count)
 
+        RS0, held_now = cr.RS0, lay.held
+
         def sink(n_rows, n_events):
             T, Y = ROWS_T[:n_rows].tolist(), ROWS_Y[:n_rows].copy()
+            if not coupled and not disabling and n_rows and RS0[_kl.RS_N_EVENTS] == self._events_at_load:
+                # No event since the kernel was loaded (only an event switches a mode): every row is in the
+                # loaded modes, with the held inputs.
+                pending.extend(zip(T, Y, repeat(held_now(T[0], Y[0]), n_rows)))
+                if n_events:
+                    self._sink_events(n_events, names)
+                return
             M = ROWS_M[:n_rows].tolist()
             if disabling:
                 off, off_before, off_after, self._t_off = cr.brownout_times(0, n_rows, n_events, self._t_off)
@@ -571,9 +583,9 @@ class Simulator:
     def _compiled_store(self) -> None:
         """The simulation from the kernel's variant 0: state, modes, statistics."""
         cr, stats = self._compiled, self._stats
-        self._X = cr.X[0].copy()
+        self._X = cr.X0.copy()
         loaded = self._loaded_modes
-        codes = cr.modes[0].tolist()
+        codes = cr.modes0.tolist()
         if self._layout.couplings or loaded is None or codes != loaded[1]:
             self._modes_from_kernel()  # (an event switched one; a battery's sink set them row by row)
             self._loaded_modes = (self._modes(), codes)
@@ -623,7 +635,7 @@ class Simulator:
                 and not self._layout.couplings):
             # Steps only, the last ending here: the kernel found every guard armed in these modes finite at
             # this instant and state with these inputs (a step's end is a guard sample).
-            self._guards_finite_at = (t_reached, self._X, modes, cr.U[0, :cr.n_u].tobytes())
+            self._guards_finite_at = (t_reached, self._X, modes, cr.U0.tobytes())
         if status == _kl.SWITCH:  # "auto" found the run stiff: its implicit method takes over, in Python
             self._hand_over_to_python()
 
@@ -717,6 +729,9 @@ class Simulator:
             if len(spec.commanded) == kt.MAX_WRITES == 2:  # (a record: time, loop, two writes)
                 a, b = spec.commanded
                 log = [(t, {a: x, b: y}) for t, _, x, y in rows]
+            elif len(spec.commanded) == 1:  # (a dict display: several times quicker than dict(zip(...)))
+                a, = spec.commanded
+                log = [(row[0], {a: row[2]}) for row in rows]
             else:
                 log = [(row[0], dict(zip(spec.commanded, row[2:]))) for row in rows]
             rec.ticks_done(self.controllers[c].name, log)

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections import deque
+from operator import itemgetter
 
 import numpy as np
 
@@ -46,6 +47,8 @@ __all__ = ["Recorder", "OutputColumns", "RECORD_POLICIES", "check_record"]
 
 #: The named ``record=`` policies (a positive number of seconds is a rolling window).
 RECORD_POLICIES = ("all", "ticks", "none")
+
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
 
 #: Shortest rolling window, s: the clock's resolution.
 _SHORTEST_WINDOW = 1e-9
@@ -184,21 +187,17 @@ class Recorder:
         """Everything kept, as a :class:`Result` (under ``"none"``: the present row only)."""
         rows = self._rows if self._keeps_rows and self._rows else [(now, X, layout.held(now, X))]
         n = len(rows)
-        t = np.fromiter((r[0] for r in rows), dtype=float, count=n)
-        xs = (np.concatenate([r[1] for r in rows]) if layout.n_states else np.empty(0)).reshape(n, layout.n_states)
-        # Consecutive rows share their snapshot of inputs and modes: convert each snapshot once.
-        slot: dict = {}
-        snapshots, which = [], []
-        for r in rows:
-            h = r[2]
-            i = slot.get(id(h))
-            if i is None:
-                i = slot[id(h)] = len(snapshots)
-                snapshots.append(h)
-            which.append(i)
+        t = np.fromiter(map(_first, rows), dtype=float, count=n)
+        xs = (np.concatenate(list(map(_second, rows))) if layout.n_states else np.empty(0)).reshape(n, layout.n_states)
+        # Consecutive rows share their snapshot of inputs and modes: convert each snapshot once (by identity;
+        # the rows hold every snapshot, so no id is reused while this runs).
+        helds = list(map(_third, rows))
+        ids = list(map(id, helds))
+        slot = {key: i for i, key in enumerate(dict.fromkeys(ids))}
+        snapshots = list(dict(zip(ids, helds)).values())  # (in order of first appearance, as slot numbers them)
+        which = list(map(slot.__getitem__, ids))
         us = np.array([h[0] for h in snapshots], dtype=float).reshape(len(snapshots), -1)[which]
-        rows_h = [snapshots[i] for i in which]
-        modes_rows = [h[1] for h in rows_h]
+        modes_rows = list(map(_second, helds))
         data, lazy = {}, {}
         ucol = 0
         for k, s in enumerate(layout.systems):
