@@ -71,6 +71,9 @@ _READS_INPUTS = _kl.GUARDS_READING_INPUTS
 #: dropped rows), then what the integrator carries (step size, stiffness counts).
 _CARRIED = np.array([_kl.S_NSTEPS, _kl.RS_N_SEGMENTS, _kl.RS_N_EVENTS, _kl.S_DROPPED, _kl.S_H, _kl.S_STIFF, _kl.S_CALM])
 
+#: More rows than this from one kernel call are recorded as a block (:meth:`simcore.recorder.Recorder.rows_block`).
+_ROWS_AS_BLOCK = 8
+
 #: Whether runs made only of built-in parts integrate in the compiled kernel (False: every run takes
 #: the Python path; the results are the same, the tests compare the two).
 USE_KERNEL = True
@@ -533,8 +536,11 @@ class Simulator:
             T, Y = ROWS_T[:n_rows].tolist(), ROWS_Y[:n_rows].copy()
             if not coupled and not disabling and n_rows and RS0[_kl.RS_N_EVENTS] == self._events_at_load:
                 # No event since the kernel was loaded (only an event switches a mode): every row is in the
-                # loaded modes, with the held inputs.
-                pending.extend(zip(T, Y, repeat(held_now(T[0], Y[0]), n_rows)))
+                # loaded modes, with the held inputs (many rows: kept as one block).
+                if n_rows > _ROWS_AS_BLOCK:
+                    rec.rows_block(T, Y, [held_now(T[0], Y[0])] * n_rows)
+                else:
+                    pending.extend(zip(T, Y, repeat(held_now(T[0], Y[0]), n_rows)))
                 if n_events:
                     self._sink_events(n_events, names)
                 return
@@ -764,7 +770,6 @@ class Simulator:
         coupled = bool(lay.couplings)
         commands = cr.CT[:, [kt.C_COMMAND, kt.C_COMMAND_2]]  # (each loop's commanded inputs; -1: none)
         # The inputs after each count of the kernel's ticks (counted over the run), from the count now.
-        pending = rec.pending_rows()
         held_u = {int(cr.RS[0, _kl.RS_N_TICKS]): cr.U[0].copy()}
         last = [int(cr.RS[0, _kl.RS_N_TICKS])]
         snapshots = {}
@@ -798,7 +803,7 @@ class Simulator:
                         if held is None:
                             held = snapshots[modes + (c,)] = (held_u[c], mode_names)
                         helds[c - first] = held
-                    pending.extend(zip(T, Y, helds[counts - first]))
+                    rec.rows_block(T, Y, helds[counts - first].tolist())
                 else:
                     helds = []
                     for key in map(tuple, M.tolist()):
@@ -807,7 +812,7 @@ class Simulator:
                             held = snapshots[key] = (held_u[key[n_parts]],
                                                      tuple(cr.mode_name(k, key[k]) for k in range(n_parts)))
                         helds.append(held)
-                    pending.extend(zip(T, Y, helds))
+                    rec.rows_block(T, Y, helds)
             self._sink_events(n_events, names)
 
         return sink

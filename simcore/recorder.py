@@ -23,7 +23,9 @@ a number of seconds ``w``
 A row is ``(t, X, held)``: the time, the stacked state (the solver's own array,
 never written afterwards, so it is kept by reference) and the snapshot of inputs
 and modes, which consecutive rows share until an input is written or a mode
-switches. Rows are staged while a segment is integrated and kept only when it
+switches. Rows the compiled kernel hands over many at a time may be kept as one
+block (:meth:`Recorder.rows_block`: their times, their states as one array, each
+row's snapshot), which the result reads as the rows it holds. Rows are staged while a segment is integrated and kept only when it
 completes (:meth:`Recorder.commit`), so an integration interrupted by an
 exception leaves no partial rows behind (:meth:`Recorder.rollback`).
 
@@ -102,6 +104,8 @@ class Recorder:
         self.tick_log = {c: deque(maxlen=last_only) for c in controller_names}
         self.events: deque = deque()
         self.dropped = {"rows": 0, "ticks": 0, "events": 0}
+        # Blocks are kept where every row is kept as it came (no window forgets part of one).
+        self._blocks_kept = self._keeps_rows and self.window is None
 
     # -- rows --------------------------------------------------------------------------------------------
     def row(self, t: float, X: np.ndarray, held) -> None:
@@ -115,6 +119,15 @@ class Recorder:
     def pending_rows(self) -> list:
         """The staged rows, a list of ``(t, X, held)`` a caller may extend (the block path of :meth:`stager`)."""
         return self._pending
+
+    def rows_block(self, T: list, Y: np.ndarray, helds) -> None:
+        """Stage ``len(T)`` rows at once: times ``T``, states ``Y`` (one row each, an array no one writes
+        afterwards), snapshots ``helds`` (one per row). Kept as one block where the policy keeps every row
+        as it came, else as rows."""
+        if self._blocks_kept:
+            self._pending.append(_Block(T, Y, helds))
+        else:
+            self._pending.extend(zip(T, Y, helds))
 
     def event(self, record) -> None:
         """Stage a fired event's record (kept at the next :meth:`commit`)."""
@@ -143,14 +156,14 @@ class Recorder:
     def last_t(self):
         """Time of the last row staged or kept (also under ``"none"``), or None."""
         if self._pending:
-            return self._pending[-1][0]
+            return _last_time(self._pending[-1])
         return self._last_t
 
     def commit(self, now: float) -> None:
         """Keep the staged rows; a window then forgets what is older than ``now - window``."""
         pending = self._pending
         if pending:
-            self._last_t = pending[-1][0]
+            self._last_t = _last_time(pending[-1])
             if self._keeps_rows:
                 self._rows.extend(pending)
             else:
@@ -186,12 +199,10 @@ class Recorder:
     def result(self, layout, now: float, X: np.ndarray, stats: dict) -> Result:
         """Everything kept, as a :class:`Result` (under ``"none"``: the present row only)."""
         rows = self._rows if self._keeps_rows and self._rows else [(now, X, layout.held(now, X))]
-        n = len(rows)
-        t = np.fromiter(map(_first, rows), dtype=float, count=n)
-        xs = (np.concatenate(list(map(_second, rows))) if layout.n_states else np.empty(0)).reshape(n, layout.n_states)
+        t, xs, helds = _columns(rows, layout.n_states)
+        n = len(t)
         # Consecutive rows share their snapshot of inputs and modes: convert each snapshot once (by identity;
         # the rows hold every snapshot, so no id is reused while this runs).
-        helds = list(map(_third, rows))
         ids = list(map(id, helds))
         slot = {key: i for i, key in enumerate(dict.fromkeys(ids))}
         snapshots = list(dict(zip(ids, helds)).values())  # (in order of first appearance, as slot numbers them)
@@ -220,6 +231,49 @@ class Recorder:
                       events=list(self.events), stats=stats, modes=modes, dropped=dict(self.dropped),
                       notes={f"{s.name}.{n}": v for s in layout.systems
                              for n, v in getattr(s, "signal_notes", {}).items()})
+
+
+class _Block:
+    """Rows kept together (:meth:`Recorder.rows_block`): times (list), states (n, nx), snapshots (n)."""
+
+    __slots__ = ("T", "Y", "helds")
+
+    def __init__(self, T, Y, helds):
+        self.T, self.Y, self.helds = T, Y, helds
+
+
+def _last_time(entry) -> float:
+    """The time of the last row of a kept entry (a row, or a block of them)."""
+    return entry.T[-1] if type(entry) is _Block else entry[0]
+
+
+def _columns(rows, n_states: int):
+    """``(t, states, snapshots)`` of kept entries (rows and blocks, in order): times (n,), states (n, n_states),
+    a list of each row's snapshot."""
+    if not any(type(e) is _Block for e in rows):
+        n = len(rows)
+        t = np.fromiter(map(_first, rows), dtype=float, count=n)
+        xs = (np.concatenate(list(map(_second, rows))) if n_states else np.empty(0)).reshape(n, n_states)
+        return t, xs, list(map(_third, rows))
+    ts, xs, helds = [], [], []
+    run = []  # consecutive rows between blocks
+    for e in rows:
+        if type(e) is _Block:
+            if run:
+                ts.extend(map(_first, run))
+                xs.append(np.reshape(list(map(_second, run)), (len(run), n_states)))
+                helds.extend(map(_third, run))
+                run = []
+            ts.extend(e.T)
+            xs.append(e.Y.reshape(len(e.T), n_states))
+            helds.extend(e.helds)
+        else:
+            run.append(e)
+    if run:
+        ts.extend(map(_first, run))
+        xs.append(np.reshape(list(map(_second, run)), (len(run), n_states)))
+        helds.extend(map(_third, run))
+    return np.array(ts, dtype=float), np.concatenate(xs), helds
 
 
 class OutputColumns:
