@@ -269,6 +269,7 @@ class Simulator:
         self._writers = [f"controller {c.name!r}" for c in controllers]  # (who wrote an input, in its errors)
         self._kernel_handed_over = False
         self._kernel_counted = (0, 0, 0, 0)  # the kernel's steps, segments, events, dropped rows already counted
+        self._kernel_uncounted = False  # whether the kernel ran since they were
         self._pending_tick = None  # a tick interrupted by an exception: [t_ns, active, g_before, ran]
         self._started = False
         self._terminated = False
@@ -279,9 +280,11 @@ class Simulator:
         # Built-in parts only: the RK45 stretches, events included, run in the compiled kernel.
         self._compiled = _compiled_run(self) if USE_KERNEL else None
         self._sink = self._make_sink() if self._compiled is not None else None
+        # Whether a loop may ever tick in the kernel (else _ticks_in_kernel is not asked at every tick).
+        self._kernel_has_loops = self._compiled is not None and len(self._compiled.CT) > 0
         self._loaded_modes = None  # the kernel's modes as last loaded or stored, when they are the systems'
         self._reads_inputs = {}  # per modes: whether an armed guard reads the held inputs
-        # (t, X, modes, inputs as bytes) where the kernel last found every armed guard finite, or None.
+        # (t, X, modes, inputs) where the kernel last found every armed guard finite, or None.
         self._guards_finite_at = None
         self._events_at_load = None  # the kernel's count of events when it was last loaded
         self._kernel_loops_refused = set()  # loops holding what the kernel cannot tick (arrays)
@@ -502,8 +505,14 @@ class Simulator:
         """The kernel's variant 0 from the simulation: time, state, held inputs, modes (``modes``: the
         systems' modes, when the caller has them)."""
         cr, lay = self._compiled, self._layout
-        cr.X0[:] = self._X
-        cr.U0[:] = self._compiled_inputs() if lay.couplings else lay.held(self.t, self._X)[0]
+        # (uncoupled: the snapshot of the held inputs, an array no one writes: kept for _guards_finite_at)
+        self._u_loaded = u = self._compiled_inputs() if lay.couplings else lay.held(self.t, self._X)[0]
+        try:  # (bytes copied by memoryviews: a few times quicker than numpy's assignment of arrays this small)
+            cr.X0_bytes[:] = memoryview(self._X)
+            cr.U0_bytes[:] = memoryview(u)
+        except (ValueError, TypeError):  # (another layout or type: numpy converts)
+            cr.X0[:] = self._X
+            cr.U0[:] = u
         if modes is None:
             modes = self._modes()
         if cr.brownout_part is not None:  # the commands a disabling battery holds back (its coupling may have)
@@ -587,8 +596,8 @@ class Simulator:
                                   cr.mode_name(k, mb, before), cr.mode_name(k, ma, after), bool(at_tick)))
 
     def _compiled_store(self) -> None:
-        """The simulation from the kernel's variant 0: state, modes, statistics."""
-        cr, stats = self._compiled, self._stats
+        """The simulation from the kernel's variant 0: state, modes (its statistics: :meth:`_kernel_counts_in`)."""
+        cr = self._compiled
         self._X = cr.X0.copy()
         loaded = self._loaded_modes
         codes = cr.modes0.tolist()
@@ -597,8 +606,19 @@ class Simulator:
             self._loaded_modes = (self._modes(), codes)
         if cr.brownout_part is not None:
             self.systems[cr.brownout_part].hold_commands(cr.held_commands(0))
-        counted = self._kernel_counted
-        steps, segments, events, dropped, h, stiff, calm = cr.RS0.take(_CARRIED).tolist()  # (one read)
+        # The statistics and the integrator's carried step wait in the kernel's run state (a rollback restores
+        # it with the rest) until read: :meth:`_kernel_counts_in`.
+        self._kernel_uncounted = True
+
+    def _kernel_counts_in(self) -> None:
+        """Add what the kernel counted since the last call (steps, segments, events, dropped rows) to the
+        statistics, and give the integrator the step size and stiffness count the kernel carries: before
+        the statistics or the integrator are read (the result, the hand-over to Python)."""
+        if not self._kernel_uncounted:
+            return
+        self._kernel_uncounted = False
+        stats, counted = self._stats, self._kernel_counted
+        steps, segments, events, dropped, h, stiff, calm = self._compiled.RS0.take(_CARRIED).tolist()  # (one read)
         now = (int(steps), int(segments), int(events), int(dropped))
         if now != counted:
             stats["n_steps"] += now[0] - counted[0]
@@ -641,7 +661,7 @@ class Simulator:
                 and not self._layout.couplings):
             # Steps only, the last ending here: the kernel found every guard armed in these modes finite at
             # this instant and state with these inputs (a step's end is a guard sample).
-            self._guards_finite_at = (t_reached, self._X, modes, cr.U0.tobytes())
+            self._guards_finite_at = (t_reached, self._X, modes, self._u_loaded)  # (the inputs loaded: cr.U0's)
         if status == _kl.SWITCH:  # "auto" found the run stiff: its implicit method takes over, in Python
             self._hand_over_to_python()
 
@@ -861,7 +881,7 @@ class Simulator:
         if at is None or at[0] != t or at[1] is not self._X or at[2] != modes:
             return False
         u_after = self._layout.held(t, self._X)[0].tobytes()
-        return u_after == at[3] and u_before.tobytes() == u_after
+        return u_after == at[3].tobytes() and u_before.tobytes() == u_after
 
     def _compiled_rollback(self, snap, modes, X) -> None:
         """Put the simulation and the kernel's run back as they were before a kernel call that raised."""
@@ -901,6 +921,7 @@ class Simulator:
         search's state goes to the Python event handler, the method switches."""
         from .event_handler import _Fired
 
+        self._kernel_counts_in()
         cr, ev = self._compiled, self._events
         RS = cr.RS[0]
         objects = [getattr(s, "kernel_events", {}) for s in self.systems]  # (a battery has no events)
@@ -991,7 +1012,7 @@ class Simulator:
             if self._terminated:
                 return
         while not self._terminated:
-            if self._ticks_in_kernel():
+            if self._kernel_has_loops and self._ticks_in_kernel():
                 # To the target, unless a Python controller's tick comes first, "auto" hands over or a write
                 # is refused.
                 self._compiled_ticks(target_ns)
@@ -1038,6 +1059,8 @@ class Simulator:
         """
         if not self._started:
             self._start()
+        if self._compiled is not None:
+            self._kernel_counts_in()
         integ = self._integrator
         nfev = self._nfev() + (int(self._compiled.RS[0, _kl.S_NFEV]) if self._compiled is not None else 0)
         stats = dict(self._stats, nfev=nfev, njev=integ.njev, nlu=integ.nlu, method=self.method,
