@@ -547,7 +547,8 @@ class Simulator:
                 # No event since the kernel was loaded (only an event switches a mode): every row is in the
                 # loaded modes, with the held inputs (many rows: kept as one block).
                 if n_rows > _ROWS_AS_BLOCK:
-                    rec.rows_block(T, Y, [held_now(T[0], Y[0])] * n_rows)
+                    u, modes = held_now(T[0], Y[0])
+                    rec.rows_block(T, Y, u, [modes] * n_rows)
                 else:
                     pending.extend(zip(T, Y, repeat(held_now(T[0], Y[0]), n_rows)))
                 if n_events:
@@ -795,44 +796,37 @@ class Simulator:
         snapshots = {}
 
         def sink(n_rows, n_events, n_ticks):
+            count = last[0]
+            U = held_u[count]  # (the inputs after each of this call's ticks, from the count now: one row without)
             if n_ticks:
-                count = last[0]
                 records = cr.TICK_ROWS[0, :n_ticks].copy()
                 ticked.append(records)
                 # The inputs after each of these ticks: each commanded input holds the last value written to it
                 # (by whichever loop wrote it last: two loops may command one input), the writes in their order.
                 U = np.empty((n_ticks + 1, held_u[count].shape[0]))
                 kt.held_after_ticks(held_u[count], commands, records, U)
-                held_u.update(zip(range(count + 1, count + n_ticks + 1), U[1:]))
+                held_u[count + n_ticks] = U[n_ticks]
                 last[0] = count + n_ticks
             T, Y = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy()
             if coupled and n_rows:  # each row's bus, in its modes with the inputs held there
                 M = cr.ROWS_M[0, :n_rows].tolist()
-                _stage_coupled_rows(cr, lay, stage, np.array([held_u[m[n_parts]] for m in M]), T, Y,
-                                    [m[:n_parts] for m in M], n_rows)
+                rows_u = np.array([U[m[n_parts] - count] if n_ticks else U for m in M])
+                _stage_coupled_rows(cr, lay, stage, rows_u, T, Y, [m[:n_parts] for m in M], n_rows)
             elif n_rows:
                 M = cr.ROWS_M[0, :n_rows]
                 if (M[:, :n_parts] == M[0, :n_parts]).all():  # one set of modes (no event): by the tick count alone
-                    counts = M[:, n_parts]
-                    first = int(counts[0])
-                    helds = np.empty(int(counts[-1]) - first + 1, dtype=object)
-                    modes = tuple(M[0, :n_parts].tolist())
-                    mode_names = tuple(cr.mode_name(k, m) for k, m in enumerate(modes))
-                    for c in range(first, int(counts[-1]) + 1):
-                        held = snapshots.get(modes + (c,))
-                        if held is None:
-                            held = snapshots[modes + (c,)] = (held_u[c], mode_names)
-                        helds[c - first] = held
-                    rec.rows_block(T, Y, helds[counts - first].tolist())
+                    mode_names = tuple(cr.mode_name(k, m) for k, m in enumerate(M[0, :n_parts].tolist()))
+                    # each row's inputs: those after the ticks before it (its tick count, from this call's)
+                    rec.rows_block(T, Y, U[M[:, n_parts] - count] if n_ticks else U, [mode_names] * n_rows)
                 else:
                     helds = []
                     for key in map(tuple, M.tolist()):
                         held = snapshots.get(key)
                         if held is None:
-                            held = snapshots[key] = (held_u[key[n_parts]],
+                            held = snapshots[key] = (U[key[n_parts] - count] if n_ticks else U,
                                                      tuple(cr.mode_name(k, key[k]) for k in range(n_parts)))
                         helds.append(held)
-                    rec.rows_block(T, Y, helds)
+                    rec.pending_rows().extend(zip(T, Y, helds))
             self._sink_events(n_events, names)
 
         return sink

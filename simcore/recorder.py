@@ -24,10 +24,11 @@ A row is ``(t, X, held)``: the time, the stacked state (the solver's own array,
 never written afterwards, so it is kept by reference) and the snapshot of inputs
 and modes, which consecutive rows share until an input is written or a mode
 switches. Rows the compiled kernel hands over many at a time may be kept as one
-block (:meth:`Recorder.rows_block`: their times, their states as one array, each
-row's snapshot), which the result reads as the rows it holds. Rows are staged while a segment is integrated and kept only when it
-completes (:meth:`Recorder.commit`), so an integration interrupted by an
-exception leaves no partial rows behind (:meth:`Recorder.rollback`).
+block (:meth:`Recorder.rows_block`: their times, states and inputs as arrays, each
+row's modes), which the result reads as the rows it holds. Rows are staged while a
+segment is integrated and kept only when it completes (:meth:`Recorder.commit`), so
+an integration interrupted by an exception leaves no partial rows behind
+(:meth:`Recorder.rollback`).
 
 Output columns are computed from the kept rows when one of them is first read
 (:class:`OutputColumns`).
@@ -37,6 +38,7 @@ from __future__ import annotations
 import math
 import numbers
 from collections import deque
+from itertools import repeat
 from operator import itemgetter
 
 import numpy as np
@@ -120,14 +122,18 @@ class Recorder:
         """The staged rows, a list of ``(t, X, held)`` a caller may extend (the block path of :meth:`stager`)."""
         return self._pending
 
-    def rows_block(self, T: list, Y: np.ndarray, helds) -> None:
-        """Stage ``len(T)`` rows at once: times ``T``, states ``Y`` (one row each, an array no one writes
-        afterwards), snapshots ``helds`` (one per row). Kept as one block where the policy keeps every row
-        as it came, else as rows."""
+    def rows_block(self, T: list, Y: np.ndarray, U: np.ndarray, modes: list) -> None:
+        """Stage ``len(T)`` rows at once: times ``T``, states ``Y`` (one row each), held inputs ``U`` (one row
+        each, or one row (n_u,) for all), each row's modes ``modes`` (a tuple of every system's), the arrays
+        written by no one afterwards. Kept as one block where the policy keeps every row as it came, else as
+        rows."""
         if self._blocks_kept:
-            self._pending.append(_Block(T, Y, helds))
+            self._pending.append(_Block(T, Y, U, modes))
+        elif U.ndim == 1:
+            self._pending.extend(zip(T, Y, repeat((U, modes[0]), len(T)) if len(set(modes)) == 1 else
+                                     zip(repeat(U), modes)))
         else:
-            self._pending.extend(zip(T, Y, helds))
+            self._pending.extend(zip(T, Y, zip(U, modes)))
 
     def event(self, record) -> None:
         """Stage a fired event's record (kept at the next :meth:`commit`)."""
@@ -199,16 +205,7 @@ class Recorder:
     def result(self, layout, now: float, X: np.ndarray, stats: dict) -> Result:
         """Everything kept, as a :class:`Result` (under ``"none"``: the present row only)."""
         rows = self._rows if self._keeps_rows and self._rows else [(now, X, layout.held(now, X))]
-        t, xs, helds = _columns(rows, layout.n_states)
-        n = len(t)
-        # Consecutive rows share their snapshot of inputs and modes: convert each snapshot once (by identity;
-        # the rows hold every snapshot, so no id is reused while this runs).
-        ids = list(map(id, helds))
-        slot = {key: i for i, key in enumerate(dict.fromkeys(ids))}
-        snapshots = list(dict(zip(ids, helds)).values())  # (in order of first appearance, as slot numbers them)
-        which = list(map(slot.__getitem__, ids))
-        us = np.array([h[0] for h in snapshots], dtype=float).reshape(len(snapshots), -1)[which]
-        modes_rows = list(map(_second, helds))
+        t, xs, us, modes_rows = _columns(rows, layout.n_states, sum(map(len, layout.U)))
         data, lazy = {}, {}
         ucol = 0
         for k, s in enumerate(layout.systems):
@@ -234,12 +231,13 @@ class Recorder:
 
 
 class _Block:
-    """Rows kept together (:meth:`Recorder.rows_block`): times (list), states (n, nx), snapshots (n)."""
+    """Rows kept together (:meth:`Recorder.rows_block`): times (list), states (n, nx), inputs (n, n_u) or one
+    row (n_u,) for all, each row's modes (list)."""
 
-    __slots__ = ("T", "Y", "helds")
+    __slots__ = ("T", "Y", "U", "modes")
 
-    def __init__(self, T, Y, helds):
-        self.T, self.Y, self.helds = T, Y, helds
+    def __init__(self, T, Y, U, modes):
+        self.T, self.Y, self.U, self.modes = T, Y, U, modes
 
 
 def _last_time(entry) -> float:
@@ -247,33 +245,51 @@ def _last_time(entry) -> float:
     return entry.T[-1] if type(entry) is _Block else entry[0]
 
 
-def _columns(rows, n_states: int):
-    """``(t, states, snapshots)`` of kept entries (rows and blocks, in order): times (n,), states (n, n_states),
-    a list of each row's snapshot."""
+def _held_columns(helds, n_u: int):
+    """``(inputs (n, n_u), modes list)`` of rows' snapshots ``helds``."""
+    # Consecutive rows share their snapshot of inputs and modes: convert each snapshot once (by identity;
+    # the rows hold every snapshot, so no id is reused while this runs).
+    ids = list(map(id, helds))
+    slot = {key: i for i, key in enumerate(dict.fromkeys(ids))}
+    snapshots = list(dict(zip(ids, helds)).values())  # (in order of first appearance, as slot numbers them)
+    which = list(map(slot.__getitem__, ids))
+    us = np.array([h[0] for h in snapshots], dtype=float).reshape(len(snapshots), n_u)[which]
+    return us, list(map(_second, helds))
+
+
+def _columns(rows, n_states: int, n_u: int):
+    """``(t, states, inputs, modes)`` of kept entries (rows and blocks, in order): times (n,), states
+    (n, n_states), inputs (n, n_u), a list of each row's modes."""
     if not any(type(e) is _Block for e in rows):
         n = len(rows)
         t = np.fromiter(map(_first, rows), dtype=float, count=n)
         xs = (np.concatenate(list(map(_second, rows))) if n_states else np.empty(0)).reshape(n, n_states)
-        return t, xs, list(map(_third, rows))
-    ts, xs, helds = [], [], []
+        return (t, xs) + _held_columns(list(map(_third, rows)), n_u)
+    ts, xs, us, modes = [], [], [], []
     run = []  # consecutive rows between blocks
+
+    def rows_in():
+        ts.extend(map(_first, run))
+        xs.append(np.reshape(list(map(_second, run)), (len(run), n_states)))
+        u, m = _held_columns(list(map(_third, run)), n_u)
+        us.append(u)
+        modes.extend(m)
+
     for e in rows:
         if type(e) is _Block:
             if run:
-                ts.extend(map(_first, run))
-                xs.append(np.reshape(list(map(_second, run)), (len(run), n_states)))
-                helds.extend(map(_third, run))
+                rows_in()
                 run = []
+            n = len(e.T)
             ts.extend(e.T)
-            xs.append(e.Y.reshape(len(e.T), n_states))
-            helds.extend(e.helds)
+            xs.append(e.Y.reshape(n, n_states))
+            us.append(np.broadcast_to(e.U, (n, n_u)) if e.U.ndim == 1 else e.U.reshape(n, n_u))
+            modes.extend(e.modes)
         else:
             run.append(e)
     if run:
-        ts.extend(map(_first, run))
-        xs.append(np.reshape(list(map(_second, run)), (len(run), n_states)))
-        helds.extend(map(_third, run))
-    return np.array(ts, dtype=float), np.concatenate(xs), helds
+        rows_in()
+    return np.array(ts, dtype=float), np.concatenate(xs), np.concatenate(us).astype(float, copy=False), modes
 
 
 class OutputColumns:
