@@ -173,6 +173,10 @@ class CompiledRun:
         self.RS0 = self.RS[0]  # (variant 0's run state: one view for the single run's per-tick reads)
         self.SEARCH[...] = np.nan
         self.U[:, self.n_u:] = np.nan  # outputs on, nothing held back
+        # (variant 0's state, systems' inputs and modes: views made once for the single run's per-tick copies;
+        # restore writes into the blocks, so they stay valid)
+        self.X0, self.U0, self.modes0 = self.X[0], self.U[0, :self.n_u], self.modes[0]
+        self.X0_bytes, self.U0_bytes = memoryview(self.X0), memoryview(self.U0)  # (to copy into, as buffers)
         self.LAST_T[...] = np.nan
         self.RS[:, kl.RS_LAST_EVENT_T] = np.nan
         self.RS[:, kl.RS_DETECT] = 1.0 if (method == "auto" or method in STABILITY_BOUNDARY) else 0.0
