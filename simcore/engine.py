@@ -752,16 +752,7 @@ class Simulator:
         # Each loop's ticks: its writes by the inputs it commands, in their order.
         records = np.concatenate(ticked) if ticked else np.empty((0, 2 + kt.MAX_WRITES))
         for c, spec in specs.items():
-            rows = records[records[:, 1] == c].tolist()
-            if len(spec.commanded) == kt.MAX_WRITES == 2:  # (a record: time, loop, two writes)
-                a, b = spec.commanded
-                log = [(t, {a: x, b: y}) for t, _, x, y in rows]
-            elif len(spec.commanded) == 1:  # (a dict display: several times quicker than dict(zip(...)))
-                a, = spec.commanded
-                log = [(row[0], {a: row[2]}) for row in rows]
-            else:
-                log = [(row[0], dict(zip(spec.commanded, row[2:]))) for row in rows]
-            rec.ticks_done(self.controllers[c].name, log)
+            rec.kernel_ticks(self.controllers[c].name, records[records[:, 1] == c], spec.commanded)
         self._stats["n_ticks"] += len(records)
         for c, spec in specs.items():
             sched._k[c] = int(cr.TICKS[0, c])

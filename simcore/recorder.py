@@ -155,6 +155,18 @@ class Recorder:
         ticks.extend([t for t, _ in entries])
         self.tick_log[controller].extend(entries)
 
+    def kernel_ticks(self, controller: str, records: np.ndarray, commanded) -> None:
+        """:meth:`ticks_done` for a loop's ticks in one kernel call: ``records`` the kernel's tick records of that
+        loop, rows ``(t, loop, writes...)``, its writes to the inputs ``commanded`` in their order. Where every
+        tick is kept, their log entries are made when the log is read (a tick log of many small dicts, made
+        per tick, costs the garbage collector's passes over them too)."""
+        ticks = self.ticks[controller]
+        if ticks.maxlen is None and self.window is None:
+            ticks.extend(records[:, 0].tolist())
+            self.tick_log[controller].append(_KernelTicks(records, tuple(commanded)))
+        else:
+            self.ticks_done(controller, _KernelTicks(records, tuple(commanded)).entries())
+
     def skipped_step(self) -> None:
         """A solver step that this policy does not keep."""
         self.dropped["rows"] += 1
@@ -224,10 +236,50 @@ class Recorder:
         stats = dict(stats, record=self.policy)
         return Result(t, data, units=dict(layout.units), input_names=layout.input_names, lazy=lazy,
                       ticks={k: np.array(v, dtype=float) for k, v in self.ticks.items()},
-                      tick_log={k: list(v) for k, v in self.tick_log.items()},
+                      tick_log={k: TickLog(v) if any(type(e) is _KernelTicks for e in v) else list(v)
+                                for k, v in self.tick_log.items()},
                       events=list(self.events), stats=stats, modes=modes, dropped=dict(self.dropped),
                       notes={f"{s.name}.{n}": v for s in layout.systems
                              for n, v in getattr(s, "signal_notes", {}).items()})
+
+
+class _KernelTicks:
+    """A loop's ticks in one kernel call (:meth:`Recorder.kernel_ticks`): the records and the inputs written."""
+
+    __slots__ = ("records", "commanded")
+
+    def __init__(self, records: np.ndarray, commanded: tuple):
+        self.records, self.commanded = records, commanded
+
+    def entries(self) -> list:
+        """The ticks as tick-log entries, ``(t, {input: value})`` each."""
+        rows = self.records.tolist()
+        if len(self.commanded) == 1:  # (a dict display: several times quicker than dict(zip(...)))
+            a, = self.commanded
+            return [(row[0], {a: row[2]}) for row in rows]
+        if len(self.commanded) == 2:
+            a, b = self.commanded
+            return [(row[0], {a: row[2], b: row[3]}) for row in rows]
+        return [(row[0], dict(zip(self.commanded, row[2:]))) for row in rows]
+
+
+class TickLog:
+    """A tick log holding some of its ticks as the kernel's records, made into ``(t, written)`` entries when
+    :meth:`simcore.result.Result.tick_log` first reads it."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = list(items)
+
+    def entries(self) -> list:
+        out = []
+        for e in self.items:
+            if type(e) is _KernelTicks:
+                out.extend(e.entries())
+            else:
+                out.append(e)
+        return out
 
 
 class _Block:
