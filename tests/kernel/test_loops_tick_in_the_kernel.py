@@ -378,6 +378,6 @@ def test_a_kernel_loops_tick_log_is_the_python_ticks_log_after_pickling():
     for result in (kernel[0], pickle.loads(pickle.dumps(kernel[0]))):
         log = result.tick_log("arm.voltage loop")
         assert log == ticks[0].tick_log("arm.voltage loop")
-        assert all(type(t) is float and type(w["arm.voltage"]) is float for t, w in log)
+        assert all(isinstance(t, float) and isinstance(w["arm.voltage"], float) for t, w in log)
         assert result.tick_log("arm.voltage loop") is log  # (made once)
     assert len(log) == 51
