@@ -74,17 +74,19 @@ def derivatives(table, P, U, modes, t, X, out):
             drivetrains.derivatives(table, P, U, modes, k, X, out)
 
 
-@jit(internal=True)
+#: Indexed by guard code: whether it reads the held inputs (GUARDS_READING_INPUTS; guard codes are unique across the
+#: kinds, small non-negative integers). A table, not a loop over the tuple: every tick asks it of each armed guard.
+READS_INPUTS = np.zeros(max(GUARDS_READING_INPUTS) + 1, dtype=np.bool_)
+READS_INPUTS[list(GUARDS_READING_INPUTS)] = True
+
+
+@jit(internal=True, forceinline=True)
 def reads_inputs(code):
-    """Whether guard ``code`` reads the held inputs (one of GUARDS_READING_INPUTS: guard codes are unique across
-    the kinds)."""
-    for reading in GUARDS_READING_INPUTS:
-        if code == reading:
-            return True
-    return False
+    """Whether guard ``code`` reads the held inputs (one of GUARDS_READING_INPUTS)."""
+    return 0 <= code < READS_INPUTS.shape[0] and READS_INPUTS[code]
 
 
-@jit
+@jit(forceinline=True)
 def guard(table, P, U, modes, part, code, t, X):
     """Guard ``code`` of part ``part`` at (t, X)."""
     if table[part, T_KIND] >= FIRST_DRIVETRAIN_KIND:
