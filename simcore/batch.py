@@ -59,6 +59,7 @@ from .engine import Simulator
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
 from .event_handler import MAX_EVENTS_AT_ONE_INSTANT, ZENO_GAP
 from .kernel import layout as kl
+from .kernel import loaded
 from .signals import stacked
 from .solvers import STIFF_METHOD, StiffnessWarning
 
@@ -480,16 +481,16 @@ class _Batch:
         rows_m = cr.ROWS_M
         base = res.counts.copy() if cr.brownout_part is not None else None  # rows before this drain
         if epoch_of_count is not None and n_rows.max():
-            kept = np.arange(rows_m.shape[1])[None, :] < n_rows[:, None]  # (variant, row): row-major, in order
-            # (indices and epochs, one per row, as narrow as they fit; gathered column by column: no wide copies)
+            # Every buffered row, variant by variant (simcore.kernel.rows); indices and epochs, one per row, as
+            # narrow as they fit.
             narrow = lambda top: np.uint16 if top < 2 ** 16 else np.int64  # noqa: E731
-            modes = np.empty((n_sys, int(n_rows.sum())), dtype=np.int16)
-            for k in range(n_sys):
-                modes[k] = rows_m[:, :, k][kept]
-            res.rows(np.repeat(np.arange(n, dtype=narrow(n)), n_rows), cr.ROWS_T[kept],
-                     np.ascontiguousarray(cr.ROWS_Y.transpose(2, 0, 1)[:, kept]), modes, local=True, copy=False,
-                     epochs=epoch_of_count.astype(narrow(len(res.epochs) + len(epoch_of_count)))[
-                         rows_m[:, :, n_sys][kept]])
+            total = int(n_rows.sum())
+            idx, t = np.empty(total, dtype=narrow(n)), np.empty(total)
+            X, modes = np.empty((cr.ROWS_Y.shape[2], total)), np.empty((n_sys, total), dtype=np.int16)
+            epochs = np.empty(total, dtype=narrow(len(res.epochs) + len(epoch_of_count)))
+            loaded("rows").gather_rows(n_rows, cr.ROWS_T, cr.ROWS_Y, rows_m, epoch_of_count, idx, t, X, modes,
+                                       epochs)
+            res.rows(idx, t, X, modes, local=True, copy=False, epochs=epochs)
             n_rows = n_rows * 0
         for r in range(int(n_rows.max())):
             idx = np.flatnonzero(n_rows > r)

@@ -23,7 +23,7 @@ DEAD_BUS_PROBE = 1e-9
 EFFICIENCY_SPEED_EPSILON = 1.0
 
 
-@jit(internal=True, forceinline=True)
+@jit(internal=True)
 def limited_voltage(v_req, emf, vb, R, stator_limit, supply_limit):
     """The applied voltage nearest ``v_req`` (V) that the bus ``[-vb, vb]`` and the current limits allow.
 
