@@ -488,8 +488,10 @@ class _Batch:
             idx, t = np.empty(total, dtype=narrow(n)), np.empty(total)
             X, modes = np.empty((cr.ROWS_Y.shape[2], total)), np.empty((n_sys, total), dtype=np.int16)
             epochs = np.empty(total, dtype=narrow(len(res.epochs) + len(epoch_of_count)))
-            loaded("rows").gather_rows(n_rows, cr.ROWS_T, cr.ROWS_Y, rows_m, epoch_of_count, idx, t, X, modes,
-                                       epochs)
+            gather = functools.partial(loaded("rows").gather_rows, n_rows=n_rows, ROWS_T=cr.ROWS_T, ROWS_Y=cr.ROWS_Y,
+                                       ROWS_M=rows_m, epoch_of_count=epoch_of_count, idx=idx, t=t, X=X, modes=modes,
+                                       epochs=epochs)
+            _on_threads(gather, n_rows)
             res.rows(idx, t, X, modes, local=True, copy=False, epochs=epochs)
             n_rows = n_rows * 0
         for r in range(int(n_rows.max())):
@@ -735,6 +737,27 @@ class _Batch:
         self.t_ns, self.t = t_end_ns, t_end_ns / NS_PER_S
         self.T[:] = self.t
         return True
+
+
+def _on_threads(gather, n_rows) -> None:
+    """``gather(v0, v1, j0)`` over every variant, in a few pieces on the kernel's threads when there are many rows
+    (``j0``: the rows of the variants before ``v0``; the pieces write disjoint parts of the block, and filling
+    fresh memory, most of a gather's time, then runs on every core too)."""
+    from .compiled_run import _pool, usable_cores
+
+    n, cores = len(n_rows), usable_cores()
+    if cores == 1 or n < 2 * _GATHER_PIECE_VARIANTS:
+        gather(v0=0, v1=n, j0=0)
+        return
+    starts = np.concatenate([[0], np.cumsum(n_rows)])
+    bounds = np.linspace(0, n, 2 * cores + 1).astype(np.int64)
+    futures = [_pool().submit(gather, v0=int(a), v1=int(b), j0=int(starts[a])) for a, b in zip(bounds, bounds[1:])]
+    for f in futures:
+        f.result()
+
+
+#: Fewer variants than twice this are gathered on the calling thread.
+_GATHER_PIECE_VARIANTS = 512
 
 
 class _KernelStopped(Exception):
