@@ -86,7 +86,7 @@ def reads_inputs(code):
     return 0 <= code < READS_INPUTS.shape[0] and READS_INPUTS[code]
 
 
-@jit(forceinline=True)
+@jit
 def guard(table, P, U, modes, part, code, t, X):
     """Guard ``code`` of part ``part`` at (t, X)."""
     if table[part, T_KIND] >= FIRST_DRIVETRAIN_KIND:
@@ -116,7 +116,11 @@ def guards(table, P, U, modes, m, ev_part, ev_code, t, X, out, col):
         if table[part, T_KIND] >= FIRST_DRIVETRAIN_KIND:
             while e < m and ev_part[e] == part:
                 e += 1
-        if e == j + 1:
+        if table[part, T_KIND] == KIND_GEARED and not reads_inputs(ev_code[j]):
+            # (what guard does for it, inlined: a stop's or a velocity guard, sampled a few times every step; guard
+            # itself is called from many places, each of which would compile its own copy)
+            out[j, col] = geared.guard(P, table[part, T_P], ev_code[j], X, table[part, T_X], U, table[part, T_U])
+        elif e == j + 1:
             out[j, col] = guard(table, P, U, modes, part, ev_code[j], t, X)
         else:
             for i in range(j, e):
