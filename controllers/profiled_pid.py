@@ -196,6 +196,16 @@ class ProfiledPIDController:
         """Stop wrapping."""
         self._pid.disable_continuous_input()
 
+    def kernel_vectors(self):
+        """``(pid_p, pid_s, profile_p, state)``: the vectors :func:`simcore.kernel.profiled_pid.calculate` works on
+        (the storage, not copies): the inner PID's parameters and state, the profile's parameters and this
+        controller's state (its last plan, goal and setpoint, laid out as that module says); None when the inner
+        PID holds arrays (a batch's gains)."""
+        vectors = self._pid.kernel_vectors()
+        if vectors is None:
+            return None
+        return vectors[0], vectors[1], self._profile.kernel_vectors()[0], self._s
+
     # ------------------------------------------------------------- calculate
     def calculate(self, measurement: float, goal=None) -> float:
         """Advance the profile one period and return the PID output.
@@ -216,14 +226,14 @@ class ProfiledPIDController:
         if goal is not None:
             self.set_goal(goal)
         kernel = _profiled_kernel or _kernel()
-        profile_p, _ = self._profile.kernel_vectors()
-        vectors = self._pid.kernel_vectors()
+        vectors = self.kernel_vectors()
         if vectors is not None:  # robot code: one kernel call
-            pid_p, pid_s = vectors
-            return float(kernel.calculate(pid_p, 0, pid_s, 0, profile_p, 0, self._s, 0, measurement))
+            pid_p, pid_s, profile_p, s = vectors
+            return float(kernel.calculate(pid_p, 0, pid_s, 0, profile_p, 0, s, 0, measurement))
         # A PID of array gains (a batch): the profile's step on the settings every element shares, then the
         # PID's element-wise calculate.
         shared = self._pid._p.reshape(-1, self._pid._p.shape[-1])[0]
+        profile_p, _ = self._profile.kernel_vectors()
         setpoint = kernel.advance_setpoint(shared, 0, profile_p, 0, self._s, 0, measurement)
         return self._pid.calculate(measurement, float(setpoint))
 

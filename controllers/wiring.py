@@ -38,7 +38,10 @@ from simcore.batch_params import is_quantity
 from simcore.errors import ConfigError, ConfigTypeError, NonFiniteError
 
 from .feedforward import ArmFeedforward, ElevatorFeedforward, SimpleMotorFeedforward
+from .bangbang import BangBangController
 from .pid import PIDController
+from .profile import State
+from .profiled_pid import ProfiledPIDController
 
 __all__ = ["control_loop"]
 
@@ -57,8 +60,9 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         Signal read each tick, ``"system.signal"``.
     command : str
         Input written each tick, ``"system.input"``.
-    setpoint : float, pint.Quantity or callable ``r(t)``
-        Reference. A number (or what the function returns: plain numbers, not Quantities) is in
+    setpoint : float, pint.Quantity, State or callable ``r(t)``
+        Reference (a ProfiledPIDController's goal: also a profile ``State`` or a ``(position, velocity)``
+        pair). A number (or what the function returns: plain numbers, not Quantities) is in
         the measured signal's SI unit (rad, m, rad/s, ...). A Quantity (``Q_(30, "deg")``, ``Q_(2, "ft")``) is converted
         to that unit when a run starts, the unit the measured system declares for the signal;
         one of another dimension raises ConfigError then.
@@ -121,7 +125,14 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
     elif is_quantity(setpoint):
         ref = QuantitySetpoint(setpoint, measure)
     else:
+        if isinstance(setpoint, State):  # a profiled controller's goal: the pair its set_goal reads
+            setpoint = (setpoint.position, setpoint.velocity)
         constant = checks.finite("setpoint", setpoint, allow_array=True)
+        if isinstance(feedforward, _AtSetpoint) and isinstance(controller, ProfiledPIDController) \
+                and np.ndim(constant) != 0:
+            raise ConfigError("feedforward", feedforward.model, "with a (position, velocity) goal, a function "
+                                                                "ff(t, goal, signals): a feedforward object is "
+                                                                "evaluated at a number setpoint")
         ref = lambda t: constant  # noqa: E731
 
     def start(t, signals):
@@ -155,9 +166,10 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         return BatchedControlLoop(spec, loop.name, params, n)
 
     loop.batched = batched
-    if type(controller) is PIDController and not callable(setpoint) \
+    kernel_loop = _KERNEL_LOOPS.get(type(controller))
+    if kernel_loop is not None and not callable(setpoint) \
             and (feedforward is None or isinstance(feedforward, _AtSetpoint)):
-        loop.kernel_loop = KernelPIDLoop(controller, measure, command, ref, feedforward, output_limits, tick)
+        loop.kernel_loop = kernel_loop(controller, measure, command, ref, feedforward, output_limits, tick)
     return loop
 
 
@@ -203,6 +215,54 @@ class KernelPIDLoop:
     def store(self, state) -> None:
         """The controller's state from the kernel's vector (after a stretch of ticks there)."""
         self.pid.kernel_vectors()[1][:] = state
+
+
+class KernelProfiledPIDLoop(KernelPIDLoop):
+    """:class:`KernelPIDLoop` for a loop around a ProfiledPIDController with a constant goal (a number, the
+    position at rest, or a (position, velocity) pair): the kernel's ``profiled_pid`` kind, whose numbers are the inner PID's
+    vectors, the profile's parameters and the controller's own state (its last plan, goal and setpoint)."""
+
+    kind = "profiled_pid"
+
+    def numbers(self, t: float, signals):
+        """``(parameters, state)`` as lists of floats (the inner PID's and the profile's parameters, then the
+        goal's position and velocity, the feedforward and the output limits; the inner PID's state, then the
+        controller's), or None when the loop holds what the kernel cannot run (gains or a goal of arrays)."""
+        vectors = self.pid.kernel_vectors()
+        r = self.reference(t)
+        if isinstance(r, State):
+            goal = (r.position, r.velocity)
+        elif np.ndim(r) == 1 and len(r) == 2:  # (a (position, velocity) pair, as set_goal reads it)
+            goal = (r[0], r[1])
+        else:
+            goal = (r, 0.0)
+        if vectors is None or _plain(goal[0]) is None or _plain(goal[1]) is None:
+            return None
+        ff = self.feedforward(t, r, signals) if self.feedforward is not None else 0.0
+        if _plain(ff) is None:
+            return None
+        lo, hi = self.output_limits if self.output_limits is not None else (-math.inf, math.inf)
+        pid_p, pid_s, profile_p, own = vectors
+        return (pid_p.tolist() + profile_p.tolist() + [float(goal[0]), float(goal[1]), float(ff), lo, hi],
+                pid_s.tolist() + own.tolist())
+
+    def store(self, state) -> None:
+        """The controller's state (the inner PID's, then its own) from the kernel's vector."""
+        _, pid_s, _, own = self.pid.kernel_vectors()
+        pid_s[:] = state[:len(pid_s)]
+        own[:] = state[len(pid_s):]
+
+
+class KernelBangBangLoop(KernelPIDLoop):
+    """:class:`KernelPIDLoop` for a loop around a BangBangController (whose ``kernel_vectors`` are laid out as a
+    PIDController's are, parameters then state): the kernel's ``bangbang`` kind."""
+
+    kind = "bangbang"
+
+
+#: The loops the kernel can tick, by the type of their controller (exactly: a subclass may change the law).
+_KERNEL_LOOPS = {PIDController: KernelPIDLoop, ProfiledPIDController: KernelProfiledPIDLoop,
+                 BangBangController: KernelBangBangLoop}
 
 
 def _plain(value):

@@ -481,18 +481,20 @@ class _Batch:
         rows_m = cr.ROWS_M
         base = res.counts.copy() if cr.brownout_part is not None else None  # rows before this drain
         if epoch_of_count is not None and n_rows.max():
-            # Every buffered row, variant by variant (simcore.kernel.rows); indices and epochs, one per row, as
-            # narrow as they fit.
+            # Every buffered row, variant by variant (simcore.kernel.rows); the epochs, one per row, as narrow as they
+            # fit, and the rows' modes as narrow as their codes fit.
             narrow = lambda top: np.uint16 if top < 2 ** 16 else np.int64  # noqa: E731
+            codes = rows_m[:, :, :n_sys]
+            wide = n_sys and (codes.min() < np.iinfo(np.int8).min or codes.max() > np.iinfo(np.int8).max)
             total = int(n_rows.sum())
-            idx, t = np.empty(total, dtype=narrow(n)), np.empty(total)
-            X, modes = np.empty((cr.ROWS_Y.shape[2], total)), np.empty((n_sys, total), dtype=np.int16)
+            t, X = np.empty(total), np.empty((cr.ROWS_Y.shape[2], total))
+            modes = np.empty((n_sys, total), dtype=np.int16 if wide else np.int8)
             epochs = np.empty(total, dtype=narrow(len(res.epochs) + len(epoch_of_count)))
             gather = functools.partial(loaded("rows").gather_rows, n_rows=n_rows, ROWS_T=cr.ROWS_T, ROWS_Y=cr.ROWS_Y,
-                                       ROWS_M=rows_m, epoch_of_count=epoch_of_count, idx=idx, t=t, X=X, modes=modes,
+                                       ROWS_M=rows_m, epoch_of_count=epoch_of_count, t=t, X=X, modes=modes,
                                        epochs=epochs)
             _on_threads(gather, n_rows)
-            res.rows(idx, t, X, modes, local=True, copy=False, epochs=epochs)
+            res.rows(n_rows, t, X, modes, local=True, copy=False, epochs=epochs)
             n_rows = n_rows * 0
         for r in range(int(n_rows.max())):
             idx = np.flatnonzero(n_rows > r)

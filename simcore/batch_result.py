@@ -40,7 +40,9 @@ class _Recorder:
 
     def __init__(self, batch):
         self.b = batch
-        self.blocks = []  # (variant ids, t (scalar or per row), X (nx, m), modes (n_sys, m) int16, epoch)
+        # (variant ids (a kernel call's block: each variant's first row, see _row_ids), t (scalar or per row),
+        # X (nx, m), modes (n_sys, m) int16 (a kernel call's block: int8 where they fit), epoch (there each row's))
+        self.blocks = []
         self.epochs = [[list(rows) for rows in batch.U]]  # held input rows after each tick (shared arrays)
         self.instants = []  # (t, controller names that ran)
         self.post = []  # (X, modes) right after each tick instant
@@ -56,12 +58,18 @@ class _Recorder:
         """A block of rows: variants ``idx`` at times ``t`` with states ``X`` (their columns when
         ``local``, else the batch's whole state); ``copy=False`` when ``t`` and ``X`` are the caller's
         own fresh arrays, never written again; ``epochs``: each row's epoch (loops ticking in the kernel:
-        the block may hold several rows of a variant, ``idx`` sorted, each variant's rows in order, held
-        at different ticks' inputs; ``modes`` then the rows' own, (systems, rows)), else the last (and at most
-        one row of a variant)."""
+        the block holds several rows of a variant, variant by variant in order, each variant's rows in order,
+        held at different ticks' inputs; ``idx`` is then each variant's number of rows, ``(N,)``, and ``modes``
+        the rows' own, (systems, rows)), else the last (and at most one row of a variant)."""
+        if epochs is not None:  # (a kernel call's block: stored as each variant's first row, see _row_ids)
+            if not len(t):
+                return
+            self.blocks.append((np.concatenate(([0], np.cumsum(idx))), np.array(t, dtype=float) if copy else t,
+                                np.array(X) if copy else X, modes, epochs))
+            self.counts += idx
+            return
         every = idx is self.b.every  # every variant in order: copies rather than gathers
-        if epochs is None:  # (a kernel call's block has its own narrow indices: one per row)
-            idx = np.asarray(idx, dtype=np.int32)
+        idx = np.asarray(idx, dtype=np.int32)
         if not len(idx):
             return
         if local:
@@ -71,18 +79,13 @@ class _Recorder:
         if getattr(t, "ndim", 0) != 0:  # per-row times (np.ndim's wrapper costs more than the block)
             t = np.array(t, dtype=float) if copy else t
         # (np.array of the rows is np.stack's result without its Python wrappers; one system's is its row)
-        if epochs is not None:  # (a kernel call's block: its rows' modes, (systems, rows))
-            mc = modes
-        elif len(modes) == 1:
+        if len(modes) == 1:
             mc = (modes[0].copy() if every else modes[0].take(idx))[None]
         else:
             mc = (np.array(modes) if every else np.array([m.take(idx) for m in modes])) if modes \
                 else np.zeros((0, len(idx)), dtype=np.int16)
-        self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1 if epochs is None else epochs))
-        if epochs is None:
-            self.counts[idx] += 1  # (a block holds at most one row of a variant)
-        else:
-            self.counts += np.bincount(idx, minlength=len(self.counts))
+        self.blocks.append((idx, t, Xc, mc, len(self.epochs) - 1))
+        self.counts[idx] += 1  # (a block holds at most one row of a variant)
 
     def tick(self, t, ran):
         self.epochs.append([list(rows) for rows in self.b.U])
@@ -265,6 +268,7 @@ class BatchResult:
                 if np.ndim(ep) == 0 and ep != epoch:
                     break
                 if np.ndim(ep) != 0:  # (rows of loops ticking in the kernel: each variant's last of this epoch at t)
+                    idx = _row_ids(idx)
                     j = _last_of_each(idx, np.flatnonzero((ep == epoch) & (tb == t)))
                 else:
                     j = (np.arange(len(idx)) if tb == t else np.zeros(0, dtype=int)) if np.ndim(tb) == 0 \
@@ -291,9 +295,10 @@ class BatchResult:
             for idx, tb, Xb, mb, ep in self._rec.blocks[start:]:
                 if np.ndim(ep) == 0:
                     continue
+                idx = _row_ids(idx)
                 e = ep.astype(np.int64) - first
                 j = np.flatnonzero((e >= 0) & (tb == times[np.clip(e, 0, m - 1)]))
-                j = _last_of_each(idx.astype(np.int64) * (m + 1) + e, j)  # (each variant's last row of each epoch)
+                j = _last_of_each(idx * (m + 1) + e, j)  # (each variant's last row of each epoch)
                 X[e[j], :, idx[j]] = Xb[:, j].T  # (later blocks win)
                 M[e[j], :, idx[j]] = mb[:, j].T
             for e in range(m):
@@ -307,15 +312,16 @@ class BatchResult:
     def _rows_of(self, k):
         ts, xs, ms, eps = [], [], [], []
         for idx, t, X, m, epoch in self._rec.blocks:
-            j = np.searchsorted(idx, k)
-            if j < len(idx) and idx[j] == k:
-                if np.ndim(epoch) == 0:
+            if np.ndim(epoch) == 0:
+                j = np.searchsorted(idx, k)
+                if j < len(idx) and idx[j] == k:
                     ts.append(np.full(1, t) if np.ndim(t) == 0 else t[j:j + 1])
                     xs.append(X[:, j:j + 1])
                     ms.append(m[:, j:j + 1])
                     eps.append(np.full(1, epoch))
-                else:  # (a kernel call's block: the variant's rows j to its last)
-                    j2 = np.searchsorted(idx, k, side="right")
+            else:  # (a kernel call's block: the variant's rows, from its first to the next variant's)
+                j, j2 = idx[k], idx[k + 1]
+                if j2 > j:
                     ts.append(t[j:j2])
                     xs.append(X[:, j:j2])
                     ms.append(m[:, j:j2])
@@ -329,6 +335,7 @@ class BatchResult:
         self._kind(signal)
         ids_l, t_l, y_l = [], [], []
         for idx, t, X, m, epoch in self._rec.blocks:
+            idx = idx if np.ndim(epoch) == 0 else _row_ids(idx)
             tt = np.full(len(idx), t) if np.ndim(t) == 0 else t
             ids_l.append(idx)
             t_l.append(tt)
@@ -431,6 +438,11 @@ class BatchResult:
 
     def __repr__(self):
         return f"<BatchResult {self.n} variants, {len(self._rec.blocks)} row blocks, signals {', '.join(self.names)}>"
+
+
+def _row_ids(first_rows) -> np.ndarray:
+    """The variant of each row of a kernel call's block, from each variant's first row there (and the end)."""
+    return np.repeat(np.arange(len(first_rows) - 1), np.diff(first_rows))
 
 
 def _last_of_each(keys, j) -> np.ndarray:

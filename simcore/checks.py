@@ -191,7 +191,7 @@ def finite(parameter: str, value, unit: str = "", *, allow_array: bool = False):
 def positive(parameter: str, value, unit: str = "", *, what: str = "number", allow_array: bool = False):
     """A finite number > 0; ``what`` words the message (``positive("mass", m, "kg", what="mass")``)."""
     v = number(parameter, value, unit, allow_array=allow_array)
-    if not np.all(np.asarray(v) > 0.0):
+    if not (v > 0.0 if type(v) is float else np.all(np.asarray(v) > 0.0)):  # (a float: no numpy call)
         raise ConfigError(parameter, value, f"a positive {what}{_in(unit)}")
     return v
 
@@ -199,7 +199,7 @@ def positive(parameter: str, value, unit: str = "", *, what: str = "number", all
 def nonnegative(parameter: str, value, unit: str = "", *, what: str = "number", allow_array: bool = False):
     """A finite number >= 0."""
     v = number(parameter, value, unit, allow_array=allow_array)
-    if not np.all(np.asarray(v) >= 0.0):
+    if not (v >= 0.0 if type(v) is float else np.all(np.asarray(v) >= 0.0)):
         raise ConfigError(parameter, value, f"a non-negative {what}{_in(unit)}")
     return v
 

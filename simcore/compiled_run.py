@@ -173,6 +173,10 @@ class CompiledRun:
         self.RS0 = self.RS[0]  # (variant 0's run state: one view for the single run's per-tick reads)
         self.SEARCH[...] = np.nan
         self.U[:, self.n_u:] = np.nan  # outputs on, nothing held back
+        # (variant 0's state, systems' inputs and modes: views made once for the single run's per-tick copies;
+        # restore writes into the blocks, so they stay valid)
+        self.X0, self.U0, self.modes0 = self.X[0], self.U[0, :self.n_u], self.modes[0]
+        self.X0_bytes, self.U0_bytes = memoryview(self.X0), memoryview(self.U0)  # (to copy into, as buffers)
         self.LAST_T[...] = np.nan
         self.RS[:, kl.RS_LAST_EVENT_T] = np.nan
         self.RS[:, kl.RS_DETECT] = 1.0 if (method == "auto" or method in STABILITY_BOUNDARY) else 0.0
@@ -183,7 +187,9 @@ class CompiledRun:
         # two rows and a record each, and the step's row): never smaller than that, or it could not go on.
         rows = max(ROW_BUFFER if N == 1 else min(ROW_BUFFER, BATCH_ROW_BUFFER), 2 * A + 3)
         records = max(EVENT_BUFFER if N == 1 else min(EVENT_BUFFER, BATCH_ROW_BUFFER // 4), A + 1)
-        tick_rows = rows if len(self.CT) else 0
+        # (an instant the loops tick at makes two rows at least, the step's ending there and the one after the
+        # ticks, and a tick record per loop at most: sized so, the tick records are never the first to fill)
+        tick_rows = rows // 2 * len(self.CT)
         # What the kernel hands back in one float and one integer block, viewed as: each row's time and state;
         # the event records and their states before and after; the state where a failure was found; (time, loop,
         # values) of each tick (its writes in the order of the loop's commanded inputs, NaN after them); each

@@ -71,6 +71,9 @@ _READS_INPUTS = _kl.GUARDS_READING_INPUTS
 #: dropped rows), then what the integrator carries (step size, stiffness counts).
 _CARRIED = np.array([_kl.S_NSTEPS, _kl.RS_N_SEGMENTS, _kl.RS_N_EVENTS, _kl.S_DROPPED, _kl.S_H, _kl.S_STIFF, _kl.S_CALM])
 
+#: More rows than this from one kernel call are recorded as a block (:meth:`simcore.recorder.Recorder.rows_block`).
+_ROWS_AS_BLOCK = 8
+
 #: Whether runs made only of built-in parts integrate in the compiled kernel (False: every run takes
 #: the Python path; the results are the same, the tests compare the two).
 USE_KERNEL = True
@@ -266,6 +269,7 @@ class Simulator:
         self._writers = [f"controller {c.name!r}" for c in controllers]  # (who wrote an input, in its errors)
         self._kernel_handed_over = False
         self._kernel_counted = (0, 0, 0, 0)  # the kernel's steps, segments, events, dropped rows already counted
+        self._kernel_uncounted = False  # whether the kernel ran since they were
         self._pending_tick = None  # a tick interrupted by an exception: [t_ns, active, g_before, ran]
         self._started = False
         self._terminated = False
@@ -276,10 +280,13 @@ class Simulator:
         # Built-in parts only: the RK45 stretches, events included, run in the compiled kernel.
         self._compiled = _compiled_run(self) if USE_KERNEL else None
         self._sink = self._make_sink() if self._compiled is not None else None
+        # Whether a loop may ever tick in the kernel (else _ticks_in_kernel is not asked at every tick).
+        self._kernel_has_loops = self._compiled is not None and len(self._compiled.CT) > 0
         self._loaded_modes = None  # the kernel's modes as last loaded or stored, when they are the systems'
         self._reads_inputs = {}  # per modes: whether an armed guard reads the held inputs
-        # (t, X, modes, inputs as bytes) where the kernel last found every armed guard finite, or None.
+        # (t, X, modes, inputs) where the kernel last found every armed guard finite, or None.
         self._guards_finite_at = None
+        self._events_at_load = None  # the kernel's count of events when it was last loaded
         self._kernel_loops_refused = set()  # loops holding what the kernel cannot tick (arrays)
 
     @staticmethod
@@ -498,8 +505,14 @@ class Simulator:
         """The kernel's variant 0 from the simulation: time, state, held inputs, modes (``modes``: the
         systems' modes, when the caller has them)."""
         cr, lay = self._compiled, self._layout
-        cr.X[0] = self._X
-        cr.U[0, :cr.n_u] = self._compiled_inputs() if lay.couplings else lay.held(self.t, self._X)[0]
+        # (uncoupled: the snapshot of the held inputs, an array no one writes: kept for _guards_finite_at)
+        self._u_loaded = u = self._compiled_inputs() if lay.couplings else lay.held(self.t, self._X)[0]
+        try:  # (bytes copied by memoryviews: a few times quicker than numpy's assignment of arrays this small)
+            cr.X0_bytes[:] = memoryview(self._X)
+            cr.U0_bytes[:] = memoryview(u)
+        except (ValueError, TypeError):  # (another layout or type: numpy converts)
+            cr.X0[:] = self._X
+            cr.U0[:] = u
         if modes is None:
             modes = self._modes()
         if cr.brownout_part is not None:  # the commands a disabling battery holds back (its coupling may have)
@@ -509,7 +522,9 @@ class Simulator:
             self._loaded_modes = (modes, cr.modes[0].tolist())
         if cr.brownout_part is not None:  # when its outputs went off (NaN: on; set with its mode), for the sink
             self._t_off = cr.t_off(0)
-        cr.RS0[_kl.S_T] = self.t
+        RS = cr.RS0
+        RS[_kl.S_T] = self.t
+        self._events_at_load = RS[_kl.RS_N_EVENTS]  # (the sink's: no event since, no mode switched)
 
     def _make_sink(self):
         """``sink(n_rows, n_events)`` for the kernel's buffers (rows and events to the recorder), made once. A row in the modes the kernel was loaded with
@@ -524,8 +539,21 @@ class Simulator:
         pending = rec.pending_rows()
         ROWS_T, ROWS_Y, ROWS_M = cr.ROWS_T[0], cr.ROWS_Y[0], cr.ROWS_M[0, :, :-1]  # (modes without the tick count)
 
+        RS0, held_now = cr.RS0, lay.held
+
         def sink(n_rows, n_events):
             T, Y = ROWS_T[:n_rows].tolist(), ROWS_Y[:n_rows].copy()
+            if not coupled and not disabling and n_rows and RS0[_kl.RS_N_EVENTS] == self._events_at_load:
+                # No event since the kernel was loaded (only an event switches a mode): every row is in the
+                # loaded modes, with the held inputs (many rows: kept as one block).
+                if n_rows > _ROWS_AS_BLOCK:
+                    u, modes = held_now(T[0], Y[0])
+                    rec.rows_block(T, Y, u, [modes] * n_rows)
+                else:
+                    pending.extend(zip(T, Y, repeat(held_now(T[0], Y[0]), n_rows)))
+                if n_events:
+                    self._sink_events(n_events, names)
+                return
             M = ROWS_M[:n_rows].tolist()
             if disabling:
                 off, off_before, off_after, self._t_off = cr.brownout_times(0, n_rows, n_events, self._t_off)
@@ -569,18 +597,29 @@ class Simulator:
                                   cr.mode_name(k, mb, before), cr.mode_name(k, ma, after), bool(at_tick)))
 
     def _compiled_store(self) -> None:
-        """The simulation from the kernel's variant 0: state, modes, statistics."""
-        cr, stats = self._compiled, self._stats
-        self._X = cr.X[0].copy()
+        """The simulation from the kernel's variant 0: state, modes (its statistics: :meth:`_kernel_counts_in`)."""
+        cr = self._compiled
+        self._X = cr.X0.copy()
         loaded = self._loaded_modes
-        codes = cr.modes[0].tolist()
+        codes = cr.modes0.tolist()
         if self._layout.couplings or loaded is None or codes != loaded[1]:
             self._modes_from_kernel()  # (an event switched one; a battery's sink set them row by row)
             self._loaded_modes = (self._modes(), codes)
         if cr.brownout_part is not None:
             self.systems[cr.brownout_part].hold_commands(cr.held_commands(0))
-        counted = self._kernel_counted
-        steps, segments, events, dropped, h, stiff, calm = cr.RS0.take(_CARRIED).tolist()  # (one read)
+        # The statistics and the integrator's carried step wait in the kernel's run state (a rollback restores
+        # it with the rest) until read: :meth:`_kernel_counts_in`.
+        self._kernel_uncounted = True
+
+    def _kernel_counts_in(self) -> None:
+        """Add what the kernel counted since the last call (steps, segments, events, dropped rows) to the
+        statistics, and give the integrator the step size and stiffness count the kernel carries: before
+        the statistics or the integrator are read (the result, the hand-over to Python)."""
+        if not self._kernel_uncounted:
+            return
+        self._kernel_uncounted = False
+        stats, counted = self._stats, self._kernel_counted
+        steps, segments, events, dropped, h, stiff, calm = self._compiled.RS0.take(_CARRIED).tolist()  # (one read)
         now = (int(steps), int(segments), int(events), int(dropped))
         if now != counted:
             stats["n_steps"] += now[0] - counted[0]
@@ -623,7 +662,7 @@ class Simulator:
                 and not self._layout.couplings):
             # Steps only, the last ending here: the kernel found every guard armed in these modes finite at
             # this instant and state with these inputs (a step's end is a guard sample).
-            self._guards_finite_at = (t_reached, self._X, modes, cr.U[0, :cr.n_u].tobytes())
+            self._guards_finite_at = (t_reached, self._X, modes, self._u_loaded)  # (the inputs loaded: cr.U0's)
         if status == _kl.SWITCH:  # "auto" found the run stiff: its implicit method takes over, in Python
             self._hand_over_to_python()
 
@@ -713,13 +752,7 @@ class Simulator:
         # Each loop's ticks: its writes by the inputs it commands, in their order.
         records = np.concatenate(ticked) if ticked else np.empty((0, 2 + kt.MAX_WRITES))
         for c, spec in specs.items():
-            rows = records[records[:, 1] == c].tolist()
-            if len(spec.commanded) == kt.MAX_WRITES == 2:  # (a record: time, loop, two writes)
-                a, b = spec.commanded
-                log = [(t, {a: x, b: y}) for t, _, x, y in rows]
-            else:
-                log = [(row[0], dict(zip(spec.commanded, row[2:]))) for row in rows]
-            rec.ticks_done(self.controllers[c].name, log)
+            rec.kernel_ticks(self.controllers[c].name, records[records[:, 1] == c], spec.commanded)
         self._stats["n_ticks"] += len(records)
         for c, spec in specs.items():
             sched._k[c] = int(cr.TICKS[0, c])
@@ -749,50 +782,42 @@ class Simulator:
         coupled = bool(lay.couplings)
         commands = cr.CT[:, [kt.C_COMMAND, kt.C_COMMAND_2]]  # (each loop's commanded inputs; -1: none)
         # The inputs after each count of the kernel's ticks (counted over the run), from the count now.
-        pending = rec.pending_rows()
         held_u = {int(cr.RS[0, _kl.RS_N_TICKS]): cr.U[0].copy()}
         last = [int(cr.RS[0, _kl.RS_N_TICKS])]
         snapshots = {}
 
         def sink(n_rows, n_events, n_ticks):
+            count = last[0]
+            U = held_u[count]  # (the inputs after each of this call's ticks, from the count now: one row without)
             if n_ticks:
-                count = last[0]
                 records = cr.TICK_ROWS[0, :n_ticks].copy()
                 ticked.append(records)
                 # The inputs after each of these ticks: each commanded input holds the last value written to it
                 # (by whichever loop wrote it last: two loops may command one input), the writes in their order.
                 U = np.empty((n_ticks + 1, held_u[count].shape[0]))
                 kt.held_after_ticks(held_u[count], commands, records, U)
-                held_u.update(zip(range(count + 1, count + n_ticks + 1), U[1:]))
+                held_u[count + n_ticks] = U[n_ticks]
                 last[0] = count + n_ticks
             T, Y = cr.ROWS_T[0, :n_rows].tolist(), cr.ROWS_Y[0, :n_rows].copy()
             if coupled and n_rows:  # each row's bus, in its modes with the inputs held there
                 M = cr.ROWS_M[0, :n_rows].tolist()
-                _stage_coupled_rows(cr, lay, stage, np.array([held_u[m[n_parts]] for m in M]), T, Y,
-                                    [m[:n_parts] for m in M], n_rows)
+                rows_u = np.array([U[m[n_parts] - count] if n_ticks else U for m in M])
+                _stage_coupled_rows(cr, lay, stage, rows_u, T, Y, [m[:n_parts] for m in M], n_rows)
             elif n_rows:
                 M = cr.ROWS_M[0, :n_rows]
                 if (M[:, :n_parts] == M[0, :n_parts]).all():  # one set of modes (no event): by the tick count alone
-                    counts = M[:, n_parts]
-                    first = int(counts[0])
-                    helds = np.empty(int(counts[-1]) - first + 1, dtype=object)
-                    modes = tuple(M[0, :n_parts].tolist())
-                    mode_names = tuple(cr.mode_name(k, m) for k, m in enumerate(modes))
-                    for c in range(first, int(counts[-1]) + 1):
-                        held = snapshots.get(modes + (c,))
-                        if held is None:
-                            held = snapshots[modes + (c,)] = (held_u[c], mode_names)
-                        helds[c - first] = held
-                    pending.extend(zip(T, Y, helds[counts - first]))
+                    mode_names = tuple(cr.mode_name(k, m) for k, m in enumerate(M[0, :n_parts].tolist()))
+                    # each row's inputs: those after the ticks before it (its tick count, from this call's)
+                    rec.rows_block(T, Y, U[M[:, n_parts] - count] if n_ticks else U, [mode_names] * n_rows)
                 else:
                     helds = []
                     for key in map(tuple, M.tolist()):
                         held = snapshots.get(key)
                         if held is None:
-                            held = snapshots[key] = (held_u[key[n_parts]],
+                            held = snapshots[key] = (U[key[n_parts] - count] if n_ticks else U,
                                                      tuple(cr.mode_name(k, key[k]) for k in range(n_parts)))
                         helds.append(held)
-                    pending.extend(zip(T, Y, helds))
+                    rec.pending_rows().extend(zip(T, Y, helds))
             self._sink_events(n_events, names)
 
         return sink
@@ -841,7 +866,7 @@ class Simulator:
         if at is None or at[0] != t or at[1] is not self._X or at[2] != modes:
             return False
         u_after = self._layout.held(t, self._X)[0].tobytes()
-        return u_after == at[3] and u_before.tobytes() == u_after
+        return u_after == at[3].tobytes() and u_before.tobytes() == u_after
 
     def _compiled_rollback(self, snap, modes, X) -> None:
         """Put the simulation and the kernel's run back as they were before a kernel call that raised."""
@@ -881,6 +906,7 @@ class Simulator:
         search's state goes to the Python event handler, the method switches."""
         from .event_handler import _Fired
 
+        self._kernel_counts_in()
         cr, ev = self._compiled, self._events
         RS = cr.RS[0]
         objects = [getattr(s, "kernel_events", {}) for s in self.systems]  # (a battery has no events)
@@ -971,7 +997,7 @@ class Simulator:
             if self._terminated:
                 return
         while not self._terminated:
-            if self._ticks_in_kernel():
+            if self._kernel_has_loops and self._ticks_in_kernel():
                 # To the target, unless a Python controller's tick comes first, "auto" hands over or a write
                 # is refused.
                 self._compiled_ticks(target_ns)
@@ -1018,6 +1044,8 @@ class Simulator:
         """
         if not self._started:
             self._start()
+        if self._compiled is not None:
+            self._kernel_counts_in()
         integ = self._integrator
         nfev = self._nfev() + (int(self._compiled.RS[0, _kl.S_NFEV]) if self._compiled is not None else 0)
         stats = dict(self._stats, nfev=nfev, njev=integ.njev, nlu=integ.nlu, method=self.method,

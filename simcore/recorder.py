@@ -23,9 +23,12 @@ a number of seconds ``w``
 A row is ``(t, X, held)``: the time, the stacked state (the solver's own array,
 never written afterwards, so it is kept by reference) and the snapshot of inputs
 and modes, which consecutive rows share until an input is written or a mode
-switches. Rows are staged while a segment is integrated and kept only when it
-completes (:meth:`Recorder.commit`), so an integration interrupted by an
-exception leaves no partial rows behind (:meth:`Recorder.rollback`).
+switches. Rows the compiled kernel hands over many at a time may be kept as one
+block (:meth:`Recorder.rows_block`: their times, states and inputs as arrays, each
+row's modes), which the result reads as the rows it holds. Rows are staged while a
+segment is integrated and kept only when it completes (:meth:`Recorder.commit`), so
+an integration interrupted by an exception leaves no partial rows behind
+(:meth:`Recorder.rollback`).
 
 Output columns are computed from the kept rows when one of them is first read
 (:class:`OutputColumns`).
@@ -35,6 +38,8 @@ from __future__ import annotations
 import math
 import numbers
 from collections import deque
+from itertools import repeat
+from operator import itemgetter
 
 import numpy as np
 
@@ -46,6 +51,8 @@ __all__ = ["Recorder", "OutputColumns", "RECORD_POLICIES", "check_record"]
 
 #: The named ``record=`` policies (a positive number of seconds is a rolling window).
 RECORD_POLICIES = ("all", "ticks", "none")
+
+_first, _second, _third = itemgetter(0), itemgetter(1), itemgetter(2)
 
 #: Shortest rolling window, s: the clock's resolution.
 _SHORTEST_WINDOW = 1e-9
@@ -99,6 +106,8 @@ class Recorder:
         self.tick_log = {c: deque(maxlen=last_only) for c in controller_names}
         self.events: deque = deque()
         self.dropped = {"rows": 0, "ticks": 0, "events": 0}
+        # Blocks are kept where every row is kept as it came (no window forgets part of one).
+        self._blocks_kept = self._keeps_rows and self.window is None
 
     # -- rows --------------------------------------------------------------------------------------------
     def row(self, t: float, X: np.ndarray, held) -> None:
@@ -112,6 +121,19 @@ class Recorder:
     def pending_rows(self) -> list:
         """The staged rows, a list of ``(t, X, held)`` a caller may extend (the block path of :meth:`stager`)."""
         return self._pending
+
+    def rows_block(self, T: list, Y: np.ndarray, U: np.ndarray, modes: list) -> None:
+        """Stage ``len(T)`` rows at once: times ``T``, states ``Y`` (one row each), held inputs ``U`` (one row
+        each, or one row (n_u,) for all), each row's modes ``modes`` (a tuple of every system's), the arrays
+        written by no one afterwards. Kept as one block where the policy keeps every row as it came, else as
+        rows."""
+        if self._blocks_kept:
+            self._pending.append(_Block(T, Y, U, modes))
+        elif U.ndim == 1:
+            self._pending.extend(zip(T, Y, repeat((U, modes[0]), len(T)) if len(set(modes)) == 1 else
+                                     zip(repeat(U), modes)))
+        else:
+            self._pending.extend(zip(T, Y, zip(U, modes)))
 
     def event(self, record) -> None:
         """Stage a fired event's record (kept at the next :meth:`commit`)."""
@@ -133,6 +155,18 @@ class Recorder:
         ticks.extend([t for t, _ in entries])
         self.tick_log[controller].extend(entries)
 
+    def kernel_ticks(self, controller: str, records: np.ndarray, commanded) -> None:
+        """:meth:`ticks_done` for a loop's ticks in one kernel call: ``records`` the kernel's tick records of that
+        loop, rows ``(t, loop, writes...)``, its writes to the inputs ``commanded`` in their order. Where every
+        tick is kept, their log entries are made when the log is read (a tick log of many small dicts, made
+        per tick, costs the garbage collector's passes over them too)."""
+        ticks = self.ticks[controller]
+        if ticks.maxlen is None and self.window is None:
+            ticks.extend(records[:, 0].tolist())
+            self.tick_log[controller].append(_KernelTicks(records, tuple(commanded)))
+        else:
+            self.ticks_done(controller, _KernelTicks(records, tuple(commanded)).entries())
+
     def skipped_step(self) -> None:
         """A solver step that this policy does not keep."""
         self.dropped["rows"] += 1
@@ -140,14 +174,14 @@ class Recorder:
     def last_t(self):
         """Time of the last row staged or kept (also under ``"none"``), or None."""
         if self._pending:
-            return self._pending[-1][0]
+            return _last_time(self._pending[-1])
         return self._last_t
 
     def commit(self, now: float) -> None:
         """Keep the staged rows; a window then forgets what is older than ``now - window``."""
         pending = self._pending
         if pending:
-            self._last_t = pending[-1][0]
+            self._last_t = _last_time(pending[-1])
             if self._keeps_rows:
                 self._rows.extend(pending)
             else:
@@ -183,22 +217,7 @@ class Recorder:
     def result(self, layout, now: float, X: np.ndarray, stats: dict) -> Result:
         """Everything kept, as a :class:`Result` (under ``"none"``: the present row only)."""
         rows = self._rows if self._keeps_rows and self._rows else [(now, X, layout.held(now, X))]
-        n = len(rows)
-        t = np.fromiter((r[0] for r in rows), dtype=float, count=n)
-        xs = (np.concatenate([r[1] for r in rows]) if layout.n_states else np.empty(0)).reshape(n, layout.n_states)
-        # Consecutive rows share their snapshot of inputs and modes: convert each snapshot once.
-        slot: dict = {}
-        snapshots, which = [], []
-        for r in rows:
-            h = r[2]
-            i = slot.get(id(h))
-            if i is None:
-                i = slot[id(h)] = len(snapshots)
-                snapshots.append(h)
-            which.append(i)
-        us = np.array([h[0] for h in snapshots], dtype=float).reshape(len(snapshots), -1)[which]
-        rows_h = [snapshots[i] for i in which]
-        modes_rows = [h[1] for h in rows_h]
+        t, xs, us, modes_rows = _columns(rows, layout.n_states, sum(map(len, layout.U)))
         data, lazy = {}, {}
         ucol = 0
         for k, s in enumerate(layout.systems):
@@ -217,10 +236,112 @@ class Recorder:
         stats = dict(stats, record=self.policy)
         return Result(t, data, units=dict(layout.units), input_names=layout.input_names, lazy=lazy,
                       ticks={k: np.array(v, dtype=float) for k, v in self.ticks.items()},
-                      tick_log={k: list(v) for k, v in self.tick_log.items()},
+                      tick_log={k: TickLog(v) if any(type(e) is _KernelTicks for e in v) else list(v)
+                                for k, v in self.tick_log.items()},
                       events=list(self.events), stats=stats, modes=modes, dropped=dict(self.dropped),
                       notes={f"{s.name}.{n}": v for s in layout.systems
                              for n, v in getattr(s, "signal_notes", {}).items()})
+
+
+class _KernelTicks:
+    """A loop's ticks in one kernel call (:meth:`Recorder.kernel_ticks`): the records and the inputs written."""
+
+    __slots__ = ("records", "commanded")
+
+    def __init__(self, records: np.ndarray, commanded: tuple):
+        self.records, self.commanded = records, commanded
+
+    def entries(self) -> list:
+        """The ticks as tick-log entries, ``(t, {input: value})`` each."""
+        rows = self.records.tolist()
+        if len(self.commanded) == 1:  # (a dict display: several times quicker than dict(zip(...)))
+            a, = self.commanded
+            return [(row[0], {a: row[2]}) for row in rows]
+        if len(self.commanded) == 2:
+            a, b = self.commanded
+            return [(row[0], {a: row[2], b: row[3]}) for row in rows]
+        return [(row[0], dict(zip(self.commanded, row[2:]))) for row in rows]
+
+
+class TickLog:
+    """A tick log holding some of its ticks as the kernel's records, made into ``(t, written)`` entries when
+    :meth:`simcore.result.Result.tick_log` first reads it."""
+
+    __slots__ = ("items",)
+
+    def __init__(self, items):
+        self.items = list(items)
+
+    def entries(self) -> list:
+        out = []
+        for e in self.items:
+            if type(e) is _KernelTicks:
+                out.extend(e.entries())
+            else:
+                out.append(e)
+        return out
+
+
+class _Block:
+    """Rows kept together (:meth:`Recorder.rows_block`): times (list), states (n, nx), inputs (n, n_u) or one
+    row (n_u,) for all, each row's modes (list)."""
+
+    __slots__ = ("T", "Y", "U", "modes")
+
+    def __init__(self, T, Y, U, modes):
+        self.T, self.Y, self.U, self.modes = T, Y, U, modes
+
+
+def _last_time(entry) -> float:
+    """The time of the last row of a kept entry (a row, or a block of them)."""
+    return entry.T[-1] if type(entry) is _Block else entry[0]
+
+
+def _held_columns(helds, n_u: int):
+    """``(inputs (n, n_u), modes list)`` of rows' snapshots ``helds``."""
+    # Consecutive rows share their snapshot of inputs and modes: convert each snapshot once (by identity;
+    # the rows hold every snapshot, so no id is reused while this runs).
+    ids = list(map(id, helds))
+    slot = {key: i for i, key in enumerate(dict.fromkeys(ids))}
+    snapshots = list(dict(zip(ids, helds)).values())  # (in order of first appearance, as slot numbers them)
+    which = list(map(slot.__getitem__, ids))
+    us = np.array([h[0] for h in snapshots], dtype=float).reshape(len(snapshots), n_u)[which]
+    return us, list(map(_second, helds))
+
+
+def _columns(rows, n_states: int, n_u: int):
+    """``(t, states, inputs, modes)`` of kept entries (rows and blocks, in order): times (n,), states
+    (n, n_states), inputs (n, n_u), a list of each row's modes."""
+    if not any(type(e) is _Block for e in rows):
+        n = len(rows)
+        t = np.fromiter(map(_first, rows), dtype=float, count=n)
+        xs = (np.concatenate(list(map(_second, rows))) if n_states else np.empty(0)).reshape(n, n_states)
+        return (t, xs) + _held_columns(list(map(_third, rows)), n_u)
+    ts, xs, us, modes = [], [], [], []
+    run = []  # consecutive rows between blocks
+
+    def rows_in():
+        ts.extend(map(_first, run))
+        xs.append(np.reshape(list(map(_second, run)), (len(run), n_states)))
+        u, m = _held_columns(list(map(_third, run)), n_u)
+        us.append(u)
+        modes.extend(m)
+
+    for e in rows:
+        if type(e) is _Block:
+            if run:
+                rows_in()
+                run = []
+            n = len(e.T)
+            ts.extend(e.T)
+            xs.append(e.Y.reshape(n, n_states))
+            us.append(np.broadcast_to(e.U, (n, n_u)) if e.U.ndim == 1 else e.U.reshape(n, n_u))
+            modes.extend(e.modes)
+        else:
+            run.append(e)
+    if run:
+        rows_in()
+    return np.array(ts, dtype=float), np.concatenate(xs), np.concatenate(us).astype(float, copy=False), modes
 
 
 class OutputColumns:

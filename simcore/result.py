@@ -145,7 +145,10 @@ class Result:
     def tick_log(self, controller_name: str) -> list:
         """``(t, written)`` per tick of the named controller: what it wrote at each tick."""
         self.ticks(controller_name)
-        return self._tick_log.get(controller_name, [])
+        log = self._tick_log.get(controller_name, [])
+        if type(log) is not list:  # (kept as the kernel's records until read: simcore.recorder.TickLog)
+            log = self._tick_log[controller_name] = log.entries()
+        return log
 
     def event_times(self, name: str | None = None) -> np.ndarray:
         """Instants of the recorded events (all, or those called ``name``)."""

@@ -19,6 +19,14 @@ left to the Python path, which raises the error naming it.
   its parameters are :mod:`simcore.kernel.pid`'s and then ``L_*``: its constant setpoint, its
   feedforward (a constant: a feedforward object evaluated at a constant setpoint), its output limits, and
   the range of the commanded input.
+* :data:`LOOP_PROFILED_PID` (a ``control_loop`` around a ProfiledPIDController) measures one state and
+  commands one input; its parameters are the inner PID's (:mod:`simcore.kernel.pid`), the profile's
+  (:mod:`simcore.kernel.profile`), then ``G_*``: its constant goal (position and velocity), feedforward,
+  output limits and the commanded input's range; its state the inner PID's, then
+  :mod:`simcore.kernel.profiled_pid`'s. Each tick sets the goal and then calls the controller's law, as
+  its Python tick's ``calculate(measurement, goal)`` does.
+* :data:`LOOP_BANGBANG` (a ``control_loop`` around a BangBangController) measures one state and commands one
+  input; its parameters are :mod:`simcore.kernel.bangbang`'s, then ``B_*``, laid out as the PID loop's ``L_*``.
 * :data:`LOOP_SWERVE_MODULE` (a module loop of ``swerve_module_controllers``) measures the steer angle,
   steer rate and wheel speed and commands the drive and the steer input; its parameters and state are
   :mod:`simcore.kernel.swerve_module`'s, its flags :data:`FLAG_OPTIMIZE` and :data:`FLAG_COSINE_SCALE`.
@@ -38,15 +46,18 @@ import math
 
 import numpy as np
 
-from . import pid
+from . import bangbang, pid, profile
+from . import profiled_pid as ppid
 from . import swerve_module as sm
 from .jit import jit
 
 __all__ = ["C_KIND", "C_FIRST_NS", "C_PERIOD_NS", "C_MEASURE", "C_COMMAND", "C_P", "C_S", "C_FLAGS", "C_MEASURE_2",
            "C_MEASURE_3", "C_COMMAND_2", "C_STATE_SIZE", "N_LOOP_FIELDS", "LOOP_PID", "LOOP_PYTHON",
-           "LOOP_SWERVE_MODULE", "LOOP_KINDS", "FLAG_FEEDFORWARD", "FLAG_LIMITS", "FLAG_OPTIMIZE",
+           "LOOP_SWERVE_MODULE", "LOOP_PROFILED_PID", "LOOP_BANGBANG", "LOOP_KINDS", "FLAG_FEEDFORWARD", "FLAG_LIMITS", "FLAG_OPTIMIZE",
            "FLAG_COSINE_SCALE", "LOOP_FLAGS", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW", "L_HIGH", "L_RANGE_LOW",
-           "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "MAX_WRITES", "loop_row", "python_row", "next_tick_ns", "tick",
+           "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "G_GOAL_POSITION", "G_GOAL_VELOCITY",
+           "G_FEEDFORWARD", "G_LOW", "G_HIGH", "G_RANGE_LOW", "G_RANGE_HIGH", "N_PROFILED_LOOP_PARAMETERS", "B_SETPOINT",
+           "B_FEEDFORWARD", "N_BANGBANG_LOOP_PARAMETERS", "MAX_WRITES", "loop_row", "python_row", "next_tick_ns", "tick",
            "held_after_ticks"]
 
 (C_KIND, C_FIRST_NS, C_PERIOD_NS, C_MEASURE, C_COMMAND, C_P, C_S, C_FLAGS, C_MEASURE_2, C_MEASURE_3, C_COMMAND_2,
@@ -60,6 +71,10 @@ LOOP_PID = 1
 LOOP_PYTHON = 2
 #: A swerve module's motor-controller loop (:mod:`simcore.kernel.swerve_module`).
 LOOP_SWERVE_MODULE = 3
+#: A control loop around a ProfiledPIDController: ``calculate(measured state, constant goal)``.
+LOOP_PROFILED_PID = 4
+#: A control loop around a BangBangController: ``calculate(measured state, constant setpoint)``.
+LOOP_BANGBANG = 5
 #: Flags: a feedforward is added; the output is clamped to its limits (LOOP_PID); the target is optimized;
 #: the speed is scaled by the cosine of the steer error (LOOP_SWERVE_MODULE).
 FLAG_FEEDFORWARD, FLAG_LIMITS, FLAG_OPTIMIZE, FLAG_COSINE_SCALE = 1, 2, 4, 8
@@ -69,9 +84,17 @@ LOOP_FLAGS = {"feedforward": FLAG_FEEDFORWARD, "limits": FLAG_LIMITS, "optimize"
 (L_SETPOINT, L_FEEDFORWARD, L_LOW, L_HIGH, L_RANGE_LOW,
  L_RANGE_HIGH) = range(pid.N_PID_PARAMETERS, pid.N_PID_PARAMETERS + 6)
 N_PID_LOOP_PARAMETERS = pid.N_PID_PARAMETERS + 6
+(G_GOAL_POSITION, G_GOAL_VELOCITY, G_FEEDFORWARD, G_LOW, G_HIGH, G_RANGE_LOW,
+ G_RANGE_HIGH) = range(pid.N_PID_PARAMETERS + profile.N_PROFILE_PARAMETERS,
+                       pid.N_PID_PARAMETERS + profile.N_PROFILE_PARAMETERS + 7)
+N_PROFILED_LOOP_PARAMETERS = G_RANGE_HIGH + 1
+B_SETPOINT, B_FEEDFORWARD = bangbang.N_BANGBANG_PARAMETERS, bangbang.N_BANGBANG_PARAMETERS + 1
+N_BANGBANG_LOOP_PARAMETERS = bangbang.N_BANGBANG_PARAMETERS + 6
 #: The kinds by the names a loop spec gives them (its ``kind``): ``(kind, parameters, state)`` (how many).
 LOOP_KINDS = {"pid": (LOOP_PID, N_PID_LOOP_PARAMETERS, pid.N_PID_STATE),
-              "swerve_module": (LOOP_SWERVE_MODULE, sm.N_MODULE_PARAMETERS, sm.N_MODULE_STATE)}
+              "swerve_module": (LOOP_SWERVE_MODULE, sm.N_MODULE_PARAMETERS, sm.N_MODULE_STATE),
+              "profiled_pid": (LOOP_PROFILED_PID, N_PROFILED_LOOP_PARAMETERS, pid.N_PID_STATE + ppid.N_PROFILED_STATE),
+              "bangbang": (LOOP_BANGBANG, N_BANGBANG_LOOP_PARAMETERS, bangbang.N_BANGBANG_STATE)}
 
 
 def python_row(first_ns: int, period_ns: int) -> np.ndarray:
@@ -115,6 +138,18 @@ def _accepted(value, low, high):
     return math.isfinite(value) and low <= value <= high
 
 
+@jit(internal=True)
+def _loop_output(value, flags, p, e):
+    """A PID-style loop's write: the controller's output ``value`` plus the feedforward, clamped to the output
+    limits (as ``flags`` say), from ``p[e:e + 5]`` (feedforward, limits, the input's range); NaN when the write
+    is refused (non-finite, or outside the commanded input's range)."""
+    if flags & FLAG_FEEDFORWARD:
+        value = value + p[e]
+    if flags & FLAG_LIMITS:
+        value = min(max(value, p[e + 1]), p[e + 2])
+    return value if _accepted(value, p[e + 3], p[e + 4]) else math.nan
+
+
 @jit
 def tick(CT, p, CS, ticks, t_ns, X, U, U_before, cs_before, out):
     """Run the loops due at ``t_ns`` in their order (``p`` the variant's parameters, ``U`` its held inputs,
@@ -136,13 +171,21 @@ def tick(CT, p, CS, ticks, t_ns, X, U, U_before, cs_before, out):
         if CT[c, C_FIRST_NS] + ticks[c] * CT[c, C_PERIOD_NS] != t_ns:
             continue
         po, so, flags = CT[c, C_P], CT[c, C_S], CT[c, C_FLAGS]
-        if CT[c, C_KIND] == LOOP_PID:
-            value = pid.calculate(p, po, CS, so, X[CT[c, C_MEASURE]], p[po + L_SETPOINT], True)  # (given)
-            if flags & FLAG_FEEDFORWARD:
-                value = value + p[po + L_FEEDFORWARD]
-            if flags & FLAG_LIMITS:
-                value = min(max(value, p[po + L_LOW]), p[po + L_HIGH])
-            if not _accepted(value, p[po + L_RANGE_LOW], p[po + L_RANGE_HIGH]):
+        kind = CT[c, C_KIND]
+        if kind == LOOP_PID or kind == LOOP_PROFILED_PID or kind == LOOP_BANGBANG:
+            if kind == LOOP_BANGBANG:
+                value = _loop_output(bangbang.calculate(CS, so, X[CT[c, C_MEASURE]], p[po + B_SETPOINT], True),
+                                     flags, p, po + B_FEEDFORWARD)
+            elif kind == LOOP_PID:
+                value = _loop_output(pid.calculate(p, po, CS, so, X[CT[c, C_MEASURE]], p[po + L_SETPOINT], True),
+                                     flags, p, po + L_FEEDFORWARD)  # (the setpoint given)
+            else:
+                sp = so + pid.N_PID_STATE  # (the goal set, then the law: the Python tick's calculate(m, goal))
+                CS[sp + ppid.Y_GOAL_POSITION] = p[po + G_GOAL_POSITION]
+                CS[sp + ppid.Y_GOAL_VELOCITY] = p[po + G_GOAL_VELOCITY]
+                value = _loop_output(ppid.calculate(p, po, CS, so, p, po + pid.N_PID_PARAMETERS, CS, sp,
+                                                    X[CT[c, C_MEASURE]]), flags, p, po + G_FEEDFORWARD)
+            if math.isnan(value):
                 ok = False
                 break
             U[CT[c, C_COMMAND]] = value

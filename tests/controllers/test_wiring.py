@@ -204,3 +204,30 @@ def test_a_setpoint_function_returning_a_quantity_is_refused_naming_it_and_the_t
         else:
             simulate(_elevator(), 0.1, [loop])
     assert "setpoint function of 'height' at t=0.0 s" in ei.value.parameter
+
+
+def test_a_profiled_loop_takes_its_goal_as_a_state_or_a_pair():
+    """A ProfiledPIDController's goal given to control_loop as a profile State is the (position, velocity) pair:
+    the controller ends with that goal, and the run is the pair's to the bit; as the goal, the velocity shapes
+    the profile (a moving goal is reached later than one at rest)."""
+    from simcore.controllers import ProfiledPIDController, State
+
+    def run(goal):
+        pid = ProfiledPIDController(20.0, 0.0, 0.5, 2.0, 4.0)
+        result = simulate(_arm(), 1.5, [control_loop(pid, measure="arm.angle", command="arm.voltage",
+                                                     setpoint=goal)])
+        return result, pid
+
+    (by_state, pid_state), (by_pair, _), (at_rest, _) = run(State(0.8, 0.5)), run((0.8, 0.5)), run(0.8)
+    assert pid_state.goal == State(0.8, 0.5)
+    np.testing.assert_array_equal(by_state["arm.voltage"], by_pair["arm.voltage"])
+    assert not np.array_equal(by_state["arm.voltage"], at_rest["arm.voltage"])
+
+
+def test_a_feedforward_object_with_a_goal_pair_is_refused_naming_it():
+    from simcore.controllers import ArmFeedforward, ProfiledPIDController, State
+
+    for goal in ((0.8, 0.0), State(0.8, 0.0)):
+        with pytest.raises(ConfigError, match="feedforward"):
+            control_loop(ProfiledPIDController(20.0, 0.0, 0.5, 2.0, 4.0), measure="arm.angle",
+                         command="arm.voltage", setpoint=goal, feedforward=ArmFeedforward(0.1, 0.5, 1.0))

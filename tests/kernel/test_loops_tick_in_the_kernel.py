@@ -363,3 +363,21 @@ def test_an_interrupted_advance_keeps_what_completed_and_goes_on_as_one_run(monk
     for name in a.names:
         assert np.array_equal(a[name], b[name]), name
     assert kept  # (the inputs were put back: the rerun above is the uninterrupted run)
+
+
+def test_a_kernel_loops_tick_log_is_the_python_ticks_log_after_pickling():
+    """The kernel's ticks are kept as its records until the tick log is read; the log read then, before or
+    after a pickle round trip, is the Python ticks' log: (t, {input: value}) per tick, floats."""
+    import pickle
+
+    def make():
+        arm, loop = _arm_and_loop()
+        return [arm], [loop]
+
+    kernel, ticks, _ = _three_ways(make, 1.0)
+    for result in (kernel[0], pickle.loads(pickle.dumps(kernel[0]))):
+        log = result.tick_log("arm.voltage loop")
+        assert log == ticks[0].tick_log("arm.voltage loop")
+        assert all(type(t) is float and type(w["arm.voltage"]) is float for t, w in log)
+        assert result.tick_log("arm.voltage loop") is log  # (made once)
+    assert len(log) == 51
