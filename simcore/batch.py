@@ -59,6 +59,7 @@ from .engine import Simulator
 from .errors import ConfigError, ConfigTypeError, IntegrationError, NonFiniteError
 from .event_handler import MAX_EVENTS_AT_ONE_INSTANT, ZENO_GAP
 from .kernel import layout as kl
+from .kernel import loaded
 from .signals import stacked
 from .solvers import STIFF_METHOD, StiffnessWarning
 
@@ -480,18 +481,20 @@ class _Batch:
         rows_m = cr.ROWS_M
         base = res.counts.copy() if cr.brownout_part is not None else None  # rows before this drain
         if epoch_of_count is not None and n_rows.max():
-            kept = np.arange(rows_m.shape[1])[None, :] < n_rows[:, None]  # (variant, row): row-major, in order
-            # (epochs, one per row, as narrow as they fit; gathered column by column: no wide copies)
+            # Every buffered row, variant by variant (simcore.kernel.rows); the epochs, one per row, as narrow as they
+            # fit, and the rows' modes as narrow as their codes fit.
             narrow = lambda top: np.uint16 if top < 2 ** 16 else np.int64  # noqa: E731
-            codes = rows_m[:, :, :n_sys]  # (the rows' modes, stored as narrow as their codes fit)
+            codes = rows_m[:, :, :n_sys]
             wide = n_sys and (codes.min() < np.iinfo(np.int8).min or codes.max() > np.iinfo(np.int8).max)
-            modes = np.empty((n_sys, int(n_rows.sum())), dtype=np.int16 if wide else np.int8)
-            for k in range(n_sys):
-                modes[k] = rows_m[:, :, k][kept]
-            res.rows(n_rows, cr.ROWS_T[kept],
-                     np.ascontiguousarray(cr.ROWS_Y.transpose(2, 0, 1)[:, kept]), modes, local=True, copy=False,
-                     epochs=epoch_of_count.astype(narrow(len(res.epochs) + len(epoch_of_count)))[
-                         rows_m[:, :, n_sys][kept]])
+            total = int(n_rows.sum())
+            t, X = np.empty(total), np.empty((cr.ROWS_Y.shape[2], total))
+            modes = np.empty((n_sys, total), dtype=np.int16 if wide else np.int8)
+            epochs = np.empty(total, dtype=narrow(len(res.epochs) + len(epoch_of_count)))
+            gather = functools.partial(loaded("rows").gather_rows, n_rows=n_rows, ROWS_T=cr.ROWS_T, ROWS_Y=cr.ROWS_Y,
+                                       ROWS_M=rows_m, epoch_of_count=epoch_of_count, t=t, X=X, modes=modes,
+                                       epochs=epochs)
+            _on_threads(gather, n_rows)
+            res.rows(n_rows, t, X, modes, local=True, copy=False, epochs=epochs)
             n_rows = n_rows * 0
         for r in range(int(n_rows.max())):
             idx = np.flatnonzero(n_rows > r)
@@ -736,6 +739,27 @@ class _Batch:
         self.t_ns, self.t = t_end_ns, t_end_ns / NS_PER_S
         self.T[:] = self.t
         return True
+
+
+def _on_threads(gather, n_rows) -> None:
+    """``gather(v0, v1, j0)`` over every variant, in a few pieces on the kernel's threads when there are many rows
+    (``j0``: the rows of the variants before ``v0``; the pieces write disjoint parts of the block, and filling
+    fresh memory, most of a gather's time, then runs on every core too)."""
+    from .compiled_run import _pool, usable_cores
+
+    n, cores = len(n_rows), usable_cores()
+    if cores == 1 or n < 2 * _GATHER_PIECE_VARIANTS:
+        gather(v0=0, v1=n, j0=0)
+        return
+    starts = np.concatenate([[0], np.cumsum(n_rows)])
+    bounds = np.linspace(0, n, 2 * cores + 1).astype(np.int64)
+    futures = [_pool().submit(gather, v0=int(a), v1=int(b), j0=int(starts[a])) for a, b in zip(bounds, bounds[1:])]
+    for f in futures:
+        f.result()
+
+
+#: Fewer variants than twice this are gathered on the calling thread.
+_GATHER_PIECE_VARIANTS = 512
 
 
 class _KernelStopped(Exception):

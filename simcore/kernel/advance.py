@@ -170,7 +170,9 @@ def _room(rs, rows_t, evr_f, n_active):
     return (rs[S_NROWS] + 2 * n_active + 2 < rows_t.shape[0]) and (rs[RS_N_EV_RECORDS] + n_active < evr_f.shape[0])
 
 
-@jit(internal=True)
+# (advance_one, advance_ticking and integrate_segment are inlined into advance_chunk, their one caller there: a call
+# passes some forty arrays, each as its fields, and these run once or twice per tick and variant)
+@jit(internal=True, forceinline=True)
 def advance_one(table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
                 rtol, atol, max_step, flags, stiff_rule, fractions, weights,
                 rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags,
@@ -372,7 +374,7 @@ def input_jumps(table, P, U_before, U_after, modes, t, X, rs, rows_t, rows_y, ro
     return DONE
 
 
-@jit
+@jit(forceinline=True)
 def advance_ticking(CT, table, P, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before, CS, ticks,
                     tick_rows, rtol, atol, max_step, flags, stiff_rule, fractions, weights,
                     rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags,
@@ -589,23 +591,17 @@ def advance_chunk(v0, v1, table, P, FLOATS, INTS, consts, flags, OUT_F, OUT_I, C
     if (o > sizes[0] or sizes[0] > scratch_f.shape[0] or sizes[1] > scratch_i.shape[0]
             or sizes[2] > scratch_b.shape[0]):
         raise ValueError("advance_chunk: scratch smaller than scratch_sizes says, or carved beyond it")
-    ticking = b_flags[F_TICKING]
     for v in range(v0, v1):
         (X, U, F0, rs, g_prev, search, last_t, fired, X_before, CS, modes, active, ticks, p, rows_t, rows_y, rows_m,
          evr_f, evr_x, bad_x, tick_rows, oi) = _variant(b_FLOATS, b_INTS, b_P, b_OUT_F, b_OUT_I, v, consts, n_parts,
                                                         nu, n_cs, n_c)
-        if ticking:
-            status = advance_ticking(b_CT, b_table, p, U, modes, X, F0, rs, active, g_prev, search, last_t, fired,
-                                     X_before, CS, ticks, tick_rows, rtol, atol, max_step, b_flags, stiff_rule,
-                                     fractions, weights, rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags,
-                                     part_a, code_a, dir_a, roots_j, ids, sf_a, g_a, roots_t, roots_ga, x_e, y_new,
-                                     work, tmp, f_s, samples, ts, tj, vals, U_before, cs_before, written, g_before,
-                                     g_after, done)
-        else:  # (directly: a call through advance_ticking passes its fifty arrays once more per variant)
-            status = advance_one(b_table, p, U, modes, X, F0, rs, active, g_prev, search, last_t, fired, X_before,
-                                 rtol, atol, max_step, b_flags, stiff_rule, fractions, weights, rows_t, rows_y,
-                                 rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags, part_a, code_a, dir_a, roots_j, ids,
-                                 sf_a, g_a, roots_t, roots_ga, x_e, y_new, work, tmp, f_s, samples, ts, tj, vals)
+        # (advance_ticking runs advance_one alone without flags[F_TICKING]; both are inlined here, one copy)
+        status = advance_ticking(b_CT, b_table, p, U, modes, X, F0, rs, active, g_prev, search, last_t, fired,
+                                 X_before, CS, ticks, tick_rows, rtol, atol, max_step, b_flags, stiff_rule,
+                                 fractions, weights, rows_t, rows_y, rows_m, evr_f, evr_x, bad_x, K, Q, seg_flags,
+                                 part_a, code_a, dir_a, roots_j, ids, sf_a, g_a, roots_t, roots_ga, x_e, y_new,
+                                 work, tmp, f_s, samples, ts, tj, vals, U_before, cs_before, written, g_before,
+                                 g_after, done)
         oi[oi.shape[0] - 1] = status
     # The arrays borrowed above are the caller's, alive to the end of the call (named here for the test that checks
     # every borrowed array lives to the end).

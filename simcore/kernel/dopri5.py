@@ -110,7 +110,7 @@ def initial_step(table, P, U, modes, t0, y0, f0, t_bound, max_step, rtol, atol, 
     return min(min(100 * h0, h1), min(interval, max_step))
 
 
-@jit
+@jit(forceinline=True)
 def _stage(table, P, U, modes, t, x, K, s, f):
     """Stage ``s``: f(t, x) into ``K[s]`` (through ``f``, scratch of the state's length: a row view of ``K``
     would cost a reference count per stage)."""
@@ -211,7 +211,7 @@ def dense_state(t_old, h, y_old, Q, t, out):
         out[i] = y_old[i] + h * (((Q[0, i] * x + Q[1, i] * x2) + Q[2, i] * x3) + Q[3, i] * x4)
 
 
-@jit(internal=True)
+@jit(internal=True, forceinline=True)
 def interior_state(y_old, h, K, W, r, out):
     """The state at the fraction of the step whose folded weights are ``W[r]`` (6,), into ``out``."""
     w0, w2, w3, w4, w5, w6 = W[r, 0], W[r, 1], W[r, 2], W[r, 3], W[r, 4], W[r, 5]

@@ -43,7 +43,7 @@ from .layout import (N_PARAMETERS, P_BREAKAWAY, P_DIRECTIONAL, P_DRUM_RADIUS, P_
 # simcore.kernel.layout.
 
 
-@jit
+@jit(forceinline=True)
 def load_force(p, po, q):
     """Position-dependent load at ``q``, N·m or N."""
     kind = p[po + P_LOAD_KIND]
@@ -54,13 +54,13 @@ def load_force(p, po, q):
     return 0.0
 
 
-@jit
+@jit(forceinline=True)
 def _electrical(p, po, v, u0, u1, u2):
     return electrical(p[po + P_K] * v, u0, u1, u2, p[po + P_R], p[po + P_KV], p[po + P_STATOR_LIMIT], p[po + P_SUPPLY_LIMIT],
                       p[po + P_DUTY_COMMAND] != 0.0)
 
 
-@jit
+@jit(forceinline=True)
 def drive_force(p, po, v, u0, u1, u2, direction):
     """The drive force at the mechanism coordinate at velocity ``v``, N·m or N."""
     i = _electrical(p, po, v, u0, u1, u2)[1]
@@ -74,7 +74,7 @@ def applied_force(p, po, q, u0, u1, u2, direction):
     return drive_force(p, po, 0.0, u0, u1, u2, direction) + load_force(p, po, q)
 
 
-@jit(internal=True)
+@jit(internal=True, forceinline=True)
 def direction_of(mode):
     if mode == MODE_FORWARD:
         return 1.0
@@ -83,7 +83,7 @@ def direction_of(mode):
     return 0.0
 
 
-@jit
+@jit(forceinline=True)
 def coulomb(p, po, mode):
     if mode == MODE_FORWARD:
         return p[po + P_KINETIC]
@@ -92,12 +92,12 @@ def coulomb(p, po, mode):
     return 0.0
 
 
-@jit
+@jit(forceinline=True)
 def resting(mode):
     return mode == MODE_STUCK or mode == MODE_LOWER_STOP or mode == MODE_UPPER_STOP
 
 
-@jit
+@jit(forceinline=True)
 def derivatives(p, po, mode, x, xo, u, uo, out):
     """Write dx/dt into ``out`` (the same length as ``x``)."""
     derivatives_driven(p, po, mode, x, xo, u[uo + 0], u[uo + 1], u[uo + 2], out)
@@ -189,13 +189,13 @@ def outputs_driven(p, po, mode, x, xo, u0, u1, u2, t, out, yo):
     out[yo + Y_CURRENT_LIMITED] = e[4]
 
 
-@jit
+@jit(forceinline=True)
 def guard(p, po, code, x, xo, u, uo):
     """The value of guard ``code`` (``GUARD_*``) at state ``x`` and inputs ``u``."""
     return guard_driven(p, po, code, x, xo, u[uo + 0], u[uo + 1], u[uo + 2])
 
 
-@jit(internal=True)
+@jit(internal=True, forceinline=True)
 def guard_driven(p, po, code, x, xo, u0, u1, u2):
     """:func:`guard` with the drive's inputs given as floats (command, brake, bus voltage)."""
     if code == GUARD_LOWER_STOP:

@@ -84,7 +84,7 @@ def limited_voltage(v_req, emf, vb, R, stator_limit, supply_limit):
     return best
 
 
-@jit
+@jit(forceinline=True)
 def electrical(rotor_speed, command, brake, bus_voltage, R, Kv, stator_limit, supply_limit, duty_command):
     """Terminal voltage and currents of a motor group at one instant.
 
@@ -144,7 +144,7 @@ def electrical(rotor_speed, command, brake, bus_voltage, R, Kv, stator_limit, su
     return v, i, duty * i, saturated, limited
 
 
-@jit
+@jit(forceinline=True)
 def output_torque_directed(motor_torque, direction, gearing, efficiency):
     """Gearbox output torque, N·m, for motion in ``direction`` (+1, -1; 0 at rest): ``G eta T`` when
     the motor drives the motion (or at rest), ``G T / eta`` when the load back-drives the motor."""

@@ -74,14 +74,16 @@ def derivatives(table, P, U, modes, t, X, out):
             drivetrains.derivatives(table, P, U, modes, k, X, out)
 
 
-@jit(internal=True)
+#: Indexed by guard code: whether it reads the held inputs (GUARDS_READING_INPUTS; guard codes are unique across the
+#: kinds, small non-negative integers). A table, not a loop over the tuple: every tick asks it of each armed guard.
+READS_INPUTS = np.zeros(max(GUARDS_READING_INPUTS) + 1, dtype=np.bool_)
+READS_INPUTS[list(GUARDS_READING_INPUTS)] = True
+
+
+@jit(internal=True, forceinline=True)
 def reads_inputs(code):
-    """Whether guard ``code`` reads the held inputs (one of GUARDS_READING_INPUTS: guard codes are unique across
-    the kinds)."""
-    for reading in GUARDS_READING_INPUTS:
-        if code == reading:
-            return True
-    return False
+    """Whether guard ``code`` reads the held inputs (one of GUARDS_READING_INPUTS)."""
+    return 0 <= code < READS_INPUTS.shape[0] and READS_INPUTS[code]
 
 
 @jit
@@ -114,7 +116,11 @@ def guards(table, P, U, modes, m, ev_part, ev_code, t, X, out, col):
         if table[part, T_KIND] >= FIRST_DRIVETRAIN_KIND:
             while e < m and ev_part[e] == part:
                 e += 1
-        if e == j + 1:
+        if table[part, T_KIND] == KIND_GEARED and not reads_inputs(ev_code[j]):
+            # (what guard does for it, inlined: a stop's or a velocity guard, sampled a few times every step; guard
+            # itself is called from many places, each of which would compile its own copy)
+            out[j, col] = geared.guard(P, table[part, T_P], ev_code[j], X, table[part, T_X], U, table[part, T_U])
+        elif e == j + 1:
             out[j, col] = guard(table, P, U, modes, part, ev_code[j], t, X)
         else:
             for i in range(j, e):

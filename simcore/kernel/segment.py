@@ -83,7 +83,7 @@ def record_row(rows_t, rows_y, rows_m, state, t, X, modes):
     state[S_NROWS] = r + 1
 
 
-@jit(internal=True)
+@jit(internal=True, forceinline=True)
 def integrate_segment(table, P, U, modes, y, f0, rtol, atol, max_step, flags, stiff_rule, state,
                       m_ev, ev_part, ev_code, ev_dir, g_prev, search_from, fractions, weights,
                       rows_t, rows_y, roots_t, roots_j, roots_ga, x_e, bad_x, K, Q, rows_m,

@@ -208,7 +208,7 @@ def test_loops_with_a_function_setpoint_still_tick_in_python(monkeypatch):
 
 
 def test_kernel_ticked_variants_are_the_same_on_any_number_of_threads_and_buffer_size(monkeypatch):
-    from simcore import compiled_run
+    from simcore import batch as batch_module, compiled_run
 
     mass = np.array([0.7, 1.9, 3.3, 2.2, 1.1, 2.9, 0.9])
     kp = np.array([40.0, 120.0, 80.0, 190.0, 15.0, 60.0, 150.0])
@@ -222,6 +222,7 @@ def test_kernel_ticked_variants_are_the_same_on_any_number_of_threads_and_buffer
     monkeypatch.setattr(compiled_run, "usable_cores", lambda: 2)
     monkeypatch.setattr(compiled_run, "CHUNK", 2)  # four chunks on two threads
     monkeypatch.setattr(compiled_run, "BATCH_ROW_BUFFER", 1)  # the smallest buffers: every variant pauses often
+    monkeypatch.setattr(batch_module, "_GATHER_PIECE_VARIANTS", 1)  # the rows gathered in pieces on the threads too
     threaded = run()
     for j in (0, 3, 6):
         serial = simulate(_arm(float(mass[j]), 0.3), 0.8, [_kernel_loop(float(kp[j]), 0.0, 1.0, 1.5)],
