@@ -202,3 +202,23 @@ def test_a_bang_bang_loop_ticking_in_the_kernel_equals_python_ticks_and_its_law(
     speeds = result.sample("flywheel.velocity", result.ticks("bang")).tolist()  # (a state: continuous at ticks)
     assert written == [base + (1.0 if v < setpoint else 0.0) for v in speeds]
     assert 0.0 < np.mean([v < setpoint for v in speeds]) < 1.0  # it reached the setpoint and switched
+
+
+def test_a_loop_around_a_profiled_controllers_inner_pid_makes_both_tick_in_python():
+    """A second loop around the profiled controller's inner PIDController shares its state with the first: the
+    kernel keeps one state per loop, so neither ticks there, and the run is the Python ticks' run."""
+    def make():
+        profiled = ProfiledPIDController(40.0, 2.0, 0.5, 2.0, 4.0, period=0.02)
+        arm = models.Arm(NEO, 100.0, mass=2.0, com_distance=0.3, min_angle=-0.8, max_angle=1.6)
+        other = models.Arm(NEO, 80.0, mass=1.0, com_distance=0.2, min_angle=-0.8, max_angle=1.6, name="arm2")
+        outer = control_loop(profiled, measure="arm.angle", command="arm.voltage", setpoint=1.0, name="profiled")
+        inner = control_loop(profiled.pid, measure="arm2.angle", command="arm2.voltage", setpoint=0.5, name="inner",
+                             offset=0.01)
+        outer.own_controller = profiled
+        return [arm, other], [outer, inner]
+
+    kernel, ticks, path = _three_ways(make, 1.0, method="RK45")
+    for other in (ticks, path):
+        same_results(kernel[0], other[0])
+        assert _controller_state(kernel[1][0].own_controller) == _controller_state(other[1][0].own_controller)
+    assert len(kernel[2]) == len(ticks[2]) > 50  # every tick in Python
