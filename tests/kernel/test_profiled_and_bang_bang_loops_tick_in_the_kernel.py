@@ -19,10 +19,9 @@ import simcore
 import simcore.models as models
 from simcore.controllers import (ArmFeedforward, BangBangController, ElevatorFeedforward, ProfiledPIDController,
                                  SimpleMotorFeedforward, control_loop)
-from simcore.errors import ConfigError
 from simcore.models.ftc_motor_types import GOBILDA_5203_312
 from simcore.models.motors import NEO, VEX_775PRO
-from test_loops_tick_in_the_kernel import _counting, _three_ways, same_results
+from test_loops_tick_in_the_kernel import _counting, _three_ways, assert_refused_as_python_ticks_refuse, same_results
 
 
 def _controller_state(c):
@@ -152,20 +151,7 @@ def test_a_refused_write_of_a_profiled_loop_raises_as_python_ticks_do():
         pid = ProfiledPIDController(5.0, 0.0, 0.0, 2.0, 4.0, period=0.01)
         return [hub], [control_loop(pid, measure="hub.angle", command="hub.brake", setpoint=50.0, name="brake")]
 
-    messages = []
-    for flag in (True, False):
-        systems, controllers = make()
-        if not flag:
-            controllers[0].kernel_loop = None
-        sim = simcore.Simulator(systems, controllers)
-        calls = _counting(sim)
-        with pytest.raises(ConfigError) as info:
-            sim.run_until(2.0)
-        messages.append((str(info.value), sim.t, sim.result().t[-1], sim.result().tick_log("brake")))
-        if flag:  # the first tick and the refused one ran in Python, those between in the kernel
-            assert calls == [0.0, sim.t] and sim.t > 0.1
-    assert messages[0] == messages[1]
-    assert "hub.brake" in messages[0][0]
+    assert_refused_as_python_ticks_refuse(make, 2.0)
 
 
 def test_a_profiled_loop_with_a_goal_function_ticks_in_python():
