@@ -267,9 +267,9 @@ class KernelSwerveModuleLoop:
         self.flags = ("optimize",) * optimize + ("cosine_scale",) * cosine_scale
 
     @property
-    def holder(self):
-        """The object holding the loop's state: the loop itself (its module's slot of ``targets`` is its own)."""
-        return self
+    def holders(self) -> tuple:
+        """The objects holding the loop's state: the loop itself (its module's slot of ``targets`` is its own)."""
+        return (self,)
 
     def unchanged(self, loop) -> bool:
         """Whether ``loop`` still ticks with the module's own function (a team may wrap it: then it ticks in

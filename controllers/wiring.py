@@ -126,6 +126,9 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
         ref = QuantitySetpoint(setpoint, measure)
     else:
         if isinstance(setpoint, State):  # a profiled controller's goal: the pair its set_goal reads
+            if not isinstance(controller, ProfiledPIDController):
+                raise ConfigTypeError("setpoint", setpoint, "a number, a Quantity or a function r(t) (a State is a "
+                                                            "ProfiledPIDController's goal)")
             setpoint = (setpoint.position, setpoint.velocity)
         constant = checks.finite("setpoint", setpoint, allow_array=True)
         if isinstance(feedforward, _AtSetpoint) and isinstance(controller, ProfiledPIDController) \
@@ -176,7 +179,7 @@ def control_loop(controller, *, measure: str, command: str, setpoint=0.0, rate: 
 class KernelPIDLoop:
     """What :class:`simcore.Simulator` needs to run a loop's ticks inside the compiled kernel
     (:mod:`simcore.kernel.ticks`, a loop around a PIDController with a constant setpoint): its kind and
-    flags (by name), the signals it measures and commands, the object holding its state (two loops
+    flags (by name), the signals it measures and commands, the objects holding its state (two loops
     sharing one tick in Python), its numbers when a stretch of ticks starts (the controller's parameters
     and state, the setpoint, the feedforward at it, the output limits), and where its state goes back after.
     The controller object stays the loop's state between stretches, so its ticks may run in Python or in
@@ -189,8 +192,13 @@ class KernelPIDLoop:
         self.pid, self.measure, self.command = pid, measure, command
         self.reference, self.feedforward, self.output_limits = reference, feedforward, output_limits
         self.tick = tick
-        self.measured, self.commanded, self.holder = (measure,), (command,), pid
+        self.measured, self.commanded = (measure,), (command,)
         self.flags = ("feedforward",) * (feedforward is not None) + ("limits",) * (output_limits is not None)
+
+    @property
+    def holders(self) -> tuple:
+        """The objects holding the loop's state (the controller)."""
+        return (self.pid,)
 
     def unchanged(self, loop) -> bool:
         """Whether ``loop`` still ticks as :func:`control_loop` made it: its function is the loop's own and the
@@ -203,14 +211,20 @@ class KernelPIDLoop:
         cannot run (a controller or a setpoint of arrays)."""
         vectors = self.pid.kernel_vectors()
         r = self.reference(t)
-        if vectors is None or _plain(r) is None:
+        written = self._feedforward_and_limits(t, r, signals)
+        if vectors is None or _plain(r) is None or written is None:
             return None
+        p, s = vectors
+        return p.tolist() + [float(r)] + written, s.tolist()
+
+    def _feedforward_and_limits(self, t, r, signals):
+        """``[feedforward at the setpoint r, low, high]`` (floats; limits infinite where none are given), or None
+        when the feedforward is not one number."""
         ff = self.feedforward(t, r, signals) if self.feedforward is not None else 0.0
         if _plain(ff) is None:
             return None
         lo, hi = self.output_limits if self.output_limits is not None else (-math.inf, math.inf)
-        p, s = vectors
-        return p.tolist() + [float(r), float(ff), lo, hi], s.tolist()
+        return [float(ff), lo, hi]
 
     def store(self, state) -> None:
         """The controller's state from the kernel's vector (after a stretch of ticks there)."""
@@ -219,10 +233,17 @@ class KernelPIDLoop:
 
 class KernelProfiledPIDLoop(KernelPIDLoop):
     """:class:`KernelPIDLoop` for a loop around a ProfiledPIDController with a constant goal (a number, the
-    position at rest, or a (position, velocity) pair): the kernel's ``profiled_pid`` kind, whose numbers are the inner PID's
-    vectors, the profile's parameters and the controller's own state (its last plan, goal and setpoint)."""
+    position at rest, or a (position, velocity) pair): the kernel's ``profiled_pid`` kind, whose numbers are the
+    inner PID's vectors, the profile's parameters and the controller's own state (its last plan, goal and
+    setpoint)."""
 
     kind = "profiled_pid"
+
+    @property
+    def holders(self) -> tuple:
+        """The objects holding the loop's state: the controller and its inner PIDController (which another loop
+        may hold too)."""
+        return (self.pid, self.pid.pid)
 
     def numbers(self, t: float, signals):
         """``(parameters, state)`` as lists of floats (the inner PID's and the profile's parameters, then the
@@ -230,20 +251,13 @@ class KernelProfiledPIDLoop(KernelPIDLoop):
         controller's), or None when the loop holds what the kernel cannot run (gains or a goal of arrays)."""
         vectors = self.pid.kernel_vectors()
         r = self.reference(t)
-        if isinstance(r, State):
-            goal = (r.position, r.velocity)
-        elif np.ndim(r) == 1 and len(r) == 2:  # (a (position, velocity) pair, as set_goal reads it)
-            goal = (r[0], r[1])
-        else:
-            goal = (r, 0.0)
-        if vectors is None or _plain(goal[0]) is None or _plain(goal[1]) is None:
+        # (a (position, velocity) pair, as set_goal reads it; control_loop gives a State goal as one)
+        goal = (r[0], r[1]) if np.ndim(r) == 1 and len(r) == 2 else (r, 0.0)
+        written = self._feedforward_and_limits(t, r, signals)
+        if vectors is None or _plain(goal[0]) is None or _plain(goal[1]) is None or written is None:
             return None
-        ff = self.feedforward(t, r, signals) if self.feedforward is not None else 0.0
-        if _plain(ff) is None:
-            return None
-        lo, hi = self.output_limits if self.output_limits is not None else (-math.inf, math.inf)
         pid_p, pid_s, profile_p, own = vectors
-        return (pid_p.tolist() + profile_p.tolist() + [float(goal[0]), float(goal[1]), float(ff), lo, hi],
+        return (pid_p.tolist() + profile_p.tolist() + [float(goal[0]), float(goal[1])] + written,
                 pid_s.tolist() + own.tolist())
 
     def store(self, state) -> None:

@@ -105,13 +105,14 @@ def _kernel_tickable(simulator) -> list:
     (the Python path checks the names and raises where they are wrong)."""
     lay, controllers = simulator._layout, simulator.controllers
     loops = [i for i, c in enumerate(controllers) if getattr(c, "kernel_loop", None) is not None]
-    holders = Counter(id(controllers[i].kernel_loop.holder) for i in loops)
+    holders = Counter(id(h) for i in loops for h in controllers[i].kernel_loop.holders)
     tickable = []
     for i in loops:
         spec = controllers[i].kernel_loop
         kinds = [lay.index.get(name, ("",))[0] for name in spec.measured] + \
             [lay.index.get(name, ("",))[0] if name not in lay.coupled else "" for name in spec.commanded]
-        if holders[id(spec.holder)] == 1 and kinds == ["x"] * len(spec.measured) + ["u"] * len(spec.commanded):
+        if all(holders[id(h)] == 1 for h in spec.holders) \
+                and kinds == ["x"] * len(spec.measured) + ["u"] * len(spec.commanded):
             tickable.append(i)
     return tickable
 

@@ -97,7 +97,7 @@ class Recorder:
         #: Whether every accepted solver step is a row.
         self.keeps_steps = record == "all" or self.window is not None
         self._keeps_rows = record != "none"
-        self._rows: deque = deque()  # (t, X, held) per kept row
+        self._rows: deque = deque()  # (t, X, held) per kept row, or a _Block of rows kept together
         self._pending: list = []
         self._pending_events: list = []
         self._last_t = None

@@ -114,6 +114,8 @@ class Result:
         # Materialize computed-on-demand columns so a pickled Result stands alone.
         for name in list(self._lazy):
             self[name]
+        for name in list(self._tick_log):  # (and tick logs still held as the kernel's records)
+            self.tick_log(name)
         return self.__dict__
 
     def __len__(self) -> int:

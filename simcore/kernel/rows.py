@@ -16,9 +16,10 @@ def gather_rows(v0, v1, j0, n_rows, ROWS_T, ROWS_Y, ROWS_M, epoch_of_count, t, X
     """Write the rows of variants ``v0 <= v < v1`` into the block from its column ``j0`` on (the rows of the
     variants before ``v0``): for its ``j``-th row (variant ``v``'s row ``r``), ``t[j] = ROWS_T[v, r]``, the state
     into the column ``X[:, j]`` (states, rows), each part's mode into ``modes[:, j]`` (parts, rows), and the row's
-    epoch ``epochs[j] = epoch_of_count[ticks before it]``. The outputs have ``n_rows.sum()`` columns, their own integer types (values are converted as numpy's assignment converts
-    them). Returns the column after the last written. Calls on disjoint ranges of variants may run at once (the
-    GIL released): they write disjoint columns."""
+    epoch ``epochs[j] = epoch_of_count[ticks before it]``. The outputs have ``n_rows.sum()`` columns, their own
+    integer types (values are converted as numpy's assignment converts them). Returns the column after the last
+    written. Calls on disjoint ranges of variants may run at once (the GIL released): they write disjoint
+    columns."""
     n_parts = modes.shape[0]
     nx = X.shape[0]
     j = j0

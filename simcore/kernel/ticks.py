@@ -53,12 +53,12 @@ from .jit import jit
 
 __all__ = ["C_KIND", "C_FIRST_NS", "C_PERIOD_NS", "C_MEASURE", "C_COMMAND", "C_P", "C_S", "C_FLAGS", "C_MEASURE_2",
            "C_MEASURE_3", "C_COMMAND_2", "C_STATE_SIZE", "N_LOOP_FIELDS", "LOOP_PID", "LOOP_PYTHON",
-           "LOOP_SWERVE_MODULE", "LOOP_PROFILED_PID", "LOOP_BANGBANG", "LOOP_KINDS", "FLAG_FEEDFORWARD", "FLAG_LIMITS", "FLAG_OPTIMIZE",
-           "FLAG_COSINE_SCALE", "LOOP_FLAGS", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW", "L_HIGH", "L_RANGE_LOW",
-           "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "G_GOAL_POSITION", "G_GOAL_VELOCITY",
-           "G_FEEDFORWARD", "G_LOW", "G_HIGH", "G_RANGE_LOW", "G_RANGE_HIGH", "N_PROFILED_LOOP_PARAMETERS", "B_SETPOINT",
-           "B_FEEDFORWARD", "N_BANGBANG_LOOP_PARAMETERS", "MAX_WRITES", "loop_row", "python_row", "next_tick_ns", "tick",
-           "held_after_ticks"]
+           "LOOP_SWERVE_MODULE", "LOOP_PROFILED_PID", "LOOP_BANGBANG", "LOOP_KINDS", "FLAG_FEEDFORWARD",
+           "FLAG_LIMITS", "FLAG_OPTIMIZE", "FLAG_COSINE_SCALE", "LOOP_FLAGS", "L_SETPOINT", "L_FEEDFORWARD", "L_LOW",
+           "L_HIGH", "L_RANGE_LOW", "L_RANGE_HIGH", "N_PID_LOOP_PARAMETERS", "G_GOAL_POSITION", "G_GOAL_VELOCITY",
+           "G_FEEDFORWARD", "G_LOW", "G_HIGH", "G_RANGE_LOW", "G_RANGE_HIGH", "N_PROFILED_LOOP_PARAMETERS",
+           "B_SETPOINT", "B_FEEDFORWARD", "N_BANGBANG_LOOP_PARAMETERS", "MAX_WRITES", "loop_row", "python_row",
+           "next_tick_ns", "tick", "held_after_ticks"]
 
 (C_KIND, C_FIRST_NS, C_PERIOD_NS, C_MEASURE, C_COMMAND, C_P, C_S, C_FLAGS, C_MEASURE_2, C_MEASURE_3, C_COMMAND_2,
  C_STATE_SIZE) = range(12)
@@ -75,7 +75,7 @@ LOOP_SWERVE_MODULE = 3
 LOOP_PROFILED_PID = 4
 #: A control loop around a BangBangController: ``calculate(measured state, constant setpoint)``.
 LOOP_BANGBANG = 5
-#: Flags: a feedforward is added; the output is clamped to its limits (LOOP_PID); the target is optimized;
+#: Flags: a feedforward is added; the output is clamped to its limits (the PID-style kinds); the target is optimized;
 #: the speed is scaled by the cosine of the steer error (LOOP_SWERVE_MODULE).
 FLAG_FEEDFORWARD, FLAG_LIMITS, FLAG_OPTIMIZE, FLAG_COSINE_SCALE = 1, 2, 4, 8
 #: The flags by the names a loop spec gives them.

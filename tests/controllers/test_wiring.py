@@ -6,6 +6,7 @@ import simcore.models as models
 from simcore.controllers import PIDController, control_loop
 from simcore.models.motors import NEO
 from simcore import ConfigError, PeriodicController, simulate
+from simcore.errors import ConfigTypeError
 
 
 def _arm():
@@ -231,3 +232,22 @@ def test_a_feedforward_object_with_a_goal_pair_is_refused_naming_it():
         with pytest.raises(ConfigError, match="feedforward"):
             control_loop(ProfiledPIDController(20.0, 0.0, 0.5, 2.0, 4.0), measure="arm.angle",
                          command="arm.voltage", setpoint=goal, feedforward=ArmFeedforward(0.1, 0.5, 1.0))
+
+
+def test_a_state_setpoint_is_refused_for_a_controller_without_a_goal():
+    from simcore.controllers import BangBangController, State
+
+    for controller in (PIDController(1.0, 0.0, 0.0), BangBangController()):
+        with pytest.raises(ConfigTypeError, match="setpoint"):
+            control_loop(controller, measure="arm.angle", command="arm.voltage", setpoint=State(1.0, 0.2))
+
+
+def test_a_result_whose_tick_log_the_kernel_kept_pickles_with_every_protocol():
+    import pickle
+
+    loop = control_loop(PIDController(8.0, 0.0, 0.2), measure="arm.angle", command="arm.voltage", setpoint=1.0)
+    result = simulate(_arm(), 0.5, [loop])
+    for protocol in range(pickle.HIGHEST_PROTOCOL + 1):
+        again = pickle.loads(pickle.dumps(result, protocol=protocol))
+        assert again.tick_log("arm.voltage loop") == result.tick_log("arm.voltage loop")
+        assert len(again.tick_log("arm.voltage loop")) == 26

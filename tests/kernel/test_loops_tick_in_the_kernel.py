@@ -230,6 +230,12 @@ def test_a_refused_write_raises_as_python_ticks_do():
         pid.set_integrator_range(-5.0, 5.0)
         return [hub], [control_loop(pid, measure="hub.angle", command="hub.brake", setpoint=50.0, name="brake")]
 
+    assert_refused_as_python_ticks_refuse(make, 1.0)
+
+
+def assert_refused_as_python_ticks_refuse(make, t_end):
+    """The run of ``make()``'s loop "brake" (commanding "hub.brake") raises the same ConfigError naming the input, at
+    the same time and with the same rows and tick log, whether its loop ticks in the kernel or in Python."""
     messages = []
     for flag in (True, False):
         systems, controllers = make()
@@ -238,7 +244,7 @@ def test_a_refused_write_raises_as_python_ticks_do():
         sim = simcore.Simulator(systems, controllers)
         calls = _counting(sim)
         with pytest.raises(ConfigError) as info:
-            sim.run_until(1.0)
+            sim.run_until(t_end)
         messages.append((str(info.value), sim.t, sim.result().t[-1], sim.result().tick_log("brake")))
         if flag:  # the first tick and the refused one ran in Python, those between in the kernel
             assert calls == [0.0, sim.t] and sim.t > 0.1

@@ -19,10 +19,9 @@ import simcore
 import simcore.models as models
 from simcore.controllers import (ArmFeedforward, BangBangController, ElevatorFeedforward, ProfiledPIDController,
                                  SimpleMotorFeedforward, control_loop)
-from simcore.errors import ConfigError
 from simcore.models.ftc_motor_types import GOBILDA_5203_312
 from simcore.models.motors import NEO, VEX_775PRO
-from test_loops_tick_in_the_kernel import _counting, _three_ways, same_results
+from test_loops_tick_in_the_kernel import _counting, _three_ways, assert_refused_as_python_ticks_refuse, same_results
 
 
 def _controller_state(c):
@@ -152,20 +151,7 @@ def test_a_refused_write_of_a_profiled_loop_raises_as_python_ticks_do():
         pid = ProfiledPIDController(5.0, 0.0, 0.0, 2.0, 4.0, period=0.01)
         return [hub], [control_loop(pid, measure="hub.angle", command="hub.brake", setpoint=50.0, name="brake")]
 
-    messages = []
-    for flag in (True, False):
-        systems, controllers = make()
-        if not flag:
-            controllers[0].kernel_loop = None
-        sim = simcore.Simulator(systems, controllers)
-        calls = _counting(sim)
-        with pytest.raises(ConfigError) as info:
-            sim.run_until(2.0)
-        messages.append((str(info.value), sim.t, sim.result().t[-1], sim.result().tick_log("brake")))
-        if flag:  # the first tick and the refused one ran in Python, those between in the kernel
-            assert calls == [0.0, sim.t] and sim.t > 0.1
-    assert messages[0] == messages[1]
-    assert "hub.brake" in messages[0][0]
+    assert_refused_as_python_ticks_refuse(make, 2.0)
 
 
 def test_a_profiled_loop_with_a_goal_function_ticks_in_python():
@@ -202,3 +188,23 @@ def test_a_bang_bang_loop_ticking_in_the_kernel_equals_python_ticks_and_its_law(
     speeds = result.sample("flywheel.velocity", result.ticks("bang")).tolist()  # (a state: continuous at ticks)
     assert written == [base + (1.0 if v < setpoint else 0.0) for v in speeds]
     assert 0.0 < np.mean([v < setpoint for v in speeds]) < 1.0  # it reached the setpoint and switched
+
+
+def test_a_loop_around_a_profiled_controllers_inner_pid_makes_both_tick_in_python():
+    """A second loop around the profiled controller's inner PIDController shares its state with the first: the
+    kernel keeps one state per loop, so neither ticks there, and the run is the Python ticks' run."""
+    def make():
+        profiled = ProfiledPIDController(40.0, 2.0, 0.5, 2.0, 4.0, period=0.02)
+        arm = models.Arm(NEO, 100.0, mass=2.0, com_distance=0.3, min_angle=-0.8, max_angle=1.6)
+        other = models.Arm(NEO, 80.0, mass=1.0, com_distance=0.2, min_angle=-0.8, max_angle=1.6, name="arm2")
+        outer = control_loop(profiled, measure="arm.angle", command="arm.voltage", setpoint=1.0, name="profiled")
+        inner = control_loop(profiled.pid, measure="arm2.angle", command="arm2.voltage", setpoint=0.5, name="inner",
+                             offset=0.01)
+        outer.own_controller = profiled
+        return [arm, other], [outer, inner]
+
+    kernel, ticks, path = _three_ways(make, 1.0, method="RK45")
+    for other in (ticks, path):
+        same_results(kernel[0], other[0])
+        assert _controller_state(kernel[1][0].own_controller) == _controller_state(other[1][0].own_controller)
+    assert len(kernel[2]) == len(ticks[2]) > 50  # every tick in Python
