@@ -110,7 +110,7 @@ def initial_step(table, P, U, modes, t0, y0, f0, t_bound, max_step, rtol, atol, 
     return min(min(100 * h0, h1), min(interval, max_step))
 
 
-@jit(forceinline=True)
+@jit
 def _stage(table, P, U, modes, t, x, K, s, f):
     """Stage ``s``: f(t, x) into ``K[s]`` (through ``f``, scratch of the state's length: a row view of ``K``
     would cost a reference count per stage)."""
