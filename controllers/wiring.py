@@ -211,8 +211,10 @@ class KernelPIDLoop:
         cannot run (a controller or a setpoint of arrays)."""
         vectors = self.pid.kernel_vectors()
         r = self.reference(t)
+        if vectors is None or _plain(r) is None:
+            return None
         written = self._feedforward_and_limits(t, r, signals)
-        if vectors is None or _plain(r) is None or written is None:
+        if written is None:
             return None
         p, s = vectors
         return p.tolist() + [float(r)] + written, s.tolist()
@@ -253,8 +255,10 @@ class KernelProfiledPIDLoop(KernelPIDLoop):
         r = self.reference(t)
         # (a (position, velocity) pair, as set_goal reads it; control_loop gives a State goal as one)
         goal = (r[0], r[1]) if np.ndim(r) == 1 and len(r) == 2 else (r, 0.0)
+        if vectors is None or _plain(goal[0]) is None or _plain(goal[1]) is None:
+            return None
         written = self._feedforward_and_limits(t, r, signals)
-        if vectors is None or _plain(goal[0]) is None or _plain(goal[1]) is None or written is None:
+        if written is None:
             return None
         pid_p, pid_s, profile_p, own = vectors
         return (pid_p.tolist() + profile_p.tolist() + [float(goal[0]), float(goal[1])] + written,
