@@ -312,16 +312,12 @@ class CompiledRun:
     def advance_single(self, t_end: float, sink) -> int:
         """Advance variant 0 to ``t_end``; ``sink(n_rows, n_events)`` takes its buffered rows and events
         whenever the buffer fills, and at the end. Returns the kernel's status."""
-        RS, status, args = self.RS0, self.STATUS, self._single
-        RS[kl.S_T_END] = t_end
+        status, args = self.STATUS, self._single
+        self.RS0[kl.S_T_END] = t_end
         while True:
             status[0] = kl.DONE
             ka.advance_chunk(*args)
-            n_rows, n_ev = int(RS[kl.S_NROWS]), int(RS[kl.RS_N_EV_RECORDS])  # (_empty_buffers, inline)
-            if n_rows or n_ev:
-                sink(n_rows, n_ev)
-                RS[kl.S_NROWS] = 0
-                RS[kl.RS_N_EV_RECORDS] = 0
+            self._empty_buffers(sink)
             code = int(status[0])
             if code != kl.PAUSE:
                 return code
